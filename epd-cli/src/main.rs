@@ -1,0 +1,67 @@
+//! `epd`: the EPD Kit command line. A thin layer over epd-core: it reads
+//! files and arguments, calls the library and presents the results.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+mod input;
+
+/// EPD Kit: check, normalize and analyse EPD chess records.
+#[derive(Parser, Debug)]
+#[command(name = "epd", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count leaf nodes of the legal move tree (perft), or verify a perft suite.
+    #[command(after_help = cmd::perft::EXAMPLES)]
+    Perft(cmd::perft::Args),
+    /// List the legal moves of a position in canonical SAN, in ASCII order.
+    #[command(after_help = cmd::moves::EXAMPLES)]
+    Moves(cmd::moves::Args),
+}
+
+/// What a command reports back to `main`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything was fine (exit 0).
+    Ok,
+    /// The input had problems; diagnostics were printed (exit 1).
+    Invalid,
+}
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let outcome = match cli.command {
+        Command::Perft(args) => cmd::perft::run(args, &mut out)?,
+        Command::Moves(args) => cmd::moves::run(args, &mut out)?,
+    };
+    out.flush()?;
+    Ok(outcome)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Invalid) => ExitCode::from(1),
+        Err(e) => {
+            // A closed pipe (`epd moves ... | head`) is not an error.
+            if e.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("epd: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,883 @@
+//! SAN (Standard Algebraic Notation): canonical encoding, and decoding in
+//! a strict and a lenient mode.
+//!
+//! Decoding never generates all legal moves to encode and compare them, as
+//! the 1996 kit did: the text is parsed into its parts ([`San`]), the
+//! candidate origin squares are found by reverse attack lookup, and only
+//! those candidates are tested for legality.
+
+use crate::attacks;
+use crate::{Bitboard, File, Move, MoveKind, Position, Rank, Role, Square};
+use core::fmt;
+
+/// How strictly SAN is read.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SanMode {
+    /// Only the canonical form, check marks included and verified.
+    Strict,
+    /// Also `0-0`, missing or extra `x`, `+` and `#`, `e8Q`, `e8=q`,
+    /// `e8(Q)`, over-disambiguation, coordinate and long algebraic moves,
+    /// `ep`/`e.p.` suffixes and trailing annotations (`!`, `?`, `!?`).
+    #[default]
+    Lenient,
+}
+
+/// Why a SAN string was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SanError {
+    /// The text is not a move at all.
+    Syntax {
+        /// Byte offset of the problem.
+        offset: usize,
+        /// What was expected there.
+        expected: &'static str,
+    },
+    /// No legal move fits.
+    Illegal {
+        /// Why, in words ("no knight can reach f3").
+        reason: String,
+    },
+    /// More than one legal move fits.
+    Ambiguous {
+        /// The origin squares that fit.
+        candidates: Vec<Square>,
+    },
+    /// Strict mode: a legal move, but not written canonically.
+    NotCanonical {
+        /// The canonical SAN of the move meant.
+        canonical: String,
+    },
+}
+
+impl fmt::Display for SanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SanError::Syntax { offset, expected } => {
+                write!(
+                    f,
+                    "invalid san at column {}: expected {}",
+                    offset + 1,
+                    expected
+                )
+            }
+            SanError::Illegal { reason } => write!(f, "illegal san: {reason}"),
+            SanError::Ambiguous { candidates } => {
+                f.write_str("ambiguous san: pieces on ")?;
+                for (i, sq) in candidates.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{sq}")?;
+                }
+                f.write_str(" can all make it")
+            }
+            SanError::NotCanonical { canonical } => {
+                write!(f, "non-canonical san: expected {canonical}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SanError {}
+
+/// Castling side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CastlingSide {
+    /// `O-O`, towards the h-file.
+    KingSide,
+    /// `O-O-O`, towards the a-file.
+    QueenSide,
+}
+
+/// The parts of a SAN (or coordinate) move, before it is matched against a
+/// position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum San {
+    /// A piece or pawn move.
+    Normal {
+        /// The moving role.
+        role: Role,
+        /// Origin file, if given.
+        file: Option<File>,
+        /// Origin rank, if given.
+        rank: Option<Rank>,
+        /// `x` was written.
+        capture: bool,
+        /// The target square.
+        to: Square,
+        /// The promotion role, if given.
+        promotion: Option<Role>,
+    },
+    /// Castling.
+    Castle(CastlingSide),
+    /// A coordinate move (`e2e4`, `e7e8q`, `e1g1`): the role is whatever
+    /// stands on `from`.
+    Coordinate {
+        /// Origin.
+        from: Square,
+        /// Target.
+        to: Square,
+        /// Promotion role.
+        promotion: Option<Role>,
+    },
+}
+
+/// A check mark written after a move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Suffix {
+    /// `+`
+    Check,
+    /// `#`
+    Checkmate,
+}
+
+/// A parsed SAN with what was written around it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SanPlus {
+    /// The move part.
+    pub san: San,
+    /// The check mark, if any.
+    pub suffix: Option<Suffix>,
+}
+
+fn syntax(offset: usize, expected: &'static str) -> SanError {
+    SanError::Syntax { offset, expected }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+impl SanPlus {
+    /// Parses SAN text. In strict mode only the canonical alphabet is
+    /// accepted (whether the move is canonical for its position is checked
+    /// by [`Position::parse_san`]).
+    ///
+    /// # Errors
+    /// [`SanError::Syntax`] with the offset and what was expected.
+    pub fn from_ascii(s: &[u8], mode: SanMode) -> Result<SanPlus, SanError> {
+        parse_san_text(s, mode, false)
+    }
+}
+
+fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus, SanError> {
+    let lenient = mode == SanMode::Lenient;
+    let mut end = s.len();
+    if end == 0 {
+        return Err(syntax(0, "a move"));
+    }
+    // Trailing annotations, then check marks, then en passant suffixes.
+    if lenient {
+        while end > 0 && matches!(s[end - 1], b'!' | b'?') {
+            end -= 1;
+        }
+    }
+    let mut suffix = None;
+    while end > 0 && matches!(s[end - 1], b'+' | b'#') {
+        let this = if s[end - 1] == b'#' {
+            Suffix::Checkmate
+        } else {
+            Suffix::Check
+        };
+        if suffix.is_some() && !lenient {
+            return Err(syntax(end - 1, "at most one check mark"));
+        }
+        // `#` wins over `+` when both are written (`++` means mate too).
+        suffix = match (suffix, this) {
+            (Some(Suffix::Checkmate), _) | (_, Suffix::Checkmate) => Some(Suffix::Checkmate),
+            (Some(Suffix::Check), Suffix::Check) => Some(Suffix::Checkmate),
+            _ => Some(Suffix::Check),
+        };
+        end -= 1;
+    }
+    if lenient {
+        for ep in [&b"e.p."[..], b"ep"] {
+            if end >= ep.len() + 2 && &s[end - ep.len()..end] == ep {
+                end -= ep.len();
+                while end > 0 && s[end - 1] == b' ' {
+                    end -= 1;
+                }
+                break;
+            }
+        }
+        // Annotations may also stand before the check mark (`Qxf7!+`).
+        while end > 0 && matches!(s[end - 1], b'!' | b'?') {
+            end -= 1;
+        }
+    }
+    let body = &s[..end];
+    if body.is_empty() {
+        return Err(syntax(0, "a move before the check mark"));
+    }
+    let castle = match body {
+        b"O-O" => Some(CastlingSide::KingSide),
+        b"O-O-O" => Some(CastlingSide::QueenSide),
+        b"0-0" | b"o-o" if lenient => Some(CastlingSide::KingSide),
+        b"0-0-0" | b"o-o-o" if lenient => Some(CastlingSide::QueenSide),
+        _ => None,
+    };
+    if let Some(side) = castle {
+        return Ok(SanPlus {
+            san: San::Castle(side),
+            suffix,
+        });
+    }
+    if !lenient && matches!(body, b"0-0" | b"0-0-0") {
+        return Err(syntax(0, "castling written with the letter O (O-O, O-O-O)"));
+    }
+    if matches!(body, b"--" | b"0000" | b"Z0" | b"@@@@" | b"null") {
+        return Err(SanError::Illegal {
+            reason: "a null move is not a legal move".into(),
+        });
+    }
+
+    let mut i = 0;
+    // Piece letter.
+    let mut role = Role::Pawn;
+    let mut explicit_role = false;
+    match body[0] {
+        b'N' | b'B' | b'R' | b'Q' | b'K' => {
+            role = Role::from_char(body[0]).unwrap_or(Role::Pawn);
+            explicit_role = true;
+            i = 1;
+        }
+        b'P' if lenient => {
+            explicit_role = true;
+            i = 1;
+        }
+        b'n' | b'r' | b'q' | b'k' if lenient => {
+            role = Role::from_char(body[0]).unwrap_or(Role::Pawn);
+            explicit_role = true;
+            i = 1;
+        }
+        b'b' if lenient && b_is_bishop => {
+            role = Role::Bishop;
+            explicit_role = true;
+            i = 1;
+        }
+        _ => {}
+    }
+    // Promotion, from the end: `=Q`, `Q`, `(Q)`, `/Q`, any case in lenient.
+    let mut j = body.len();
+    let mut promotion = None;
+    if j >= 2 && body[j - 1] == b')' && lenient {
+        if j >= 3 && body[j - 3] == b'(' {
+            promotion = Role::from_char(body[j - 2]);
+            if promotion.is_none() {
+                return Err(syntax(j - 2, "a promotion piece (Q, R, B or N)"));
+            }
+            j -= 3;
+        }
+    } else if j >= 1 && !body[j - 1].is_ascii_digit() && j >= 3 {
+        let c = body[j - 1];
+        let r = if lenient {
+            Role::from_char(c)
+        } else {
+            Role::from_upper_char(c)
+        };
+        if let Some(r) = r {
+            if body[j - 2] == b'=' {
+                promotion = Some(r);
+                j -= 2;
+            } else if lenient && body[j - 2] == b'/' {
+                promotion = Some(r);
+                j -= 2;
+            } else if lenient && body[j - 2].is_ascii_digit() {
+                promotion = Some(r);
+                j -= 1;
+            } else if !lenient {
+                return Err(syntax(j - 1, "'=' before the promotion piece"));
+            }
+        }
+    }
+    if matches!(promotion, Some(Role::Pawn | Role::King)) {
+        return Err(syntax(
+            j.saturating_sub(1),
+            "a promotion piece (Q, R, B or N)",
+        ));
+    }
+    // Target square.
+    if j < i + 2 {
+        return Err(syntax(j.min(body.len()), "a target square such as e4"));
+    }
+    let to = match Square::from_ascii(&body[j - 2..j]) {
+        Some(sq) => sq,
+        None => {
+            let at = if File::from_char(body[j - 2]).is_none() {
+                j - 2
+            } else {
+                j - 1
+            };
+            return Err(syntax(at, "a target square such as e4"));
+        }
+    };
+    j -= 2;
+    // Capture / separator.
+    let mut capture = false;
+    let mut separator = false;
+    if j > i {
+        match body[j - 1] {
+            b'x' => {
+                capture = true;
+                j -= 1;
+            }
+            b':' | b'-' if lenient => {
+                separator = true;
+                capture = body[j - 1] == b':';
+                j -= 1;
+            }
+            _ => {}
+        }
+    }
+    // Disambiguation: file, rank, or both.
+    let mid = &body[i..j];
+    let (file, rank) = match mid {
+        [] => (None, None),
+        [f] if File::from_char(*f).is_some() => (File::from_char(*f), None),
+        [r] if Rank::from_char(*r).is_some() => (None, Rank::from_char(*r)),
+        [f, r] if File::from_char(*f).is_some() && Rank::from_char(*r).is_some() => {
+            (File::from_char(*f), Rank::from_char(*r))
+        }
+        _ => {
+            return Err(syntax(
+                i,
+                "a piece letter (N, B, R, Q, K), a file or a rank before the target",
+            ));
+        }
+    };
+    if separator && !(file.is_some() && rank.is_some()) {
+        return Err(syntax(j, "a full origin square before '-'"));
+    }
+    if !explicit_role {
+        if let (Some(f), Some(r)) = (file, rank) {
+            // Coordinate or long algebraic without a piece letter.
+            if !lenient {
+                return Err(syntax(0, "SAN, not a coordinate move"));
+            }
+            let from = Square::from_coords(f, r);
+            return Ok(SanPlus {
+                san: San::Coordinate {
+                    from,
+                    to,
+                    promotion,
+                },
+                suffix,
+            });
+        }
+        if rank.is_some() && !lenient {
+            return Err(syntax(i, "a file before a pawn capture"));
+        }
+    }
+    if role != Role::Pawn && promotion.is_some() {
+        return Err(syntax(j, "promotion only for a pawn move"));
+    }
+    Ok(SanPlus {
+        san: San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        },
+        suffix,
+    })
+}
+
+impl Position {
+    /// Decodes SAN into the legal move it names.
+    ///
+    /// Strict mode accepts only the canonical SAN of the move, check marks
+    /// included. Lenient mode accepts what [`SanMode::Lenient`] lists.
+    ///
+    /// # Errors
+    /// [`SanError`] saying why: syntax, no such legal move, ambiguity, or
+    /// (strict) a non-canonical spelling.
+    pub fn parse_san(&self, s: &[u8], mode: SanMode) -> Result<Move, SanError> {
+        let parsed = parse_san_text(s, mode, false);
+        let result = parsed.and_then(|sp| self.resolve(&sp, mode));
+        let m = match result {
+            Ok(m) => m,
+            Err(e) => {
+                // Lenient: a lower-case `b` may have meant a bishop.
+                if mode == SanMode::Lenient && s.first() == Some(&b'b') {
+                    if let Ok(m) =
+                        parse_san_text(s, mode, true).and_then(|sp| self.resolve(&sp, mode))
+                    {
+                        return Ok(m);
+                    }
+                }
+                return Err(e);
+            }
+        };
+        if mode == SanMode::Strict {
+            let mut canonical = Vec::with_capacity(8);
+            self.append_san(m, &mut canonical);
+            if canonical != s {
+                return Err(SanError::NotCanonical {
+                    canonical: String::from_utf8(canonical).unwrap_or_default(),
+                });
+            }
+        }
+        Ok(m)
+    }
+
+    /// Matches parsed SAN against the legal moves of this position.
+    ///
+    /// # Errors
+    /// [`SanError::Illegal`] or [`SanError::Ambiguous`].
+    pub fn resolve(&self, sp: &SanPlus, mode: SanMode) -> Result<Move, SanError> {
+        match sp.san {
+            San::Castle(side) => self.resolve_castle(side),
+            San::Coordinate {
+                from,
+                to,
+                promotion,
+            } => self.resolve_coordinate(from, to, promotion),
+            San::Normal {
+                role,
+                file,
+                rank,
+                capture: _,
+                to,
+                promotion,
+            } => {
+                let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
+                if role == Role::Pawn && last && promotion.is_none() {
+                    return Err(SanError::Illegal {
+                        reason: format!("a pawn move to {to} must name its promotion piece"),
+                    });
+                }
+                let mut found: Option<Move> = None;
+                let mut candidates = Vec::new();
+                for &m in &self.legal_moves_to(role, to) {
+                    if file.is_some_and(|f| m.from().file() != f)
+                        || rank.is_some_and(|r| m.from().rank() != r)
+                    {
+                        continue;
+                    }
+                    if m.promotion_role() != promotion {
+                        continue;
+                    }
+                    if !candidates.contains(&m.from()) {
+                        candidates.push(m.from());
+                    }
+                    found = Some(m);
+                }
+                let _ = mode;
+                match (found, candidates.len()) {
+                    (Some(m), 1) => Ok(m),
+                    (Some(_), _) => Err(SanError::Ambiguous { candidates }),
+                    (None, _) => Err(SanError::Illegal {
+                        reason: self.why_unreachable(role, file, rank, to),
+                    }),
+                }
+            }
+        }
+    }
+
+    fn why_unreachable(
+        &self,
+        role: Role,
+        file: Option<File>,
+        rank: Option<Rank>,
+        to: Square,
+    ) -> String {
+        let us = self.turn;
+        let ours = self.board.by_color(us);
+        let mut pieces = self.board.by_role(role) & ours;
+        if let Some(f) = file {
+            pieces &= Bitboard::from_file(f);
+        }
+        if let Some(r) = rank {
+            pieces &= Bitboard::from_rank(r);
+        }
+        if ours.contains(to) {
+            return format!("{to} is occupied by a piece of the side to move");
+        }
+        let reach = match role {
+            Role::Pawn => pieces
+                .into_iter()
+                .filter(|&p| self.pawn_targets(p).contains(to))
+                .collect::<Bitboard>(),
+            r => attacks::attacks(us.other(), r, to, self.board.occupied()) & pieces,
+        };
+        match reach.first() {
+            Some(from) if self.is_check() => {
+                format!(
+                    "{} {from} cannot move to {to}: the king is in check",
+                    role_name(role)
+                )
+            }
+            Some(from) => format!(
+                "{} {from} cannot move to {to}: it would leave the king in check",
+                role_name(role)
+            ),
+            None => format!("no {} can reach {to}", role_name(role)),
+        }
+    }
+
+    fn resolve_castle(&self, side: CastlingSide) -> Result<Move, SanError> {
+        let king = self.our_king();
+        let rooks =
+            self.castles & self.board.by_color(self.turn) & Bitboard::from_rank(king.rank());
+        let rook = rooks
+            .into_iter()
+            .find(|r| (r.index() > king.index()) == (side == CastlingSide::KingSide));
+        let name = if side == CastlingSide::KingSide {
+            "kingside"
+        } else {
+            "queenside"
+        };
+        let Some(rook) = rook else {
+            return Err(SanError::Illegal {
+                reason: format!("{} has no {name} castling right", self.turn),
+            });
+        };
+        let m = Move::castle(king, rook);
+        if self.is_legal(m) {
+            Ok(m)
+        } else if self.is_check() {
+            Err(SanError::Illegal {
+                reason: "cannot castle out of check".into(),
+            })
+        } else {
+            Err(SanError::Illegal {
+                reason: format!("{name} castling is blocked or passes an attacked square"),
+            })
+        }
+    }
+
+    fn resolve_coordinate(
+        &self,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+    ) -> Result<Move, SanError> {
+        let us = self.turn;
+        let ours = self.board.by_color(us);
+        let Some(role) = self.board.role_at(from).filter(|_| ours.contains(from)) else {
+            return Err(SanError::Illegal {
+                reason: format!("no piece of the side to move on {from}"),
+            });
+        };
+        let m = if role == Role::King && (self.castles & ours).contains(to) {
+            Move::castle(from, to)
+        } else if role == Role::King
+            && from.rank() == to.rank()
+            && (from.file().index() as i32 - to.file().index() as i32).abs() == 2
+            && !self.is_chess960()
+        {
+            let side = if to.index() > from.index() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            return self.resolve_castle(side);
+        } else if role == Role::Pawn && Some(to) == self.ep_square && from.file() != to.file() {
+            Move::en_passant(from, to)
+        } else if let Some(p) = promotion {
+            if role != Role::Pawn {
+                return Err(SanError::Illegal {
+                    reason: format!(
+                        "only a pawn promotes, not the {} on {from}",
+                        role_name(role)
+                    ),
+                });
+            }
+            Move::promotion(from, to, p)
+        } else {
+            Move::normal(role, from, to)
+        };
+        if self.is_legal(m) {
+            return Ok(m);
+        }
+        if role == Role::Pawn
+            && promotion.is_none()
+            && Bitboard::from_rank(Rank::EIGHTH.relative(us)).contains(to)
+        {
+            return Err(SanError::Illegal {
+                reason: format!("a pawn move to {to} must name its promotion piece"),
+            });
+        }
+        Err(SanError::Illegal {
+            reason: format!("{} {from} cannot move to {to}", role_name(role)),
+        })
+    }
+
+    /// Appends the canonical SAN of the legal move `m`, with `+` or `#`.
+    pub fn append_san(&self, m: Move, out: &mut Vec<u8>) {
+        self.append_san_body(m, out);
+        let after = self.played(m);
+        if after.is_check() {
+            out.push(if after.has_legal_moves() { b'+' } else { b'#' });
+        }
+    }
+
+    /// The canonical SAN of the legal move `m`, with `+` or `#`.
+    #[must_use]
+    pub fn san(&self, m: Move) -> String {
+        let mut out = Vec::with_capacity(8);
+        self.append_san(m, &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Appends the SAN of `m` without a check mark.
+    pub fn append_san_body(&self, m: Move, out: &mut Vec<u8>) {
+        match m.kind() {
+            MoveKind::Castle => {
+                out.extend_from_slice(if m.to().index() > m.from().index() {
+                    b"O-O"
+                } else {
+                    b"O-O-O"
+                });
+                return;
+            }
+            MoveKind::EnPassant => {
+                out.push(m.from().file().char() as u8);
+                out.push(b'x');
+                m.to().append_to(out);
+                return;
+            }
+            _ => {}
+        }
+        let to = m.to();
+        let capture = self.board.occupied().contains(to);
+        if m.role() == Role::Pawn {
+            if capture {
+                out.push(m.from().file().char() as u8);
+                out.push(b'x');
+            }
+            to.append_to(out);
+            if let Some(p) = m.promotion_role() {
+                out.push(b'=');
+                out.push(p.upper_char() as u8);
+            }
+            return;
+        }
+        out.push(m.role().upper_char() as u8);
+        if m.role() != Role::King {
+            let us = self.turn;
+            let others = attacks::attacks(us.other(), m.role(), to, self.board.occupied())
+                & self.board.by_role(m.role())
+                & self.board.by_color(us)
+                & !Bitboard::from(m.from());
+            let mut rivals = Bitboard::EMPTY;
+            for from in others {
+                if self.is_legal(Move::normal(m.role(), from, to)) {
+                    rivals.add(from);
+                }
+            }
+            if rivals.any() {
+                let from = m.from();
+                if (rivals & Bitboard::from_file(from.file())).is_empty() {
+                    out.push(from.file().char() as u8);
+                } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
+                    out.push(from.rank().char() as u8);
+                } else {
+                    from.append_to(out);
+                }
+            }
+        }
+        if capture {
+            out.push(b'x');
+        }
+        to.append_to(out);
+    }
+}
+
+/// Parses a UCI coordinate move and checks its legality.
+pub(crate) fn parse_coordinate(pos: &Position, s: &[u8]) -> Result<Move, SanError> {
+    if !(s.len() == 4 || s.len() == 5) {
+        return Err(syntax(0, "a coordinate move such as e2e4 or e7e8q"));
+    }
+    let from = Square::from_ascii(&s[0..2]).ok_or_else(|| syntax(0, "an origin square"))?;
+    let to = Square::from_ascii(&s[2..4]).ok_or_else(|| syntax(2, "a target square"))?;
+    let promotion = match s.get(4) {
+        None => None,
+        Some(&c) => match Role::from_char(c) {
+            Some(r @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)) => Some(r),
+            _ => return Err(syntax(4, "a promotion piece (q, r, b or n)")),
+        },
+    };
+    pos.resolve_coordinate(from, to, promotion)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap()
+    }
+
+    #[test]
+    fn encoding_is_canonical() {
+        for (fen, uci, san) in [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "g1f3",
+                "Nf3",
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "e2e4",
+                "e4",
+            ),
+            (KIWIPETE, "e1g1", "O-O"),
+            (KIWIPETE, "e1c1", "O-O-O"),
+            (KIWIPETE, "e5f7", "Nxf7"),
+            (KIWIPETE, "d5e6", "dxe6"),
+            (KIWIPETE, "c3b5", "Nb5"),
+            (KIWIPETE, "f3f6", "Qxf6"),
+            // File, rank and full-square disambiguation.
+            ("7k/8/8/8/8/8/8/KN3N2 w - - 0 1", "b1d2", "Nbd2"),
+            ("7k/8/8/8/8/1N6/8/KN6 w - - 0 1", "b1d2", "N1d2"),
+            ("2k5/8/8/8/4Q2Q/8/8/K6Q w - - 0 1", "h4e1", "Qh4e1"),
+            ("2k5/8/8/8/7Q/8/8/K6Q w - - 0 1", "h4e1", "Q4e1"),
+            // Promotion with mate; en passant.
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e7e8q", "e8=Q#"),
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e7e8n", "e8=N"),
+            ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "e5d6", "exd6"),
+            // A pinned rival needs no disambiguation.
+            ("4k3/4r3/8/8/8/8/4N3/2N1K3 w - - 0 1", "c1d3", "Nd3"),
+            // Chess960 castling (king takes rook).
+            ("4k3/8/8/8/8/8/8/1R3KR1 w GB - 0 1", "f1g1", "O-O"),
+            ("4k3/8/8/8/8/8/8/1R3KR1 w GB - 0 1", "f1b1", "O-O-O"),
+        ] {
+            let p = pos(fen);
+            let m = p
+                .parse_uci(uci.as_bytes())
+                .unwrap_or_else(|e| panic!("{fen} {uci}: {e}"));
+            assert_eq!(p.san(m), san, "{fen} {uci}");
+            assert_eq!(
+                p.parse_san(san.as_bytes(), SanMode::Strict),
+                Ok(m),
+                "{fen} {san}"
+            );
+            assert_eq!(
+                p.parse_san(san.as_bytes(), SanMode::Lenient),
+                Ok(m),
+                "{fen} {san}"
+            );
+        }
+    }
+
+    #[test]
+    fn lenient_spellings() {
+        for (fen, text, san) in [
+            (KIWIPETE, "0-0", "O-O"),
+            (KIWIPETE, "0-0-0", "O-O-O"),
+            (KIWIPETE, "O-O+", "O-O"),
+            (KIWIPETE, "Qf6", "Qxf6"),
+            (KIWIPETE, "Qxf6+", "Qxf6"),
+            (KIWIPETE, "Qf3xf6", "Qxf6"),
+            (KIWIPETE, "Nc3b5", "Nb5"),
+            (KIWIPETE, "Nc3-b5", "Nb5"),
+            (KIWIPETE, "Ne5xf7", "Nxf7"),
+            (KIWIPETE, "c3b5", "Nb5"),
+            (KIWIPETE, "e1g1", "O-O"),
+            (KIWIPETE, "e1h1", "O-O"),
+            (KIWIPETE, "e1c1", "O-O-O"),
+            (KIWIPETE, "d5xe6", "dxe6"),
+            (KIWIPETE, "de6", "dxe6"),
+            (KIWIPETE, "xe6", "dxe6"),
+            (KIWIPETE, "Nf7!", "Nxf7"),
+            (KIWIPETE, "Nxf7!?", "Nxf7"),
+            (KIWIPETE, "Nxf7??", "Nxf7"),
+            (KIWIPETE, "Nxg6", "Nxg6"),
+            (KIWIPETE, "nxg6", "Nxg6"),
+            (KIWIPETE, "bxa6", "Bxa6"),
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e8Q", "e8=Q#"),
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e8=q", "e8=Q#"),
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e8(Q)", "e8=Q#"),
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e7e8q", "e8=Q#"),
+            ("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1", "e7-e8=Q+", "e8=Q#"),
+            ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "exd6ep", "exd6"),
+            ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "exd6 e.p.", "exd6"),
+            ("k7/8/8/3pP3/8/8/8/K7 w - d6 0 1", "e5d6", "exd6"),
+            ("k7/8/2p5/1P6/8/8/8/K7 w - - 0 1", "bxc6", "bxc6"),
+        ] {
+            let p = pos(fen);
+            let m = p
+                .parse_san(text.as_bytes(), SanMode::Lenient)
+                .unwrap_or_else(|e| panic!("{fen} {text}: {e}"));
+            assert_eq!(p.san(m), san, "{fen} {text}");
+            assert!(
+                p.parse_san(text.as_bytes(), SanMode::Strict).is_err() || text == san,
+                "{text} strict"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_say_why() {
+        let start = Position::startpos();
+        for (text, mode, want) in [
+            ("Nf4", SanMode::Lenient, "illegal san: no knight can reach f4"),
+            ("e5", SanMode::Lenient, "illegal san: no pawn can reach e5"),
+            ("O-O", SanMode::Lenient, "illegal san: kingside castling is blocked or passes an attacked square"),
+            ("Nf3+", SanMode::Strict, "non-canonical san: expected Nf3"),
+            ("Ngf3", SanMode::Strict, "non-canonical san: expected Nf3"),
+            ("0-0", SanMode::Strict, "invalid san at column 1: expected castling written with the letter O (O-O, O-O-O)"),
+            ("", SanMode::Lenient, "invalid san at column 1: expected a move"),
+            ("Zf3", SanMode::Lenient, "invalid san at column 1: expected a piece letter (N, B, R, Q, K), a file or a rank before the target"),
+            ("e2e4", SanMode::Strict, "invalid san at column 1: expected SAN, not a coordinate move"),
+            ("--", SanMode::Lenient, "illegal san: a null move is not a legal move"),
+        ] {
+            let e = start.parse_san(text.as_bytes(), mode).unwrap_err();
+            assert_eq!(e.to_string(), want, "{text}");
+        }
+        let p = pos("2k5/8/8/8/4Q2Q/8/8/K6Q w - - 0 1");
+        assert!(matches!(
+            p.parse_san(b"Qe1", SanMode::Lenient),
+            Err(SanError::Ambiguous { .. })
+        ));
+        assert!(matches!(
+            p.parse_san(b"Qhe1", SanMode::Lenient),
+            Err(SanError::Ambiguous { .. })
+        ));
+        let p = pos("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1");
+        assert_eq!(
+            p.parse_san(b"Nd4", SanMode::Lenient)
+                .unwrap_err()
+                .to_string(),
+            "illegal san: knight e2 cannot move to d4: it would leave the king in check"
+        );
+        let p = pos("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1");
+        assert!(p.parse_san(b"e8", SanMode::Lenient).is_err());
+    }
+
+    #[test]
+    fn any_bytes_give_an_error_not_a_panic() {
+        let p = pos(KIWIPETE);
+        let alphabet = b"NBRQKPnbrqkpabcdefgh12345678xX=+#-O0o()!?/:. e\0\xff";
+        let mut x = 99u64;
+        for len in 0..12 {
+            for _ in 0..3000 {
+                let s: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        alphabet[(x % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                for mode in [SanMode::Strict, SanMode::Lenient] {
+                    if let Ok(m) = p.parse_san(&s, mode) {
+                        assert!(p.is_legal(m));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Zobrist keys for position hashing, generated at compile time.
+
+use crate::{Color, Role, Square};
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (s, z ^ (z >> 31))
+}
+
+const fn keys<const N: usize>(seed: u64) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut s = seed;
+    let mut i = 0;
+    while i < N {
+        let (ns, v) = splitmix(s);
+        s = ns;
+        out[i] = v;
+        i += 1;
+    }
+    out
+}
+
+static PIECE_SQUARE: [u64; 768] = keys::<768>(0x45_50_44_4b_69_74_01);
+static CASTLE: [u64; 64] = keys::<64>(0x45_50_44_4b_69_74_02);
+static EP_FILE: [u64; 8] = keys::<8>(0x45_50_44_4b_69_74_03);
+/// Key toggled when Black is to move.
+pub(crate) const BLACK_TO_MOVE: u64 = 0xF8D6_26AA_AF27_8509;
+
+#[inline(always)]
+pub(crate) fn piece(color: Color, role: Role, sq: Square) -> u64 {
+    PIECE_SQUARE[(color.index() * 6 + role.index()) * 64 + sq.index()]
+}
+
+#[inline(always)]
+pub(crate) fn castle(rook: Square) -> u64 {
+    CASTLE[rook.index()]
+}
+
+#[inline(always)]
+pub(crate) fn ep_file(sq: Square) -> u64 {
+    EP_FILE[sq.file().index()]
+}
