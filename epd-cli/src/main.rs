@@ -60,6 +60,12 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
+            // A record given on the command line that cannot be read is
+            // invalid input (exit 1), reported as a diagnostic.
+            if let Some(bad) = e.downcast_ref::<input::BadRecord>() {
+                eprintln!("{bad}");
+                return ExitCode::from(1);
+            }
             eprintln!("epd: error: {e:#}");
             ExitCode::from(2)
         }

@@ -154,7 +154,7 @@ impl Position {
         };
         let pinned = self.pinned;
 
-        for from in board.knights() & ours - pinned {
+        for from in (board.knights() & ours) - pinned {
             sink.piece(Role::Knight, from, attacks::knight_attacks(from) & target);
         }
         for from in board.bishops() & ours {

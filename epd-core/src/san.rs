@@ -283,10 +283,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
             Role::from_upper_char(c)
         };
         if let Some(r) = r {
-            if body[j - 2] == b'=' {
-                promotion = Some(r);
-                j -= 2;
-            } else if lenient && body[j - 2] == b'/' {
+            if body[j - 2] == b'=' || (lenient && body[j - 2] == b'/') {
                 promotion = Some(r);
                 j -= 2;
             } else if lenient && body[j - 2].is_ascii_digit() {

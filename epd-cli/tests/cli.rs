@@ -1,0 +1,127 @@
+//! Drives the real `epd` binary.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn epd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_epd"))
+        .args(args)
+        .output()
+        .expect("run epd")
+}
+
+fn epd_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_epd"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run epd");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8")
+}
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -";
+
+#[test]
+fn perft_prints_the_count_as_last_line() {
+    let o = epd(&["perft", "4"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().last(), Some("197281"));
+    let o = epd(&["perft", "3", KIWIPETE]);
+    assert_eq!(stdout(&o).lines().last(), Some("97862"));
+    // A FEN with counters and an EPD record with operations both work.
+    let o = epd(&["perft", "2", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"]);
+    assert_eq!(stdout(&o).lines().last(), Some("191"));
+    let o = epd(&[
+        "perft",
+        "2",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - bm Rb1; id \"x\";",
+    ]);
+    assert_eq!(stdout(&o).lines().last(), Some("191"));
+}
+
+#[test]
+fn perft_divide_sums_to_the_total() {
+    let o = epd(&["perft", "3", KIWIPETE, "--divide"]);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    let sum: u64 = lines
+        .iter()
+        .filter_map(|l| l.split_once(": "))
+        .map(|(_, n)| n.parse::<u64>().expect("count"))
+        .sum();
+    assert_eq!(lines.len(), 48 + 2);
+    assert_eq!(sum, 97862);
+    assert_eq!(lines.last(), Some(&"97862"));
+    assert!(text.contains("e1g1: "), "{text}");
+}
+
+#[test]
+fn perft_verify_reports_mismatches_and_exit_codes() {
+    let good = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400\n\
+                 4k3/8/8/8/8/8/8/4K2R w K -; perft1 15; perft2 66;\n";
+    let o = epd_stdin(&["perft", "--verify", "-"], good);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout(&o).starts_with("2 records, 4 depths checked, 0 mismatches"));
+
+    let bad = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401\n";
+    let o = epd_stdin(&["perft", "--verify", "-"], bad);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("<stdin>:1:66: error[P003]: perft(2) is 400, the file says 401"),
+        "{err}"
+    );
+
+    let o = epd_stdin(&["perft", "--verify", "--max-depth", "1", "-"], bad);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn moves_lists_canonical_san_in_ascii_order() {
+    let o = epd(&["moves", KIWIPETE]);
+    let text = stdout(&o);
+    let moves: Vec<&str> = text.lines().collect();
+    assert_eq!(moves.len(), 48);
+    let mut sorted = moves.clone();
+    sorted.sort_unstable();
+    assert_eq!(moves, sorted);
+    for m in ["O-O", "O-O-O", "Nxf7", "dxe6", "Qxf6", "Bxa6", "a3", "g3"] {
+        assert!(moves.contains(&m), "{m} missing from {moves:?}");
+    }
+}
+
+#[test]
+fn bad_record_gets_a_diagnostic_and_exit_1() {
+    let o = epd(&[
+        "moves",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(":1:45: error[E001]: invalid active colour"),
+        "{err}"
+    );
+    let o = epd(&["moves", "8/8/8/8/8/8/8/K7 w - -"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("black has no king"));
+    let o = epd(&["perft", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+}
