@@ -19,6 +19,18 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// pfdn: write each record in canonical form (checks legality; invalid records are copied unchanged).
+    #[command(after_help = cmd::stream::NORMALIZE_EXAMPLES)]
+    Normalize(cmd::stream::Common),
+    /// pfop: remove the operations with the given opcodes from every record.
+    #[command(after_help = cmd::stream::PURGE_EXAMPLES)]
+    Purge(cmd::stream::PurgeArgs),
+    /// pfdr: read leniently, repair what can be repaired, write canonical records.
+    #[command(after_help = cmd::stream::REPAIR_EXAMPLES)]
+    Repair(cmd::stream::Common),
+    /// Validate only: print diagnostics, write no records.
+    #[command(after_help = cmd::stream::CHECK_EXAMPLES)]
+    Check(cmd::stream::Common),
     /// Count leaf nodes of the legal move tree (perft), or verify a perft suite.
     #[command(after_help = cmd::perft::EXAMPLES)]
     Perft(cmd::perft::Args),
@@ -39,7 +51,16 @@ pub enum Outcome {
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
+    use epd_core::{verbs::Verb, ParseMode};
     let outcome = match cli.command {
+        Command::Normalize(args) => {
+            cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?
+        }
+        Command::Purge(args) => cmd::stream::run_purge(args, &mut out)?,
+        Command::Repair(args) => {
+            cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?
+        }
+        Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
     };

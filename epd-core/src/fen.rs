@@ -149,6 +149,8 @@ struct Reader<'a> {
     pos: usize,
     mode: ParseMode,
     fixes: Vec<Fix>,
+    /// The halfmove clock follows the en passant field without a blank.
+    glued: bool,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -405,6 +407,21 @@ fn parse_ep(r: &mut Reader<'_>, turn: Color, board: &Board) -> Result<Option<Squ
     if text == b"-" {
         return Ok(None);
     }
+    // `-0 1`: the halfmove clock glued to the en passant field.
+    if r.mode == ParseMode::Lenient
+        && text.len() > 1
+        && text[0] == b'-'
+        && text[1..].iter().all(u8::is_ascii_digit)
+    {
+        r.pos = start + 1;
+        r.glued = true;
+        r.fix(
+            start + 1,
+            FenField::Halfmoves,
+            "space inserted between en passant field and halfmove clock",
+        );
+        return Ok(None);
+    }
     let Some(sq) = Square::from_ascii(text) else {
         return Err(r.err(start, f, "'-' or a square such as e3 or e6"));
     };
@@ -486,6 +503,7 @@ pub fn parse_fields(
         pos: 0,
         mode,
         fixes: Vec::new(),
+        glued: false,
     };
     while r.pos < s.len() && is_blank(s[r.pos]) {
         r.pos += 1;
@@ -535,7 +553,7 @@ pub fn parse_fields(
     let mut has_counters = false;
     if counters != Counters::Forbidden {
         let save = (r.pos, r.fixes.len());
-        let next_is_digit = {
+        let next_is_digit = r.glued || {
             let mut p = r.pos;
             while p < s.len() && is_blank(s[p]) {
                 p += 1;
@@ -545,7 +563,9 @@ pub fn parse_fields(
                 && (s[p].is_ascii_digit() || (s[p] == b'+' && mode == ParseMode::Lenient))
         };
         if next_is_digit {
-            r.separator(FenField::Halfmoves)?;
+            if !r.glued {
+                r.separator(FenField::Halfmoves)?;
+            }
             let halfmoves = parse_counter(&mut r, FenField::Halfmoves)?;
             need(&mut r, FenField::Fullmoves, "the fullmove number field")?;
             let at = r.pos;
@@ -910,6 +930,24 @@ mod tests {
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 1"
         );
         assert_eq!(parsed.fixes.len(), 2);
+        // Halfmove clock glued to the en passant field.
+        let parsed = parse_fields(
+            b"8/8/8/8/8/8/8/K6k w - -0 1 bm Ka2;",
+            ParseMode::Lenient,
+            Counters::Optional,
+        )
+        .unwrap();
+        assert_eq!(parsed.setup.fen(), "8/8/8/8/8/8/8/K6k w - - 0 1");
+        assert_eq!(
+            &b"8/8/8/8/8/8/8/K6k w - -0 1 bm Ka2;"[parsed.end..],
+            b" bm Ka2;"
+        );
+        assert!(parse_fields(
+            b"8/8/8/8/8/8/8/K6k w - -0 1",
+            ParseMode::Strict,
+            Counters::Optional
+        )
+        .is_err());
         // Fullmove number 0.
         let s = Setup::from_fen(b"8/8/8/8/8/8/8/K6k w - - 1 0", ParseMode::Lenient).unwrap();
         assert_eq!(s.fullmoves, 1);

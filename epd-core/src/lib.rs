@@ -20,28 +20,45 @@ pub mod attacks;
 mod bitboard;
 mod board;
 mod color;
+mod diag;
 mod fen;
 mod movegen;
 mod moves;
+mod opcode;
+mod operand;
 mod perft;
 mod position;
+mod record;
 mod role;
 mod san;
+mod score;
 mod square;
+pub mod verbs;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::Color;
+pub use diag::{has_errors, Code, Diagnostic, Severity};
 pub use fen::{
     parse_fields, Counters, FenError, FenField, Fix, ParseError, ParseMode, ParsedFields,
 };
 pub use moves::{Move, MoveKind, MoveList, MAX_LEGAL_MOVES};
+pub use opcode::{
+    is_valid_opcode, Arity, Opcode, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS,
+};
+pub use operand::{
+    append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay,
+};
 pub use perft::{
     parse_perft_record, perft, perft_divide, perft_full, PerftExpectation, PerftRecord,
     PerftRecordError,
 };
 pub use position::{History, IllegalMoveError, Position, PositionError, Setup, Status, Validation};
+pub use record::{
+    Operand, OperandInput, Operation, Record, SetError, Value, MAX_SPEC_LINE, MAX_STRING,
+};
 pub use role::{Piece, Role};
 pub use san::{CastlingSide, San, SanError, SanMode, SanPlus, Suffix};
+pub use score::{Score, ScoreError, CE_MATE_THRESHOLD, CE_MAX, CE_MIN};
 pub use square::{File, Rank, Square};

@@ -2,3 +2,4 @@
 
 pub mod moves;
 pub mod perft;
+pub mod stream;

@@ -1,0 +1,1798 @@
+//! EPD records: the four position fields and an ordered list of typed
+//! operations; parsing with diagnostics, validation of every rule of §6,
+//! and the canonical encoding of §7.1.
+//!
+//! A [`Record`] keeps all operand text in one byte arena and typed values
+//! beside it, so parsing a file into one reused record allocates nothing
+//! in the steady state.
+
+use crate::diag::{Code, Diagnostic, Severity};
+use crate::opcode::{is_valid_opcode, Arity, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS};
+use crate::operand::{
+    append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay,
+};
+use crate::{
+    parse_fields, Counters, Move, Opcode, ParseMode, Position, SanError, SanMode, Score, Setup,
+    Validation,
+};
+use core::fmt;
+use core::ops::Range;
+
+/// The longest line the specification asks readers to handle (§4).
+pub const MAX_SPEC_LINE: usize = 4096;
+/// Strings must be shorter than this (§5.1).
+pub const MAX_STRING: usize = 256;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// The typed value of an operand.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Value {
+    /// An identifier; the text is the value.
+    Identifier,
+    /// A move; `None` when it could not be matched to a legal move (the
+    /// record is then invalid).
+    Move(Option<Move>),
+    /// An integer.
+    Integer(i64),
+    /// A floating point number (the text is kept for exact round trips).
+    Float(f64),
+    /// A date.
+    Date(Date),
+    /// A time of day.
+    TimeOfDay(TimeOfDay),
+    /// A clock value.
+    Clock(Clock),
+    /// A string; the text is its content, without quotes or escapes.
+    String,
+    /// An untyped operand of an unknown opcode (or of `noop`), kept as
+    /// written; `quoted` if it was a string.
+    Raw {
+        /// Written with quotes.
+        quoted: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct OperandSlot {
+    span: Span,
+    offset: u32,
+    value: Value,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Name {
+    Known(Opcode),
+    Other(Span),
+}
+
+#[derive(Clone, Debug)]
+struct OpSlot {
+    name: Name,
+    offset: u32,
+    /// Offset just past the operation's text (its ';' if any) in the
+    /// parsed line; 0 for operations not read from the line.
+    end: u32,
+    operands: Span,
+}
+
+/// An EPD record: position fields plus operations.
+///
+/// ```
+/// use epd_core::{ParseMode, Record};
+/// let (rec, diags) = Record::parse(b"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - id \"WAC.001\"; bm Qg6;", ParseMode::Strict);
+/// assert!(diags.is_empty());
+/// assert_eq!(rec.to_string(), "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"WAC.001\";");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Record {
+    setup: Setup,
+    position: Option<Position>,
+    buf: Vec<u8>,
+    ops: Vec<OpSlot>,
+    operands: Vec<OperandSlot>,
+}
+
+/// A borrowed view of one operation.
+#[derive(Copy, Clone, Debug)]
+pub struct Operation<'a> {
+    record: &'a Record,
+    index: usize,
+}
+
+/// A borrowed view of one operand.
+#[derive(Copy, Clone, Debug)]
+pub struct Operand<'a> {
+    record: &'a Record,
+    slot: &'a OperandSlot,
+}
+
+impl<'a> Operation<'a> {
+    fn slot(&self) -> &'a OpSlot {
+        &self.record.ops[self.index]
+    }
+
+    /// The mnemonic.
+    #[must_use]
+    pub fn opcode(&self) -> &'a str {
+        match self.slot().name {
+            Name::Known(op) => op.name(),
+            // Opcodes are ASCII by construction.
+            Name::Other(span) => core::str::from_utf8(&self.record.buf[span.range()]).unwrap_or(""),
+        }
+    }
+
+    /// The catalog entry, if the opcode is a known one.
+    #[must_use]
+    pub fn known(&self) -> Option<Opcode> {
+        match self.slot().name {
+            Name::Known(op) => Some(op),
+            Name::Other(_) => None,
+        }
+    }
+
+    /// Byte offset of the opcode in the parsed line.
+    #[must_use]
+    pub fn offset(&self) -> usize {
+        self.slot().offset as usize
+    }
+
+    /// The number of operands.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.slot().operands.range().len()
+    }
+
+    /// `true` if there are no operands.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The operand at `index`.
+    #[must_use]
+    pub fn operand(&self, index: usize) -> Option<Operand<'a>> {
+        let r = self.slot().operands.range();
+        let i = r.start + index;
+        (i < r.end).then(|| Operand {
+            record: self.record,
+            slot: &self.record.operands[i],
+        })
+    }
+
+    /// The operands in order.
+    pub fn operands(&self) -> impl Iterator<Item = Operand<'a>> + 'a {
+        let record = self.record;
+        record.operands[self.slot().operands.range()]
+            .iter()
+            .map(move |slot| Operand { record, slot })
+    }
+
+    /// The moves of a move opcode (`None` for unresolved ones).
+    pub fn moves(&self) -> impl Iterator<Item = Option<Move>> + 'a {
+        self.operands().map(|o| match o.value() {
+            Value::Move(m) => m,
+            _ => None,
+        })
+    }
+}
+
+impl<'a> Operand<'a> {
+    /// The operand's text: for strings the content (unquoted, unescaped);
+    /// for moves the canonical SAN when the move is legal.
+    #[must_use]
+    pub fn text(&self) -> &'a [u8] {
+        &self.record.buf[self.slot.span.range()]
+    }
+
+    /// The typed value.
+    #[must_use]
+    pub fn value(&self) -> Value {
+        self.slot.value
+    }
+
+    /// Byte offset in the parsed line.
+    #[must_use]
+    pub fn offset(&self) -> usize {
+        self.slot.offset as usize
+    }
+
+    /// The integer value, if an integer.
+    #[must_use]
+    pub fn as_integer(&self) -> Option<i64> {
+        match self.slot.value {
+            Value::Integer(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The move, if a legal move.
+    #[must_use]
+    pub fn as_move(&self) -> Option<Move> {
+        match self.slot.value {
+            Value::Move(m) => m,
+            _ => None,
+        }
+    }
+
+    /// Appends the operand as written in canonical EPD.
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        match self.slot.value {
+            Value::String | Value::Raw { quoted: true } => append_quoted(self.text(), out),
+            _ => out.extend_from_slice(self.text()),
+        }
+    }
+}
+
+/// An operand to store with [`Record::set`].
+#[derive(Copy, Clone, Debug)]
+pub enum OperandInput<'a> {
+    /// An identifier.
+    Identifier(&'a str),
+    /// A move, legal in the record's position (for `pv` and `sv`: in the
+    /// position reached by the moves before it).
+    Move(Move),
+    /// An integer.
+    Integer(i64),
+    /// A date.
+    Date(Date),
+    /// A time of day.
+    TimeOfDay(TimeOfDay),
+    /// A clock value.
+    Clock(Clock),
+    /// A string (any bytes but NUL).
+    String(&'a [u8]),
+    /// Verbatim text for an unknown opcode.
+    Raw(&'a [u8]),
+}
+
+/// Why [`Record::set`] refused an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetError {
+    /// What was wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SetError {}
+
+impl Default for Record {
+    fn default() -> Record {
+        Record::new(Setup::standard())
+    }
+}
+
+impl Record {
+    /// A record with no operations.
+    #[must_use]
+    pub fn new(setup: Setup) -> Record {
+        let position = Position::from_setup_with(setup.clone(), Validation::Playable).ok();
+        Record {
+            setup,
+            position,
+            buf: Vec::new(),
+            ops: Vec::new(),
+            operands: Vec::new(),
+        }
+    }
+
+    /// A record for a position, with no operations.
+    #[must_use]
+    pub fn from_position(pos: &Position) -> Record {
+        Record {
+            setup: pos.to_setup(),
+            position: Some(*pos),
+            buf: Vec::new(),
+            ops: Vec::new(),
+            operands: Vec::new(),
+        }
+    }
+
+    /// Parses one line (without its line terminator).
+    #[must_use]
+    pub fn parse(line: &[u8], mode: ParseMode) -> (Record, Vec<Diagnostic>) {
+        let mut rec = Record::default();
+        let mut diags = Vec::new();
+        rec.parse_into(line, mode, &mut diags);
+        (rec, diags)
+    }
+
+    /// Parses one line into this record, reusing its buffers, appending
+    /// diagnostics to `diags`. The record is invalid if an error
+    /// diagnostic was added; it then holds what could be read.
+    pub fn parse_into(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+        self.buf.clear();
+        self.ops.clear();
+        self.operands.clear();
+        self.position = None;
+        let mut p = Parser {
+            line,
+            mode,
+            diags,
+            rec: self,
+        };
+        p.run();
+    }
+
+    /// The position fields.
+    #[must_use]
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// The position, if the fields describe one on which moves are
+    /// defined.
+    #[must_use]
+    pub fn position(&self) -> Option<&Position> {
+        self.position.as_ref()
+    }
+
+    /// The number of operations.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// `true` if there are no operations.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The operations in their order in the record.
+    pub fn operations(&self) -> impl Iterator<Item = Operation<'_>> {
+        (0..self.ops.len()).map(move |index| Operation {
+            record: self,
+            index,
+        })
+    }
+
+    fn name_bytes(&self, name: Name) -> &[u8] {
+        match name {
+            Name::Known(op) => op.name().as_bytes(),
+            Name::Other(span) => &self.buf[span.range()],
+        }
+    }
+
+    fn find(&self, opcode: &str) -> Option<usize> {
+        self.ops
+            .iter()
+            .position(|o| self.name_bytes(o.name) == opcode.as_bytes())
+    }
+
+    /// The first operation with this opcode.
+    #[must_use]
+    pub fn get(&self, opcode: &str) -> Option<Operation<'_>> {
+        self.find(opcode).map(|index| Operation {
+            record: self,
+            index,
+        })
+    }
+
+    /// The operation of a known opcode.
+    #[must_use]
+    pub fn get_known(&self, opcode: Opcode) -> Option<Operation<'_>> {
+        self.ops
+            .iter()
+            .position(|o| o.name == Name::Known(opcode))
+            .map(|index| Operation {
+                record: self,
+                index,
+            })
+    }
+
+    /// The score of the `ce` operation, if present and in range.
+    #[must_use]
+    pub fn score(&self) -> Option<Score> {
+        let ce = self.get_known(Opcode::Ce)?.operand(0)?.as_integer()?;
+        Score::from_ce(ce).ok()
+    }
+
+    /// The string of the `id` operation.
+    #[must_use]
+    pub fn id(&self) -> Option<&[u8]> {
+        Some(self.get_known(Opcode::Id)?.operand(0)?.text())
+    }
+
+    /// Removes every operation with this opcode; returns how many.
+    pub fn remove(&mut self, opcode: &str) -> usize {
+        let before = self.ops.len();
+        let name = opcode.as_bytes().to_vec();
+        let buf = &self.buf;
+        self.ops.retain(|o| {
+            let n = match o.name {
+                Name::Known(op) => op.name().as_bytes(),
+                Name::Other(span) => &buf[span.range()],
+            };
+            n != name.as_slice()
+        });
+        before - self.ops.len()
+    }
+
+    fn push_text(&mut self, text: &[u8]) -> Span {
+        let start = self.buf.len() as u32;
+        self.buf.extend_from_slice(text);
+        Span {
+            start,
+            end: self.buf.len() as u32,
+        }
+    }
+
+    /// Sets an operation, replacing any with the same opcode. Operands are
+    /// checked against the catalog for known opcodes; moves are written in
+    /// canonical SAN.
+    ///
+    /// # Errors
+    /// [`SetError`] for an invalid opcode, wrong operand count or type, an
+    /// out-of-range integer, a string the encoding cannot hold, or an
+    /// illegal move.
+    pub fn set(&mut self, opcode: &str, operands: &[OperandInput<'_>]) -> Result<(), SetError> {
+        let err = |m: String| Err(SetError { message: m });
+        if !is_valid_opcode(opcode.as_bytes()) {
+            return err(format!("{opcode:?} is not an opcode"));
+        }
+        let known = Opcode::from_name(opcode.as_bytes());
+        if let Some(op) = known {
+            let n = operands.len();
+            let ok = match op.arity() {
+                Arity::Exactly(k) => n == k as usize,
+                Arity::Optional => n <= 1,
+                Arity::Any => true,
+                Arity::Pairs => n % 2 == 0,
+            };
+            if !ok {
+                return err(format!("{opcode}: wrong number of operands ({n})"));
+            }
+        }
+        let mut slots = Vec::with_capacity(operands.len());
+        let mut pos = self.position;
+        let mut scratch = Vec::new();
+        for (i, input) in operands.iter().enumerate() {
+            let want = known.map_or(OperandType::Any, |op| op.operand_type(i));
+            let (text, value): (Vec<u8>, Value) = match *input {
+                OperandInput::Move(m) => {
+                    if want != OperandType::Move && want != OperandType::Any {
+                        return err(format!("{opcode}: operand {} must be {want}", i + 1));
+                    }
+                    let Some(p) = pos else {
+                        return err("the record's position is not legal".into());
+                    };
+                    if !p.is_legal(m) {
+                        return err(format!("{opcode}: operand {} is not a legal move", i + 1));
+                    }
+                    scratch.clear();
+                    p.append_san(m, &mut scratch);
+                    if known.is_some_and(|op| op.order() == Order::Sequence) {
+                        pos = Some(p.played(m));
+                    }
+                    (scratch.clone(), Value::Move(Some(m)))
+                }
+                OperandInput::Integer(v) => {
+                    if want != OperandType::Integer && want != OperandType::Any {
+                        return err(format!("{opcode}: operand {} must be {want}", i + 1));
+                    }
+                    if let Some((lo, hi)) = known.and_then(Opcode::integer_range) {
+                        if !(lo..=hi).contains(&v) {
+                            return err(format!("{opcode}: {v} is outside {lo}..={hi}"));
+                        }
+                    }
+                    (v.to_string().into_bytes(), Value::Integer(v))
+                }
+                OperandInput::Identifier(s) => {
+                    if !is_identifier(s.as_bytes())
+                        || !matches!(want, OperandType::Identifier | OperandType::Any)
+                    {
+                        return err(format!("{opcode}: operand {} must be {want}", i + 1));
+                    }
+                    (s.as_bytes().to_vec(), Value::Identifier)
+                }
+                OperandInput::String(s) => {
+                    if !matches!(want, OperandType::String | OperandType::Any) {
+                        return err(format!("{opcode}: operand {} must be {want}", i + 1));
+                    }
+                    if s.len() >= MAX_STRING || s.iter().any(|&b| b < 0x20 || b == 0x7f) {
+                        return err(format!(
+                            "{opcode}: a string must be under 256 bytes of printing characters"
+                        ));
+                    }
+                    (s.to_vec(), Value::String)
+                }
+                OperandInput::Date(d) => (d.to_string().into_bytes(), Value::Date(d)),
+                OperandInput::TimeOfDay(t) => (t.to_string().into_bytes(), Value::TimeOfDay(t)),
+                OperandInput::Clock(c) => (c.to_string().into_bytes(), Value::Clock(c)),
+                OperandInput::Raw(s) => {
+                    if known.is_some() && known != Some(Opcode::Noop) {
+                        return err(format!("{opcode}: raw operands only for unknown opcodes"));
+                    }
+                    if s.is_empty()
+                        || s.iter().any(|&b| b <= b' ' || b == b';' || b == 0x7f)
+                        || s[0] == b'"'
+                    {
+                        return err(
+                            "a raw operand is one run of printing characters without ';'".into(),
+                        );
+                    }
+                    (s.to_vec(), Value::Raw { quoted: false })
+                }
+            };
+            let typed_ok = match (want, &value) {
+                (OperandType::Date, Value::Date(_))
+                | (OperandType::TimeOfDay, Value::TimeOfDay(_))
+                | (OperandType::Clock, Value::Clock(_)) => true,
+                (OperandType::Date | OperandType::TimeOfDay | OperandType::Clock, _) => false,
+                (_, Value::Date(_) | Value::TimeOfDay(_) | Value::Clock(_)) => {
+                    want == OperandType::Any
+                }
+                _ => true,
+            };
+            if !typed_ok {
+                return err(format!("{opcode}: operand {} must be {want}", i + 1));
+            }
+            slots.push((text, value));
+        }
+        self.remove(opcode);
+        let name = match known {
+            Some(op) => Name::Known(op),
+            None => Name::Other(self.push_text(opcode.as_bytes())),
+        };
+        let first = self.operands.len() as u32;
+        for (text, value) in slots {
+            let span = self.push_text(&text);
+            self.operands.push(OperandSlot {
+                span,
+                offset: 0,
+                value,
+            });
+        }
+        let operands = Span {
+            start: first,
+            end: self.operands.len() as u32,
+        };
+        self.ops.push(OpSlot {
+            name,
+            offset: 0,
+            end: 0,
+            operands,
+        });
+        Ok(())
+    }
+
+    /// The byte ranges, in the parsed line, of the operations with these
+    /// opcodes (each with the blank before it), for removing them from the
+    /// text without touching the rest (pfop).
+    #[must_use]
+    pub fn source_ranges(&self, line: &[u8], opcodes: &[&str]) -> Vec<Range<usize>> {
+        let mut out: Vec<Range<usize>> = self
+            .ops
+            .iter()
+            .filter(|o| {
+                o.end > o.offset
+                    && opcodes
+                        .iter()
+                        .any(|c| c.as_bytes() == self.name_bytes(o.name))
+            })
+            .map(|o| {
+                let mut start = o.offset as usize;
+                while start > 0 && matches!(line.get(start - 1), Some(b' ' | b'\t')) {
+                    start -= 1;
+                }
+                start..(o.end as usize).min(line.len())
+            })
+            .collect();
+        out.sort_by_key(|r| r.start);
+        out
+    }
+
+    /// Appends the canonical encoding (§7.1): the four fields, then the
+    /// operations in ASCII order of opcode, operands of set opcodes (`am`,
+    /// `bm`) in ASCII order, single spaces, strings quoted.
+    pub fn append_canonical(&self, out: &mut Vec<u8>) {
+        self.setup.append_epd_fields(out);
+        let mut order: [u16; 64] = [0; 64];
+        let mut heap;
+        let idx: &mut [u16] = if self.ops.len() <= 64 {
+            &mut order[..self.ops.len()]
+        } else {
+            heap = vec![0u16; self.ops.len()];
+            &mut heap[..]
+        };
+        for (i, v) in idx.iter_mut().enumerate() {
+            *v = i as u16;
+        }
+        // Stable: equal opcodes (only in invalid records) keep their order.
+        let sorted = idx.windows(2).all(|w| {
+            self.name_bytes(self.ops[w[0] as usize].name)
+                <= self.name_bytes(self.ops[w[1] as usize].name)
+        });
+        if !sorted {
+            idx.sort_by(|&a, &b| {
+                self.name_bytes(self.ops[a as usize].name)
+                    .cmp(self.name_bytes(self.ops[b as usize].name))
+            });
+        }
+        for &i in idx.iter() {
+            let op = &self.ops[i as usize];
+            out.push(b' ');
+            out.extend_from_slice(self.name_bytes(op.name));
+            let slots = &self.operands[op.operands.range()];
+            let is_set = matches!(op.name, Name::Known(k) if k.order() == Order::Set);
+            if is_set && slots.len() > 1 {
+                let mut texts: Vec<Vec<u8>> = slots
+                    .iter()
+                    .map(|s| {
+                        let mut v = Vec::new();
+                        Operand {
+                            record: self,
+                            slot: s,
+                        }
+                        .append_to(&mut v);
+                        v
+                    })
+                    .collect();
+                texts.sort();
+                for t in texts {
+                    out.push(b' ');
+                    out.extend_from_slice(&t);
+                }
+            } else {
+                for s in slots {
+                    out.push(b' ');
+                    Operand {
+                        record: self,
+                        slot: s,
+                    }
+                    .append_to(out);
+                }
+            }
+            out.push(b';');
+        }
+    }
+
+    /// The canonical encoding as bytes.
+    #[must_use]
+    pub fn to_canonical(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128);
+        self.append_canonical(&mut out);
+        out
+    }
+}
+
+impl fmt::Display for Record {
+    /// The canonical encoding (non-UTF-8 bytes replaced).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.to_canonical()))
+    }
+}
+
+struct Parser<'a, 'd> {
+    line: &'a [u8],
+    mode: ParseMode,
+    diags: &'d mut Vec<Diagnostic>,
+    rec: &'a mut Record,
+}
+
+/// A lexed operand before typing.
+#[derive(Clone, Copy)]
+struct Token {
+    /// Raw text span in the line (for strings: the content, escapes
+    /// included).
+    start: usize,
+    end: usize,
+    quoted: bool,
+    escaped: bool,
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+impl Parser<'_, '_> {
+    fn lenient(&self) -> bool {
+        self.mode == ParseMode::Lenient
+    }
+
+    fn diag(
+        &mut self,
+        sev: Severity,
+        code: Code,
+        offset: usize,
+        opcode: Option<&str>,
+        operand: Option<usize>,
+        message: String,
+    ) {
+        self.diags.push(Diagnostic {
+            severity: sev,
+            code,
+            offset,
+            opcode: opcode.map(str::to_owned),
+            operand,
+            message,
+        });
+    }
+
+    fn error(&mut self, code: Code, offset: usize, message: String) {
+        self.diag(Severity::Error, code, offset, None, None, message);
+    }
+
+    /// An error in strict mode, a warning (the deviation was accepted) in
+    /// lenient mode.
+    fn deviation(
+        &mut self,
+        code: Code,
+        offset: usize,
+        opcode: Option<&str>,
+        operand: Option<usize>,
+        message: String,
+    ) {
+        let sev = if self.lenient() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        self.diag(sev, code, offset, opcode, operand, message);
+    }
+
+    fn run(&mut self) {
+        // A NUL terminator or CR left at the end of the line by the file's
+        // writer is not part of the record.
+        let full = self.line;
+        let end = full
+            .iter()
+            .rposition(|&b| b != 0 && b != b'\r')
+            .map_or(0, |i| i + 1);
+        if end < full.len() && full[end..].contains(&0) && !self.lenient() {
+            self.diag(
+                Severity::Warning,
+                Code::ControlByte,
+                end,
+                None,
+                None,
+                "NUL byte at the end of the line".into(),
+            );
+        }
+        self.line = &full[..end];
+        let line = self.line;
+        if line.len() > MAX_SPEC_LINE && !self.lenient() {
+            self.diag(
+                Severity::Warning,
+                Code::LineTooLong,
+                MAX_SPEC_LINE,
+                None,
+                None,
+                format!("line of {} bytes is longer than the 4096 the specification asks readers to handle", line.len()),
+            );
+        }
+        if let Some(i) = line
+            .iter()
+            .position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)
+        {
+            // Control bytes inside strings are reported there; here only
+            // those outside any string matter, so report the first one and
+            // let the lexer treat it as a separator.
+            if line[..i].iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+                // inside a string: reported by the string check
+            } else {
+                self.error(
+                    Code::ControlByte,
+                    i,
+                    format!("control byte 0x{:02x} in the record", line[i]),
+                );
+            }
+        }
+        let parsed = match parse_fields(line, self.mode, Counters::Optional) {
+            Ok(p) => p,
+            Err(e) => {
+                self.error(Code::PositionSyntax, e.offset, e.to_string());
+                self.rec.setup = Setup::empty();
+                return;
+            }
+        };
+        for fix in &parsed.fixes {
+            let code = if fix.field == crate::FenField::Halfmoves && fix.what.starts_with("space") {
+                Code::MoveCounters
+            } else {
+                Code::PositionSyntax
+            };
+            self.diag(
+                Severity::Warning,
+                code,
+                fix.offset,
+                None,
+                None,
+                fix.to_string(),
+            );
+        }
+        self.rec.setup = parsed.setup;
+        let problems = self.rec.setup.problems();
+        let mut position_ok = true;
+        for problem in &problems {
+            if problem.prevents_play() || !self.lenient() {
+                self.error(
+                    Code::IllegalPosition,
+                    0,
+                    format!("illegal position: {problem}"),
+                );
+                position_ok = false;
+            } else {
+                self.diag(
+                    Severity::Warning,
+                    Code::PositionWarning,
+                    0,
+                    None,
+                    None,
+                    format!("unreachable position accepted: {problem}"),
+                );
+            }
+        }
+        if position_ok {
+            self.rec.position =
+                Position::from_setup_with(self.rec.setup.clone(), Validation::Playable).ok();
+        }
+        let counters = parsed
+            .has_counters
+            .then_some((self.rec.setup.halfmoves, self.rec.setup.fullmoves));
+        if parsed.has_counters {
+            // Column of the counters: the first non-blank after the fields.
+            let off = line[..parsed.end]
+                .iter()
+                .rposition(|&b| is_blank(b))
+                .map_or(0, |i| i + 1);
+            let off = line[..off.saturating_sub(1)]
+                .iter()
+                .rposition(|&b| is_blank(b))
+                .map_or(off, |i| i + 1);
+            self.deviation(
+                Code::MoveCounters,
+                off,
+                None,
+                None,
+                "FEN move counters in an EPD record; expected operations (hmvc and fmvn hold them)"
+                    .into(),
+            );
+        }
+        self.operations(parsed.end);
+        if let Some((h, f)) = counters {
+            if self.lenient() {
+                // Counters become hmvc/fmvn unless the record has them.
+                for (op, v) in [(Opcode::Hmvc, i64::from(h)), (Opcode::Fmvn, i64::from(f))] {
+                    if self.rec.get_known(op).is_none() {
+                        let span = self.rec.push_text(v.to_string().as_bytes());
+                        let first = self.rec.operands.len() as u32;
+                        self.rec.operands.push(OperandSlot {
+                            span,
+                            offset: 0,
+                            value: Value::Integer(v),
+                        });
+                        self.rec.ops.push(OpSlot {
+                            name: Name::Known(op),
+                            offset: 0,
+                            end: 0,
+                            operands: Span {
+                                start: first,
+                                end: first + 1,
+                            },
+                        });
+                    }
+                }
+            }
+        }
+        self.cross_checks();
+    }
+
+    /// Lexes and types the operations from `start`.
+    fn operations(&mut self, start: usize) {
+        let line = self.line;
+        let n = line.len();
+        let mut p = start;
+        let mut noop_extra: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut tokens: Vec<Token> = Vec::new();
+        let mut first = true;
+        loop {
+            let ws = p;
+            while p < n && (is_blank(line[p]) || line[p] == 0) {
+                p += 1;
+            }
+            if p >= n {
+                break;
+            }
+            let gap = &line[ws..p];
+            if gap != b" " {
+                if gap.is_empty() {
+                    if first {
+                        self.deviation(
+                            Code::Whitespace,
+                            p,
+                            None,
+                            None,
+                            "expected a space after the position fields".into(),
+                        );
+                    }
+                } else if !self.lenient() {
+                    self.diag(
+                        Severity::Warning,
+                        Code::Whitespace,
+                        ws,
+                        None,
+                        None,
+                        "separator is not a single space".into(),
+                    );
+                }
+            }
+            first = false;
+            if line[p] == b';' {
+                self.deviation(
+                    Code::EmptyOperation,
+                    p,
+                    None,
+                    None,
+                    "empty operation: a ';' with no opcode before it".into(),
+                );
+                p += 1;
+                continue;
+            }
+            // The opcode.
+            let op_start = p;
+            while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != b'"' && line[p] != 0
+            {
+                p += 1;
+            }
+            let name = &line[op_start..p];
+            if !is_valid_opcode(name) {
+                // Not an operation: take the text up to the next ';' as it
+                // stands (quotes in free text do not open strings here).
+                while p < n && line[p] != b';' {
+                    p += 1;
+                }
+                let text = trim_blanks(&line[op_start..p]);
+                if p < n {
+                    p += 1;
+                }
+                let shown = String::from_utf8_lossy(text).into_owned();
+                if self.lenient() && !text.is_empty() && text.len() < MAX_STRING {
+                    self.diag(
+                        Severity::Warning,
+                        Code::BadOpcode,
+                        op_start,
+                        None,
+                        None,
+                        format!("{shown:?} is not an operation; kept as a noop operand"),
+                    );
+                    noop_extra.push((op_start, text.to_vec()));
+                } else {
+                    self.error(
+                        Code::BadOpcode,
+                        op_start,
+                        format!("{shown:?} is not an opcode: expected a letter, then up to 14 letters, digits or '_'"),
+                    );
+                }
+                continue;
+            }
+            // Operands up to ';'.
+            tokens.clear();
+            let mut terminated = false;
+            let mut broken = false;
+            loop {
+                while p < n && (is_blank(line[p]) || line[p] == 0) {
+                    p += 1;
+                }
+                if p >= n {
+                    break;
+                }
+                if line[p] == b';' {
+                    p += 1;
+                    terminated = true;
+                    break;
+                }
+                if line[p] == b'"' {
+                    let q = p;
+                    p += 1;
+                    let content = p;
+                    let mut escaped = false;
+                    let mut closed = false;
+                    while p < n {
+                        match line[p] {
+                            b'\\' if p + 1 < n && (line[p + 1] == b'"' || line[p + 1] == b'\\') => {
+                                escaped = true;
+                                p += 2;
+                            }
+                            b'"' => {
+                                closed = true;
+                                break;
+                            }
+                            _ => p += 1,
+                        }
+                    }
+                    if !closed {
+                        self.error(
+                            Code::UnterminatedString,
+                            q,
+                            "unterminated string: expected a closing '\"'".into(),
+                        );
+                        broken = true;
+                        break;
+                    }
+                    tokens.push(Token {
+                        start: content,
+                        end: p,
+                        quoted: true,
+                        escaped,
+                    });
+                    p += 1;
+                    if p < n && !is_blank(line[p]) && line[p] != b';' {
+                        self.deviation(
+                            Code::Whitespace,
+                            p,
+                            None,
+                            None,
+                            "expected a space or ';' after a string".into(),
+                        );
+                    }
+                } else {
+                    let s = p;
+                    while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != 0 {
+                        p += 1;
+                    }
+                    tokens.push(Token {
+                        start: s,
+                        end: p,
+                        quoted: false,
+                        escaped: false,
+                    });
+                }
+            }
+            if broken {
+                // Nothing after an unterminated string can be read.
+                return;
+            }
+            if !terminated {
+                let opname = String::from_utf8_lossy(name).into_owned();
+                self.deviation(
+                    Code::MissingSemicolon,
+                    p,
+                    Some(&opname),
+                    None,
+                    format!("operation {opname} is not closed: expected ';'"),
+                );
+            }
+            self.add_operation(op_start, p, name, &tokens);
+        }
+        if !noop_extra.is_empty() {
+            self.merge_noop(noop_extra);
+        }
+    }
+
+    fn merge_noop(&mut self, extra: Vec<(usize, Vec<u8>)>) {
+        // Existing noop operands first, then the kept texts, as strings.
+        let mut slots: Vec<OperandSlot> = Vec::new();
+        if let Some(i) = self
+            .rec
+            .ops
+            .iter()
+            .position(|o| o.name == Name::Known(Opcode::Noop))
+        {
+            let op = self.rec.ops.remove(i);
+            slots.extend_from_slice(&self.rec.operands[op.operands.range()]);
+        }
+        for (offset, text) in extra {
+            let span = self.rec.push_text(&text);
+            slots.push(OperandSlot {
+                span,
+                offset: offset as u32,
+                value: Value::Raw { quoted: true },
+            });
+        }
+        let first = self.rec.operands.len() as u32;
+        self.rec.operands.extend(slots);
+        let operands = Span {
+            start: first,
+            end: self.rec.operands.len() as u32,
+        };
+        self.rec.ops.push(OpSlot {
+            name: Name::Known(Opcode::Noop),
+            offset: 0,
+            end: 0,
+            operands,
+        });
+    }
+
+    fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], tokens: &[Token]) {
+        let known = Opcode::from_name(name);
+        // Lenient: `bm #3` (mate in 3) and `bm #-3` (mated in 3), as mate
+        // collections write them, become dm 3 and ce -32761.
+        if self.lenient() && known == Some(Opcode::Bm) && tokens.len() == 1 && !tokens[0].quoted {
+            let text = &self.line[tokens[0].start..tokens[0].end];
+            if let Some(n) = mate_notation(text).filter(|&n| n != 0 && n.unsigned_abs() <= 10_000) {
+                let (op, v) = if n > 0 {
+                    (Opcode::Dm, n)
+                } else {
+                    (Opcode::Ce, Score::MatedIn(n.unsigned_abs() as u32).to_ce())
+                };
+                let shown = String::from_utf8_lossy(text).into_owned();
+                self.diag(
+                    Severity::Warning,
+                    Code::MateNotation,
+                    tokens[0].start,
+                    Some("bm"),
+                    Some(0),
+                    format!("bm {shown} is mate notation; read as {} {v}", op.name()),
+                );
+                let mut buf = Vec::new();
+                let span = self.rec.push_text(itoa(v, &mut buf));
+                let first = self.rec.operands.len() as u32;
+                self.rec.operands.push(OperandSlot {
+                    span,
+                    offset: tokens[0].start as u32,
+                    value: Value::Integer(v),
+                });
+                self.rec.ops.push(OpSlot {
+                    name: Name::Known(op),
+                    offset: op_start as u32,
+                    end: op_end as u32,
+                    operands: Span {
+                        start: first,
+                        end: first + 1,
+                    },
+                });
+                return;
+            }
+        }
+        let opname = String::from_utf8_lossy(name).into_owned();
+        let name_slot = match known {
+            Some(op) => Name::Known(op),
+            None => Name::Other(self.rec.push_text(name)),
+        };
+        let first = self.rec.operands.len() as u32;
+        match known {
+            None | Some(Opcode::Noop) => {
+                for t in tokens {
+                    let span = self.token_text(t);
+                    self.rec.operands.push(OperandSlot {
+                        span,
+                        offset: t.start as u32,
+                        value: Value::Raw { quoted: t.quoted },
+                    });
+                }
+            }
+            Some(op) => self.typed_operands(op, &opname, tokens),
+        }
+        let operands = Span {
+            start: first,
+            end: self.rec.operands.len() as u32,
+        };
+        self.rec.ops.push(OpSlot {
+            name: name_slot,
+            offset: op_start as u32,
+            end: op_end as u32,
+            operands,
+        });
+    }
+
+    /// Copies a token's text to the arena, unescaping strings.
+    fn token_text(&mut self, t: &Token) -> Span {
+        let raw = &self.line[t.start..t.end];
+        if !t.escaped {
+            return self.rec.push_text(raw);
+        }
+        let start = self.rec.buf.len() as u32;
+        let mut i = 0;
+        while i < raw.len() {
+            if raw[i] == b'\\' && i + 1 < raw.len() {
+                i += 1;
+            }
+            self.rec.buf.push(raw[i]);
+            i += 1;
+        }
+        Span {
+            start,
+            end: self.rec.buf.len() as u32,
+        }
+    }
+
+    fn typed_operands(&mut self, op: Opcode, opname: &str, tokens: &[Token]) {
+        let line = self.line;
+        // Lenient: a check mark written apart from its move (`Qd1 +`).
+        let mut toks: Vec<Token> = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            let text = &line[t.start..t.end];
+            if !t.quoted
+                && matches!(text, b"+" | b"#" | b"++")
+                && op.operand_type(0) == OperandType::Move
+            {
+                if toks.last().is_some_and(|l: &Token| !l.quoted) {
+                    self.deviation(
+                        Code::DetachedCheckMark,
+                        t.start,
+                        Some(opname),
+                        Some(toks.len() - 1),
+                        "check mark separated from its move by a space".into(),
+                    );
+                    if self.lenient() {
+                        continue;
+                    }
+                }
+            }
+            toks.push(*t);
+        }
+        let n = toks.len();
+        let arity_ok = match op.arity() {
+            Arity::Exactly(k) => n == k as usize,
+            Arity::Optional => n <= 1,
+            Arity::Any => true,
+            Arity::Pairs => n % 2 == 0,
+        };
+        if !arity_ok {
+            let want = match op.arity() {
+                Arity::Exactly(0) => "no operands".to_string(),
+                Arity::Exactly(1) => "exactly one operand".to_string(),
+                Arity::Exactly(k) => format!("exactly {k} operands"),
+                Arity::Optional => "at most one operand".to_string(),
+                Arity::Pairs => "an even number of operands (name and value pairs)".to_string(),
+                Arity::Any => String::new(),
+            };
+            let off = toks.first().map_or(0, |t| t.start);
+            self.diag(
+                Severity::Error,
+                Code::Arity,
+                off,
+                Some(opname),
+                None,
+                format!("{opname} takes {want}, not {n}"),
+            );
+        }
+        // Moves: sequence opcodes play each move in turn.
+        let mut seq_pos = self.rec.position;
+        let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
+        let mut san_buf: Vec<u8> = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            let text = &line[t.start..t.end];
+            let want = op.operand_type(i);
+            let value: Value = match want {
+                OperandType::Move => {
+                    if t.quoted {
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{opname} operand {} must be a move, not a string", i + 1),
+                        );
+                        Value::Move(None)
+                    } else if let Some(mate) = mate_notation(text) {
+                        self.diag(
+                            Severity::Error,
+                            Code::MateNotation,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{} is mate notation, not a move (a mate in {mate} is written dm {mate})", String::from_utf8_lossy(text)),
+                        );
+                        Value::Move(None)
+                    } else if let Some(pos) = seq_pos {
+                        match self.move_operand(&pos, text, opname, i, t.start, &mut san_buf) {
+                            Some(m) => {
+                                if is_sequence {
+                                    seq_pos = Some(pos.played(m));
+                                }
+                                let span = self.rec.push_text(&san_buf);
+                                self.rec.operands.push(OperandSlot {
+                                    span,
+                                    offset: t.start as u32,
+                                    value: Value::Move(Some(m)),
+                                });
+                                continue;
+                            }
+                            None => {
+                                if is_sequence {
+                                    seq_pos = None;
+                                }
+                                Value::Move(None)
+                            }
+                        }
+                    } else {
+                        // Position illegal, or an earlier pv move failed:
+                        // already reported.
+                        Value::Move(None)
+                    }
+                }
+                OperandType::Integer => {
+                    if t.quoted {
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!(
+                                "{opname} operand {} must be an integer, not a string",
+                                i + 1
+                            ),
+                        );
+                        Value::Raw { quoted: true }
+                    } else {
+                        match parse_integer(text) {
+                            Ok(v) => {
+                                if let Some((lo, hi)) = op.integer_range() {
+                                    if !(lo..=hi).contains(&v) {
+                                        let range = if hi == i64::MAX {
+                                            format!("at least {lo}")
+                                        } else {
+                                            format!("in {lo}..={hi}")
+                                        };
+                                        self.diag(
+                                            Severity::Error,
+                                            Code::OutOfRange,
+                                            t.start,
+                                            Some(opname),
+                                            Some(i),
+                                            format!(
+                                                "{opname} {v} is out of range: expected {range}"
+                                            ),
+                                        );
+                                    }
+                                }
+                                let span = self.rec.push_text(itoa(v, &mut san_buf));
+                                self.rec.operands.push(OperandSlot {
+                                    span,
+                                    offset: t.start as u32,
+                                    value: Value::Integer(v),
+                                });
+                                continue;
+                            }
+                            Err(IntegerError::Overflow) => {
+                                self.diag(
+                                    Severity::Error,
+                                    Code::OutOfRange,
+                                    t.start,
+                                    Some(opname),
+                                    Some(i),
+                                    format!(
+                                        "{opname} operand {} is beyond the 64-bit integer range",
+                                        i + 1
+                                    ),
+                                );
+                                Value::Raw { quoted: false }
+                            }
+                            Err(IntegerError::Syntax) => {
+                                self.diag(
+                                    Severity::Error,
+                                    Code::OperandType,
+                                    t.start,
+                                    Some(opname),
+                                    Some(i),
+                                    format!(
+                                        "{opname} operand {} must be an integer, not {:?}",
+                                        i + 1,
+                                        String::from_utf8_lossy(text)
+                                    ),
+                                );
+                                Value::Raw { quoted: false }
+                            }
+                        }
+                    }
+                }
+                OperandType::String => {
+                    if !t.quoted {
+                        self.deviation(
+                            Code::UnquotedString,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!(
+                                "{opname} operand {} is a string and must be quoted: \"{}\"",
+                                i + 1,
+                                String::from_utf8_lossy(text)
+                            ),
+                        );
+                    }
+                    if t.escaped {
+                        self.deviation(
+                            Code::Escape,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            "backslash escape inside a string (an EPD Kit extension)".into(),
+                        );
+                    }
+                    let span = self.token_text(t);
+                    let span = self.check_string(span, t.start, opname, i);
+                    self.rec.operands.push(OperandSlot {
+                        span,
+                        offset: t.start as u32,
+                        value: Value::String,
+                    });
+                    continue;
+                }
+                OperandType::Identifier => {
+                    if t.quoted || !is_identifier(text) {
+                        self.diag(Severity::Error, Code::OperandType, t.start, Some(opname), Some(i), format!("{opname} operand {} must be an identifier (1-15 letters, digits or '_')", i + 1));
+                        Value::Raw { quoted: t.quoted }
+                    } else {
+                        let allowed: &[&str] = match op {
+                            Opcode::Refcom => &REFCOM_COMMANDS,
+                            Opcode::Refreq => &REFREQ_REQUESTS,
+                            _ => &[],
+                        };
+                        if !allowed.is_empty() && !allowed.iter().any(|a| a.as_bytes() == text) {
+                            self.diag(
+                                Severity::Error,
+                                Code::EnumeratedOperand,
+                                t.start,
+                                Some(opname),
+                                Some(i),
+                                format!(
+                                    "{opname} {} is not one of: {}",
+                                    String::from_utf8_lossy(text),
+                                    allowed.join(", ")
+                                ),
+                            );
+                        }
+                        Value::Identifier
+                    }
+                }
+                OperandType::Date => match (t.quoted, Date::from_ascii(text)) {
+                    (false, Some(d)) => Value::Date(d),
+                    _ => {
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{opname} operand {} must be a date YYYY.MM.DD", i + 1),
+                        );
+                        Value::Raw { quoted: t.quoted }
+                    }
+                },
+                OperandType::TimeOfDay => match (t.quoted, TimeOfDay::from_ascii(text)) {
+                    (false, Some(d)) => Value::TimeOfDay(d),
+                    _ => {
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{opname} operand {} must be a time of day HH:MM:SS", i + 1),
+                        );
+                        Value::Raw { quoted: t.quoted }
+                    }
+                },
+                OperandType::Clock => match (t.quoted, Clock::from_ascii(text)) {
+                    (false, Some(d)) => Value::Clock(d),
+                    _ => {
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{opname} operand {} must be a clock DDD:HH:MM:SS", i + 1),
+                        );
+                        Value::Raw { quoted: t.quoted }
+                    }
+                },
+                OperandType::Float => {
+                    if !t.quoted && is_float(text) {
+                        Value::Float(
+                            core::str::from_utf8(text)
+                                .ok()
+                                .and_then(|s| s.parse().ok())
+                                .unwrap_or(0.0),
+                        )
+                    } else {
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{opname} operand {} must be a floating point number", i + 1),
+                        );
+                        Value::Raw { quoted: t.quoted }
+                    }
+                }
+                OperandType::Any => Value::Raw { quoted: t.quoted },
+            };
+            let span = self.token_text(t);
+            self.rec.operands.push(OperandSlot {
+                span,
+                offset: t.start as u32,
+                value,
+            });
+        }
+    }
+
+    /// Checks a string operand; returns the span to store (a converted
+    /// copy for Latin-1 text in lenient mode).
+    fn check_string(&mut self, span: Span, offset: usize, opname: &str, i: usize) -> Span {
+        let len = span.range().len();
+        if len >= MAX_STRING {
+            self.deviation(
+                Code::StringTooLong,
+                offset,
+                Some(opname),
+                Some(i),
+                format!("string of {len} bytes: the limit is 255"),
+            );
+        }
+        let text = &self.rec.buf[span.range()];
+        if let Some(j) = text.iter().position(|&b| b < 0x20 || b == 0x7f) {
+            let b = text[j];
+            self.diag(
+                Severity::Error,
+                Code::ControlByte,
+                offset,
+                Some(opname),
+                Some(i),
+                format!("control byte 0x{b:02x} inside a string"),
+            );
+        } else if !text.is_ascii() && core::str::from_utf8(text).is_err() {
+            if self.lenient() {
+                // Read as Latin-1 and store as UTF-8.
+                let converted: String = text.iter().map(|&b| b as char).collect();
+                let start = self.rec.buf.len() as u32;
+                self.rec.buf.extend_from_slice(converted.as_bytes());
+                let new = Span {
+                    start,
+                    end: self.rec.buf.len() as u32,
+                };
+                self.diag(
+                    Severity::Warning,
+                    Code::NotUtf8,
+                    offset,
+                    Some(opname),
+                    Some(i),
+                    "string is not UTF-8; read as Latin-1 and converted".into(),
+                );
+                return new;
+            }
+            self.diag(
+                Severity::Error,
+                Code::NotUtf8,
+                offset,
+                Some(opname),
+                Some(i),
+                "string is not valid UTF-8 (Latin-1?)".into(),
+            );
+        }
+        span
+    }
+
+    /// Reads a move operand in `pos`; writes its canonical SAN into
+    /// `san`. Reports and returns `None` when it is not a legal move.
+    fn move_operand(
+        &mut self,
+        pos: &Position,
+        text: &[u8],
+        opname: &str,
+        i: usize,
+        offset: usize,
+        san: &mut Vec<u8>,
+    ) -> Option<Move> {
+        san.clear();
+        let san_mode = if self.lenient() {
+            SanMode::Lenient
+        } else {
+            SanMode::Strict
+        };
+        match pos.parse_san(text, san_mode) {
+            Ok(m) => {
+                pos.append_san(m, san);
+                if san.as_slice() != text {
+                    let coordinate = looks_like_coordinate(text);
+                    let code = if coordinate {
+                        Code::CoordinateMove
+                    } else {
+                        Code::NonCanonicalSan
+                    };
+                    self.diag(
+                        Severity::Warning,
+                        code,
+                        offset,
+                        Some(opname),
+                        Some(i),
+                        format!(
+                            "{} read as {}",
+                            String::from_utf8_lossy(text),
+                            String::from_utf8_lossy(san)
+                        ),
+                    );
+                }
+                Some(m)
+            }
+            Err(SanError::NotCanonical { canonical }) => {
+                self.diag(
+                    Severity::Error,
+                    Code::NonCanonicalSan,
+                    offset,
+                    Some(opname),
+                    Some(i),
+                    format!(
+                        "{opname} operand {} is not canonical SAN: expected {canonical}",
+                        i + 1
+                    ),
+                );
+                None
+            }
+            Err(e) => {
+                let code = if !self.lenient() && looks_like_coordinate(text) {
+                    Code::CoordinateMove
+                } else {
+                    Code::IllegalMove
+                };
+                self.diag(
+                    Severity::Error,
+                    code,
+                    offset,
+                    Some(opname),
+                    Some(i),
+                    format!(
+                        "{opname} operand {} ({}): {e}",
+                        i + 1,
+                        String::from_utf8_lossy(text)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn cross_checks(&mut self) {
+        let rec = &*self.rec;
+        let mut seen_known: u64 = 0;
+        let mut dups: Vec<(usize, String)> = Vec::new();
+        for (i, op) in rec.ops.iter().enumerate() {
+            match op.name {
+                Name::Known(k) => {
+                    let bit = 1u64 << (k as u32);
+                    if seen_known & bit != 0 {
+                        dups.push((op.offset as usize, k.name().to_string()));
+                    }
+                    seen_known |= bit;
+                }
+                Name::Other(span) => {
+                    let name = &rec.buf[span.range()];
+                    if rec.ops[..i].iter().any(|o| rec.name_bytes(o.name) == name) {
+                        dups.push((
+                            op.offset as usize,
+                            String::from_utf8_lossy(name).into_owned(),
+                        ));
+                    }
+                }
+            }
+        }
+        let first_move = |op: Opcode| {
+            rec.get_known(op)
+                .and_then(|o| o.operand(0))
+                .map(|o| (o.as_move(), o.offset()))
+        };
+        let has = |op: Opcode| rec.get_known(op).is_some();
+        let mut findings: Vec<(Code, usize, Option<&str>, String)> = Vec::new();
+        for (off, name) in &dups {
+            findings.push((
+                Code::DuplicateOpcode,
+                *off,
+                None,
+                format!("opcode {name} appears more than once"),
+            ));
+        }
+        for (single, seq, code) in [
+            (Opcode::Pm, Opcode::Pv, Code::PmNotPvHead),
+            (Opcode::Sm, Opcode::Sv, Code::SmNotSvHead),
+        ] {
+            if let (Some((Some(a), off)), Some((Some(b), _))) =
+                (first_move(single), first_move(seq))
+            {
+                if a != b {
+                    findings.push((
+                        code,
+                        off,
+                        Some(single.name()),
+                        format!("{} is not the first move of {}", single.name(), seq.name()),
+                    ));
+                }
+            }
+        }
+        for (a, b) in [
+            (Opcode::DrawAccept, Opcode::DrawReject),
+            (Opcode::DrawClaim, Opcode::DrawOffer),
+            (Opcode::Resign, Opcode::DrawAccept),
+            (Opcode::Resign, Opcode::DrawClaim),
+            (Opcode::Resign, Opcode::DrawOffer),
+            (Opcode::Resign, Opcode::DrawReject),
+        ] {
+            if has(a) && has(b) {
+                let off = rec.get_known(b).map_or(0, |o| o.offset());
+                findings.push((
+                    Code::ConflictingOpcodes,
+                    off,
+                    Some(b.name()),
+                    format!("{} and {} exclude each other", a.name(), b.name()),
+                ));
+            }
+        }
+        for op in [Opcode::DrawOffer, Opcode::DrawClaim] {
+            if has(op) && !has(Opcode::Sm) {
+                let off = rec.get_known(op).map_or(0, |o| o.offset());
+                findings.push((
+                    Code::MissingSm,
+                    off,
+                    Some(op.name()),
+                    format!("{} needs an sm (supplied move) operation", op.name()),
+                ));
+            }
+        }
+        for (code, off, op, msg) in findings {
+            self.diag(Severity::Error, code, off, op, None, msg);
+        }
+    }
+}
+
+fn trim_blanks(s: &[u8]) -> &[u8] {
+    let a = s
+        .iter()
+        .position(|&b| !is_blank(b) && b != 0)
+        .unwrap_or(s.len());
+    let b = s
+        .iter()
+        .rposition(|&b| !is_blank(b) && b != 0)
+        .map_or(a, |i| i + 1);
+    &s[a..b.max(a)]
+}
+
+fn itoa(v: i64, buf: &mut Vec<u8>) -> &[u8] {
+    buf.clear();
+    let mut n = v.unsigned_abs();
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        buf.push(b'-');
+    }
+    buf.extend_from_slice(&tmp[i..]);
+    buf
+}
+
+/// `#3` or `#-3` in place of a move: the mate distance.
+fn mate_notation(text: &[u8]) -> Option<i64> {
+    match text {
+        [b'#', rest @ ..] if !rest.is_empty() => parse_integer(rest).ok(),
+        _ => None,
+    }
+}
+
+fn looks_like_coordinate(text: &[u8]) -> bool {
+    let t: Vec<u8> = text
+        .iter()
+        .copied()
+        .filter(|&b| b != b'-' && b != b'x')
+        .collect();
+    t.len() >= 4
+        && (b'a'..=b'h').contains(&t[0])
+        && t[1].is_ascii_digit()
+        && (b'a'..=b'h').contains(&t[2])
+        && t[3].is_ascii_digit()
+}

@@ -1,0 +1,320 @@
+//! The processing verbs over streams of lines: normalize (pfdn), purge
+//! (pfop), repair (pfdr) and check. Each keeps record order, holds one
+//! line at a time (bounded memory), and never drops a line: an invalid
+//! record is copied through unchanged unless the caller asks to drop it.
+
+use std::io::{self, BufRead, Write};
+
+use crate::diag::{has_errors, Code, Diagnostic, Severity};
+use crate::{ParseMode, Record};
+
+/// Lines longer than this are not parsed: they are reported and copied
+/// through in pieces, so memory stays bounded whatever the input.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// What to do with each record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verb {
+    /// Validate only; write nothing.
+    Check,
+    /// pfdn: write the canonical form of each valid record.
+    Normalize,
+    /// pfop: remove the operations with these opcodes, leaving the rest of
+    /// the text as it was.
+    Purge(Vec<String>),
+    /// pfdr: read leniently, repair, write the canonical form.
+    Repair,
+}
+
+/// Options for [`run`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How strictly to read (repair is always lenient).
+    pub mode: ParseMode,
+    /// Leave invalid records out of the output instead of copying them.
+    pub drop_invalid: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            mode: ParseMode::Strict,
+            drop_invalid: false,
+        }
+    }
+}
+
+/// Counts from one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Lines read (blank ones included).
+    pub lines: u64,
+    /// Records read (non-blank lines).
+    pub records: u64,
+    /// Records with at least one error.
+    pub invalid: u64,
+    /// Records changed by the verb.
+    pub changed: u64,
+    /// Warnings reported.
+    pub warnings: u64,
+    /// Errors reported.
+    pub errors: u64,
+}
+
+/// The diagnostics of one line, handed to the caller's reporter.
+#[derive(Debug)]
+pub struct LineReport<'a> {
+    /// 1-based line number.
+    pub line_no: u64,
+    /// The line's bytes (without its newline).
+    pub text: &'a [u8],
+    /// What was found.
+    pub diagnostics: &'a [Diagnostic],
+}
+
+/// Reads one line into `buf` (without `\n`), up to `MAX_LINE` bytes.
+/// Returns `Ok(None)` at end of input, `Ok(Some(true))` for a line cut at
+/// the limit (its tail not yet read).
+fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    buf.clear();
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if buf.is_empty() { None } else { Some(false) });
+        }
+        let room = MAX_LINE - buf.len();
+        match available.iter().take(room).position(|&b| b == b'\n') {
+            Some(i) => {
+                buf.extend_from_slice(&available[..i]);
+                input.consume(i + 1);
+                return Ok(Some(false));
+            }
+            None => {
+                let n = available.len().min(room);
+                buf.extend_from_slice(&available[..n]);
+                input.consume(n);
+                if buf.len() >= MAX_LINE {
+                    return Ok(Some(true));
+                }
+            }
+        }
+    }
+}
+
+/// Copies the rest of an over-long line through (or skips it).
+fn pass_tail<R: BufRead, W: Write>(input: &mut R, out: &mut W, copy: bool) -> io::Result<()> {
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(());
+        }
+        match available.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                if copy {
+                    out.write_all(&available[..i])?;
+                }
+                input.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = available.len();
+                if copy {
+                    out.write_all(available)?;
+                }
+                input.consume(n);
+            }
+        }
+    }
+}
+
+/// Runs a verb over `input`, writing to `output` and handing each line's
+/// diagnostics to `report`.
+///
+/// # Errors
+/// Only I/O errors; bad records are diagnostics.
+pub fn run<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    verb: &Verb,
+    options: &Options,
+    mut report: impl FnMut(&LineReport<'_>),
+) -> io::Result<Summary> {
+    let mode = if *verb == Verb::Repair {
+        ParseMode::Lenient
+    } else {
+        options.mode
+    };
+    let mut summary = Summary::default();
+    let mut line = Vec::with_capacity(256);
+    let mut next = Vec::with_capacity(256);
+    let mut have_next = false;
+    let mut next_cut = false;
+    let mut rec = Record::default();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut out: Vec<u8> = Vec::with_capacity(256);
+    let mut joined: Vec<u8> = Vec::new();
+    let purge: Vec<&str> = match verb {
+        Verb::Purge(ops) => ops.iter().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    loop {
+        let cut = if have_next {
+            core::mem::swap(&mut line, &mut next);
+            have_next = false;
+            next_cut
+        } else {
+            match read_line(&mut input, &mut line)? {
+                None => break,
+                Some(cut) => cut,
+            }
+        };
+        summary.lines += 1;
+        let line_no = summary.lines;
+        if cut {
+            summary.records += 1;
+            summary.invalid += 1;
+            summary.errors += 1;
+            let d = [Diagnostic {
+                severity: Severity::Error,
+                code: Code::LineTooLong,
+                offset: MAX_LINE,
+                opcode: None,
+                operand: None,
+                message: format!(
+                    "line longer than {MAX_LINE} bytes: not parsed, copied through unchanged"
+                ),
+            }];
+            report(&LineReport {
+                line_no,
+                text: &line[..256.min(line.len())],
+                diagnostics: &d,
+            });
+            let copy = *verb != Verb::Check && !options.drop_invalid;
+            if copy {
+                output.write_all(&line)?;
+            }
+            pass_tail(&mut input, &mut output, copy)?;
+            if copy {
+                output.write_all(b"\n")?;
+            }
+            continue;
+        }
+        if line.iter().all(|&b| b.is_ascii_whitespace() || b == 0) {
+            if *verb != Verb::Check {
+                output.write_all(b"\n")?;
+            }
+            continue;
+        }
+        summary.records += 1;
+        diags.clear();
+        rec.parse_into(&line, mode, &mut diags);
+        let mut text: &[u8] = &line;
+        // Lenient: a string continued on the next line.
+        if mode == ParseMode::Lenient && diags.iter().any(|d| d.code == Code::UnterminatedString) {
+            if let Some(c) = read_line(&mut input, &mut next)? {
+                have_next = true;
+                next_cut = c;
+                if !c {
+                    joined.clear();
+                    joined.extend_from_slice(trim_end(&line));
+                    joined.push(b' ');
+                    joined.extend_from_slice(next.trim_ascii_start());
+                    let mut jd = Vec::new();
+                    let mut jr = Record::default();
+                    jr.parse_into(&joined, mode, &mut jd);
+                    if !jd.iter().any(|d| d.code == Code::UnterminatedString) {
+                        jd.push(Diagnostic {
+                            severity: Severity::Warning,
+                            code: Code::UnterminatedString,
+                            offset: trim_end(&line).len(),
+                            opcode: None,
+                            operand: None,
+                            message: format!(
+                                "string continues on line {}; the two lines were joined",
+                                line_no + 1
+                            ),
+                        });
+                        rec = jr;
+                        diags = jd;
+                        have_next = false;
+                        summary.lines += 1;
+                        text = &joined;
+                    }
+                }
+            }
+        }
+        let invalid = has_errors(&diags);
+        for d in &diags {
+            match d.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+            }
+        }
+        if !diags.is_empty() {
+            report(&LineReport {
+                line_no,
+                text,
+                diagnostics: &diags,
+            });
+        }
+        if invalid {
+            summary.invalid += 1;
+        }
+        if *verb == Verb::Check {
+            continue;
+        }
+        if invalid {
+            if !options.drop_invalid {
+                output.write_all(text)?;
+                output.write_all(b"\n")?;
+            }
+            continue;
+        }
+        out.clear();
+        match verb {
+            Verb::Purge(_) => {
+                let ranges = rec.source_ranges(text, &purge);
+                let mut at = 0;
+                for r in &ranges {
+                    out.extend_from_slice(&text[at..r.start]);
+                    at = r.end;
+                }
+                out.extend_from_slice(&text[at..]);
+            }
+            _ => rec.append_canonical(&mut out),
+        }
+        if out.as_slice() != text {
+            summary.changed += 1;
+        }
+        out.push(b'\n');
+        output.write_all(&out)?;
+    }
+    output.flush()?;
+    Ok(summary)
+}
+
+fn trim_end(s: &[u8]) -> &[u8] {
+    let end = s
+        .iter()
+        .rposition(|&b| !b.is_ascii_whitespace() && b != 0)
+        .map_or(0, |i| i + 1);
+    &s[..end]
+}
+
+/// Normalizes a whole text in memory (convenience for tests and small
+/// inputs): returns the output and the summary.
+#[must_use]
+pub fn normalize_str(input: &[u8], mode: ParseMode) -> (Vec<u8>, Summary) {
+    let mut out = Vec::new();
+    let opts = Options {
+        mode,
+        drop_invalid: false,
+    };
+    // Writing to a Vec cannot fail.
+    let summary = run(input, &mut out, &Verb::Normalize, &opts, |_| {}).unwrap_or_default();
+    (out, summary)
+}
