@@ -32,13 +32,12 @@ impl std::error::Error for BadRecord {}
 /// ignored here. Lenient about dialect, strict about legality.
 pub fn position_arg(text: &str) -> Result<Position, BadRecord> {
     let bytes = text.as_bytes();
-    let parsed =
-        parse_fields(bytes, ParseMode::Lenient, Counters::Optional).map_err(|e| BadRecord {
-            column: e.offset + 1,
-            code: "E001",
-            message: e.to_string(),
-            text: text.to_owned(),
-        })?;
+    let parsed = parse_fields(bytes, ParseMode::Lenient, Counters::Optional).map_err(|e| BadRecord {
+        column: e.offset + 1,
+        code: "E001",
+        message: e.to_string(),
+        text: text.to_owned(),
+    })?;
     Position::from_setup(parsed.setup).map_err(|e| BadRecord {
         column: 1,
         code: "E002",

@@ -53,13 +53,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let mut out = io::BufWriter::new(stdout.lock());
     use epd_core::{verbs::Verb, ParseMode};
     let outcome = match cli.command {
-        Command::Normalize(args) => {
-            cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?
-        }
+        Command::Normalize(args) => cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?,
         Command::Purge(args) => cmd::stream::run_purge(args, &mut out)?,
-        Command::Repair(args) => {
-            cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?
-        }
+        Command::Repair(args) => cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
@@ -75,10 +71,8 @@ fn main() -> ExitCode {
         Ok(Outcome::Invalid) => ExitCode::from(1),
         Err(e) => {
             // A closed pipe (`epd moves ... | head`) is not an error.
-            if e.chain().any(|c| {
-                c.downcast_ref::<io::Error>()
-                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-            }) {
+            if e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+            {
                 return ExitCode::SUCCESS;
             }
             // A record given on the command line that cannot be read is

@@ -4,10 +4,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn epd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_epd"))
-        .args(args)
-        .output()
-        .expect("run epd")
+    Command::new(env!("CARGO_BIN_EXE_epd")).args(args).output().expect("run epd")
 }
 
 fn epd_stdin(args: &[&str], input: &[u8]) -> Output {
@@ -18,12 +15,7 @@ fn epd_stdin(args: &[&str], input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run epd");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("write stdin");
+    child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
     child.wait_with_output().expect("wait")
 }
 
@@ -43,11 +35,7 @@ fn perft_prints_the_count_as_last_line() {
     // A FEN with counters and an EPD record with operations both work.
     let o = epd(&["perft", "2", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"]);
     assert_eq!(stdout(&o).lines().last(), Some("191"));
-    let o = epd(&[
-        "perft",
-        "2",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - bm Rb1; id \"x\";",
-    ]);
+    let o = epd(&["perft", "2", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - bm Rb1; id \"x\";"]);
     assert_eq!(stdout(&o).lines().last(), Some("191"));
 }
 
@@ -56,11 +44,7 @@ fn perft_divide_sums_to_the_total() {
     let o = epd(&["perft", "3", KIWIPETE, "--divide"]);
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
-    let sum: u64 = lines
-        .iter()
-        .filter_map(|l| l.split_once(": "))
-        .map(|(_, n)| n.parse::<u64>().expect("count"))
-        .sum();
+    let sum: u64 = lines.iter().filter_map(|l| l.split_once(": ")).map(|(_, n)| n.parse::<u64>().expect("count")).sum();
     assert_eq!(lines.len(), 48 + 2);
     assert_eq!(sum, 97862);
     assert_eq!(lines.last(), Some(&"97862"));
@@ -72,22 +56,14 @@ fn perft_verify_reports_mismatches_and_exit_codes() {
     let good = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400\n\
                  4k3/8/8/8/8/8/8/4K2R w K -; perft1 15; perft2 66;\n";
     let o = epd_stdin(&["perft", "--verify", "-"], good);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout(&o).starts_with("2 records, 4 depths checked, 0 mismatches"));
 
     let bad = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401\n";
     let o = epd_stdin(&["perft", "--verify", "-"], bad);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("<stdin>:1:66: error[P003]: perft(2) is 400, the file says 401"),
-        "{err}"
-    );
+    assert!(err.contains("<stdin>:1:66: error[P003]: perft(2) is 400, the file says 401"), "{err}");
 
     let o = epd_stdin(&["perft", "--verify", "--max-depth", "1", "-"], bad);
     assert_eq!(o.status.code(), Some(0));
@@ -109,16 +85,10 @@ fn moves_lists_canonical_san_in_ascii_order() {
 
 #[test]
 fn bad_record_gets_a_diagnostic_and_exit_1() {
-    let o = epd(&[
-        "moves",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -",
-    ]);
+    let o = epd(&["moves", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains(":1:45: error[E001]: invalid active colour"),
-        "{err}"
-    );
+    assert!(err.contains(":1:45: error[E001]: invalid active colour"), "{err}");
     let o = epd(&["moves", "8/8/8/8/8/8/8/K7 w - -"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("black has no king"));

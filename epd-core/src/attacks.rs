@@ -31,26 +31,8 @@ const fn step_table(deltas: &[(i32, i32)]) -> [u64; 64] {
     table
 }
 
-static KNIGHT: [u64; 64] = step_table(&[
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-]);
-static KING: [u64; 64] = step_table(&[
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-]);
+static KNIGHT: [u64; 64] = step_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
+static KING: [u64; 64] = step_table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
 static WHITE_PAWN: [u64; 64] = step_table(&[(-1, 1), (1, 1)]);
 static BLACK_PAWN: [u64; 64] = step_table(&[(-1, -1), (1, -1)]);
 
@@ -242,47 +224,27 @@ mod tests {
             x ^= x << 17;
             let occ = Bitboard(x & (x >> 3));
             for sq in Square::all() {
-                assert_eq!(
-                    rook_attacks(sq, occ),
-                    naive_slide(sq, occ, &[(1, 0), (-1, 0), (0, 1), (0, -1)])
-                );
-                assert_eq!(
-                    bishop_attacks(sq, occ),
-                    naive_slide(sq, occ, &[(1, 1), (1, -1), (-1, 1), (-1, -1)])
-                );
+                assert_eq!(rook_attacks(sq, occ), naive_slide(sq, occ, &[(1, 0), (-1, 0), (0, 1), (0, -1)]));
+                assert_eq!(bishop_attacks(sq, occ), naive_slide(sq, occ, &[(1, 1), (1, -1), (-1, 1), (-1, -1)]));
             }
         }
     }
 
     #[test]
     fn leaper_tables() {
-        for (sq, n) in [
-            (Square::A1, 2),
-            (Square::B1, 3),
-            (Square::E4, 8),
-            (Square::H8, 2),
-        ] {
+        for (sq, n) in [(Square::A1, 2), (Square::B1, 3), (Square::E4, 8), (Square::H8, 2)] {
             assert_eq!(knight_attacks(sq).count(), n, "{sq}");
         }
         assert_eq!(king_attacks(Square::A1).count(), 3);
         assert_eq!(king_attacks(Square::E4).count(), 8);
-        assert_eq!(
-            pawn_attacks(Color::White, Square::E4),
-            Bitboard::from(Square::D5) | Square::F5
-        );
-        assert_eq!(
-            pawn_attacks(Color::Black, Square::A5),
-            Bitboard::from(Square::B4)
-        );
+        assert_eq!(pawn_attacks(Color::White, Square::E4), Bitboard::from(Square::D5) | Square::F5);
+        assert_eq!(pawn_attacks(Color::Black, Square::A5), Bitboard::from(Square::B4));
         assert_eq!(pawn_attacks(Color::White, Square::H8), Bitboard::EMPTY);
     }
 
     #[test]
     fn between_and_line() {
-        assert_eq!(
-            between(Square::A1, Square::D4),
-            Bitboard::from(Square::B2) | Square::C3
-        );
+        assert_eq!(between(Square::A1, Square::D4), Bitboard::from(Square::B2) | Square::C3);
         assert_eq!(between(Square::A1, Square::B3), Bitboard::EMPTY);
         assert_eq!(between(Square::E1, Square::E2), Bitboard::EMPTY);
         assert_eq!(line(Square::B2, Square::C3).count(), 8);

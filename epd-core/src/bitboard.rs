@@ -259,14 +259,8 @@ mod tests {
         assert!(b.more_than_one());
         assert_eq!(b.first(), Some(Square::A1));
         assert_eq!(b.last(), Some(Square::H8));
-        assert_eq!(
-            b.into_iter().collect::<Vec<_>>(),
-            vec![Square::A1, Square::E4, Square::H8]
-        );
-        assert_eq!(
-            Bitboard::from_square(Square::E4).single_square(),
-            Some(Square::E4)
-        );
+        assert_eq!(b.into_iter().collect::<Vec<_>>(), vec![Square::A1, Square::E4, Square::H8]);
+        assert_eq!(Bitboard::from_square(Square::E4).single_square(), Some(Square::E4));
         assert_eq!(b.single_square(), None);
         assert_eq!(Bitboard::from_file(File::A).count(), 8);
         assert!(Bitboard::from_rank(Rank::FIRST).contains(Square::H1));

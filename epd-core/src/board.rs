@@ -16,10 +16,7 @@ impl Board {
     /// The empty board.
     #[must_use]
     pub const fn empty() -> Board {
-        Board {
-            by_role: [Bitboard::EMPTY; 6],
-            by_color: [Bitboard::EMPTY; 2],
-        }
+        Board { by_role: [Bitboard::EMPTY; 6], by_color: [Bitboard::EMPTY; 2] }
     }
 
     /// The standard starting array.
@@ -216,9 +213,7 @@ impl Board {
 
     /// Iterates over occupied squares and their pieces, a1 to h8.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        self.occupied()
-            .into_iter()
-            .filter_map(move |sq| self.piece_at(sq).map(|p| (sq, p)))
+        self.occupied().into_iter().filter_map(move |sq| self.piece_at(sq).map(|p| (sq, p)))
     }
 
     /// The number of pieces of `piece`.

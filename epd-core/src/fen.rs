@@ -6,9 +6,7 @@
 //! given as the pawn's square, fullmove number 0, runs of blanks) and
 //! reports every change it made as a [`Fix`].
 
-use crate::{
-    Bitboard, Board, Color, File, Piece, Position, PositionError, Rank, Role, Setup, Square,
-};
+use crate::{Bitboard, Board, Color, File, Piece, Position, PositionError, Rank, Role, Setup, Square};
 use core::fmt;
 
 /// How strictly to read text.
@@ -64,13 +62,7 @@ pub struct FenError {
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid {} at column {}: expected {}",
-            self.field,
-            self.offset + 1,
-            self.expected
-        )
+        write!(f, "invalid {} at column {}: expected {}", self.field, self.offset + 1, self.expected)
     }
 }
 
@@ -89,13 +81,7 @@ pub struct Fix {
 
 impl fmt::Display for Fix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at column {}: {}",
-            self.field,
-            self.offset + 1,
-            self.what
-        )
+        write!(f, "{} at column {}: {}", self.field, self.offset + 1, self.what)
     }
 }
 
@@ -159,19 +145,11 @@ fn is_blank(b: u8) -> bool {
 
 impl<'a> Reader<'a> {
     fn err(&self, offset: usize, field: FenField, expected: &'static str) -> FenError {
-        FenError {
-            offset,
-            field,
-            expected,
-        }
+        FenError { offset, field, expected }
     }
 
     fn fix(&mut self, offset: usize, field: FenField, what: &'static str) {
-        self.fixes.push(Fix {
-            offset,
-            field,
-            what,
-        });
+        self.fixes.push(Fix { offset, field, what });
     }
 
     /// The field starting at the current position (non-blank bytes).
@@ -213,11 +191,7 @@ fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
     let (start, text) = r.field();
     let f = FenField::Placement;
     if text.is_empty() {
-        return Err(r.err(
-            start,
-            f,
-            "piece placement such as rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
-        ));
+        return Err(r.err(start, f, "piece placement such as rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"));
     }
     let strict = r.mode == ParseMode::Strict;
     let mut board = Board::empty();
@@ -252,11 +226,7 @@ fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
             b'1'..=b'8' => {
                 if prev_digit {
                     if strict {
-                        return Err(r.err(
-                            at,
-                            f,
-                            "a piece letter or '/' after an empty-square count",
-                        ));
+                        return Err(r.err(at, f, "a piece letter or '/' after an empty-square count"));
                     }
                     fixes.push((at, "adjacent empty-square counts merged"));
                 }
@@ -268,11 +238,7 @@ fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
             }
             _ => {
                 let Some(piece) = Piece::from_char(c) else {
-                    return Err(r.err(
-                        at,
-                        f,
-                        "a piece letter (PNBRQK, pnbrqk), a digit 1-8 or '/'",
-                    ));
+                    return Err(r.err(at, f, "a piece letter (PNBRQK, pnbrqk), a digit 1-8 or '/'"));
                 };
                 if file >= 8 {
                     return Err(r.err(at, f, "at most 8 squares in a rank"));
@@ -305,16 +271,8 @@ fn parse_turn(r: &mut Reader<'_>) -> Result<Color, FenError> {
         b"w" => Ok(Color::White),
         b"b" => Ok(Color::Black),
         b"W" | b"B" if r.mode == ParseMode::Lenient => {
-            let c = if text == b"W" {
-                Color::White
-            } else {
-                Color::Black
-            };
-            r.fix(
-                start,
-                FenField::Turn,
-                "upper-case active colour read as lower case",
-            );
+            let c = if text == b"W" { Color::White } else { Color::Black };
+            r.fix(start, FenField::Turn, "upper-case active colour read as lower case");
             Ok(c)
         }
         _ => Err(r.err(start, FenField::Turn, "'w' or 'b'")),
@@ -328,11 +286,7 @@ fn parse_castling(r: &mut Reader<'_>, board: &Board) -> Result<Bitboard, FenErro
         return Ok(Bitboard::EMPTY);
     }
     if text.is_empty() {
-        return Err(r.err(
-            start,
-            f,
-            "'-' or castling letters (KQkq, or files such as HAha)",
-        ));
+        return Err(r.err(start, f, "'-' or castling letters (KQkq, or files such as HAha)"));
     }
     let strict = r.mode == ParseMode::Strict;
     let mut rights = Bitboard::EMPTY;
@@ -351,10 +305,9 @@ fn parse_castling(r: &mut Reader<'_>, board: &Board) -> Result<Bitboard, FenErro
                 let kingside = lower == b'k';
                 // X-FEN: the outermost rook on that side of the king.
                 let side = match king {
-                    Some(k) if k.rank() == rank => rooks
-                        .into_iter()
-                        .filter(|r| (r.index() > k.index()) == kingside)
-                        .collect::<Bitboard>(),
+                    Some(k) if k.rank() == rank => {
+                        rooks.into_iter().filter(|r| (r.index() > k.index()) == kingside).collect::<Bitboard>()
+                    }
                     _ => Bitboard::EMPTY,
                 };
                 let default_file = if kingside { File::H } else { File::A };
@@ -369,13 +322,7 @@ fn parse_castling(r: &mut Reader<'_>, board: &Board) -> Result<Bitboard, FenErro
                 (sq, (color.index(), if kingside { 0 } else { 1 }))
             }
             b'-' => return Err(r.err(at, f, "'-' alone, not mixed with castling letters")),
-            _ => {
-                return Err(r.err(
-                    at,
-                    f,
-                    "castling letters K, Q, k, q or a file letter A-H, a-h",
-                ))
-            }
+            _ => return Err(r.err(at, f, "castling letters K, Q, k, q or a file letter A-H, a-h")),
         };
         if rights.contains(rook) {
             if strict {
@@ -408,18 +355,10 @@ fn parse_ep(r: &mut Reader<'_>, turn: Color, board: &Board) -> Result<Option<Squ
         return Ok(None);
     }
     // `-0 1`: the halfmove clock glued to the en passant field.
-    if r.mode == ParseMode::Lenient
-        && text.len() > 1
-        && text[0] == b'-'
-        && text[1..].iter().all(u8::is_ascii_digit)
-    {
+    if r.mode == ParseMode::Lenient && text.len() > 1 && text[0] == b'-' && text[1..].iter().all(u8::is_ascii_digit) {
         r.pos = start + 1;
         r.glued = true;
-        r.fix(
-            start + 1,
-            FenField::Halfmoves,
-            "space inserted between en passant field and halfmove clock",
-        );
+        r.fix(start + 1, FenField::Halfmoves, "space inserted between en passant field and halfmove clock");
         return Ok(None);
     }
     let Some(sq) = Square::from_ascii(text) else {
@@ -433,29 +372,16 @@ fn parse_ep(r: &mut Reader<'_>, turn: Color, board: &Board) -> Result<Option<Squ
     let pawn_rank = Rank::new(4).map_or(Rank::EIGHTH, |x| x.relative(turn));
     if r.mode == ParseMode::Lenient
         && sq.rank() == pawn_rank
-        && board
-            .by_piece(Piece {
-                color: turn.other(),
-                role: Role::Pawn,
-            })
-            .contains(sq)
+        && board.by_piece(Piece { color: turn.other(), role: Role::Pawn }).contains(sq)
     {
         let target = Square::from_coords(sq.file(), want);
-        r.fix(
-            start,
-            f,
-            "pawn's square converted to the en passant target square",
-        );
+        r.fix(start, f, "pawn's square converted to the en passant target square");
         return Ok(Some(target));
     }
     Err(r.err(
         start,
         f,
-        if turn.is_white() {
-            "a square on rank 6 (White to move)"
-        } else {
-            "a square on rank 3 (Black to move)"
-        },
+        if turn.is_white() { "a square on rank 6 (White to move)" } else { "a square on rank 3 (Black to move)" },
     ))
 }
 
@@ -473,10 +399,7 @@ fn parse_counter(r: &mut Reader<'_>, field: FenField) -> Result<u32, FenError> {
     }
     let mut v: u32 = 0;
     for &d in digits {
-        v = match v
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u32::from(d - b'0')))
-        {
+        v = match v.checked_mul(10).and_then(|v| v.checked_add(u32::from(d - b'0'))) {
             Some(v) => v,
             None => return Err(r.err(start, field, "an integer below 2^32")),
         };
@@ -493,62 +416,32 @@ fn parse_counter(r: &mut Reader<'_>, field: FenField) -> Result<u32, FenError> {
 ///
 /// # Errors
 /// [`FenError`] with the offset and what was expected.
-pub fn parse_fields(
-    s: &[u8],
-    mode: ParseMode,
-    counters: Counters,
-) -> Result<ParsedFields, FenError> {
-    let mut r = Reader {
-        s,
-        pos: 0,
-        mode,
-        fixes: Vec::new(),
-        glued: false,
-    };
+pub fn parse_fields(s: &[u8], mode: ParseMode, counters: Counters) -> Result<ParsedFields, FenError> {
+    let mut r = Reader { s, pos: 0, mode, fixes: Vec::new(), glued: false };
     while r.pos < s.len() && is_blank(s[r.pos]) {
         r.pos += 1;
     }
     if r.pos > 0 {
         if mode == ParseMode::Strict {
-            return Err(r.err(
-                0,
-                FenField::Placement,
-                "the piece placement at the start of the line",
-            ));
+            return Err(r.err(0, FenField::Placement, "the piece placement at the start of the line"));
         }
         r.fix(0, FenField::Placement, "leading blanks removed");
     }
     let board = parse_placement(&mut r)?;
-    let need =
-        |r: &mut Reader<'_>, field: FenField, expected: &'static str| -> Result<(), FenError> {
-            if r.separator(field)? {
-                Ok(())
-            } else {
-                Err(r.err(r.pos, field, expected))
-            }
-        };
-    need(
-        &mut r,
-        FenField::Turn,
-        "the active colour field ('w' or 'b')",
-    )?;
+    let need = |r: &mut Reader<'_>, field: FenField, expected: &'static str| -> Result<(), FenError> {
+        if r.separator(field)? {
+            Ok(())
+        } else {
+            Err(r.err(r.pos, field, expected))
+        }
+    };
+    need(&mut r, FenField::Turn, "the active colour field ('w' or 'b')")?;
     let turn = parse_turn(&mut r)?;
-    need(
-        &mut r,
-        FenField::Castling,
-        "the castling availability field",
-    )?;
+    need(&mut r, FenField::Castling, "the castling availability field")?;
     let castling_rights = parse_castling(&mut r, &board)?;
     need(&mut r, FenField::EnPassant, "the en passant square field")?;
     let ep_square = parse_ep(&mut r, turn, &board)?;
-    let mut setup = Setup {
-        board,
-        turn,
-        castling_rights,
-        ep_square,
-        halfmoves: 0,
-        fullmoves: 1,
-    };
+    let mut setup = Setup { board, turn, castling_rights, ep_square, halfmoves: 0, fullmoves: 1 };
     let mut end = r.pos;
     let mut has_counters = false;
     if counters != Counters::Forbidden {
@@ -558,9 +451,7 @@ pub fn parse_fields(
             while p < s.len() && is_blank(s[p]) {
                 p += 1;
             }
-            p > r.pos
-                && p < s.len()
-                && (s[p].is_ascii_digit() || (s[p] == b'+' && mode == ParseMode::Lenient))
+            p > r.pos && p < s.len() && (s[p].is_ascii_digit() || (s[p] == b'+' && mode == ParseMode::Lenient))
         };
         if next_is_digit {
             if !r.glued {
@@ -583,29 +474,16 @@ pub fn parse_fields(
             end = r.pos;
         } else if counters == Counters::Required {
             if mode == ParseMode::Strict {
-                return Err(r.err(
-                    r.pos,
-                    FenField::Halfmoves,
-                    "the halfmove clock and fullmove number",
-                ));
+                return Err(r.err(r.pos, FenField::Halfmoves, "the halfmove clock and fullmove number"));
             }
-            r.fix(
-                r.pos,
-                FenField::Halfmoves,
-                "missing move counters read as 0 1",
-            );
+            r.fix(r.pos, FenField::Halfmoves, "missing move counters read as 0 1");
             r.pos = save.0;
         } else {
             r.pos = save.0;
             r.fixes.truncate(save.1);
         }
     }
-    Ok(ParsedFields {
-        setup,
-        end,
-        has_counters,
-        fixes: r.fixes,
-    })
+    Ok(ParsedFields { setup, end, has_counters, fixes: r.fixes })
 }
 
 /// Whether [`parse_fields`] reads the two FEN move counters.
@@ -628,9 +506,7 @@ impl Setup {
     pub fn from_fen(fen: &[u8], mode: ParseMode) -> Result<Setup, FenError> {
         let parsed = parse_fields(fen, mode, Counters::Required)?;
         let rest = &fen[parsed.end..];
-        let trailing = rest
-            .iter()
-            .position(|&b| !is_blank(b) && b != b'\r' && b != b'\n');
+        let trailing = rest.iter().position(|&b| !is_blank(b) && b != b'\r' && b != b'\n');
         if let Some(i) = trailing {
             return Err(FenError {
                 offset: parsed.end + i,
@@ -639,11 +515,7 @@ impl Setup {
             });
         }
         if mode == ParseMode::Strict && !rest.is_empty() {
-            return Err(FenError {
-                offset: parsed.end,
-                field: FenField::Fullmoves,
-                expected: "the end of the FEN",
-            });
+            return Err(FenError { offset: parsed.end, field: FenField::Fullmoves, expected: "the end of the FEN" });
         }
         Ok(parsed.setup)
     }
@@ -716,16 +588,8 @@ fn append_castling(board: &Board, rights: Bitboard, out: &mut Vec<u8>) {
                     (rooks & Bitboard((1u64 << rook.index()) - 1)).is_empty()
                 };
                 let plain = outermost && rooks.contains(rook);
-                let ch = if plain {
-                    letter
-                } else {
-                    rook.file().char() as u8 - b'a' + b'A'
-                };
-                out.push(if color.is_white() {
-                    ch
-                } else {
-                    ch.to_ascii_lowercase()
-                });
+                let ch = if plain { letter } else { rook.file().char() as u8 - b'a' + b'A' };
+                out.push(if color.is_white() { ch } else { ch.to_ascii_lowercase() });
             }
         }
     }
@@ -750,17 +614,10 @@ impl Position {
     /// [`ParseError`]: a syntax error or an illegal position.
     pub fn from_fen_bytes(fen: &[u8], mode: ParseMode) -> Result<Position, ParseError> {
         let parsed = parse_fields(fen, mode, Counters::Optional)?;
-        if let Some(i) = fen[parsed.end..]
-            .iter()
-            .position(|&b| !is_blank(b) && b != b'\r' && b != b'\n')
-        {
+        if let Some(i) = fen[parsed.end..].iter().position(|&b| !is_blank(b) && b != b'\r' && b != b'\n') {
             return Err(ParseError::Syntax(FenError {
                 offset: parsed.end + i,
-                field: if parsed.has_counters {
-                    FenField::Fullmoves
-                } else {
-                    FenField::EnPassant
-                },
+                field: if parsed.has_counters { FenField::Fullmoves } else { FenField::EnPassant },
                 expected: "the end of the position",
             }));
         }
@@ -826,9 +683,7 @@ mod tests {
 
     #[test]
     fn shredder_letters_read_and_written_as_x_fen() {
-        let pos =
-            Position::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
-                .unwrap();
+        let pos = Position::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9").unwrap();
         assert_eq!(pos.castling_rights().count(), 4);
         assert!(pos.is_chess960());
         assert!(pos.fen().contains(" KQkq "));
@@ -841,66 +696,18 @@ mod tests {
     fn strict_errors_name_column_and_expectation() {
         for (fen, offset, field) in [
             ("", 0, FenField::Placement),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1",
-                34,
-                FenField::Placement,
-            ),
-            (
-                "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                18,
-                FenField::Placement,
-            ),
-            (
-                "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                16,
-                FenField::Placement,
-            ),
-            (
-                "rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                19,
-                FenField::Placement,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w KQkq - 0 1",
-                43,
-                FenField::Placement,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
-                44,
-                FenField::Turn,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w QKkq - 0 1",
-                47,
-                FenField::Castling,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e4 0 1",
-                51,
-                FenField::EnPassant,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -  0 1",
-                52,
-                FenField::Halfmoves,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0",
-                55,
-                FenField::Fullmoves,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 x",
-                55,
-                FenField::Fullmoves,
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
-                52,
-                FenField::Halfmoves,
-            ),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", 34, FenField::Placement),
+            ("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 18, FenField::Placement),
+            ("rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 16, FenField::Placement),
+            ("rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 19, FenField::Placement),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w KQkq - 0 1", 43, FenField::Placement),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", 44, FenField::Turn),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w QKkq - 0 1", 47, FenField::Castling),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e4 0 1", 51, FenField::EnPassant),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -  0 1", 52, FenField::Halfmoves),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0", 55, FenField::Fullmoves),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 x", 55, FenField::Fullmoves),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", 52, FenField::Halfmoves),
         ] {
             let e = Setup::from_fen(fen.as_bytes(), ParseMode::Strict).expect_err(fen);
             assert_eq!((e.offset, e.field), (offset, field), "{fen}: {e}");
@@ -910,12 +717,7 @@ mod tests {
     #[test]
     fn lenient_reads_legacy_dialect_and_reports_fixes() {
         // The 1996 help text's example: short ranks and a trailing '/'.
-        let parsed = parse_fields(
-            b"k2r/ppp5/8/8/8/Q/5PPP/7K/ b -  -",
-            ParseMode::Lenient,
-            Counters::Optional,
-        )
-        .unwrap();
+        let parsed = parse_fields(b"k2r/ppp5/8/8/8/Q/5PPP/7K/ b -  -", ParseMode::Lenient, Counters::Optional).unwrap();
         assert_eq!(parsed.setup.epd(), "k2r4/ppp5/8/8/8/Q7/5PPP/7K b - -");
         assert!(parsed.fixes.len() >= 3);
         // En passant given as the pawn's square; castling out of order.
@@ -925,29 +727,14 @@ mod tests {
             Counters::Optional,
         )
         .unwrap();
-        assert_eq!(
-            parsed.setup.fen(),
-            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 1"
-        );
+        assert_eq!(parsed.setup.fen(), "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 1");
         assert_eq!(parsed.fixes.len(), 2);
         // Halfmove clock glued to the en passant field.
-        let parsed = parse_fields(
-            b"8/8/8/8/8/8/8/K6k w - -0 1 bm Ka2;",
-            ParseMode::Lenient,
-            Counters::Optional,
-        )
-        .unwrap();
+        let parsed =
+            parse_fields(b"8/8/8/8/8/8/8/K6k w - -0 1 bm Ka2;", ParseMode::Lenient, Counters::Optional).unwrap();
         assert_eq!(parsed.setup.fen(), "8/8/8/8/8/8/8/K6k w - - 0 1");
-        assert_eq!(
-            &b"8/8/8/8/8/8/8/K6k w - -0 1 bm Ka2;"[parsed.end..],
-            b" bm Ka2;"
-        );
-        assert!(parse_fields(
-            b"8/8/8/8/8/8/8/K6k w - -0 1",
-            ParseMode::Strict,
-            Counters::Optional
-        )
-        .is_err());
+        assert_eq!(&b"8/8/8/8/8/8/8/K6k w - -0 1 bm Ka2;"[parsed.end..], b" bm Ka2;");
+        assert!(parse_fields(b"8/8/8/8/8/8/8/K6k w - -0 1", ParseMode::Strict, Counters::Optional).is_err());
         // Fullmove number 0.
         let s = Setup::from_fen(b"8/8/8/8/8/8/8/K6k w - - 1 0", ParseMode::Lenient).unwrap();
         assert_eq!(s.fullmoves, 1);
@@ -977,42 +764,18 @@ mod tests {
     #[test]
     fn position_errors() {
         for (fen, err) in [
-            (
-                "8/8/8/8/8/8/8/K7 w - - 0 1",
-                PositionError::MissingKing(Color::Black),
-            ),
-            (
-                "k7/8/8/8/8/8/8/KK6 w - - 0 1",
-                PositionError::TooManyKings(Color::White),
-            ),
-            (
-                "k7/8/8/8/8/8/8/K6P w - - 0 1",
-                PositionError::PawnOnBackRank(Square::H1),
-            ),
-            (
-                "k7/pppppppp/p7/8/8/8/8/K7 w - - 0 1",
-                PositionError::TooManyPawns(Color::Black),
-            ),
-            (
-                "k7/8/8/8/8/8/PPPPPPPP/KNNN4 w - - 0 1",
-                PositionError::PromotionBudget(Color::White),
-            ),
-            (
-                "k7/8/8/8/8/8/8/K7 w K - 0 1",
-                PositionError::InvalidCastlingRight(Square::H1),
-            ),
+            ("8/8/8/8/8/8/8/K7 w - - 0 1", PositionError::MissingKing(Color::Black)),
+            ("k7/8/8/8/8/8/8/KK6 w - - 0 1", PositionError::TooManyKings(Color::White)),
+            ("k7/8/8/8/8/8/8/K6P w - - 0 1", PositionError::PawnOnBackRank(Square::H1)),
+            ("k7/pppppppp/p7/8/8/8/8/K7 w - - 0 1", PositionError::TooManyPawns(Color::Black)),
+            ("k7/8/8/8/8/8/PPPPPPPP/KNNN4 w - - 0 1", PositionError::PromotionBudget(Color::White)),
+            ("k7/8/8/8/8/8/8/K7 w K - 0 1", PositionError::InvalidCastlingRight(Square::H1)),
             (
                 "k7/8/8/8/8/8/8/K7 w - e6 0 1",
-                PositionError::InvalidEnPassant(
-                    Square::E6,
-                    "no pawn stands where a double push would have put it",
-                ),
+                PositionError::InvalidEnPassant(Square::E6, "no pawn stands where a double push would have put it"),
             ),
             ("k7/8/8/8/8/8/8/R6K w - - 0 1", PositionError::OppositeCheck),
-            (
-                "k7/8/8/8/8/1n6/2n5/K7 w - - 0 1",
-                PositionError::ImpossibleCheck,
-            ),
+            ("k7/8/8/8/8/1n6/2n5/K7 w - - 0 1", PositionError::ImpossibleCheck),
         ] {
             assert!(Position::from_fen("k7/8/8/8/8/8/8/4K2R w K - 0 1").is_ok());
             let e = Position::from_fen(fen).expect_err(fen);

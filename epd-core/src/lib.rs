@@ -29,6 +29,7 @@ mod operand;
 mod perft;
 mod position;
 mod record;
+mod registers;
 mod role;
 mod san;
 mod score;
@@ -40,24 +41,14 @@ pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::Color;
 pub use diag::{has_errors, Code, Diagnostic, Severity};
-pub use fen::{
-    parse_fields, Counters, FenError, FenField, Fix, ParseError, ParseMode, ParsedFields,
-};
+pub use fen::{parse_fields, Counters, FenError, FenField, Fix, ParseError, ParseMode, ParsedFields};
 pub use moves::{Move, MoveKind, MoveList, MAX_LEGAL_MOVES};
-pub use opcode::{
-    is_valid_opcode, Arity, Opcode, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS,
-};
-pub use operand::{
-    append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay,
-};
-pub use perft::{
-    parse_perft_record, perft, perft_divide, perft_full, PerftExpectation, PerftRecord,
-    PerftRecordError,
-};
+pub use opcode::{is_valid_opcode, Arity, Opcode, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS};
+pub use operand::{append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
+pub use perft::{parse_perft_record, perft, perft_divide, perft_full, PerftExpectation, PerftRecord, PerftRecordError};
 pub use position::{History, IllegalMoveError, Position, PositionError, Setup, Status, Validation};
-pub use record::{
-    Operand, OperandInput, Operation, Record, SetError, Value, MAX_SPEC_LINE, MAX_STRING,
-};
+pub use record::{Operand, OperandInput, Operation, Record, SetError, Value, MAX_SPEC_LINE, MAX_STRING};
+pub use registers::Registers;
 pub use role::{Piece, Role};
 pub use san::{CastlingSide, San, SanError, SanMode, SanPlus, Suffix};
 pub use score::{Score, ScoreError, CE_MATE_THRESHOLD, CE_MAX, CE_MIN};

@@ -32,11 +32,7 @@ impl Sink for MoveList {
     #[inline(always)]
     fn pawns(&mut self, to: Bitboard, delta: i32) {
         for t in to {
-            self.push(Move::normal(
-                Role::Pawn,
-                Square::from_index((t.index() as i32 - delta) as u32),
-                t,
-            ));
+            self.push(Move::normal(Role::Pawn, Square::from_index((t.index() as i32 - delta) as u32), t));
         }
     }
     #[inline(always)]
@@ -201,16 +197,12 @@ impl Position {
         let pawns = board.pawns() & ours;
         let pinned = self.pinned;
         let (up, third, last) = match us {
-            Color::White => (
-                8,
-                Bitboard::from_rank(Rank::new(2).unwrap_or(Rank::FIRST)),
-                Bitboard::from_rank(Rank::EIGHTH),
-            ),
-            Color::Black => (
-                -8,
-                Bitboard::from_rank(Rank::new(5).unwrap_or(Rank::FIRST)),
-                Bitboard::from_rank(Rank::FIRST),
-            ),
+            Color::White => {
+                (8, Bitboard::from_rank(Rank::new(2).unwrap_or(Rank::FIRST)), Bitboard::from_rank(Rank::EIGHTH))
+            }
+            Color::Black => {
+                (-8, Bitboard::from_rank(Rank::new(5).unwrap_or(Rank::FIRST)), Bitboard::from_rank(Rank::FIRST))
+            }
         };
         let empty = !occ;
 
@@ -290,47 +282,25 @@ impl Position {
         a.0
     }
 
-    /// Legal moves of pieces of `role` to `to` (castling excluded).
+    /// Legal moves of pieces of `role` to `to` (castling excluded; each
+    /// promotion piece is a move of its own).
     #[must_use]
     pub fn legal_moves_to(&self, role: Role, to: Square) -> MoveList {
         let mut list = MoveList::new();
-        let us = self.turn;
-        let candidates = match role {
-            Role::Pawn => {
-                let dir = if us.is_white() { 8 } else { -8 };
-                let mut c = attacks::pawn_attacks(us.other(), to);
-                if let Some(b) = to.offset(-dir) {
-                    c.add(b);
-                    if let Some(bb) = b.offset(-dir) {
-                        c.add(bb);
-                    }
-                }
-                c
-            }
-            r => attacks::attacks(us.other(), r, to, self.board.occupied()),
-        } & self.board.by_role(role)
-            & self.board.by_color(us);
-        let last = Bitboard::from_rank(Rank::EIGHTH.relative(us)).contains(to);
-        for from in candidates {
-            if role == Role::Pawn && self.ep_square == Some(to) && from.file() != to.file() {
-                let m = Move::en_passant(from, to);
-                if self.is_legal(m) {
-                    list.push(m);
-                }
-                continue;
-            }
+        let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
+        for from in self.origins(role, to) {
             if role == Role::Pawn && last {
                 for r in Role::PROMOTIONS {
-                    let m = Move::promotion(from, to, r);
-                    if self.is_legal(m) {
-                        list.push(m);
-                    }
+                    list.push(Move::promotion(from, to, r));
                 }
+            } else if role == Role::Pawn
+                && self.ep_square == Some(to)
+                && from.file() != to.file()
+                && !self.board.occupied().contains(to)
+            {
+                list.push(Move::en_passant(from, to));
             } else {
-                let m = Move::normal(role, from, to);
-                if self.is_legal(m) {
-                    list.push(m);
-                }
+                list.push(Move::normal(role, from, to));
             }
         }
         list

@@ -36,48 +36,28 @@ impl Move {
     #[must_use]
     #[inline(always)]
     pub const fn normal(role: Role, from: Square, to: Square) -> Move {
-        Move {
-            role,
-            from,
-            to,
-            kind: MoveKind::Normal,
-        }
+        Move { role, from, to, kind: MoveKind::Normal }
     }
 
     /// A pawn promotion.
     #[must_use]
     #[inline(always)]
     pub const fn promotion(from: Square, to: Square, promotion: Role) -> Move {
-        Move {
-            role: Role::Pawn,
-            from,
-            to,
-            kind: MoveKind::Promotion(promotion),
-        }
+        Move { role: Role::Pawn, from, to, kind: MoveKind::Promotion(promotion) }
     }
 
     /// An en passant capture.
     #[must_use]
     #[inline(always)]
     pub const fn en_passant(from: Square, to: Square) -> Move {
-        Move {
-            role: Role::Pawn,
-            from,
-            to,
-            kind: MoveKind::EnPassant,
-        }
+        Move { role: Role::Pawn, from, to, kind: MoveKind::EnPassant }
     }
 
     /// Castling, as king `king` takes own rook `rook`.
     #[must_use]
     #[inline(always)]
     pub const fn castle(king: Square, rook: Square) -> Move {
-        Move {
-            role: Role::King,
-            from: king,
-            to: rook,
-            kind: MoveKind::Castle,
-        }
+        Move { role: Role::King, from: king, to: rook, kind: MoveKind::Castle }
     }
 
     /// The moving role (a promoting pawn is a pawn).
@@ -142,11 +122,7 @@ impl Move {
     pub const fn king_destination(self) -> Square {
         if let MoveKind::Castle = self.kind {
             let rank = self.from.index() as u32 & !7;
-            let file = if self.to.index() > self.from.index() {
-                6
-            } else {
-                2
-            };
+            let file = if self.to.index() > self.from.index() { 6 } else { 2 };
             Square::from_index(rank + file)
         } else {
             self.to
@@ -166,11 +142,7 @@ impl Move {
     /// Appends the UCI notation (see [`Move::to_uci`]).
     pub fn append_uci(self, chess960: bool, out: &mut Vec<u8>) {
         self.from.append_to(out);
-        let to = if self.is_castle() && !chess960 {
-            self.king_destination()
-        } else {
-            self.to
-        };
+        let to = if self.is_castle() && !chess960 { self.king_destination() } else { self.to };
         to.append_to(out);
         if let MoveKind::Promotion(r) = self.kind {
             out.push(r.lower_char() as u8);
@@ -212,10 +184,7 @@ impl MoveList {
     #[must_use]
     #[inline]
     pub fn new() -> MoveList {
-        MoveList {
-            len: 0,
-            moves: [Move::normal(Role::Pawn, Square::A1, Square::A1); MAX_LEGAL_MOVES],
-        }
+        MoveList { len: 0, moves: [Move::normal(Role::Pawn, Square::A1, Square::A1); MAX_LEGAL_MOVES] }
     }
 
     /// Appends a move. A full list ignores the push: a position has at most
@@ -293,16 +262,8 @@ mod tests {
     #[test]
     fn uci_notation() {
         for (m, std, c960) in [
-            (
-                Move::normal(Role::Knight, Square::G1, Square::F3),
-                "g1f3",
-                "g1f3",
-            ),
-            (
-                Move::promotion(Square::E7, Square::E8, Role::Queen),
-                "e7e8q",
-                "e7e8q",
-            ),
+            (Move::normal(Role::Knight, Square::G1, Square::F3), "g1f3", "g1f3"),
+            (Move::promotion(Square::E7, Square::E8, Role::Queen), "e7e8q", "e7e8q"),
             (Move::castle(Square::E1, Square::H1), "e1g1", "e1h1"),
             (Move::castle(Square::E8, Square::A8), "e8c8", "e8a8"),
             (Move::castle(Square::B1, Square::A1), "b1c1", "b1a1"),

@@ -122,15 +122,7 @@ pub enum Opcode {
 }
 
 /// The enumerated operands of `refcom` (§6.23).
-pub const REFCOM_COMMANDS: [&str; 7] = [
-    "conclude",
-    "disconnect",
-    "execute",
-    "fault",
-    "inform",
-    "reset",
-    "respond",
-];
+pub const REFCOM_COMMANDS: [&str; 7] = ["conclude", "disconnect", "execute", "fault", "inform", "reset", "respond"];
 /// The enumerated operands of `refreq` (§6.24).
 pub const REFREQ_REQUESTS: [&str; 4] = ["fault", "reply", "sign_off", "sign_on"];
 
@@ -251,11 +243,43 @@ impl Opcode {
     /// Looks up a mnemonic (exact, case-sensitive).
     #[must_use]
     pub fn from_name(name: &[u8]) -> Option<Opcode> {
-        // The catalog is sorted by name: binary search.
-        Opcode::ALL
-            .binary_search_by(|op| op.name().as_bytes().cmp(name))
-            .ok()
-            .map(|i| Opcode::ALL[i])
+        use Opcode::*;
+        Some(match name {
+            b"acd" => Acd,
+            b"acn" => Acn,
+            b"acs" => Acs,
+            b"am" => Am,
+            b"bm" => Bm,
+            [b'c', d @ b'0'..=b'9'] => [C0, C1, C2, C3, C4, C5, C6, C7, C8, C9][usize::from(d - b'0')],
+            [b'v', d @ b'0'..=b'9'] => [V0, V1, V2, V3, V4, V5, V6, V7, V8, V9][usize::from(d - b'0')],
+            b"cc" => Cc,
+            b"ce" => Ce,
+            b"dm" => Dm,
+            b"draw_accept" => DrawAccept,
+            b"draw_claim" => DrawClaim,
+            b"draw_offer" => DrawOffer,
+            b"draw_reject" => DrawReject,
+            b"eco" => Eco,
+            b"fmvn" => Fmvn,
+            b"hmvc" => Hmvc,
+            b"id" => Id,
+            b"nic" => Nic,
+            b"noop" => Noop,
+            b"pm" => Pm,
+            b"ptp" => Ptp,
+            b"pv" => Pv,
+            b"rc" => Rc,
+            b"refcom" => Refcom,
+            b"refreq" => Refreq,
+            b"resign" => Resign,
+            b"sm" => Sm,
+            b"sv" => Sv,
+            b"tcgs" => Tcgs,
+            b"tcri" => Tcri,
+            b"tcsi" => Tcsi,
+            b"ts" => Ts,
+            _ => return None,
+        })
     }
 
     /// The operand count rule.
@@ -263,12 +287,11 @@ impl Opcode {
     pub const fn arity(self) -> Arity {
         use Opcode::*;
         match self {
-            Acd | Acn | Acs | Ce | Dm | Fmvn | Hmvc | Id | Pm | Rc | Refcom | Refreq | Sm
-            | Tcgs => Arity::Exactly(1),
+            Acd | Acn | Acs | Ce | Dm | Fmvn | Hmvc | Id | Pm | Rc | Refcom | Refreq | Sm | Tcgs => Arity::Exactly(1),
             Cc | Tcri | Tcsi | Ts => Arity::Exactly(2),
             DrawAccept | DrawClaim | DrawOffer | DrawReject | Resign => Arity::Exactly(0),
-            C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | Eco | Nic | V0 | V1 | V2 | V3
-            | V4 | V5 | V6 | V7 | V8 | V9 => Arity::Optional,
+            C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | Eco | Nic | V0 | V1 | V2 | V3 | V4 | V5 | V6 | V7
+            | V8 | V9 => Arity::Optional,
             Am | Bm | Noop | Pv | Sv => Arity::Any,
             Ptp => Arity::Pairs,
         }
@@ -282,8 +305,8 @@ impl Opcode {
             Acd | Acn | Acs | Ce | Dm | Fmvn | Hmvc | Rc | Tcgs => OperandType::Integer,
             Am | Bm | Pm | Pv | Sm | Sv => OperandType::Move,
             Cc => OperandType::Clock,
-            C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | Eco | Id | Nic | Tcri | Tcsi | V0
-            | V1 | V2 | V3 | V4 | V5 | V6 | V7 | V8 | V9 => OperandType::String,
+            C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | Eco | Id | Nic | Tcri | Tcsi | V0 | V1 | V2 | V3 | V4
+            | V5 | V6 | V7 | V8 | V9 => OperandType::String,
             Refcom | Refreq => OperandType::Identifier,
             Ptp => {
                 if index % 2 == 0 {
@@ -392,15 +415,7 @@ mod tests {
         for ok in ["bm", "c0", "draw_accept", "D1", "A23456789012345"] {
             assert!(is_valid_opcode(ok.as_bytes()), "{ok}");
         }
-        for bad in [
-            "",
-            "0",
-            "00:00",
-            "--:--",
-            "Duals(117)",
-            "A234567890123456",
-            "_x",
-        ] {
+        for bad in ["", "0", "00:00", "--:--", "Duals(117)", "A234567890123456", "_x"] {
             assert!(!is_valid_opcode(bad.as_bytes()), "{bad}");
         }
     }

@@ -56,11 +56,7 @@ impl Date {
         if !(1..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
             return None;
         }
-        Some(Date {
-            year: y as u16,
-            month: m as u8,
-            day: d as u8,
-        })
+        Some(Date { year: y as u16, month: m as u8, day: d as u8 })
     }
 }
 
@@ -75,11 +71,7 @@ impl TimeOfDay {
         if h > 23 || m > 59 || sec > 59 {
             return None;
         }
-        Some(TimeOfDay {
-            hour: h as u8,
-            minute: m as u8,
-            second: sec as u8,
-        })
+        Some(TimeOfDay { hour: h as u8, minute: m as u8, second: sec as u8 })
     }
 }
 
@@ -90,21 +82,11 @@ impl Clock {
         if s.len() != 12 || s[3] != b':' || s[6] != b':' || s[9] != b':' {
             return None;
         }
-        let (d, h, m, sec) = (
-            digits(&s[0..3])?,
-            digits(&s[4..6])?,
-            digits(&s[7..9])?,
-            digits(&s[10..12])?,
-        );
+        let (d, h, m, sec) = (digits(&s[0..3])?, digits(&s[4..6])?, digits(&s[7..9])?, digits(&s[10..12])?);
         if h > 23 || m > 59 || sec > 59 {
             return None;
         }
-        Some(Clock {
-            days: d as u16,
-            hours: h as u8,
-            minutes: m as u8,
-            seconds: sec as u8,
-        })
+        Some(Clock { days: d as u16, hours: h as u8, minutes: m as u8, seconds: sec as u8 })
     }
 
     /// The clock reading in seconds.
@@ -118,11 +100,7 @@ impl Clock {
     #[must_use]
     pub fn from_seconds(total: u64) -> Clock {
         let days = (total / 86_400).min(999);
-        let rest = if total / 86_400 > 999 {
-            86_399
-        } else {
-            total % 86_400
-        };
+        let rest = if total / 86_400 > 999 { 86_399 } else { total % 86_400 };
         Clock {
             days: days as u16,
             hours: (rest / 3600) as u8,
@@ -146,11 +124,7 @@ impl fmt::Display for TimeOfDay {
 
 impl fmt::Display for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:03}:{:02}:{:02}:{:02}",
-            self.days, self.hours, self.minutes, self.seconds
-        )
+        write!(f, "{:03}:{:02}:{:02}:{:02}", self.days, self.hours, self.minutes, self.seconds)
     }
 }
 
@@ -182,13 +156,7 @@ pub fn parse_integer(s: &[u8]) -> Result<i64, IntegerError> {
         let digit = i64::from(d - b'0');
         v = v
             .checked_mul(10)
-            .and_then(|v| {
-                if neg {
-                    v.checked_sub(digit)
-                } else {
-                    v.checked_add(digit)
-                }
-            })
+            .and_then(|v| if neg { v.checked_sub(digit) } else { v.checked_add(digit) })
             .ok_or(IntegerError::Overflow)?;
     }
     Ok(v)
@@ -205,10 +173,7 @@ pub fn is_float(s: &[u8]) -> bool {
     match body.iter().position(|&b| b == b'.') {
         Some(dot) => {
             let (a, b) = (&body[..dot], &body[dot + 1..]);
-            !a.is_empty()
-                && !b.is_empty()
-                && a.iter().all(u8::is_ascii_digit)
-                && b.iter().all(u8::is_ascii_digit)
+            !a.is_empty() && !b.is_empty() && a.iter().all(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_digit)
         }
         None => false,
     }
@@ -248,27 +213,11 @@ mod tests {
 
     #[test]
     fn basetypes() {
-        assert_eq!(
-            Date::from_ascii(b"1995.11.26"),
-            Some(Date {
-                year: 1995,
-                month: 11,
-                day: 26
-            })
-        );
-        for bad in [
-            "1995.13.01",
-            "0000.01.01",
-            "95.11.26",
-            "1995-11-26",
-            "1995.11.32",
-        ] {
+        assert_eq!(Date::from_ascii(b"1995.11.26"), Some(Date { year: 1995, month: 11, day: 26 }));
+        for bad in ["1995.13.01", "0000.01.01", "95.11.26", "1995-11-26", "1995.11.32"] {
             assert_eq!(Date::from_ascii(bad.as_bytes()), None, "{bad}");
         }
-        assert_eq!(
-            TimeOfDay::from_ascii(b"23:59:59").map(|t| t.to_string()),
-            Some("23:59:59".into())
-        );
+        assert_eq!(TimeOfDay::from_ascii(b"23:59:59").map(|t| t.to_string()), Some("23:59:59".into()));
         assert_eq!(TimeOfDay::from_ascii(b"24:00:00"), None);
         let c = Clock::from_ascii(b"001:02:03:04").unwrap();
         assert_eq!(c.to_string(), "001:02:03:04");
@@ -284,20 +233,10 @@ mod tests {
         assert_eq!(parse_integer(b"+5"), Ok(5));
         assert_eq!(parse_integer(b"9223372036854775807"), Ok(i64::MAX));
         assert_eq!(parse_integer(b"-9223372036854775808"), Ok(i64::MIN));
-        assert_eq!(
-            parse_integer(b"9223372036854775808"),
-            Err(IntegerError::Overflow)
-        );
-        assert_eq!(
-            parse_integer(b"99999999999999999999999"),
-            Err(IntegerError::Overflow)
-        );
+        assert_eq!(parse_integer(b"9223372036854775808"), Err(IntegerError::Overflow));
+        assert_eq!(parse_integer(b"99999999999999999999999"), Err(IntegerError::Overflow));
         for bad in ["", "-", "+", "1.0", "1e5", "0x10", "12a"] {
-            assert_eq!(
-                parse_integer(bad.as_bytes()),
-                Err(IntegerError::Syntax),
-                "{bad}"
-            );
+            assert_eq!(parse_integer(bad.as_bytes()), Err(IntegerError::Syntax), "{bad}");
         }
         assert!(is_float(b"-1.25"));
         assert!(!is_float(b"1."));

@@ -46,10 +46,7 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
     if depth == 0 {
         return Vec::new();
     }
-    pos.legal_moves()
-        .iter()
-        .map(|&m| (m, perft(&pos.played(m), depth - 1)))
-        .collect()
+    pos.legal_moves().iter().map(|&m| (m, perft(&pos.played(m), depth - 1))).collect()
 }
 
 /// One expected node count of a perft suite record (`D5 4865609` or
@@ -102,32 +99,19 @@ impl std::error::Error for PerftRecordError {}
 /// [`PerftRecordError`] with the offset, for an unreadable position or a
 /// malformed count.
 pub fn parse_perft_record(line: &[u8]) -> Result<PerftRecord, PerftRecordError> {
-    let end = line
-        .iter()
-        .rposition(|&b| !matches!(b, b'\0' | b'\r' | b'\n' | b' ' | b'\t'))
-        .map_or(0, |i| i + 1);
+    let end = line.iter().rposition(|&b| !matches!(b, b'\0' | b'\r' | b'\n' | b' ' | b'\t')).map_or(0, |i| i + 1);
     let line = &line[..end];
     let parsed = crate::parse_fields(line, crate::ParseMode::Lenient, crate::Counters::Optional)
-        .map_err(|e| PerftRecordError {
-            offset: e.offset,
-            message: e.to_string(),
-        })?;
+        .map_err(|e| PerftRecordError { offset: e.offset, message: e.to_string() })?;
     let warnings = parsed.setup.problems();
-    let position =
-        Position::from_setup_with(parsed.setup, crate::Validation::Playable).map_err(|e| {
-            PerftRecordError {
-                offset: 0,
-                message: format!("illegal position: {e}"),
-            }
-        })?;
+    let position = Position::from_setup_with(parsed.setup, crate::Validation::Playable)
+        .map_err(|e| PerftRecordError { offset: 0, message: format!("illegal position: {e}") })?;
     let mut expectations = Vec::new();
     let mut start = parsed.end;
     for piece in line[parsed.end..].split(|&b| b == b';') {
         let offset = start + piece.iter().take_while(|b| b.is_ascii_whitespace()).count();
         start += piece.len() + 1;
-        let mut words = piece
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|w| !w.is_empty());
+        let mut words = piece.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
         let Some(op) = words.next() else { continue };
         let digits = if let Some(rest) = op.strip_prefix(b"perft") {
             rest
@@ -146,26 +130,16 @@ pub fn parse_perft_record(line: &[u8]) -> Result<PerftRecord, PerftRecordError> 
                 message: format!("node count of depth {depth} is not a non-negative integer"),
             })?),
         };
-        expectations.push(PerftExpectation {
-            depth,
-            nodes,
-            offset,
-        });
+        expectations.push(PerftExpectation { depth, nodes, offset });
     }
-    Ok(PerftRecord {
-        position,
-        expectations,
-        warnings,
-    })
+    Ok(PerftRecord { position, expectations, warnings })
 }
 
 fn parse_u64(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 20 || !s.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    s.iter().try_fold(0u64, |acc, &d| {
-        acc.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-    })
+    s.iter().try_fold(0u64, |acc, &d| acc.checked_mul(10)?.checked_add(u64::from(d - b'0')))
 }
 
 #[cfg(test)]
@@ -175,26 +149,11 @@ mod tests {
     #[test]
     fn known_counts() {
         for (fen, counts) in [
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                &[20u64, 400, 8902, 197_281][..],
-            ),
-            (
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-                &[48, 2039, 97_862],
-            ),
-            (
-                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-                &[14, 191, 2812, 43_238],
-            ),
-            (
-                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-                &[6, 264, 9467],
-            ),
-            (
-                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-                &[44, 1486, 62_379],
-            ),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", &[20u64, 400, 8902, 197_281][..]),
+            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", &[48, 2039, 97_862]),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", &[14, 191, 2812, 43_238]),
+            ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", &[6, 264, 9467]),
+            ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", &[44, 1486, 62_379]),
         ] {
             let pos = Position::from_fen(fen).unwrap();
             for (d, &n) in counts.iter().enumerate() {
@@ -214,29 +173,13 @@ mod tests {
                 &b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400"[..],
                 vec![(1, Some(20)), (2, Some(400))],
             ),
-            (
-                b"4k3/8/8/8/8/8/8/4K2R w K - 0 1; D1 15; D2 66\0",
-                vec![(1, Some(15)), (2, Some(66))],
-            ),
-            (
-                b"4k3/8/8/8/8/8/8/4K2R w K -; perft1 15; perft2 66;\r\n",
-                vec![(1, Some(15)), (2, Some(66))],
-            ),
-            (
-                b"4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D4 ;D5 ;D6",
-                vec![(4, None), (5, None), (6, None)],
-            ),
-            (
-                b"4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;id \"x\"; D1 15",
-                vec![(1, Some(15))],
-            ),
+            (b"4k3/8/8/8/8/8/8/4K2R w K - 0 1; D1 15; D2 66\0", vec![(1, Some(15)), (2, Some(66))]),
+            (b"4k3/8/8/8/8/8/8/4K2R w K -; perft1 15; perft2 66;\r\n", vec![(1, Some(15)), (2, Some(66))]),
+            (b"4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D4 ;D5 ;D6", vec![(4, None), (5, None), (6, None)]),
+            (b"4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;id \"x\"; D1 15", vec![(1, Some(15))]),
         ] {
             let rec = parse_perft_record(line).unwrap();
-            let got: Vec<_> = rec
-                .expectations
-                .iter()
-                .map(|e| (e.depth, e.nodes))
-                .collect();
+            let got: Vec<_> = rec.expectations.iter().map(|e| (e.depth, e.nodes)).collect();
             assert_eq!(got, depths);
         }
         assert!(parse_perft_record(b"4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 x5").is_err());

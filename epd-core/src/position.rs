@@ -98,13 +98,8 @@ impl Setup {
                 out.push(PositionError::InvalidEnPassant(ep, reason));
             }
         }
-        if let (Some(their_king), Some(our_king)) =
-            (board.king_of(self.turn.other()), board.king_of(self.turn))
-        {
-            if board
-                .attackers_of(their_king, self.turn, board.occupied())
-                .any()
-            {
+        if let (Some(their_king), Some(our_king)) = (board.king_of(self.turn.other()), board.king_of(self.turn)) {
+            if board.attackers_of(their_king, self.turn, board.occupied()).any() {
                 out.push(PositionError::OppositeCheck);
             }
             let checkers = board.attackers_of(our_king, self.turn.other(), board.occupied());
@@ -117,12 +112,8 @@ impl Setup {
                 // are impossible.
                 let mut it = checkers.into_iter();
                 let (a, b) = (it.next().unwrap_or(our_king), it.next().unwrap_or(our_king));
-                let same_leaper =
-                    |r: Role| board.by_role(r).contains(a) && board.by_role(r).contains(b);
-                if same_leaper(Role::Pawn)
-                    || same_leaper(Role::Knight)
-                    || attacks::aligned(a, b, our_king)
-                {
+                let same_leaper = |r: Role| board.by_role(r).contains(a) && board.by_role(r).contains(b);
+                if same_leaper(Role::Pawn) || same_leaper(Role::Knight) || attacks::aligned(a, b, our_king) {
                     out.push(PositionError::ImpossibleCheck);
                 }
             }
@@ -154,10 +145,7 @@ fn castling_right_valid(board: &Board, rights: Bitboard, rook: Square) -> bool {
     }
     // At most one right per side of the king.
     let back = Bitboard::from_rank(rook.rank()) & rights;
-    let same_side = back
-        .into_iter()
-        .filter(|&r| (r.index() > king.index()) == (rook.index() > king.index()))
-        .count();
+    let same_side = back.into_iter().filter(|&r| (r.index() > king.index()) == (rook.index() > king.index())).count();
     same_side == 1
 }
 
@@ -176,13 +164,7 @@ fn ep_problem(board: &Board, turn: Color, ep: Square) -> Option<&'static str> {
     if board.occupied().contains(ep) || board.occupied().contains(pushed_from) {
         return Some("the pawn's path is not empty");
     }
-    if !board
-        .by_piece(Piece {
-            color: turn.other(),
-            role: Role::Pawn,
-        })
-        .contains(pushed_to)
-    {
+    if !board.by_piece(Piece { color: turn.other(), role: Role::Pawn }).contains(pushed_to) {
         return Some("no pawn stands where a double push would have put it");
     }
     None
@@ -257,16 +239,11 @@ impl fmt::Display for PositionError {
             }
             PositionError::PawnOnBackRank(sq) => write!(f, "pawn on back rank at {sq}"),
             PositionError::InvalidCastlingRight(sq) => {
-                write!(
-                    f,
-                    "castling right with rook {sq} needs king and rook at home"
-                )
+                write!(f, "castling right with rook {sq} needs king and rook at home")
             }
             PositionError::InvalidEnPassant(sq, why) => write!(f, "en passant square {sq} {why}"),
             PositionError::OppositeCheck => f.write_str("the side not to move is in check"),
-            PositionError::ImpossibleCheck => {
-                f.write_str("impossible check (no legal last move gives it)")
-            }
+            PositionError::ImpossibleCheck => f.write_str("impossible check (no legal last move gives it)"),
         }
     }
 }
@@ -377,14 +354,8 @@ impl Position {
     ///
     /// # Errors
     /// The first [`PositionError`] that `validation` does not allow.
-    pub fn from_setup_with(
-        setup: Setup,
-        validation: Validation,
-    ) -> Result<Position, PositionError> {
-        let first = setup
-            .problems()
-            .into_iter()
-            .find(|e| validation == Validation::Full || e.prevents_play());
+    pub fn from_setup_with(setup: Setup, validation: Validation) -> Result<Position, PositionError> {
+        let first = setup.problems().into_iter().find(|e| validation == Validation::Full || e.prevents_play());
         if let Some(e) = first {
             return Err(e);
         }
@@ -446,10 +417,7 @@ impl Position {
     #[must_use]
     pub fn legal_ep_square(&self) -> Option<Square> {
         let ep = self.ep_square?;
-        let pawns = self.board.by_piece(Piece {
-            color: self.turn,
-            role: Role::Pawn,
-        });
+        let pawns = self.board.by_piece(Piece { color: self.turn, role: Role::Pawn });
         (attacks::pawn_attacks(self.turn.other(), ep) & pawns)
             .into_iter()
             .any(|from| self.ep_is_legal(from, ep))
@@ -498,9 +466,7 @@ impl Position {
     #[must_use]
     #[inline(always)]
     pub fn our_king(&self) -> Square {
-        (self.board.kings() & self.board.by_color(self.turn))
-            .first()
-            .unwrap_or(Square::A1)
+        (self.board.kings() & self.board.by_color(self.turn)).first().unwrap_or(Square::A1)
     }
 
     /// `true` if a castling right's rook or king stands where standard
@@ -509,13 +475,8 @@ impl Position {
     pub fn is_chess960(&self) -> bool {
         self.castles.into_iter().any(|rook| {
             let home_king = Square::from_coords(File::E, rook.rank());
-            let color = if rook.rank() == Rank::FIRST {
-                Color::White
-            } else {
-                Color::Black
-            };
-            self.board.king_of(color) != Some(home_king)
-                || (rook.file() != File::A && rook.file() != File::H)
+            let color = if rook.rank() == Rank::FIRST { Color::White } else { Color::Black };
+            self.board.king_of(color) != Some(home_king) || (rook.file() != File::A && rook.file() != File::H)
         })
     }
 
@@ -551,8 +512,7 @@ impl Position {
         let occ = self.board.occupied();
         let theirs = self.board.by_color(them);
         self.checkers = self.board.attackers_of(king, them, occ);
-        let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY)
-            & self.board.rooks_and_queens())
+        let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & self.board.rooks_and_queens())
             | (attacks::bishop_attacks(king, Bitboard::EMPTY) & self.board.bishops_and_queens()))
             & theirs;
         let mut pinned = Bitboard::EMPTY;
@@ -587,11 +547,7 @@ impl Position {
         match m.kind() {
             MoveKind::Castle => {
                 let rank = from.rank();
-                let (kf, rf) = if to.index() > from.index() {
-                    (File::G, File::F)
-                } else {
-                    (File::C, File::D)
-                };
+                let (kf, rf) = if to.index() > from.index() { (File::G, File::F) } else { (File::C, File::D) };
                 let kd = Square::from_coords(kf, rank);
                 let rd = Square::from_coords(rf, rank);
                 self.board.toggle(us, Role::King, from);
@@ -628,15 +584,12 @@ impl Position {
                 if role == Role::Pawn {
                     self.halfmoves = 0;
                     if from.index() ^ to.index() == 16 {
-                        self.ep_square = Some(Square::from_index(
-                            (from.index() as u32 + to.index() as u32) / 2,
-                        ));
+                        self.ep_square = Some(Square::from_index((from.index() as u32 + to.index() as u32) / 2));
                     }
                 } else if role == Role::King {
                     self.castles = self.castles - Bitboard::from_rank(from.rank());
                 }
-                self.castles =
-                    self.castles - Bitboard::from_square(from) - Bitboard::from_square(to);
+                self.castles = self.castles - Bitboard::from_square(from) - Bitboard::from_square(to);
             }
         }
         if self.castles != old_castles {
@@ -728,8 +681,7 @@ impl Position {
         }
         if b.knights().is_empty() {
             // Only bishops: dead if they all stand on one colour.
-            return (b.bishops() & Bitboard::DARK).is_empty()
-                || (b.bishops() & Bitboard::LIGHT).is_empty();
+            return (b.bishops() & Bitboard::DARK).is_empty() || (b.bishops() & Bitboard::LIGHT).is_empty();
         }
         false
     }
@@ -754,15 +706,12 @@ impl Position {
         if our_knights.any() {
             // A lone knight mates only with the help of blocking pieces
             // other than queens.
-            return our_bishops.is_empty()
-                && our_knights.count() == 1
-                && their_minors_pawns.is_empty();
+            return our_bishops.is_empty() && our_knights.count() == 1 && their_minors_pawns.is_empty();
         }
         // Bishops only: mate needs an enemy piece that can block on the
         // other colour, or bishops of both colours.
         let all_bishops = b.bishops();
-        let one_colour =
-            (all_bishops & Bitboard::DARK).is_empty() || (all_bishops & Bitboard::LIGHT).is_empty();
+        let one_colour = (all_bishops & Bitboard::DARK).is_empty() || (all_bishops & Bitboard::LIGHT).is_empty();
         one_colour && (b.knights() & theirs).is_empty() && (b.pawns() & theirs).is_empty()
     }
 
@@ -803,9 +752,7 @@ impl Position {
     /// with `occupied` as blockers.
     #[inline(always)]
     pub(crate) fn attacked_by_them(&self, sq: Square, occupied: Bitboard) -> bool {
-        self.board
-            .attackers_of(sq, self.turn.other(), occupied)
-            .any()
+        self.board.attackers_of(sq, self.turn.other(), occupied).any()
     }
 
     /// Whether the en passant capture from `from` to `ep` leaves the king
@@ -815,8 +762,7 @@ impl Position {
         let captured = Square::from_coords(ep.file(), from.rank());
         let occ = (self.board.occupied() ^ from ^ captured) | Bitboard::from_square(ep);
         let king = self.our_king();
-        (self.board.attackers_of(king, self.turn.other(), occ) - Bitboard::from_square(captured))
-            .is_empty()
+        (self.board.attackers_of(king, self.turn.other(), occ) - Bitboard::from_square(captured)).is_empty()
     }
 
     /// The squares the castling king and rook must cross, and whether
@@ -827,9 +773,8 @@ impl Position {
         let kd = Square::from_coords(if kingside { File::G } else { File::C }, rank);
         let rd = Square::from_coords(if kingside { File::F } else { File::D }, rank);
         let occ = self.board.occupied();
-        let must_be_empty = (between(king, kd) | kd | between(rook, rd) | rd)
-            - Bitboard::from(king)
-            - Bitboard::from(rook);
+        let must_be_empty =
+            (between(king, kd) | kd | between(rook, rd) | rd) - Bitboard::from(king) - Bitboard::from(rook);
         if (occ & must_be_empty).any() {
             return false;
         }
@@ -871,10 +816,7 @@ impl Position {
                     && self.ep_is_legal(from, to);
             }
             MoveKind::Promotion(r) => {
-                if m.role() != Role::Pawn
-                    || !last_rank.contains(to)
-                    || matches!(r, Role::Pawn | Role::King)
-                {
+                if m.role() != Role::Pawn || !last_rank.contains(to) || matches!(r, Role::Pawn | Role::King) {
                     return false;
                 }
             }
@@ -887,11 +829,8 @@ impl Position {
         if ours.contains(to) {
             return false;
         }
-        let reachable = if m.role() == Role::Pawn {
-            self.pawn_targets(from)
-        } else {
-            attacks::attacks(us, m.role(), from, occ)
-        };
+        let reachable =
+            if m.role() == Role::Pawn { self.pawn_targets(from) } else { attacks::attacks(us, m.role(), from, occ) };
         if !reachable.contains(to) {
             return false;
         }
@@ -976,13 +915,7 @@ impl History {
     #[must_use]
     pub fn repetitions(&self) -> usize {
         match self.keys.last() {
-            Some(&last) => self
-                .keys
-                .iter()
-                .rev()
-                .step_by(2)
-                .filter(|&&k| k == last)
-                .count(),
+            Some(&last) => self.keys.iter().rev().step_by(2).filter(|&&k| k == last).count(),
             None => 0,
         }
     }

@@ -8,13 +8,8 @@
 
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::opcode::{is_valid_opcode, Arity, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS};
-use crate::operand::{
-    append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay,
-};
-use crate::{
-    parse_fields, Counters, Move, Opcode, ParseMode, Position, SanError, SanMode, Score, Setup,
-    Validation,
-};
+use crate::operand::{append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
+use crate::{parse_fields, Counters, Move, Opcode, ParseMode, Position, SanError, SanMode, Score, Setup, Validation};
 use core::fmt;
 use core::ops::Range;
 
@@ -101,6 +96,15 @@ pub struct Record {
     buf: Vec<u8>,
     ops: Vec<OpSlot>,
     operands: Vec<OperandSlot>,
+    /// Reused parser buffers (no meaning of their own).
+    scratch: Scratch,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    tokens: Vec<Token>,
+    typed: Vec<Token>,
+    san: Vec<u8>,
 }
 
 /// A borrowed view of one operation.
@@ -164,18 +168,13 @@ impl<'a> Operation<'a> {
     pub fn operand(&self, index: usize) -> Option<Operand<'a>> {
         let r = self.slot().operands.range();
         let i = r.start + index;
-        (i < r.end).then(|| Operand {
-            record: self.record,
-            slot: &self.record.operands[i],
-        })
+        (i < r.end).then(|| Operand { record: self.record, slot: &self.record.operands[i] })
     }
 
     /// The operands in order.
     pub fn operands(&self) -> impl Iterator<Item = Operand<'a>> + 'a {
         let record = self.record;
-        record.operands[self.slot().operands.range()]
-            .iter()
-            .map(move |slot| Operand { record, slot })
+        record.operands[self.slot().operands.range()].iter().map(move |slot| Operand { record, slot })
     }
 
     /// The moves of a move opcode (`None` for unresolved ones).
@@ -282,13 +281,7 @@ impl Record {
     #[must_use]
     pub fn new(setup: Setup) -> Record {
         let position = Position::from_setup_with(setup.clone(), Validation::Playable).ok();
-        Record {
-            setup,
-            position,
-            buf: Vec::new(),
-            ops: Vec::new(),
-            operands: Vec::new(),
-        }
+        Record { setup, position, buf: Vec::new(), ops: Vec::new(), operands: Vec::new(), scratch: Scratch::default() }
     }
 
     /// A record for a position, with no operations.
@@ -300,6 +293,7 @@ impl Record {
             buf: Vec::new(),
             ops: Vec::new(),
             operands: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -320,12 +314,7 @@ impl Record {
         self.ops.clear();
         self.operands.clear();
         self.position = None;
-        let mut p = Parser {
-            line,
-            mode,
-            diags,
-            rec: self,
-        };
+        let mut p = Parser { line, mode, diags, rec: self };
         p.run();
     }
 
@@ -356,10 +345,7 @@ impl Record {
 
     /// The operations in their order in the record.
     pub fn operations(&self) -> impl Iterator<Item = Operation<'_>> {
-        (0..self.ops.len()).map(move |index| Operation {
-            record: self,
-            index,
-        })
+        (0..self.ops.len()).map(move |index| Operation { record: self, index })
     }
 
     fn name_bytes(&self, name: Name) -> &[u8] {
@@ -370,30 +356,19 @@ impl Record {
     }
 
     fn find(&self, opcode: &str) -> Option<usize> {
-        self.ops
-            .iter()
-            .position(|o| self.name_bytes(o.name) == opcode.as_bytes())
+        self.ops.iter().position(|o| self.name_bytes(o.name) == opcode.as_bytes())
     }
 
     /// The first operation with this opcode.
     #[must_use]
     pub fn get(&self, opcode: &str) -> Option<Operation<'_>> {
-        self.find(opcode).map(|index| Operation {
-            record: self,
-            index,
-        })
+        self.find(opcode).map(|index| Operation { record: self, index })
     }
 
     /// The operation of a known opcode.
     #[must_use]
     pub fn get_known(&self, opcode: Opcode) -> Option<Operation<'_>> {
-        self.ops
-            .iter()
-            .position(|o| o.name == Name::Known(opcode))
-            .map(|index| Operation {
-                record: self,
-                index,
-            })
+        self.ops.iter().position(|o| o.name == Name::Known(opcode)).map(|index| Operation { record: self, index })
     }
 
     /// The score of the `ce` operation, if present and in range.
@@ -427,10 +402,7 @@ impl Record {
     fn push_text(&mut self, text: &[u8]) -> Span {
         let start = self.buf.len() as u32;
         self.buf.extend_from_slice(text);
-        Span {
-            start,
-            end: self.buf.len() as u32,
-        }
+        Span { start, end: self.buf.len() as u32 }
     }
 
     /// Sets an operation, replacing any with the same opcode. Operands are
@@ -494,9 +466,7 @@ impl Record {
                     (v.to_string().into_bytes(), Value::Integer(v))
                 }
                 OperandInput::Identifier(s) => {
-                    if !is_identifier(s.as_bytes())
-                        || !matches!(want, OperandType::Identifier | OperandType::Any)
-                    {
+                    if !is_identifier(s.as_bytes()) || !matches!(want, OperandType::Identifier | OperandType::Any) {
                         return err(format!("{opcode}: operand {} must be {want}", i + 1));
                     }
                     (s.as_bytes().to_vec(), Value::Identifier)
@@ -506,9 +476,7 @@ impl Record {
                         return err(format!("{opcode}: operand {} must be {want}", i + 1));
                     }
                     if s.len() >= MAX_STRING || s.iter().any(|&b| b < 0x20 || b == 0x7f) {
-                        return err(format!(
-                            "{opcode}: a string must be under 256 bytes of printing characters"
-                        ));
+                        return err(format!("{opcode}: a string must be under 256 bytes of printing characters"));
                     }
                     (s.to_vec(), Value::String)
                 }
@@ -519,13 +487,8 @@ impl Record {
                     if known.is_some() && known != Some(Opcode::Noop) {
                         return err(format!("{opcode}: raw operands only for unknown opcodes"));
                     }
-                    if s.is_empty()
-                        || s.iter().any(|&b| b <= b' ' || b == b';' || b == 0x7f)
-                        || s[0] == b'"'
-                    {
-                        return err(
-                            "a raw operand is one run of printing characters without ';'".into(),
-                        );
+                    if s.is_empty() || s.iter().any(|&b| b <= b' ' || b == b';' || b == 0x7f) || s[0] == b'"' {
+                        return err("a raw operand is one run of printing characters without ';'".into());
                     }
                     (s.to_vec(), Value::Raw { quoted: false })
                 }
@@ -535,9 +498,7 @@ impl Record {
                 | (OperandType::TimeOfDay, Value::TimeOfDay(_))
                 | (OperandType::Clock, Value::Clock(_)) => true,
                 (OperandType::Date | OperandType::TimeOfDay | OperandType::Clock, _) => false,
-                (_, Value::Date(_) | Value::TimeOfDay(_) | Value::Clock(_)) => {
-                    want == OperandType::Any
-                }
+                (_, Value::Date(_) | Value::TimeOfDay(_) | Value::Clock(_)) => want == OperandType::Any,
                 _ => true,
             };
             if !typed_ok {
@@ -553,22 +514,10 @@ impl Record {
         let first = self.operands.len() as u32;
         for (text, value) in slots {
             let span = self.push_text(&text);
-            self.operands.push(OperandSlot {
-                span,
-                offset: 0,
-                value,
-            });
+            self.operands.push(OperandSlot { span, offset: 0, value });
         }
-        let operands = Span {
-            start: first,
-            end: self.operands.len() as u32,
-        };
-        self.ops.push(OpSlot {
-            name,
-            offset: 0,
-            end: 0,
-            operands,
-        });
+        let operands = Span { start: first, end: self.operands.len() as u32 };
+        self.ops.push(OpSlot { name, offset: 0, end: 0, operands });
         Ok(())
     }
 
@@ -580,12 +529,7 @@ impl Record {
         let mut out: Vec<Range<usize>> = self
             .ops
             .iter()
-            .filter(|o| {
-                o.end > o.offset
-                    && opcodes
-                        .iter()
-                        .any(|c| c.as_bytes() == self.name_bytes(o.name))
-            })
+            .filter(|o| o.end > o.offset && opcodes.iter().any(|c| c.as_bytes() == self.name_bytes(o.name)))
             .map(|o| {
                 let mut start = o.offset as usize;
                 while start > 0 && matches!(line.get(start - 1), Some(b' ' | b'\t')) {
@@ -615,14 +559,12 @@ impl Record {
             *v = i as u16;
         }
         // Stable: equal opcodes (only in invalid records) keep their order.
-        let sorted = idx.windows(2).all(|w| {
-            self.name_bytes(self.ops[w[0] as usize].name)
-                <= self.name_bytes(self.ops[w[1] as usize].name)
-        });
+        let sorted = idx
+            .windows(2)
+            .all(|w| self.name_bytes(self.ops[w[0] as usize].name) <= self.name_bytes(self.ops[w[1] as usize].name));
         if !sorted {
             idx.sort_by(|&a, &b| {
-                self.name_bytes(self.ops[a as usize].name)
-                    .cmp(self.name_bytes(self.ops[b as usize].name))
+                self.name_bytes(self.ops[a as usize].name).cmp(self.name_bytes(self.ops[b as usize].name))
             });
         }
         for &i in idx.iter() {
@@ -636,11 +578,7 @@ impl Record {
                     .iter()
                     .map(|s| {
                         let mut v = Vec::new();
-                        Operand {
-                            record: self,
-                            slot: s,
-                        }
-                        .append_to(&mut v);
+                        Operand { record: self, slot: s }.append_to(&mut v);
                         v
                     })
                     .collect();
@@ -652,11 +590,7 @@ impl Record {
             } else {
                 for s in slots {
                     out.push(b' ');
-                    Operand {
-                        record: self,
-                        slot: s,
-                    }
-                    .append_to(out);
+                    Operand { record: self, slot: s }.append_to(out);
                 }
             }
             out.push(b';');
@@ -687,7 +621,7 @@ struct Parser<'a, 'd> {
 }
 
 /// A lexed operand before typing.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Token {
     /// Raw text span in the line (for strings: the content, escapes
     /// included).
@@ -731,19 +665,8 @@ impl Parser<'_, '_> {
 
     /// An error in strict mode, a warning (the deviation was accepted) in
     /// lenient mode.
-    fn deviation(
-        &mut self,
-        code: Code,
-        offset: usize,
-        opcode: Option<&str>,
-        operand: Option<usize>,
-        message: String,
-    ) {
-        let sev = if self.lenient() {
-            Severity::Warning
-        } else {
-            Severity::Error
-        };
+    fn deviation(&mut self, code: Code, offset: usize, opcode: Option<&str>, operand: Option<usize>, message: String) {
+        let sev = if self.lenient() { Severity::Warning } else { Severity::Error };
         self.diag(sev, code, offset, opcode, operand, message);
     }
 
@@ -751,19 +674,9 @@ impl Parser<'_, '_> {
         // A NUL terminator or CR left at the end of the line by the file's
         // writer is not part of the record.
         let full = self.line;
-        let end = full
-            .iter()
-            .rposition(|&b| b != 0 && b != b'\r')
-            .map_or(0, |i| i + 1);
+        let end = full.iter().rposition(|&b| b != 0 && b != b'\r').map_or(0, |i| i + 1);
         if end < full.len() && full[end..].contains(&0) && !self.lenient() {
-            self.diag(
-                Severity::Warning,
-                Code::ControlByte,
-                end,
-                None,
-                None,
-                "NUL byte at the end of the line".into(),
-            );
+            self.diag(Severity::Warning, Code::ControlByte, end, None, None, "NUL byte at the end of the line".into());
         }
         self.line = &full[..end];
         let line = self.line;
@@ -774,24 +687,20 @@ impl Parser<'_, '_> {
                 MAX_SPEC_LINE,
                 None,
                 None,
-                format!("line of {} bytes is longer than the 4096 the specification asks readers to handle", line.len()),
+                format!(
+                    "line of {} bytes is longer than the 4096 the specification asks readers to handle",
+                    line.len()
+                ),
             );
         }
-        if let Some(i) = line
-            .iter()
-            .position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)
-        {
+        if let Some(i) = line.iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
             // Control bytes inside strings are reported there; here only
             // those outside any string matter, so report the first one and
             // let the lexer treat it as a separator.
             if line[..i].iter().filter(|&&b| b == b'"').count() % 2 == 1 {
                 // inside a string: reported by the string check
             } else {
-                self.error(
-                    Code::ControlByte,
-                    i,
-                    format!("control byte 0x{:02x} in the record", line[i]),
-                );
+                self.error(Code::ControlByte, i, format!("control byte 0x{:02x} in the record", line[i]));
             }
         }
         let parsed = match parse_fields(line, self.mode, Counters::Optional) {
@@ -808,25 +717,14 @@ impl Parser<'_, '_> {
             } else {
                 Code::PositionSyntax
             };
-            self.diag(
-                Severity::Warning,
-                code,
-                fix.offset,
-                None,
-                None,
-                fix.to_string(),
-            );
+            self.diag(Severity::Warning, code, fix.offset, None, None, fix.to_string());
         }
         self.rec.setup = parsed.setup;
         let problems = self.rec.setup.problems();
         let mut position_ok = true;
         for problem in &problems {
             if problem.prevents_play() || !self.lenient() {
-                self.error(
-                    Code::IllegalPosition,
-                    0,
-                    format!("illegal position: {problem}"),
-                );
+                self.error(Code::IllegalPosition, 0, format!("illegal position: {problem}"));
                 position_ok = false;
             } else {
                 self.diag(
@@ -840,29 +738,19 @@ impl Parser<'_, '_> {
             }
         }
         if position_ok {
-            self.rec.position =
-                Position::from_setup_with(self.rec.setup.clone(), Validation::Playable).ok();
+            self.rec.position = Position::from_setup_with(self.rec.setup.clone(), Validation::Playable).ok();
         }
-        let counters = parsed
-            .has_counters
-            .then_some((self.rec.setup.halfmoves, self.rec.setup.fullmoves));
+        let counters = parsed.has_counters.then_some((self.rec.setup.halfmoves, self.rec.setup.fullmoves));
         if parsed.has_counters {
             // Column of the counters: the first non-blank after the fields.
-            let off = line[..parsed.end]
-                .iter()
-                .rposition(|&b| is_blank(b))
-                .map_or(0, |i| i + 1);
-            let off = line[..off.saturating_sub(1)]
-                .iter()
-                .rposition(|&b| is_blank(b))
-                .map_or(off, |i| i + 1);
+            let off = line[..parsed.end].iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
+            let off = line[..off.saturating_sub(1)].iter().rposition(|&b| is_blank(b)).map_or(off, |i| i + 1);
             self.deviation(
                 Code::MoveCounters,
                 off,
                 None,
                 None,
-                "FEN move counters in an EPD record; expected operations (hmvc and fmvn hold them)"
-                    .into(),
+                "FEN move counters in an EPD record; expected operations (hmvc and fmvn hold them)".into(),
             );
         }
         self.operations(parsed.end);
@@ -873,19 +761,12 @@ impl Parser<'_, '_> {
                     if self.rec.get_known(op).is_none() {
                         let span = self.rec.push_text(v.to_string().as_bytes());
                         let first = self.rec.operands.len() as u32;
-                        self.rec.operands.push(OperandSlot {
-                            span,
-                            offset: 0,
-                            value: Value::Integer(v),
-                        });
+                        self.rec.operands.push(OperandSlot { span, offset: 0, value: Value::Integer(v) });
                         self.rec.ops.push(OpSlot {
                             name: Name::Known(op),
                             offset: 0,
                             end: 0,
-                            operands: Span {
-                                start: first,
-                                end: first + 1,
-                            },
+                            operands: Span { start: first, end: first + 1 },
                         });
                     }
                 }
@@ -900,7 +781,7 @@ impl Parser<'_, '_> {
         let n = line.len();
         let mut p = start;
         let mut noop_extra: Vec<(usize, Vec<u8>)> = Vec::new();
-        let mut tokens: Vec<Token> = Vec::new();
+        let mut tokens: Vec<Token> = core::mem::take(&mut self.rec.scratch.tokens);
         let mut first = true;
         loop {
             let ws = p;
@@ -947,8 +828,7 @@ impl Parser<'_, '_> {
             }
             // The opcode.
             let op_start = p;
-            while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != b'"' && line[p] != 0
-            {
+            while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != b'"' && line[p] != 0 {
                 p += 1;
             }
             let name = &line[op_start..p];
@@ -1018,20 +898,11 @@ impl Parser<'_, '_> {
                         }
                     }
                     if !closed {
-                        self.error(
-                            Code::UnterminatedString,
-                            q,
-                            "unterminated string: expected a closing '\"'".into(),
-                        );
+                        self.error(Code::UnterminatedString, q, "unterminated string: expected a closing '\"'".into());
                         broken = true;
                         break;
                     }
-                    tokens.push(Token {
-                        start: content,
-                        end: p,
-                        quoted: true,
-                        escaped,
-                    });
+                    tokens.push(Token { start: content, end: p, quoted: true, escaped });
                     p += 1;
                     if p < n && !is_blank(line[p]) && line[p] != b';' {
                         self.deviation(
@@ -1047,16 +918,12 @@ impl Parser<'_, '_> {
                     while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != 0 {
                         p += 1;
                     }
-                    tokens.push(Token {
-                        start: s,
-                        end: p,
-                        quoted: false,
-                        escaped: false,
-                    });
+                    tokens.push(Token { start: s, end: p, quoted: false, escaped: false });
                 }
             }
             if broken {
                 // Nothing after an unterminated string can be read.
+                self.rec.scratch.tokens = tokens;
                 return;
             }
             if !terminated {
@@ -1071,6 +938,7 @@ impl Parser<'_, '_> {
             }
             self.add_operation(op_start, p, name, &tokens);
         }
+        self.rec.scratch.tokens = tokens;
         if !noop_extra.is_empty() {
             self.merge_noop(noop_extra);
         }
@@ -1079,35 +947,18 @@ impl Parser<'_, '_> {
     fn merge_noop(&mut self, extra: Vec<(usize, Vec<u8>)>) {
         // Existing noop operands first, then the kept texts, as strings.
         let mut slots: Vec<OperandSlot> = Vec::new();
-        if let Some(i) = self
-            .rec
-            .ops
-            .iter()
-            .position(|o| o.name == Name::Known(Opcode::Noop))
-        {
+        if let Some(i) = self.rec.ops.iter().position(|o| o.name == Name::Known(Opcode::Noop)) {
             let op = self.rec.ops.remove(i);
             slots.extend_from_slice(&self.rec.operands[op.operands.range()]);
         }
         for (offset, text) in extra {
             let span = self.rec.push_text(&text);
-            slots.push(OperandSlot {
-                span,
-                offset: offset as u32,
-                value: Value::Raw { quoted: true },
-            });
+            slots.push(OperandSlot { span, offset: offset as u32, value: Value::Raw { quoted: true } });
         }
         let first = self.rec.operands.len() as u32;
         self.rec.operands.extend(slots);
-        let operands = Span {
-            start: first,
-            end: self.rec.operands.len() as u32,
-        };
-        self.rec.ops.push(OpSlot {
-            name: Name::Known(Opcode::Noop),
-            offset: 0,
-            end: 0,
-            operands,
-        });
+        let operands = Span { start: first, end: self.rec.operands.len() as u32 };
+        self.rec.ops.push(OpSlot { name: Name::Known(Opcode::Noop), offset: 0, end: 0, operands });
     }
 
     fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], tokens: &[Token]) {
@@ -1117,11 +968,8 @@ impl Parser<'_, '_> {
         if self.lenient() && known == Some(Opcode::Bm) && tokens.len() == 1 && !tokens[0].quoted {
             let text = &self.line[tokens[0].start..tokens[0].end];
             if let Some(n) = mate_notation(text).filter(|&n| n != 0 && n.unsigned_abs() <= 10_000) {
-                let (op, v) = if n > 0 {
-                    (Opcode::Dm, n)
-                } else {
-                    (Opcode::Ce, Score::MatedIn(n.unsigned_abs() as u32).to_ce())
-                };
+                let (op, v) =
+                    if n > 0 { (Opcode::Dm, n) } else { (Opcode::Ce, Score::MatedIn(n.unsigned_abs() as u32).to_ce()) };
                 let shown = String::from_utf8_lossy(text).into_owned();
                 self.diag(
                     Severity::Warning,
@@ -1134,24 +982,17 @@ impl Parser<'_, '_> {
                 let mut buf = Vec::new();
                 let span = self.rec.push_text(itoa(v, &mut buf));
                 let first = self.rec.operands.len() as u32;
-                self.rec.operands.push(OperandSlot {
-                    span,
-                    offset: tokens[0].start as u32,
-                    value: Value::Integer(v),
-                });
+                self.rec.operands.push(OperandSlot { span, offset: tokens[0].start as u32, value: Value::Integer(v) });
                 self.rec.ops.push(OpSlot {
                     name: Name::Known(op),
                     offset: op_start as u32,
                     end: op_end as u32,
-                    operands: Span {
-                        start: first,
-                        end: first + 1,
-                    },
+                    operands: Span { start: first, end: first + 1 },
                 });
                 return;
             }
         }
-        let opname = String::from_utf8_lossy(name).into_owned();
+        let opname: &str = core::str::from_utf8(name).unwrap_or("");
         let name_slot = match known {
             Some(op) => Name::Known(op),
             None => Name::Other(self.rec.push_text(name)),
@@ -1168,18 +1009,10 @@ impl Parser<'_, '_> {
                     });
                 }
             }
-            Some(op) => self.typed_operands(op, &opname, tokens),
+            Some(op) => self.typed_operands(op, opname, tokens),
         }
-        let operands = Span {
-            start: first,
-            end: self.rec.operands.len() as u32,
-        };
-        self.rec.ops.push(OpSlot {
-            name: name_slot,
-            offset: op_start as u32,
-            end: op_end as u32,
-            operands,
-        });
+        let operands = Span { start: first, end: self.rec.operands.len() as u32 };
+        self.rec.ops.push(OpSlot { name: name_slot, offset: op_start as u32, end: op_end as u32, operands });
     }
 
     /// Copies a token's text to the arena, unescaping strings.
@@ -1197,22 +1030,17 @@ impl Parser<'_, '_> {
             self.rec.buf.push(raw[i]);
             i += 1;
         }
-        Span {
-            start,
-            end: self.rec.buf.len() as u32,
-        }
+        Span { start, end: self.rec.buf.len() as u32 }
     }
 
     fn typed_operands(&mut self, op: Opcode, opname: &str, tokens: &[Token]) {
         let line = self.line;
         // Lenient: a check mark written apart from its move (`Qd1 +`).
-        let mut toks: Vec<Token> = Vec::with_capacity(tokens.len());
+        let mut toks: Vec<Token> = core::mem::take(&mut self.rec.scratch.typed);
+        toks.clear();
         for t in tokens {
             let text = &line[t.start..t.end];
-            if !t.quoted
-                && matches!(text, b"+" | b"#" | b"++")
-                && op.operand_type(0) == OperandType::Move
-            {
+            if !t.quoted && matches!(text, b"+" | b"#" | b"++") && op.operand_type(0) == OperandType::Move {
                 if toks.last().is_some_and(|l: &Token| !l.quoted) {
                     self.deviation(
                         Code::DetachedCheckMark,
@@ -1245,19 +1073,12 @@ impl Parser<'_, '_> {
                 Arity::Any => String::new(),
             };
             let off = toks.first().map_or(0, |t| t.start);
-            self.diag(
-                Severity::Error,
-                Code::Arity,
-                off,
-                Some(opname),
-                None,
-                format!("{opname} takes {want}, not {n}"),
-            );
+            self.diag(Severity::Error, Code::Arity, off, Some(opname), None, format!("{opname} takes {want}, not {n}"));
         }
         // Moves: sequence opcodes play each move in turn.
         let mut seq_pos = self.rec.position;
         let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
-        let mut san_buf: Vec<u8> = Vec::new();
+        let mut san_buf: Vec<u8> = core::mem::take(&mut self.rec.scratch.san);
         for (i, t) in toks.iter().enumerate() {
             let text = &line[t.start..t.end];
             let want = op.operand_type(i);
@@ -1280,14 +1101,17 @@ impl Parser<'_, '_> {
                             t.start,
                             Some(opname),
                             Some(i),
-                            format!("{} is mate notation, not a move (a mate in {mate} is written dm {mate})", String::from_utf8_lossy(text)),
+                            format!(
+                                "{} is mate notation, not a move (a mate in {mate} is written dm {mate})",
+                                String::from_utf8_lossy(text)
+                            ),
                         );
                         Value::Move(None)
                     } else if let Some(pos) = seq_pos {
                         match self.move_operand(&pos, text, opname, i, t.start, &mut san_buf) {
-                            Some(m) => {
+                            Some((m, after)) => {
                                 if is_sequence {
-                                    seq_pos = Some(pos.played(m));
+                                    seq_pos = Some(after);
                                 }
                                 let span = self.rec.push_text(&san_buf);
                                 self.rec.operands.push(OperandSlot {
@@ -1318,10 +1142,7 @@ impl Parser<'_, '_> {
                             t.start,
                             Some(opname),
                             Some(i),
-                            format!(
-                                "{opname} operand {} must be an integer, not a string",
-                                i + 1
-                            ),
+                            format!("{opname} operand {} must be an integer, not a string", i + 1),
                         );
                         Value::Raw { quoted: true }
                     } else {
@@ -1340,9 +1161,7 @@ impl Parser<'_, '_> {
                                             t.start,
                                             Some(opname),
                                             Some(i),
-                                            format!(
-                                                "{opname} {v} is out of range: expected {range}"
-                                            ),
+                                            format!("{opname} {v} is out of range: expected {range}"),
                                         );
                                     }
                                 }
@@ -1361,10 +1180,7 @@ impl Parser<'_, '_> {
                                     t.start,
                                     Some(opname),
                                     Some(i),
-                                    format!(
-                                        "{opname} operand {} is beyond the 64-bit integer range",
-                                        i + 1
-                                    ),
+                                    format!("{opname} operand {} is beyond the 64-bit integer range", i + 1),
                                 );
                                 Value::Raw { quoted: false }
                             }
@@ -1411,16 +1227,19 @@ impl Parser<'_, '_> {
                     }
                     let span = self.token_text(t);
                     let span = self.check_string(span, t.start, opname, i);
-                    self.rec.operands.push(OperandSlot {
-                        span,
-                        offset: t.start as u32,
-                        value: Value::String,
-                    });
+                    self.rec.operands.push(OperandSlot { span, offset: t.start as u32, value: Value::String });
                     continue;
                 }
                 OperandType::Identifier => {
                     if t.quoted || !is_identifier(text) {
-                        self.diag(Severity::Error, Code::OperandType, t.start, Some(opname), Some(i), format!("{opname} operand {} must be an identifier (1-15 letters, digits or '_')", i + 1));
+                        self.diag(
+                            Severity::Error,
+                            Code::OperandType,
+                            t.start,
+                            Some(opname),
+                            Some(i),
+                            format!("{opname} operand {} must be an identifier (1-15 letters, digits or '_')", i + 1),
+                        );
                         Value::Raw { quoted: t.quoted }
                     } else {
                         let allowed: &[&str] = match op {
@@ -1489,12 +1308,7 @@ impl Parser<'_, '_> {
                 },
                 OperandType::Float => {
                     if !t.quoted && is_float(text) {
-                        Value::Float(
-                            core::str::from_utf8(text)
-                                .ok()
-                                .and_then(|s| s.parse().ok())
-                                .unwrap_or(0.0),
-                        )
+                        Value::Float(core::str::from_utf8(text).ok().and_then(|s| s.parse().ok()).unwrap_or(0.0))
                     } else {
                         self.diag(
                             Severity::Error,
@@ -1510,12 +1324,10 @@ impl Parser<'_, '_> {
                 OperandType::Any => Value::Raw { quoted: t.quoted },
             };
             let span = self.token_text(t);
-            self.rec.operands.push(OperandSlot {
-                span,
-                offset: t.start as u32,
-                value,
-            });
+            self.rec.operands.push(OperandSlot { span, offset: t.start as u32, value });
         }
+        self.rec.scratch.typed = toks;
+        self.rec.scratch.san = san_buf;
     }
 
     /// Checks a string operand; returns the span to store (a converted
@@ -1548,10 +1360,7 @@ impl Parser<'_, '_> {
                 let converted: String = text.iter().map(|&b| b as char).collect();
                 let start = self.rec.buf.len() as u32;
                 self.rec.buf.extend_from_slice(converted.as_bytes());
-                let new = Span {
-                    start,
-                    end: self.rec.buf.len() as u32,
-                };
+                let new = Span { start, end: self.rec.buf.len() as u32 };
                 self.diag(
                     Severity::Warning,
                     Code::NotUtf8,
@@ -1575,7 +1384,8 @@ impl Parser<'_, '_> {
     }
 
     /// Reads a move operand in `pos`; writes its canonical SAN into
-    /// `san`. Reports and returns `None` when it is not a legal move.
+    /// `san` and returns the move with the position after it. Reports and
+    /// returns `None` when it is not a legal move.
     fn move_operand(
         &mut self,
         pos: &Position,
@@ -1584,37 +1394,22 @@ impl Parser<'_, '_> {
         i: usize,
         offset: usize,
         san: &mut Vec<u8>,
-    ) -> Option<Move> {
-        san.clear();
-        let san_mode = if self.lenient() {
-            SanMode::Lenient
-        } else {
-            SanMode::Strict
-        };
-        match pos.parse_san(text, san_mode) {
-            Ok(m) => {
-                pos.append_san(m, san);
+    ) -> Option<(Move, Position)> {
+        let san_mode = if self.lenient() { SanMode::Lenient } else { SanMode::Strict };
+        match pos.decode_san(text, san_mode, san) {
+            Ok((m, after)) => {
                 if san.as_slice() != text {
-                    let coordinate = looks_like_coordinate(text);
-                    let code = if coordinate {
-                        Code::CoordinateMove
-                    } else {
-                        Code::NonCanonicalSan
-                    };
+                    let code = if looks_like_coordinate(text) { Code::CoordinateMove } else { Code::NonCanonicalSan };
                     self.diag(
                         Severity::Warning,
                         code,
                         offset,
                         Some(opname),
                         Some(i),
-                        format!(
-                            "{} read as {}",
-                            String::from_utf8_lossy(text),
-                            String::from_utf8_lossy(san)
-                        ),
+                        format!("{} read as {}", String::from_utf8_lossy(text), String::from_utf8_lossy(san)),
                     );
                 }
-                Some(m)
+                Some((m, after))
             }
             Err(SanError::NotCanonical { canonical }) => {
                 self.diag(
@@ -1623,10 +1418,7 @@ impl Parser<'_, '_> {
                     offset,
                     Some(opname),
                     Some(i),
-                    format!(
-                        "{opname} operand {} is not canonical SAN: expected {canonical}",
-                        i + 1
-                    ),
+                    format!("{opname} operand {} is not canonical SAN: expected {canonical}", i + 1),
                 );
                 None
             }
@@ -1642,11 +1434,7 @@ impl Parser<'_, '_> {
                     offset,
                     Some(opname),
                     Some(i),
-                    format!(
-                        "{opname} operand {} ({}): {e}",
-                        i + 1,
-                        String::from_utf8_lossy(text)
-                    ),
+                    format!("{opname} operand {} ({}): {e}", i + 1, String::from_utf8_lossy(text)),
                 );
                 None
             }
@@ -1669,36 +1457,21 @@ impl Parser<'_, '_> {
                 Name::Other(span) => {
                     let name = &rec.buf[span.range()];
                     if rec.ops[..i].iter().any(|o| rec.name_bytes(o.name) == name) {
-                        dups.push((
-                            op.offset as usize,
-                            String::from_utf8_lossy(name).into_owned(),
-                        ));
+                        dups.push((op.offset as usize, String::from_utf8_lossy(name).into_owned()));
                     }
                 }
             }
         }
-        let first_move = |op: Opcode| {
-            rec.get_known(op)
-                .and_then(|o| o.operand(0))
-                .map(|o| (o.as_move(), o.offset()))
-        };
+        let first_move = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).map(|o| (o.as_move(), o.offset()));
         let has = |op: Opcode| rec.get_known(op).is_some();
         let mut findings: Vec<(Code, usize, Option<&str>, String)> = Vec::new();
         for (off, name) in &dups {
-            findings.push((
-                Code::DuplicateOpcode,
-                *off,
-                None,
-                format!("opcode {name} appears more than once"),
-            ));
+            findings.push((Code::DuplicateOpcode, *off, None, format!("opcode {name} appears more than once")));
         }
-        for (single, seq, code) in [
-            (Opcode::Pm, Opcode::Pv, Code::PmNotPvHead),
-            (Opcode::Sm, Opcode::Sv, Code::SmNotSvHead),
-        ] {
-            if let (Some((Some(a), off)), Some((Some(b), _))) =
-                (first_move(single), first_move(seq))
-            {
+        for (single, seq, code) in
+            [(Opcode::Pm, Opcode::Pv, Code::PmNotPvHead), (Opcode::Sm, Opcode::Sv, Code::SmNotSvHead)]
+        {
+            if let (Some((Some(a), off)), Some((Some(b), _))) = (first_move(single), first_move(seq)) {
                 if a != b {
                     findings.push((
                         code,
@@ -1745,14 +1518,8 @@ impl Parser<'_, '_> {
 }
 
 fn trim_blanks(s: &[u8]) -> &[u8] {
-    let a = s
-        .iter()
-        .position(|&b| !is_blank(b) && b != 0)
-        .unwrap_or(s.len());
-    let b = s
-        .iter()
-        .rposition(|&b| !is_blank(b) && b != 0)
-        .map_or(a, |i| i + 1);
+    let a = s.iter().position(|&b| !is_blank(b) && b != 0).unwrap_or(s.len());
+    let b = s.iter().rposition(|&b| !is_blank(b) && b != 0).map_or(a, |i| i + 1);
     &s[a..b.max(a)]
 }
 
@@ -1785,11 +1552,7 @@ fn mate_notation(text: &[u8]) -> Option<i64> {
 }
 
 fn looks_like_coordinate(text: &[u8]) -> bool {
-    let t: Vec<u8> = text
-        .iter()
-        .copied()
-        .filter(|&b| b != b'-' && b != b'x')
-        .collect();
+    let t: Vec<u8> = text.iter().copied().filter(|&b| b != b'-' && b != b'x').collect();
     t.len() >= 4
         && (b'a'..=b'h').contains(&t[0])
         && t[1].is_ascii_digit()

@@ -21,14 +21,7 @@ pub enum Role {
 
 impl Role {
     /// All roles, pawn to king.
-    pub const ALL: [Role; 6] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
+    pub const ALL: [Role; 6] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
     /// The roles a pawn may promote to, in the order moves are generated.
     pub const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
@@ -118,10 +111,7 @@ impl Piece {
     #[must_use]
     pub const fn from_char(ch: u8) -> Option<Piece> {
         match Role::from_char(ch) {
-            Some(role) => Some(Piece {
-                color: Color::from_white(ch.is_ascii_uppercase()),
-                role,
-            }),
+            Some(role) => Some(Piece { color: Color::from_white(ch.is_ascii_uppercase()), role }),
             None => None,
         }
     }

@@ -53,12 +53,7 @@ impl fmt::Display for SanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SanError::Syntax { offset, expected } => {
-                write!(
-                    f,
-                    "invalid san at column {}: expected {}",
-                    offset + 1,
-                    expected
-                )
+                write!(f, "invalid san at column {}: expected {}", offset + 1, expected)
             }
             SanError::Illegal { reason } => write!(f, "illegal san: {reason}"),
             SanError::Ambiguous { candidates } => {
@@ -181,11 +176,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
     }
     let mut suffix = None;
     while end > 0 && matches!(s[end - 1], b'+' | b'#') {
-        let this = if s[end - 1] == b'#' {
-            Suffix::Checkmate
-        } else {
-            Suffix::Check
-        };
+        let this = if s[end - 1] == b'#' { Suffix::Checkmate } else { Suffix::Check };
         if suffix.is_some() && !lenient {
             return Err(syntax(end - 1, "at most one check mark"));
         }
@@ -224,18 +215,13 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
         _ => None,
     };
     if let Some(side) = castle {
-        return Ok(SanPlus {
-            san: San::Castle(side),
-            suffix,
-        });
+        return Ok(SanPlus { san: San::Castle(side), suffix });
     }
     if !lenient && matches!(body, b"0-0" | b"0-0-0") {
         return Err(syntax(0, "castling written with the letter O (O-O, O-O-O)"));
     }
     if matches!(body, b"--" | b"0000" | b"Z0" | b"@@@@" | b"null") {
-        return Err(SanError::Illegal {
-            reason: "a null move is not a legal move".into(),
-        });
+        return Err(SanError::Illegal { reason: "a null move is not a legal move".into() });
     }
 
     let mut i = 0;
@@ -277,11 +263,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
         }
     } else if j >= 1 && !body[j - 1].is_ascii_digit() && j >= 3 {
         let c = body[j - 1];
-        let r = if lenient {
-            Role::from_char(c)
-        } else {
-            Role::from_upper_char(c)
-        };
+        let r = if lenient { Role::from_char(c) } else { Role::from_upper_char(c) };
         if let Some(r) = r {
             if body[j - 2] == b'=' || (lenient && body[j - 2] == b'/') {
                 promotion = Some(r);
@@ -295,10 +277,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
         }
     }
     if matches!(promotion, Some(Role::Pawn | Role::King)) {
-        return Err(syntax(
-            j.saturating_sub(1),
-            "a promotion piece (Q, R, B or N)",
-        ));
+        return Err(syntax(j.saturating_sub(1), "a promotion piece (Q, R, B or N)"));
     }
     // Target square.
     if j < i + 2 {
@@ -307,11 +286,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
     let to = match Square::from_ascii(&body[j - 2..j]) {
         Some(sq) => sq,
         None => {
-            let at = if File::from_char(body[j - 2]).is_none() {
-                j - 2
-            } else {
-                j - 1
-            };
+            let at = if File::from_char(body[j - 2]).is_none() { j - 2 } else { j - 1 };
             return Err(syntax(at, "a target square such as e4"));
         }
     };
@@ -343,10 +318,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
             (File::from_char(*f), Rank::from_char(*r))
         }
         _ => {
-            return Err(syntax(
-                i,
-                "a piece letter (N, B, R, Q, K), a file or a rank before the target",
-            ));
+            return Err(syntax(i, "a piece letter (N, B, R, Q, K), a file or a rank before the target"));
         }
     };
     if separator && !(file.is_some() && rank.is_some()) {
@@ -359,14 +331,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
                 return Err(syntax(0, "SAN, not a coordinate move"));
             }
             let from = Square::from_coords(f, r);
-            return Ok(SanPlus {
-                san: San::Coordinate {
-                    from,
-                    to,
-                    promotion,
-                },
-                suffix,
-            });
+            return Ok(SanPlus { san: San::Coordinate { from, to, promotion }, suffix });
         }
         if rank.is_some() && !lenient {
             return Err(syntax(i, "a file before a pawn capture"));
@@ -375,17 +340,7 @@ fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus,
     if role != Role::Pawn && promotion.is_some() {
         return Err(syntax(j, "promotion only for a pawn move"));
     }
-    Ok(SanPlus {
-        san: San::Normal {
-            role,
-            file,
-            rank,
-            capture,
-            to,
-            promotion,
-        },
-        suffix,
-    })
+    Ok(SanPlus { san: San::Normal { role, file, rank, capture, to, promotion }, suffix })
 }
 
 impl Position {
@@ -398,32 +353,45 @@ impl Position {
     /// [`SanError`] saying why: syntax, no such legal move, ambiguity, or
     /// (strict) a non-canonical spelling.
     pub fn parse_san(&self, s: &[u8], mode: SanMode) -> Result<Move, SanError> {
-        let parsed = parse_san_text(s, mode, false);
-        let result = parsed.and_then(|sp| self.resolve(&sp, mode));
-        let m = match result {
+        let mut canonical = Vec::with_capacity(8);
+        self.decode_san(s, mode, &mut canonical).map(|(m, _)| m)
+    }
+
+    /// Decodes SAN, plays it, and tells whether `text` is exactly the
+    /// canonical SAN; `canonical` receives the canonical SAN. One pass: the
+    /// move is played once, and the check mark comes from that position.
+    ///
+    /// # Errors
+    /// As [`Position::parse_san`] in the given mode; strict mode fails on a
+    /// non-canonical spelling.
+    pub fn decode_san(
+        &self,
+        text: &[u8],
+        mode: SanMode,
+        canonical: &mut Vec<u8>,
+    ) -> Result<(Move, Position), SanError> {
+        let m = match parse_san_text(text, mode, false).and_then(|sp| self.resolve(&sp, mode)) {
             Ok(m) => m,
             Err(e) => {
-                // Lenient: a lower-case `b` may have meant a bishop.
-                if mode == SanMode::Lenient && s.first() == Some(&b'b') {
-                    if let Ok(m) =
-                        parse_san_text(s, mode, true).and_then(|sp| self.resolve(&sp, mode))
-                    {
-                        return Ok(m);
-                    }
+                let retry = (mode == SanMode::Lenient && text.first() == Some(&b'b'))
+                    .then(|| parse_san_text(text, mode, true).and_then(|sp| self.resolve(&sp, mode)).ok())
+                    .flatten();
+                match retry {
+                    Some(m) => m,
+                    None => return Err(e),
                 }
-                return Err(e);
             }
         };
-        if mode == SanMode::Strict {
-            let mut canonical = Vec::with_capacity(8);
-            self.append_san(m, &mut canonical);
-            if canonical != s {
-                return Err(SanError::NotCanonical {
-                    canonical: String::from_utf8(canonical).unwrap_or_default(),
-                });
-            }
+        let after = self.played(m);
+        canonical.clear();
+        self.append_san_body(m, canonical);
+        if after.is_check() {
+            canonical.push(if after.has_legal_moves() { b'+' } else { b'#' });
         }
-        Ok(m)
+        if mode == SanMode::Strict && canonical.as_slice() != text {
+            return Err(SanError::NotCanonical { canonical: String::from_utf8_lossy(canonical).into_owned() });
+        }
+        Ok((m, after))
     }
 
     /// Matches parsed SAN against the legal moves of this position.
@@ -433,60 +401,94 @@ impl Position {
     pub fn resolve(&self, sp: &SanPlus, mode: SanMode) -> Result<Move, SanError> {
         match sp.san {
             San::Castle(side) => self.resolve_castle(side),
-            San::Coordinate {
-                from,
-                to,
-                promotion,
-            } => self.resolve_coordinate(from, to, promotion),
-            San::Normal {
-                role,
-                file,
-                rank,
-                capture: _,
-                to,
-                promotion,
-            } => {
+            San::Coordinate { from, to, promotion } => self.resolve_coordinate(from, to, promotion),
+            San::Normal { role, file, rank, capture: _, to, promotion } => {
                 let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
                 if role == Role::Pawn && last && promotion.is_none() {
                     return Err(SanError::Illegal {
                         reason: format!("a pawn move to {to} must name its promotion piece"),
                     });
                 }
-                let mut found: Option<Move> = None;
-                let mut candidates = Vec::new();
-                for &m in &self.legal_moves_to(role, to) {
-                    if file.is_some_and(|f| m.from().file() != f)
-                        || rank.is_some_and(|r| m.from().rank() != r)
-                    {
-                        continue;
-                    }
-                    if m.promotion_role() != promotion {
-                        continue;
-                    }
-                    if !candidates.contains(&m.from()) {
-                        candidates.push(m.from());
-                    }
-                    found = Some(m);
+                if promotion.is_some() && !last {
+                    return Err(SanError::Illegal {
+                        reason: format!("a pawn promotes only on the last rank, not on {to}"),
+                    });
                 }
                 let _ = mode;
-                match (found, candidates.len()) {
-                    (Some(m), 1) => Ok(m),
-                    (Some(_), _) => Err(SanError::Ambiguous { candidates }),
-                    (None, _) => Err(SanError::Illegal {
-                        reason: self.why_unreachable(role, file, rank, to),
-                    }),
+                let mut from = self.origins(role, to);
+                if let Some(f) = file {
+                    from &= Bitboard::from_file(f);
+                }
+                if let Some(r) = rank {
+                    from &= Bitboard::from_rank(r);
+                }
+                match from.single_square() {
+                    Some(sq) => Ok(self.make_move(role, sq, to, promotion)),
+                    None if from.is_empty() => {
+                        Err(SanError::Illegal { reason: self.why_unreachable(role, file, rank, to) })
+                    }
+                    None => Err(SanError::Ambiguous { candidates: from.into_iter().collect() }),
                 }
             }
         }
     }
 
-    fn why_unreachable(
-        &self,
-        role: Role,
-        file: Option<File>,
-        rank: Option<Rank>,
-        to: Square,
-    ) -> String {
+    /// The squares from which a piece of `role` can legally move to `to`
+    /// (castling excluded; a pawn reaching the last rank counts once).
+    #[must_use]
+    pub fn origins(&self, role: Role, to: Square) -> Bitboard {
+        let us = self.turn;
+        let ours = self.board.by_color(us);
+        if ours.contains(to) {
+            return Bitboard::EMPTY;
+        }
+        let pieces = self.board.by_role(role) & ours;
+        let occ = self.board.occupied();
+        let geometric = match role {
+            Role::Pawn => {
+                let dir: i32 = if us.is_white() { 8 } else { -8 };
+                let mut c = Bitboard::EMPTY;
+                if occ.contains(to) || Some(to) == self.ep_square {
+                    c = attacks::pawn_attacks(us.other(), to);
+                } else if let Some(one) = to.offset(-dir) {
+                    if pieces.contains(one) {
+                        c.add(one);
+                    } else if !occ.contains(one) && to.rank() == Rank::new(3).map_or(Rank::FIRST, |r| r.relative(us)) {
+                        if let Some(two) = one.offset(-dir) {
+                            c.add(two);
+                        }
+                    }
+                }
+                c
+            }
+            r => attacks::attacks(us.other(), r, to, occ),
+        } & pieces;
+        let mut legal = Bitboard::EMPTY;
+        for from in geometric {
+            let m = self.make_move(role, from, to, Some(Role::Queen));
+            if self.is_legal(m) {
+                legal.add(from);
+            }
+        }
+        legal
+    }
+
+    /// Builds the move of `role` from `from` to `to`: en passant when a
+    /// pawn captures onto the en passant square, a promotion (to
+    /// `promotion`, else a queen) when a pawn reaches the last rank.
+    fn make_move(&self, role: Role, from: Square, to: Square, promotion: Option<Role>) -> Move {
+        if role == Role::Pawn {
+            if Some(to) == self.ep_square && from.file() != to.file() && !self.board.occupied().contains(to) {
+                return Move::en_passant(from, to);
+            }
+            if Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to) {
+                return Move::promotion(from, to, promotion.unwrap_or(Role::Queen));
+            }
+        }
+        Move::normal(role, from, to)
+    }
+
+    fn why_unreachable(&self, role: Role, file: Option<File>, rank: Option<Rank>, to: Square) -> String {
         let us = self.turn;
         let ours = self.board.by_color(us);
         let mut pieces = self.board.by_role(role) & ours;
@@ -500,70 +502,41 @@ impl Position {
             return format!("{to} is occupied by a piece of the side to move");
         }
         let reach = match role {
-            Role::Pawn => pieces
-                .into_iter()
-                .filter(|&p| self.pawn_targets(p).contains(to))
-                .collect::<Bitboard>(),
+            Role::Pawn => pieces.into_iter().filter(|&p| self.pawn_targets(p).contains(to)).collect::<Bitboard>(),
             r => attacks::attacks(us.other(), r, to, self.board.occupied()) & pieces,
         };
         match reach.first() {
             Some(from) if self.is_check() => {
-                format!(
-                    "{} {from} cannot move to {to}: the king is in check",
-                    role_name(role)
-                )
+                format!("{} {from} cannot move to {to}: the king is in check", role_name(role))
             }
-            Some(from) => format!(
-                "{} {from} cannot move to {to}: it would leave the king in check",
-                role_name(role)
-            ),
+            Some(from) => format!("{} {from} cannot move to {to}: it would leave the king in check", role_name(role)),
             None => format!("no {} can reach {to}", role_name(role)),
         }
     }
 
     fn resolve_castle(&self, side: CastlingSide) -> Result<Move, SanError> {
         let king = self.our_king();
-        let rooks =
-            self.castles & self.board.by_color(self.turn) & Bitboard::from_rank(king.rank());
-        let rook = rooks
-            .into_iter()
-            .find(|r| (r.index() > king.index()) == (side == CastlingSide::KingSide));
-        let name = if side == CastlingSide::KingSide {
-            "kingside"
-        } else {
-            "queenside"
-        };
+        let rooks = self.castles & self.board.by_color(self.turn) & Bitboard::from_rank(king.rank());
+        let rook = rooks.into_iter().find(|r| (r.index() > king.index()) == (side == CastlingSide::KingSide));
+        let name = if side == CastlingSide::KingSide { "kingside" } else { "queenside" };
         let Some(rook) = rook else {
-            return Err(SanError::Illegal {
-                reason: format!("{} has no {name} castling right", self.turn),
-            });
+            return Err(SanError::Illegal { reason: format!("{} has no {name} castling right", self.turn) });
         };
         let m = Move::castle(king, rook);
         if self.is_legal(m) {
             Ok(m)
         } else if self.is_check() {
-            Err(SanError::Illegal {
-                reason: "cannot castle out of check".into(),
-            })
+            Err(SanError::Illegal { reason: "cannot castle out of check".into() })
         } else {
-            Err(SanError::Illegal {
-                reason: format!("{name} castling is blocked or passes an attacked square"),
-            })
+            Err(SanError::Illegal { reason: format!("{name} castling is blocked or passes an attacked square") })
         }
     }
 
-    fn resolve_coordinate(
-        &self,
-        from: Square,
-        to: Square,
-        promotion: Option<Role>,
-    ) -> Result<Move, SanError> {
+    fn resolve_coordinate(&self, from: Square, to: Square, promotion: Option<Role>) -> Result<Move, SanError> {
         let us = self.turn;
         let ours = self.board.by_color(us);
         let Some(role) = self.board.role_at(from).filter(|_| ours.contains(from)) else {
-            return Err(SanError::Illegal {
-                reason: format!("no piece of the side to move on {from}"),
-            });
+            return Err(SanError::Illegal { reason: format!("no piece of the side to move on {from}") });
         };
         let m = if role == Role::King && (self.castles & ours).contains(to) {
             Move::castle(from, to)
@@ -572,21 +545,14 @@ impl Position {
             && (from.file().index() as i32 - to.file().index() as i32).abs() == 2
             && !self.is_chess960()
         {
-            let side = if to.index() > from.index() {
-                CastlingSide::KingSide
-            } else {
-                CastlingSide::QueenSide
-            };
+            let side = if to.index() > from.index() { CastlingSide::KingSide } else { CastlingSide::QueenSide };
             return self.resolve_castle(side);
         } else if role == Role::Pawn && Some(to) == self.ep_square && from.file() != to.file() {
             Move::en_passant(from, to)
         } else if let Some(p) = promotion {
             if role != Role::Pawn {
                 return Err(SanError::Illegal {
-                    reason: format!(
-                        "only a pawn promotes, not the {} on {from}",
-                        role_name(role)
-                    ),
+                    reason: format!("only a pawn promotes, not the {} on {from}", role_name(role)),
                 });
             }
             Move::promotion(from, to, p)
@@ -596,17 +562,10 @@ impl Position {
         if self.is_legal(m) {
             return Ok(m);
         }
-        if role == Role::Pawn
-            && promotion.is_none()
-            && Bitboard::from_rank(Rank::EIGHTH.relative(us)).contains(to)
-        {
-            return Err(SanError::Illegal {
-                reason: format!("a pawn move to {to} must name its promotion piece"),
-            });
+        if role == Role::Pawn && promotion.is_none() && Bitboard::from_rank(Rank::EIGHTH.relative(us)).contains(to) {
+            return Err(SanError::Illegal { reason: format!("a pawn move to {to} must name its promotion piece") });
         }
-        Err(SanError::Illegal {
-            reason: format!("{} {from} cannot move to {to}", role_name(role)),
-        })
+        Err(SanError::Illegal { reason: format!("{} {from} cannot move to {to}", role_name(role)) })
     }
 
     /// Appends the canonical SAN of the legal move `m`, with `+` or `#`.
@@ -630,11 +589,7 @@ impl Position {
     pub fn append_san_body(&self, m: Move, out: &mut Vec<u8>) {
         match m.kind() {
             MoveKind::Castle => {
-                out.extend_from_slice(if m.to().index() > m.from().index() {
-                    b"O-O"
-                } else {
-                    b"O-O-O"
-                });
+                out.extend_from_slice(if m.to().index() > m.from().index() { b"O-O" } else { b"O-O-O" });
                 return;
             }
             MoveKind::EnPassant => {
@@ -661,17 +616,7 @@ impl Position {
         }
         out.push(m.role().upper_char() as u8);
         if m.role() != Role::King {
-            let us = self.turn;
-            let others = attacks::attacks(us.other(), m.role(), to, self.board.occupied())
-                & self.board.by_role(m.role())
-                & self.board.by_color(us)
-                & !Bitboard::from(m.from());
-            let mut rivals = Bitboard::EMPTY;
-            for from in others {
-                if self.is_legal(Move::normal(m.role(), from, to)) {
-                    rivals.add(from);
-                }
-            }
+            let rivals = self.origins(m.role(), to) - Bitboard::from(m.from());
             if rivals.any() {
                 let from = m.from();
                 if (rivals & Bitboard::from_file(from.file())).is_empty() {
@@ -720,16 +665,8 @@ mod tests {
     #[test]
     fn encoding_is_canonical() {
         for (fen, uci, san) in [
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                "g1f3",
-                "Nf3",
-            ),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                "e2e4",
-                "e4",
-            ),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "g1f3", "Nf3"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "e2e4", "e4"),
             (KIWIPETE, "e1g1", "O-O"),
             (KIWIPETE, "e1c1", "O-O-O"),
             (KIWIPETE, "e5f7", "Nxf7"),
@@ -752,20 +689,10 @@ mod tests {
             ("4k3/8/8/8/8/8/8/1R3KR1 w GB - 0 1", "f1b1", "O-O-O"),
         ] {
             let p = pos(fen);
-            let m = p
-                .parse_uci(uci.as_bytes())
-                .unwrap_or_else(|e| panic!("{fen} {uci}: {e}"));
+            let m = p.parse_uci(uci.as_bytes()).unwrap_or_else(|e| panic!("{fen} {uci}: {e}"));
             assert_eq!(p.san(m), san, "{fen} {uci}");
-            assert_eq!(
-                p.parse_san(san.as_bytes(), SanMode::Strict),
-                Ok(m),
-                "{fen} {san}"
-            );
-            assert_eq!(
-                p.parse_san(san.as_bytes(), SanMode::Lenient),
-                Ok(m),
-                "{fen} {san}"
-            );
+            assert_eq!(p.parse_san(san.as_bytes(), SanMode::Strict), Ok(m), "{fen} {san}");
+            assert_eq!(p.parse_san(san.as_bytes(), SanMode::Lenient), Ok(m), "{fen} {san}");
         }
     }
 
@@ -805,14 +732,9 @@ mod tests {
             ("k7/8/2p5/1P6/8/8/8/K7 w - - 0 1", "bxc6", "bxc6"),
         ] {
             let p = pos(fen);
-            let m = p
-                .parse_san(text.as_bytes(), SanMode::Lenient)
-                .unwrap_or_else(|e| panic!("{fen} {text}: {e}"));
+            let m = p.parse_san(text.as_bytes(), SanMode::Lenient).unwrap_or_else(|e| panic!("{fen} {text}: {e}"));
             assert_eq!(p.san(m), san, "{fen} {text}");
-            assert!(
-                p.parse_san(text.as_bytes(), SanMode::Strict).is_err() || text == san,
-                "{text} strict"
-            );
+            assert!(p.parse_san(text.as_bytes(), SanMode::Strict).is_err() || text == san, "{text} strict");
         }
     }
 
@@ -825,9 +747,17 @@ mod tests {
             ("O-O", SanMode::Lenient, "illegal san: kingside castling is blocked or passes an attacked square"),
             ("Nf3+", SanMode::Strict, "non-canonical san: expected Nf3"),
             ("Ngf3", SanMode::Strict, "non-canonical san: expected Nf3"),
-            ("0-0", SanMode::Strict, "invalid san at column 1: expected castling written with the letter O (O-O, O-O-O)"),
+            (
+                "0-0",
+                SanMode::Strict,
+                "invalid san at column 1: expected castling written with the letter O (O-O, O-O-O)",
+            ),
             ("", SanMode::Lenient, "invalid san at column 1: expected a move"),
-            ("Zf3", SanMode::Lenient, "invalid san at column 1: expected a piece letter (N, B, R, Q, K), a file or a rank before the target"),
+            (
+                "Zf3",
+                SanMode::Lenient,
+                "invalid san at column 1: expected a piece letter (N, B, R, Q, K), a file or a rank before the target",
+            ),
             ("e2e4", SanMode::Strict, "invalid san at column 1: expected SAN, not a coordinate move"),
             ("--", SanMode::Lenient, "illegal san: a null move is not a legal move"),
         ] {
@@ -835,19 +765,11 @@ mod tests {
             assert_eq!(e.to_string(), want, "{text}");
         }
         let p = pos("2k5/8/8/8/4Q2Q/8/8/K6Q w - - 0 1");
-        assert!(matches!(
-            p.parse_san(b"Qe1", SanMode::Lenient),
-            Err(SanError::Ambiguous { .. })
-        ));
-        assert!(matches!(
-            p.parse_san(b"Qhe1", SanMode::Lenient),
-            Err(SanError::Ambiguous { .. })
-        ));
+        assert!(matches!(p.parse_san(b"Qe1", SanMode::Lenient), Err(SanError::Ambiguous { .. })));
+        assert!(matches!(p.parse_san(b"Qhe1", SanMode::Lenient), Err(SanError::Ambiguous { .. })));
         let p = pos("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1");
         assert_eq!(
-            p.parse_san(b"Nd4", SanMode::Lenient)
-                .unwrap_err()
-                .to_string(),
+            p.parse_san(b"Nd4", SanMode::Lenient).unwrap_err().to_string(),
             "illegal san: knight e2 cannot move to d4: it would leave the king in check"
         );
         let p = pos("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1");

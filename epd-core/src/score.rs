@@ -185,12 +185,7 @@ impl fmt::Display for Score {
         match *self {
             Score::Centipawns(c) => {
                 let sign = if c < 0 { "-" } else { "+" };
-                write!(
-                    f,
-                    "{sign}{}.{:02}",
-                    c.unsigned_abs() / 100,
-                    c.unsigned_abs() % 100
-                )
+                write!(f, "{sign}{}.{:02}", c.unsigned_abs() / 100, c.unsigned_abs() % 100)
             }
             Score::MateIn(n) => write!(f, "#{n}"),
             Score::MatedIn(n) => write!(f, "#-{n}"),
@@ -243,18 +238,9 @@ mod tests {
         assert_eq!(Score::from_dm(3).to_ce(), 32762);
         assert_eq!(Score::MateIn(3).to_dm(), Some(3));
         assert_eq!(Score::MatedIn(3).to_dm(), None);
-        for s in [
-            Score::Centipawns(-7),
-            Score::MateIn(4),
-            Score::MatedIn(2),
-            Score::Checkmated,
-        ] {
+        for s in [Score::Centipawns(-7), Score::MateIn(4), Score::MatedIn(2), Score::Checkmated] {
             let (kind, n) = s.to_uci();
-            let back = if kind == "cp" {
-                Score::from_uci_cp(n)
-            } else {
-                Score::from_uci_mate(n)
-            };
+            let back = if kind == "cp" { Score::from_uci_cp(n) } else { Score::from_uci_mate(n) };
             assert_eq!(back, s);
         }
     }

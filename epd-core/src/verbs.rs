@@ -37,10 +37,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options {
-            mode: ParseMode::Strict,
-            drop_invalid: false,
-        }
+        Options { mode: ParseMode::Strict, drop_invalid: false }
     }
 }
 
@@ -143,11 +140,7 @@ pub fn run<R: BufRead, W: Write>(
     options: &Options,
     mut report: impl FnMut(&LineReport<'_>),
 ) -> io::Result<Summary> {
-    let mode = if *verb == Verb::Repair {
-        ParseMode::Lenient
-    } else {
-        options.mode
-    };
+    let mode = if *verb == Verb::Repair { ParseMode::Lenient } else { options.mode };
     let mut summary = Summary::default();
     let mut line = Vec::with_capacity(256);
     let mut next = Vec::with_capacity(256);
@@ -184,15 +177,9 @@ pub fn run<R: BufRead, W: Write>(
                 offset: MAX_LINE,
                 opcode: None,
                 operand: None,
-                message: format!(
-                    "line longer than {MAX_LINE} bytes: not parsed, copied through unchanged"
-                ),
+                message: format!("line longer than {MAX_LINE} bytes: not parsed, copied through unchanged"),
             }];
-            report(&LineReport {
-                line_no,
-                text: &line[..256.min(line.len())],
-                diagnostics: &d,
-            });
+            report(&LineReport { line_no, text: &line[..256.min(line.len())], diagnostics: &d });
             let copy = *verb != Verb::Check && !options.drop_invalid;
             if copy {
                 output.write_all(&line)?;
@@ -233,10 +220,7 @@ pub fn run<R: BufRead, W: Write>(
                             offset: trim_end(&line).len(),
                             opcode: None,
                             operand: None,
-                            message: format!(
-                                "string continues on line {}; the two lines were joined",
-                                line_no + 1
-                            ),
+                            message: format!("string continues on line {}; the two lines were joined", line_no + 1),
                         });
                         rec = jr;
                         diags = jd;
@@ -255,11 +239,7 @@ pub fn run<R: BufRead, W: Write>(
             }
         }
         if !diags.is_empty() {
-            report(&LineReport {
-                line_no,
-                text,
-                diagnostics: &diags,
-            });
+            report(&LineReport { line_no, text, diagnostics: &diags });
         }
         if invalid {
             summary.invalid += 1;
@@ -298,10 +278,7 @@ pub fn run<R: BufRead, W: Write>(
 }
 
 fn trim_end(s: &[u8]) -> &[u8] {
-    let end = s
-        .iter()
-        .rposition(|&b| !b.is_ascii_whitespace() && b != 0)
-        .map_or(0, |i| i + 1);
+    let end = s.iter().rposition(|&b| !b.is_ascii_whitespace() && b != 0).map_or(0, |i| i + 1);
     &s[..end]
 }
 
@@ -310,10 +287,7 @@ fn trim_end(s: &[u8]) -> &[u8] {
 #[must_use]
 pub fn normalize_str(input: &[u8], mode: ParseMode) -> (Vec<u8>, Summary) {
     let mut out = Vec::new();
-    let opts = Options {
-        mode,
-        drop_invalid: false,
-    };
+    let opts = Options { mode, drop_invalid: false };
     // Writing to a Vec cannot fail.
     let summary = run(input, &mut out, &Verb::Normalize, &opts, |_| {}).unwrap_or_default();
     (out, summary)

@@ -39,17 +39,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     if args.verify {
         return verify(&args, out);
     }
-    let Some(depth) = args.args.first() else {
-        bail!("missing DEPTH (try `epd perft 5`)")
-    };
-    let depth: u32 = depth
-        .parse()
-        .with_context(|| format!("DEPTH must be a whole number, not {depth:?}"))?;
-    let pos = if args.args.len() > 1 {
-        input::position_arg(&args.args[1..].join(" "))?
-    } else {
-        Position::startpos()
-    };
+    let Some(depth) = args.args.first() else { bail!("missing DEPTH (try `epd perft 5`)") };
+    let depth: u32 = depth.parse().with_context(|| format!("DEPTH must be a whole number, not {depth:?}"))?;
+    let pos = if args.args.len() > 1 { input::position_arg(&args.args[1..].join(" "))? } else { Position::startpos() };
     let total = if args.divide {
         let mut total = 0;
         for (m, n) in perft_divide(&pos, depth) {
@@ -73,11 +65,7 @@ struct Job {
 
 fn read_jobs(files: &[String]) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
-    let names: Vec<String> = if files.is_empty() {
-        vec!["-".into()]
-    } else {
-        files.to_vec()
-    };
+    let names: Vec<String> = if files.is_empty() { vec!["-".into()] } else { files.to_vec() };
     for name in names {
         let reader: Box<dyn BufRead> = if name == "-" {
             Box::new(std::io::BufReader::new(std::io::stdin()))
@@ -86,21 +74,13 @@ fn read_jobs(files: &[String]) -> anyhow::Result<Vec<Job>> {
                 std::fs::File::open(&name).with_context(|| format!("cannot open {name}"))?,
             ))
         };
-        let display = if name == "-" {
-            "<stdin>".to_string()
-        } else {
-            name.clone()
-        };
+        let display = if name == "-" { "<stdin>".to_string() } else { name.clone() };
         for (i, line) in reader.split(b'\n').enumerate() {
             let text = line.with_context(|| format!("cannot read {display}"))?;
             if text.iter().all(|b| b.is_ascii_whitespace() || *b == 0) {
                 continue;
             }
-            jobs.push(Job {
-                file: display.clone(),
-                line: i + 1,
-                text,
-            });
+            jobs.push(Job { file: display.clone(), line: i + 1, text });
         }
     }
     Ok(jobs)
@@ -109,10 +89,7 @@ fn read_jobs(files: &[String]) -> anyhow::Result<Vec<Job>> {
 fn verify(args: &Args, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let jobs = read_jobs(&args.args)?;
     let max_depth = args.max_depth.unwrap_or(u32::MAX);
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let next = AtomicUsize::new(0);
     // Each job's report, filled in by whichever worker ran it, printed in
     // file order afterwards.
@@ -148,11 +125,7 @@ fn verify(args: &Args, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         "{} records, {checked} depths checked, {failed} mismatches, {bad_records} unreadable records, {skipped} depths skipped",
         jobs.len()
     )?;
-    Ok(if failed == 0 && bad_records == 0 {
-        Outcome::Ok
-    } else {
-        Outcome::Invalid
-    })
+    Ok(if failed == 0 && bad_records == 0 { Outcome::Ok } else { Outcome::Invalid })
 }
 
 struct Diagnostic {
@@ -175,28 +148,19 @@ fn check(job: &Job, max_depth: u32) -> Report {
         Ok(r) => r,
         Err(e) => {
             report.unreadable = true;
-            report.diagnostics.push(Diagnostic {
-                column: e.offset + 1,
-                message: format!("error[P001]: {e}"),
-            });
+            report.diagnostics.push(Diagnostic { column: e.offset + 1, message: format!("error[P001]: {e}") });
             return report;
         }
     };
     for w in &record.warnings {
-        report.diagnostics.push(Diagnostic {
-            column: 1,
-            message: format!("warning[P004]: unreachable position: {w}"),
-        });
+        report.diagnostics.push(Diagnostic { column: 1, message: format!("warning[P004]: unreachable position: {w}") });
     }
     for exp in &record.expectations {
         let Some(want) = exp.nodes else {
             report.skipped += 1;
             report.diagnostics.push(Diagnostic {
                 column: exp.offset + 1,
-                message: format!(
-                    "warning[P002]: depth {} has no node count to check",
-                    exp.depth
-                ),
+                message: format!("warning[P002]: depth {} has no node count to check", exp.depth),
             });
             continue;
         };
@@ -210,10 +174,7 @@ fn check(job: &Job, max_depth: u32) -> Report {
             report.mismatches += 1;
             report.diagnostics.push(Diagnostic {
                 column: exp.offset + 1,
-                message: format!(
-                    "error[P003]: perft({}) is {got}, the file says {want}",
-                    exp.depth
-                ),
+                message: format!("error[P003]: perft({}) is {got}, the file says {want}", exp.depth),
             });
         }
     }

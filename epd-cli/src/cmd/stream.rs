@@ -67,11 +67,7 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     let mut common = args.common;
     let mut opcodes = Vec::new();
     let mut files = Vec::new();
-    for w in args
-        .opcodes
-        .into_iter()
-        .chain(std::mem::take(&mut common.files))
-    {
+    for w in args.opcodes.into_iter().chain(std::mem::take(&mut common.files)) {
         if files.is_empty() && is_opcode(&w) && !std::path::Path::new(&w).exists() {
             opcodes.push(w);
         } else {
@@ -85,12 +81,7 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
 }
 
-pub fn run(
-    verb: Verb,
-    args: Common,
-    default_mode: ParseMode,
-    stdout: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mode = if args.strict {
         ParseMode::Strict
     } else if args.lenient {
@@ -98,21 +89,12 @@ pub fn run(
     } else {
         default_mode
     };
-    let options = Options {
-        mode,
-        drop_invalid: args.drop_invalid,
-    };
-    let files: Vec<String> = if args.files.is_empty() {
-        vec!["-".into()]
-    } else {
-        args.files.clone()
-    };
+    let options = Options { mode, drop_invalid: args.drop_invalid };
+    let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
     let mut file_out;
     let out: &mut dyn Write = match &args.output {
         Some(path) if path != "-" => {
-            file_out = BufWriter::new(
-                File::create(path).with_context(|| format!("cannot create {path}"))?,
-            );
+            file_out = BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?);
             &mut file_out
         }
         _ => stdout,
@@ -121,11 +103,7 @@ pub fn run(
     let stderr = io::stderr();
     let mut err = BufWriter::new(stderr.lock());
     for name in &files {
-        let display = if name == "-" {
-            "<stdin>"
-        } else {
-            name.as_str()
-        };
+        let display = if name == "-" { "<stdin>" } else { name.as_str() };
         let mut reporter = |r: &LineReport<'_>| {
             for d in r.diagnostics {
                 if args.quiet && d.severity == epd_core::Severity::Warning {
@@ -137,22 +115,10 @@ pub fn run(
         };
         let summary = if name == "-" {
             let stdin = io::stdin();
-            verbs::run(
-                BufReader::with_capacity(1 << 16, stdin.lock()),
-                &mut *out,
-                &verb,
-                &options,
-                &mut reporter,
-            )
+            verbs::run(BufReader::with_capacity(1 << 16, stdin.lock()), &mut *out, &verb, &options, &mut reporter)
         } else {
             let f = File::open(name).with_context(|| format!("cannot open {name}"))?;
-            verbs::run(
-                BufReader::with_capacity(1 << 16, f),
-                &mut *out,
-                &verb,
-                &options,
-                &mut reporter,
-            )
+            verbs::run(BufReader::with_capacity(1 << 16, f), &mut *out, &verb, &options, &mut reporter)
         }
         .with_context(|| format!("while processing {display}"))?;
         total.lines += summary.lines;
@@ -171,19 +137,11 @@ pub fn run(
         );
     }
     err.flush()?;
-    Ok(if total.invalid > 0 {
-        Outcome::Invalid
-    } else {
-        Outcome::Ok
-    })
+    Ok(if total.invalid > 0 { Outcome::Invalid } else { Outcome::Ok })
 }
 
 /// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs
 /// left out.
 fn excerpt(text: &[u8]) -> Vec<u8> {
-    text.iter()
-        .copied()
-        .filter(|&b| b != 0 && b != b'\r')
-        .take(200)
-        .collect()
+    text.iter().copied().filter(|&b| b != 0 && b != b'\r').take(200).collect()
 }
