@@ -113,12 +113,7 @@ fn main() {
         }
         writeln!(src, "];").unwrap();
     }
-    writeln!(
-        src,
-        "pub(crate) static SLIDER_ATTACKS: [u64; {}] = [",
-        table.len()
-    )
-    .unwrap();
+    writeln!(src, "pub(crate) static SLIDER_ATTACKS: [u64; {}] = [", table.len()).unwrap();
     for chunk in table.chunks(8) {
         src.push_str("   ");
         for v in chunk {

@@ -224,19 +224,26 @@ impl Board {
 
     /// Writes the FEN piece placement field.
     pub fn append_placement(&self, out: &mut Vec<u8>) {
-        for rank in (0..8u32).rev() {
+        let mut squares = [0u8; 64];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let ch = Piece { color, role }.char() as u8;
+                for sq in self.by_role[role.index()] & self.by_color[color.index()] {
+                    squares[sq.index()] = ch;
+                }
+            }
+        }
+        for rank in (0..8usize).rev() {
             let mut empty = 0u8;
-            for file in 0..8u32 {
-                let sq = Square::from_index(rank * 8 + file);
-                match self.piece_at(sq) {
-                    Some(p) => {
-                        if empty > 0 {
-                            out.push(b'0' + empty);
-                            empty = 0;
-                        }
-                        out.push(p.char() as u8);
+            for &ch in &squares[rank * 8..rank * 8 + 8] {
+                if ch == 0 {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        out.push(b'0' + empty);
+                        empty = 0;
                     }
-                    None => empty += 1,
+                    out.push(ch);
                 }
             }
             if empty > 0 {

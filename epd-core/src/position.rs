@@ -359,6 +359,12 @@ impl Position {
         if let Some(e) = first {
             return Err(e);
         }
+        Ok(Position::from_checked_setup(setup))
+    }
+
+    /// Builds a position from a setup the caller has already validated
+    /// (at least to [`Validation::Playable`]).
+    pub(crate) fn from_checked_setup(setup: Setup) -> Position {
         let mut pos = Position {
             board: setup.board,
             turn: setup.turn,
@@ -372,7 +378,7 @@ impl Position {
         };
         pos.update_check_info();
         pos.hash = pos.compute_hash();
-        Ok(pos)
+        pos
     }
 
     /// The raw fields of this position.

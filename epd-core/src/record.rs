@@ -693,7 +693,7 @@ impl Parser<'_, '_> {
                 ),
             );
         }
-        if let Some(i) = line.iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+        if let Some(i) = first_control_byte(line) {
             // Control bytes inside strings are reported there; here only
             // those outside any string matter, so report the first one and
             // let the lexer treat it as a separator.
@@ -738,7 +738,8 @@ impl Parser<'_, '_> {
             }
         }
         if position_ok {
-            self.rec.position = Position::from_setup_with(self.rec.setup.clone(), Validation::Playable).ok();
+            // `problems` found nothing that prevents play.
+            self.rec.position = Some(Position::from_checked_setup(self.rec.setup.clone()));
         }
         let counters = parsed.has_counters.then_some((self.rec.setup.halfmoves, self.rec.setup.fullmoves));
         if parsed.has_counters {
@@ -992,7 +993,6 @@ impl Parser<'_, '_> {
                 return;
             }
         }
-        let opname: &str = core::str::from_utf8(name).unwrap_or("");
         let name_slot = match known {
             Some(op) => Name::Known(op),
             None => Name::Other(self.rec.push_text(name)),
@@ -1009,7 +1009,7 @@ impl Parser<'_, '_> {
                     });
                 }
             }
-            Some(op) => self.typed_operands(op, opname, tokens),
+            Some(op) => self.typed_operands(op, op.name(), tokens),
         }
         let operands = Span { start: first, end: self.rec.operands.len() as u32 };
         self.rec.ops.push(OpSlot { name: name_slot, offset: op_start as u32, end: op_end as u32, operands });
@@ -1515,6 +1515,29 @@ impl Parser<'_, '_> {
             self.diag(Severity::Error, code, off, op, None, msg);
         }
     }
+}
+
+/// The first byte below 0x20 other than TAB, or DEL. Eight bytes at a
+/// time: lines are mostly printing ASCII.
+fn first_control_byte(line: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = line.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // A byte < 0x20 has its high bit set after subtracting 0x20 (for
+        // bytes < 0x80); DEL (0x7f) becomes 0x80 after adding 1.
+        let below = x.wrapping_sub(LO * 0x20) & !x & HI;
+        let del = (x ^ (LO * 0x7f)).wrapping_sub(LO) & !(x ^ (LO * 0x7f)) & HI;
+        if below | del != 0 {
+            if let Some(i) = c.iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+                return Some(base + i);
+            }
+        }
+        base += 8;
+    }
+    chunks.remainder().iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f).map(|i| base + i)
 }
 
 fn trim_blanks(s: &[u8]) -> &[u8] {

@@ -370,21 +370,55 @@ impl Position {
         mode: SanMode,
         canonical: &mut Vec<u8>,
     ) -> Result<(Move, Position), SanError> {
-        let m = match parse_san_text(text, mode, false).and_then(|sp| self.resolve(&sp, mode)) {
-            Ok(m) => m,
-            Err(e) => {
-                let retry = (mode == SanMode::Lenient && text.first() == Some(&b'b'))
-                    .then(|| parse_san_text(text, mode, true).and_then(|sp| self.resolve(&sp, mode)).ok())
-                    .flatten();
-                match retry {
-                    Some(m) => m,
-                    None => return Err(e),
+        let parsed = parse_san_text(text, mode, false);
+        // Fast path: a piece or pawn move whose origins are computed once,
+        // for matching and for the canonical disambiguation alike.
+        let fast = match &parsed {
+            Ok(SanPlus { san: San::Normal { role, file, rank, to, promotion, .. }, .. }) => {
+                let (role, to) = (*role, *to);
+                let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
+                let all = self.origins(role, to);
+                let mut from = all;
+                if let Some(f) = file {
+                    from &= Bitboard::from_file(*f);
                 }
+                if let Some(r) = rank {
+                    from &= Bitboard::from_rank(*r);
+                }
+                let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
+                match from.single_square() {
+                    Some(sq) if promotion_ok => Some((self.make_move(role, sq, to, *promotion), all - Bitboard::from(sq))),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let (m, rivals) = match fast {
+            Some(found) => found,
+            None => {
+                let m = match parsed.and_then(|sp| self.resolve(&sp, mode)) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        let retry = (mode == SanMode::Lenient && text.first() == Some(&b'b'))
+                            .then(|| parse_san_text(text, mode, true).and_then(|sp| self.resolve(&sp, mode)).ok())
+                            .flatten();
+                        match retry {
+                            Some(m) => m,
+                            None => return Err(e),
+                        }
+                    }
+                };
+                let rivals = if m.is_castle() || m.role() == Role::Pawn || m.role() == Role::King {
+                    Bitboard::EMPTY
+                } else {
+                    self.origins(m.role(), m.to()) - Bitboard::from(m.from())
+                };
+                (m, rivals)
             }
         };
         let after = self.played(m);
         canonical.clear();
-        self.append_san_body(m, canonical);
+        self.append_san_body_with(m, rivals, canonical);
         if after.is_check() {
             canonical.push(if after.has_legal_moves() { b'+' } else { b'#' });
         }
@@ -587,6 +621,17 @@ impl Position {
 
     /// Appends the SAN of `m` without a check mark.
     pub fn append_san_body(&self, m: Move, out: &mut Vec<u8>) {
+        let rivals = if m.is_castle() || m.role() == Role::Pawn || m.role() == Role::King {
+            Bitboard::EMPTY
+        } else {
+            self.origins(m.role(), m.to()) - Bitboard::from(m.from())
+        };
+        self.append_san_body_with(m, rivals, out);
+    }
+
+    /// Appends the SAN body of `m`, given the other pieces of its role that
+    /// could legally move to its target (`rivals`).
+    fn append_san_body_with(&self, m: Move, rivals: Bitboard, out: &mut Vec<u8>) {
         match m.kind() {
             MoveKind::Castle => {
                 out.extend_from_slice(if m.to().index() > m.from().index() { b"O-O" } else { b"O-O-O" });
@@ -616,7 +661,6 @@ impl Position {
         }
         out.push(m.role().upper_char() as u8);
         if m.role() != Role::King {
-            let rivals = self.origins(m.role(), to) - Bitboard::from(m.from());
             if rivals.any() {
                 let from = m.from();
                 if (rivals & Bitboard::from_file(from.file())).is_empty() {

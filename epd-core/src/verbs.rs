@@ -84,7 +84,8 @@ fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<
             return Ok(if buf.is_empty() { None } else { Some(false) });
         }
         let room = MAX_LINE - buf.len();
-        match available.iter().take(room).position(|&b| b == b'\n') {
+        let window = &available[..available.len().min(room)];
+        match find_newline(window) {
             Some(i) => {
                 buf.extend_from_slice(&available[..i]);
                 input.consume(i + 1);
@@ -275,6 +276,22 @@ pub fn run<R: BufRead, W: Write>(
     }
     output.flush()?;
     Ok(summary)
+}
+
+/// The first `\n`, eight bytes at a time.
+fn find_newline(s: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = s.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (LO * u64::from(b'\n'));
+        if x.wrapping_sub(LO) & !x & HI != 0 {
+            return c.iter().position(|&b| b == b'\n').map(|i| base + i);
+        }
+        base += 8;
+    }
+    chunks.remainder().iter().position(|&b| b == b'\n').map(|i| base + i)
 }
 
 fn trim_end(s: &[u8]) -> &[u8] {

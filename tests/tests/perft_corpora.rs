@@ -16,13 +16,7 @@ fn verify(name: &str, max_depth: u32) -> (usize, usize) {
             let (Some(want), true) = (exp.nodes, exp.depth <= max_depth) else {
                 continue;
             };
-            assert_eq!(
-                perft(&rec.position, exp.depth),
-                want,
-                "{name}:{}: depth {}",
-                i + 1,
-                exp.depth
-            );
+            assert_eq!(perft(&rec.position, exp.depth), want, "{name}:{}: depth {}", i + 1, exp.depth);
             checked += 1;
         }
     }
