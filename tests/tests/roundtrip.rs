@@ -25,41 +25,17 @@ fn san_decodes_to_the_move_it_encodes_in_both_modes() {
     for pos in random_positions(2, 200, 160) {
         for &m in &pos.legal_moves() {
             let san = pos.san(m);
-            assert_eq!(
-                pos.parse_san(san.as_bytes(), SanMode::Strict),
-                Ok(m),
-                "{} {san}",
-                pos.fen()
-            );
-            assert_eq!(
-                pos.parse_san(san.as_bytes(), SanMode::Lenient),
-                Ok(m),
-                "{} {san}",
-                pos.fen()
-            );
+            assert_eq!(pos.parse_san(san.as_bytes(), SanMode::Strict), Ok(m), "{} {san}", pos.fen());
+            assert_eq!(pos.parse_san(san.as_bytes(), SanMode::Lenient), Ok(m), "{} {san}", pos.fen());
             // Lenient: without the check mark, and as a coordinate move.
             let bare = san.trim_end_matches(['+', '#']);
-            assert_eq!(
-                pos.parse_san(bare.as_bytes(), SanMode::Lenient),
-                Ok(m),
-                "{} {bare}",
-                pos.fen()
-            );
+            assert_eq!(pos.parse_san(bare.as_bytes(), SanMode::Lenient), Ok(m), "{} {bare}", pos.fen());
             let uci = pos.uci(m);
-            assert_eq!(
-                pos.parse_san(uci.as_bytes(), SanMode::Lenient),
-                Ok(m),
-                "{} {uci}",
-                pos.fen()
-            );
+            assert_eq!(pos.parse_san(uci.as_bytes(), SanMode::Lenient), Ok(m), "{} {uci}", pos.fen());
             assert_eq!(pos.parse_uci(uci.as_bytes()), Ok(m), "{} {uci}", pos.fen());
             // Strict mode rejects the check mark's absence when one is due.
             if bare != san {
-                assert!(
-                    pos.parse_san(bare.as_bytes(), SanMode::Strict).is_err(),
-                    "{} {bare}",
-                    pos.fen()
-                );
+                assert!(pos.parse_san(bare.as_bytes(), SanMode::Strict).is_err(), "{} {bare}", pos.fen());
             }
             n += 1;
         }
