@@ -703,10 +703,22 @@ impl Parser<'_, '_> {
                 self.error(Code::ControlByte, i, format!("control byte 0x{:02x} in the record", line[i]));
             }
         }
-        let parsed = match parse_fields(line, self.mode, Counters::Optional) {
+        // Leading blanks: pfdn removes them (§7.1), so they are a remark.
+        let lead = line.iter().take_while(|&&b| is_blank(b)).count();
+        if lead > 0 && lead < line.len() {
+            self.diag(
+                Severity::Warning,
+                Code::Whitespace,
+                0,
+                None,
+                None,
+                "leading whitespace before the position".into(),
+            );
+        }
+        let parsed = match parse_fields(&line[lead..], self.mode, Counters::Optional) {
             Ok(p) => p,
             Err(e) => {
-                self.error(Code::PositionSyntax, e.offset, e.to_string());
+                self.error(Code::PositionSyntax, e.offset + lead, e.to_string());
                 self.rec.setup = Setup::empty();
                 return;
             }
@@ -717,7 +729,7 @@ impl Parser<'_, '_> {
             } else {
                 Code::PositionSyntax
             };
-            self.diag(Severity::Warning, code, fix.offset, None, None, fix.to_string());
+            self.diag(Severity::Warning, code, fix.offset + lead, None, None, fix.to_string());
         }
         self.rec.setup = parsed.setup;
         let problems = self.rec.setup.problems();
@@ -744,7 +756,7 @@ impl Parser<'_, '_> {
         let counters = parsed.has_counters.then_some((self.rec.setup.halfmoves, self.rec.setup.fullmoves));
         if parsed.has_counters {
             // Column of the counters: the first non-blank after the fields.
-            let off = line[..parsed.end].iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
+            let off = line[..parsed.end + lead].iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
             let off = line[..off.saturating_sub(1)].iter().rposition(|&b| is_blank(b)).map_or(off, |i| i + 1);
             self.deviation(
                 Code::MoveCounters,
@@ -754,7 +766,7 @@ impl Parser<'_, '_> {
                 "FEN move counters in an EPD record; expected operations (hmvc and fmvn hold them)".into(),
             );
         }
-        self.operations(parsed.end);
+        self.operations(parsed.end + lead);
         if let Some((h, f)) = counters {
             if self.lenient() {
                 // Counters become hmvc/fmvn unless the record has them.
@@ -1040,18 +1052,20 @@ impl Parser<'_, '_> {
         toks.clear();
         for t in tokens {
             let text = &line[t.start..t.end];
-            if !t.quoted && matches!(text, b"+" | b"#" | b"++") && op.operand_type(0) == OperandType::Move {
-                if toks.last().is_some_and(|l: &Token| !l.quoted) {
-                    self.deviation(
-                        Code::DetachedCheckMark,
-                        t.start,
-                        Some(opname),
-                        Some(toks.len() - 1),
-                        "check mark separated from its move by a space".into(),
-                    );
-                    if self.lenient() {
-                        continue;
-                    }
+            let detached = !t.quoted
+                && matches!(text, b"+" | b"#" | b"++")
+                && op.operand_type(0) == OperandType::Move
+                && toks.last().is_some_and(|l: &Token| !l.quoted);
+            if detached {
+                self.deviation(
+                    Code::DetachedCheckMark,
+                    t.start,
+                    Some(opname),
+                    Some(toks.len() - 1),
+                    "check mark separated from its move by a space".into(),
+                );
+                if self.lenient() {
+                    continue;
                 }
             }
             toks.push(*t);
@@ -1217,7 +1231,10 @@ impl Parser<'_, '_> {
                         );
                     }
                     if t.escaped {
-                        self.deviation(
+                        // EPD Kit writes such strings itself: a remark, in
+                        // either mode, so canonical output reads back.
+                        self.diag(
+                            Severity::Warning,
                             Code::Escape,
                             t.start,
                             Some(opname),

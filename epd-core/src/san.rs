@@ -387,7 +387,9 @@ impl Position {
                 }
                 let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
                 match from.single_square() {
-                    Some(sq) if promotion_ok => Some((self.make_move(role, sq, to, *promotion), all - Bitboard::from(sq))),
+                    Some(sq) if promotion_ok => {
+                        Some((self.make_move(role, sq, to, *promotion), all - Bitboard::from(sq)))
+                    }
                     _ => None,
                 }
             }
@@ -660,16 +662,14 @@ impl Position {
             return;
         }
         out.push(m.role().upper_char() as u8);
-        if m.role() != Role::King {
-            if rivals.any() {
-                let from = m.from();
-                if (rivals & Bitboard::from_file(from.file())).is_empty() {
-                    out.push(from.file().char() as u8);
-                } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
-                    out.push(from.rank().char() as u8);
-                } else {
-                    from.append_to(out);
-                }
+        if m.role() != Role::King && rivals.any() {
+            let from = m.from();
+            if (rivals & Bitboard::from_file(from.file())).is_empty() {
+                out.push(from.file().char() as u8);
+            } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
+                out.push(from.rank().char() as u8);
+            } else {
+                from.append_to(out);
             }
         }
         if capture {

@@ -206,7 +206,10 @@ pub fn run<R: BufRead, W: Write>(
             if let Some(c) = read_line(&mut input, &mut next)? {
                 have_next = true;
                 next_cut = c;
-                if !c {
+                // Join only a continuation: a next line that starts a
+                // record of its own is never swallowed.
+                let continuation = crate::parse_fields(&next, ParseMode::Lenient, crate::Counters::Optional).is_err();
+                if !c && continuation {
                     joined.clear();
                     joined.extend_from_slice(trim_end(&line));
                     joined.push(b' ');
@@ -214,7 +217,7 @@ pub fn run<R: BufRead, W: Write>(
                     let mut jd = Vec::new();
                     let mut jr = Record::default();
                     jr.parse_into(&joined, mode, &mut jd);
-                    if !jd.iter().any(|d| d.code == Code::UnterminatedString) {
+                    if !has_errors(&jd) {
                         jd.push(Diagnostic {
                             severity: Severity::Warning,
                             code: Code::UnterminatedString,
