@@ -562,7 +562,7 @@ impl Setup {
 
 /// Writes castling rights in X-FEN: `K`/`Q` (`k`/`q`) for the outermost
 /// rook on a side, the rook's file letter otherwise.
-fn append_castling(board: &Board, rights: Bitboard, out: &mut Vec<u8>) {
+pub(crate) fn append_castling(board: &Board, rights: Bitboard, out: &mut Vec<u8>) {
     let start = out.len();
     for color in Color::ALL {
         let rank = Rank::FIRST.relative(color);

@@ -98,6 +98,8 @@ pub struct Record {
     operands: Vec<OperandSlot>,
     /// Reused parser buffers (no meaning of their own).
     scratch: Scratch,
+    /// The parsed line was already the canonical encoding.
+    source_canonical: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -281,7 +283,15 @@ impl Record {
     #[must_use]
     pub fn new(setup: Setup) -> Record {
         let position = Position::from_setup_with(setup.clone(), Validation::Playable).ok();
-        Record { setup, position, buf: Vec::new(), ops: Vec::new(), operands: Vec::new(), scratch: Scratch::default() }
+        Record {
+            setup,
+            position,
+            buf: Vec::new(),
+            ops: Vec::new(),
+            operands: Vec::new(),
+            scratch: Scratch::default(),
+            source_canonical: false,
+        }
     }
 
     /// A record for a position, with no operations.
@@ -294,6 +304,7 @@ impl Record {
             ops: Vec::new(),
             operands: Vec::new(),
             scratch: Scratch::default(),
+            source_canonical: false,
         }
     }
 
@@ -314,8 +325,20 @@ impl Record {
         self.ops.clear();
         self.operands.clear();
         self.position = None;
-        let mut p = Parser { line, mode, diags, rec: self };
+        let before = diags.len();
+        let mut p = Parser { line, mode, diags, rec: self, canonical: true, last_op: Span::default() };
         p.run();
+        let canonical = p.canonical;
+        // Any remark means the text differs from what the encoder writes.
+        self.source_canonical = canonical && diags.len() == before;
+    }
+
+    /// `true` if the line this record was parsed from is already its
+    /// canonical encoding, byte for byte (so normalizing may copy it).
+    /// Editing the record clears the flag.
+    #[must_use]
+    pub fn is_source_canonical(&self) -> bool {
+        self.source_canonical
     }
 
     /// The position fields.
@@ -386,6 +409,7 @@ impl Record {
 
     /// Removes every operation with this opcode; returns how many.
     pub fn remove(&mut self, opcode: &str) -> usize {
+        self.source_canonical = false;
         let before = self.ops.len();
         let name = opcode.as_bytes().to_vec();
         let buf = &self.buf;
@@ -414,6 +438,7 @@ impl Record {
     /// out-of-range integer, a string the encoding cannot hold, or an
     /// illegal move.
     pub fn set(&mut self, opcode: &str, operands: &[OperandInput<'_>]) -> Result<(), SetError> {
+        self.source_canonical = false;
         let err = |m: String| Err(SetError { message: m });
         if !is_valid_opcode(opcode.as_bytes()) {
             return err(format!("{opcode:?} is not an opcode"));
@@ -618,6 +643,10 @@ struct Parser<'a, 'd> {
     mode: ParseMode,
     diags: &'d mut Vec<Diagnostic>,
     rec: &'a mut Record,
+    /// Still byte-identical to the canonical encoding so far.
+    canonical: bool,
+    /// The previous opcode's text in the line (for the order check).
+    last_op: Span,
 }
 
 /// A lexed operand before typing.
@@ -679,6 +708,9 @@ impl Parser<'_, '_> {
             self.diag(Severity::Warning, Code::ControlByte, end, None, None, "NUL byte at the end of the line".into());
         }
         self.line = &full[..end];
+        if end < full.len() {
+            self.canonical = false;
+        }
         let line = self.line;
         if line.len() > MAX_SPEC_LINE && !self.lenient() {
             self.diag(
@@ -732,6 +764,9 @@ impl Parser<'_, '_> {
             self.diag(Severity::Warning, code, fix.offset + lead, None, None, fix.to_string());
         }
         self.rec.setup = parsed.setup;
+        if lead > 0 || parsed.has_counters || !parsed.fixes.is_empty() || !self.castling_text_canonical(lead) {
+            self.canonical = false;
+        }
         let problems = self.rec.setup.problems();
         let mut position_ok = true;
         for problem in &problems {
@@ -802,10 +837,15 @@ impl Parser<'_, '_> {
                 p += 1;
             }
             if p >= n {
+                if ws < n {
+                    // Trailing blanks.
+                    self.canonical = false;
+                }
                 break;
             }
             let gap = &line[ws..p];
             if gap != b" " {
+                self.canonical = false;
                 if gap.is_empty() {
                     if first {
                         self.deviation(
@@ -880,11 +920,17 @@ impl Parser<'_, '_> {
             let mut terminated = false;
             let mut broken = false;
             loop {
+                let blank_start = p;
                 while p < n && (is_blank(line[p]) || line[p] == 0) {
                     p += 1;
                 }
                 if p >= n {
                     break;
+                }
+                // Canonical: one space before each operand, none before ';'.
+                let want_gap: &[u8] = if line[p] == b';' { b"" } else { b" " };
+                if &line[blank_start..p] != want_gap {
+                    self.canonical = false;
                 }
                 if line[p] == b';' {
                     p += 1;
@@ -976,6 +1022,13 @@ impl Parser<'_, '_> {
 
     fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], tokens: &[Token]) {
         let known = Opcode::from_name(name);
+        if self.canonical {
+            let prev = &self.line[self.last_op.range()];
+            if !prev.is_empty() && prev >= name {
+                self.canonical = false;
+            }
+            self.last_op = Span { start: op_start as u32, end: (op_start + name.len()) as u32 };
+        }
         // Lenient: `bm #3` (mate in 3) and `bm #-3` (mated in 3), as mate
         // collections write them, become dm 3 and ce -32761.
         if self.lenient() && known == Some(Opcode::Bm) && tokens.len() == 1 && !tokens[0].quoted {
@@ -1047,6 +1100,7 @@ impl Parser<'_, '_> {
 
     fn typed_operands(&mut self, op: Opcode, opname: &str, tokens: &[Token]) {
         let line = self.line;
+        let first_operand = self.rec.operands.len();
         // Lenient: a check mark written apart from its move (`Qd1 +`).
         let mut toks: Vec<Token> = core::mem::take(&mut self.rec.scratch.typed);
         toks.clear();
@@ -1179,7 +1233,12 @@ impl Parser<'_, '_> {
                                         );
                                     }
                                 }
-                                let span = self.rec.push_text(itoa(v, &mut san_buf));
+                                let span = if is_canonical_integer(text) {
+                                    self.rec.push_text(text)
+                                } else {
+                                    self.canonical = false;
+                                    self.rec.push_text(itoa(v, &mut san_buf))
+                                };
                                 self.rec.operands.push(OperandSlot {
                                     span,
                                     offset: t.start as u32,
@@ -1343,8 +1402,24 @@ impl Parser<'_, '_> {
             let span = self.token_text(t);
             self.rec.operands.push(OperandSlot { span, offset: t.start as u32, value });
         }
+        if self.canonical && op.order() == Order::Set {
+            let slots = &self.rec.operands[first_operand..];
+            if slots.windows(2).any(|w| self.rec.buf[w[0].span.range()] > self.rec.buf[w[1].span.range()]) {
+                self.canonical = false;
+            }
+        }
         self.rec.scratch.typed = toks;
         self.rec.scratch.san = san_buf;
+    }
+
+    /// `true` if the castling field as written is what the encoder writes.
+    fn castling_text_canonical(&self, lead: usize) -> bool {
+        let line = &self.line[lead..];
+        let mut fields = line.split(|&b| b == b' ');
+        let Some(field) = fields.nth(2) else { return false };
+        let mut buf = [0u8; 0].to_vec();
+        crate::fen::append_castling(&self.rec.setup.board, self.rec.setup.castling_rights, &mut buf);
+        buf == field
     }
 
     /// Checks a string operand; returns the span to store (a converted
@@ -1581,6 +1656,21 @@ fn itoa(v: i64, buf: &mut Vec<u8>) -> &[u8] {
     }
     buf.extend_from_slice(&tmp[i..]);
     buf
+}
+
+/// `true` if `text` is an integer as the encoder writes it: no `+`, no
+/// leading zeros, no `-0`.
+fn is_canonical_integer(text: &[u8]) -> bool {
+    let digits = match text {
+        [b'-', rest @ ..] => {
+            if rest == b"0" {
+                return false;
+            }
+            rest
+        }
+        t => t,
+    };
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && (digits.len() == 1 || digits[0] != b'0')
 }
 
 /// `#3` or `#-3` in place of a move: the mate distance.

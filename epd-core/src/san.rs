@@ -499,10 +499,28 @@ impl Position {
             }
             r => attacks::attacks(us.other(), r, to, occ),
         } & pieces;
-        let mut legal = Bitboard::EMPTY;
-        for from in geometric {
-            let m = self.make_move(role, from, to, Some(Role::Queen));
-            if self.is_legal(m) {
+        if geometric.is_empty() {
+            return geometric;
+        }
+        if role == Role::King {
+            return geometric.into_iter().filter(|&k| !self.attacked_by_them(to, occ ^ k)).collect();
+        }
+        if role == Role::Pawn && Some(to) == self.ep_square && !occ.contains(to) {
+            // En passant: the general test simulates the capture.
+            return geometric.into_iter().filter(|&f| self.is_legal(Move::en_passant(f, to))).collect();
+        }
+        // Any other move: it must meet a check, and a pinned piece must stay
+        // on its pin line.
+        let king = self.our_king();
+        if let Some(checker) = self.checkers.first() {
+            if self.checkers.more_than_one() || (to != checker && !attacks::between(king, checker).contains(to)) {
+                return Bitboard::EMPTY;
+            }
+        }
+        let pinned = geometric & self.pinned;
+        let mut legal = geometric - pinned;
+        for from in pinned {
+            if attacks::aligned(king, from, to) {
                 legal.add(from);
             }
         }

@@ -269,6 +269,7 @@ pub fn run<R: BufRead, W: Write>(
                 }
                 out.extend_from_slice(&text[at..]);
             }
+            _ if rec.is_source_canonical() => out.extend_from_slice(text),
             _ => rec.append_canonical(&mut out),
         }
         if out.as_slice() != text {

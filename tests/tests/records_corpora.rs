@@ -465,3 +465,40 @@ fn known_lines_read_as_the_specification_says() {
     let out = text(&rec.to_canonical());
     assert!(out.starts_with("3r4/3N2kr/1p6/pBpn1p2/Q2PR1p1/P7/1P4P1/2q3K1 w - - Defence; ce -32757;"), "{out}");
 }
+
+/// A record flagged as already canonical must encode to exactly its source
+/// line (normalize copies such lines instead of re-encoding them).
+#[test]
+fn source_canonical_flag_is_exact() {
+    use epd_core::{ParseMode, Record};
+    let dir = epd_tests::corpus_dir();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".epd") || n.ends_with(".fen"))
+        .collect();
+    names.sort();
+    let mut flagged = 0;
+    for name in names {
+        let data = std::fs::read(dir.join(&name)).unwrap();
+        for line in data.split(|&b| b == b'\n').take(20_000) {
+            for mode in [ParseMode::Strict, ParseMode::Lenient] {
+                let (rec, diags) = Record::parse(line, mode);
+                if rec.is_source_canonical() {
+                    flagged += 1;
+                    assert!(diags.is_empty(), "{name}: {}", String::from_utf8_lossy(line));
+                    assert_eq!(rec.to_canonical(), line, "{name}: flagged canonical but encodes differently");
+                } else if diags.is_empty() {
+                    // Not flagged: then the encoding really differs.
+                    assert_ne!(rec.to_canonical(), line, "{name}: canonical line not flagged");
+                }
+            }
+        }
+    }
+    assert!(flagged > 1000, "{flagged}");
+    // Edits clear the flag.
+    let (mut rec, _) = Record::parse(b"8/8/8/8/8/8/8/K6k w - - id \"x\";", ParseMode::Strict);
+    assert!(rec.is_source_canonical());
+    rec.remove("id");
+    assert!(!rec.is_source_canonical());
+}
