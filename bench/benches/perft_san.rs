@@ -14,8 +14,12 @@
 //! cargo bench -p epd-bench --bench perft_san              # full run
 //! cargo bench -p epd-bench --bench perft_san -- --quick   # smoke run
 //! EPD_BENCH_QUICK=1 cargo bench -p epd-bench --bench perft_san
-//! EPD_BENCH_RUNS=9 cargo bench -p epd-bench --bench perft_san
+//! EPD_BENCH_RUNS=15 cargo bench -p epd-bench --bench perft_san # 15 rounds (default 7)
+//! cargo test -p epd-bench --benches                       # one unoptimized smoke round
 //! ```
+//!
+//! Node counts are asserted, and the SAN data set is cross-checked between
+//! epd-core and shakmaty before anything is timed.
 //!
 //! shakmaty is GPL-3.0-or-later: it is a dev-dependency of this
 //! never-published benchmark crate only.
@@ -101,12 +105,7 @@ impl SanData {
     fn build(games: usize, max_plies: usize, seed: u64) -> SanData {
         let mut rng = XorShift64::new(seed);
         let mut seen = HashSet::new();
-        let mut data = SanData {
-            fens: Vec::new(),
-            bytes: Vec::new(),
-            sans: Vec::new(),
-            per_pos: Vec::new(),
-        };
+        let mut data = SanData { fens: Vec::new(), bytes: Vec::new(), sans: Vec::new(), per_pos: Vec::new() };
         for _ in 0..games {
             let mut pos = epd_core::Position::startpos();
             for _ in 0..=max_plies {
@@ -156,17 +155,13 @@ struct ShakSan {
 fn shak_from_fen(fen: &str) -> shakmaty::Chess {
     use shakmaty::fen::Fen;
     let fen = Fen::from_ascii(fen.as_bytes()).expect("shakmaty reads the FEN");
-    fen.into_position(shakmaty::CastlingMode::Standard)
-        .expect("shakmaty accepts the position")
+    fen.into_position(shakmaty::CastlingMode::Standard).expect("shakmaty accepts the position")
 }
 
 impl EpdSan {
     fn build(data: &SanData) -> EpdSan {
-        let positions: Vec<_> = data
-            .fens
-            .iter()
-            .map(|f| epd_core::Position::from_fen(f).expect("epd-core reads its own FEN"))
-            .collect();
+        let positions: Vec<_> =
+            data.fens.iter().map(|f| epd_core::Position::from_fen(f).expect("epd-core reads its own FEN")).collect();
         let moves = positions.iter().map(|p| p.legal_moves().to_vec()).collect();
         EpdSan { positions, moves }
     }
@@ -205,37 +200,19 @@ fn verify(data: &SanData, epd: &EpdSan, shak: &ShakSan) {
             ours.iter().copied().eq(theirs.iter().map(Vec::as_slice)),
             "SAN sets differ in {}:\n epd-core {:?}\n shakmaty {:?}",
             data.fens[i],
-            ours.iter()
-                .map(|s| String::from_utf8_lossy(s))
-                .collect::<Vec<_>>(),
-            theirs
-                .iter()
-                .map(|s| String::from_utf8_lossy(s))
-                .collect::<Vec<_>>(),
+            ours.iter().map(|s| String::from_utf8_lossy(s)).collect::<Vec<_>>(),
+            theirs.iter().map(|s| String::from_utf8_lossy(s)).collect::<Vec<_>>(),
         );
         assert_eq!(epd.moves[i].len(), range.len());
         for (j, k) in range.clone().enumerate() {
             let san = data.san(k);
             for mode in [epd_core::SanMode::Strict, epd_core::SanMode::Lenient] {
                 let m = ep.parse_san(san, mode).unwrap_or_else(|e| {
-                    panic!(
-                        "epd-core {mode:?} rejects {} in {}: {e}",
-                        String::from_utf8_lossy(san),
-                        data.fens[i]
-                    )
+                    panic!("epd-core {mode:?} rejects {} in {}: {e}", String::from_utf8_lossy(san), data.fens[i])
                 });
-                assert_eq!(
-                    m,
-                    epd.moves[i][j],
-                    "epd-core {mode:?} decodes {}",
-                    String::from_utf8_lossy(san)
-                );
+                assert_eq!(m, epd.moves[i][j], "epd-core {mode:?} decodes {}", String::from_utf8_lossy(san));
             }
-            let m = SanPlus::from_ascii(san)
-                .expect("shakmaty parses")
-                .san
-                .to_move(sp)
-                .expect("shakmaty resolves");
+            let m = SanPlus::from_ascii(san).expect("shakmaty parses").san.to_move(sp).expect("shakmaty resolves");
             buf.clear();
             SanPlus::from_move(sp.clone(), m).append_ascii_to(&mut buf);
             assert_eq!(buf, san, "shakmaty round trip in {}", data.fens[i]);
@@ -369,14 +346,7 @@ impl PerftCase {
             Lib::Cozy => timed(|| perft_cozy(black_box(&self.cozy), d)),
             Lib::Shak => timed(|| perft_shak(black_box(&self.shak), d)),
         };
-        assert_eq!(
-            nodes,
-            self.expected,
-            "{} perft({}) of {}",
-            lib.name(),
-            self.depth,
-            self.name
-        );
+        assert_eq!(nodes, self.expected, "{} perft({}) of {}", lib.name(), self.depth, self.name);
         self.samples[lib as usize].push(nodes, t);
     }
 }
@@ -392,29 +362,22 @@ fn config() -> Config {
     // which builds without optimizations) only a one-round smoke run is made.
     let benching = std::env::args().any(|a| a == "--bench");
     let quick = env_quick || !benching || std::env::args().any(|a| a == "--quick");
-    let runs = std::env::var("EPD_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .unwrap_or(if !benching {
+    let runs = std::env::var("EPD_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).filter(|&n: &usize| n > 0).unwrap_or(
+        if !benching {
             1
         } else if quick {
             3
         } else {
             7
-        });
+        },
+    );
     Config { quick, runs }
 }
 
 fn main() {
     let cfg = config();
-    let (sd, kd, games, plies) = if cfg.quick {
-        (4, 3, 100, 80)
-    } else {
-        (6, 5, 2000, 80)
-    };
-    let expect =
-        |depth, table: &[(u32, u64)]| table.iter().find(|e| e.0 == depth).map(|e| e.1).unwrap();
+    let (sd, kd, games, plies) = if cfg.quick { (4, 3, 100, 80) } else { (6, 5, 2000, 80) };
+    let expect = |depth, table: &[(u32, u64)]| table.iter().find(|e| e.0 == depth).map(|e| e.1).unwrap();
     let start_counts = [(3, 8_902), (4, 197_281), (5, 4_865_609), (6, 119_060_324)];
     let kiwi_counts = [(3, 97_862), (4, 4_085_603), (5, 193_690_690)];
     let startfen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -423,17 +386,11 @@ fn main() {
         PerftCase::new("Kiwipete", KIWIPETE, kd, expect(kd, &kiwi_counts)),
     ];
 
-    eprintln!(
-        "building the SAN data set ({games} games of up to {plies} plies, seed {SAN_SEED:#x}) ..."
-    );
+    eprintln!("building the SAN data set ({games} games of up to {plies} plies, seed {SAN_SEED:#x}) ...");
     let data = SanData::build(games, plies, SAN_SEED);
     let epd = EpdSan::build(&data);
     let shak = ShakSan::build(&data);
-    eprintln!(
-        "  {} distinct positions, {} (position, SAN) pairs; cross-checking ...",
-        data.fens.len(),
-        data.moves()
-    );
+    eprintln!("  {} distinct positions, {} (position, SAN) pairs; cross-checking ...", data.fens.len(), data.moves());
     verify(&data, &epd, &shak);
     eprintln!("  epd-core and shakmaty agree on every SAN");
 
@@ -481,11 +438,7 @@ fn main() {
     eprintln!("measured in {:.0} s", t0.elapsed().as_secs_f64());
 
     // Report.
-    let quick = if cfg.quick {
-        " QUICK smoke run (shallow depths, small data set): not for the record."
-    } else {
-        ""
-    };
+    let quick = if cfg.quick { " QUICK smoke run (shallow depths, small data set): not for the record." } else { "" };
     println!();
     println!("Single-threaded; medians of {} runs, libraries interleaved, order rotated per round.{quick}", cfg.runs);
     println!(
@@ -504,11 +457,7 @@ fn main() {
     // The ratio of the medians, then the median of the per-round ratios.
     let both = |a: &Measured, b: &Measured| {
         let (a, b) = (&a.wall, &b.wall);
-        format!(
-            "{} ({})",
-            ratio(a.median_rate(), b.median_rate()),
-            ratio(paired_ratio(a, b), 1.0)
-        )
+        format!("{} ({})", ratio(a.median_rate(), b.median_rate()), ratio(paired_ratio(a, b), 1.0))
     };
     for case in &perfts {
         let [e, c, s] = &case.samples;
@@ -525,21 +474,9 @@ fn main() {
         );
     }
     let rows = [
-        (
-            "SAN encode: `append_san` / `SanPlus::from_move` (with +/#)",
-            &san[0],
-            &san[1],
-        ),
-        (
-            "SAN decode: `parse_san` Strict / `SanPlus::from_ascii` + `to_move`",
-            &san[2],
-            &san[4],
-        ),
-        (
-            "SAN decode: `parse_san` Lenient / `SanPlus::from_ascii` + `to_move`",
-            &san[3],
-            &san[4],
-        ),
+        ("SAN encode: `append_san` / `SanPlus::from_move` (with +/#)", &san[0], &san[1]),
+        ("SAN decode: `parse_san` Strict / `SanPlus::from_ascii` + `to_move`", &san[2], &san[4]),
+        ("SAN decode: `parse_san` Lenient / `SanPlus::from_ascii` + `to_move`", &san[3], &san[4]),
     ];
     for (label, e, s) in rows {
         println!(

@@ -16,11 +16,7 @@ impl XorShift64 {
     /// non-zero state).
     #[must_use]
     pub fn new(seed: u64) -> XorShift64 {
-        XorShift64(if seed == 0 {
-            0x9E37_79B9_7F4A_7C15
-        } else {
-            seed
-        })
+        XorShift64(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
     }
 
     /// The next 64 random bits.

@@ -1177,9 +1177,9 @@ impl Parser<'_, '_> {
                         Value::Move(None)
                     } else if let Some(pos) = seq_pos {
                         match self.move_operand(&pos, text, opname, i, t.start, &mut san_buf) {
-                            Some((m, after)) => {
+                            Some(m) => {
                                 if is_sequence {
-                                    seq_pos = Some(after);
+                                    seq_pos = Some(pos.played(m));
                                 }
                                 let span = self.rec.push_text(&san_buf);
                                 self.rec.operands.push(OperandSlot {
@@ -1486,10 +1486,10 @@ impl Parser<'_, '_> {
         i: usize,
         offset: usize,
         san: &mut Vec<u8>,
-    ) -> Option<(Move, Position)> {
+    ) -> Option<Move> {
         let san_mode = if self.lenient() { SanMode::Lenient } else { SanMode::Strict };
         match pos.decode_san(text, san_mode, san) {
-            Ok((m, after)) => {
+            Ok(m) => {
                 if san.as_slice() != text {
                     let code = if looks_like_coordinate(text) { Code::CoordinateMove } else { Code::NonCanonicalSan };
                     self.diag(
@@ -1501,7 +1501,7 @@ impl Parser<'_, '_> {
                         format!("{} read as {}", String::from_utf8_lossy(text), String::from_utf8_lossy(san)),
                     );
                 }
-                Some((m, after))
+                Some(m)
             }
             Err(SanError::NotCanonical { canonical }) => {
                 self.diag(

@@ -353,81 +353,107 @@ impl Position {
     /// [`SanError`] saying why: syntax, no such legal move, ambiguity, or
     /// (strict) a non-canonical spelling.
     pub fn parse_san(&self, s: &[u8], mode: SanMode) -> Result<Move, SanError> {
-        let mut canonical = Vec::with_capacity(8);
-        self.decode_san(s, mode, &mut canonical).map(|(m, _)| m)
+        let (m, rivals) = self.resolve_text(s, mode)?;
+        if mode == SanMode::Strict {
+            let mut canonical = SanBuf::default();
+            self.append_canonical_san(m, rivals, &mut canonical);
+            if canonical.as_slice() != s {
+                return Err(SanError::NotCanonical {
+                    canonical: String::from_utf8_lossy(canonical.as_slice()).into_owned(),
+                });
+            }
+        }
+        Ok(m)
     }
 
-    /// Decodes SAN, plays it, and tells whether `text` is exactly the
-    /// canonical SAN; `canonical` receives the canonical SAN. One pass: the
-    /// move is played once, and the check mark comes from that position.
+    /// Decodes SAN and writes its canonical form to `canonical`.
     ///
     /// # Errors
     /// As [`Position::parse_san`] in the given mode; strict mode fails on a
     /// non-canonical spelling.
-    pub fn decode_san(
-        &self,
-        text: &[u8],
-        mode: SanMode,
-        canonical: &mut Vec<u8>,
-    ) -> Result<(Move, Position), SanError> {
-        let parsed = parse_san_text(text, mode, false);
-        // Fast path: a piece or pawn move whose origins are computed once,
-        // for matching and for the canonical disambiguation alike.
-        let fast = match &parsed {
-            Ok(SanPlus { san: San::Normal { role, file, rank, to, promotion, .. }, .. }) => {
-                let (role, to) = (*role, *to);
-                let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
-                let all = self.origins(role, to);
-                let mut from = all;
-                if let Some(f) = file {
-                    from &= Bitboard::from_file(*f);
-                }
-                if let Some(r) = rank {
-                    from &= Bitboard::from_rank(*r);
-                }
-                let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
-                match from.single_square() {
-                    Some(sq) if promotion_ok => {
-                        Some((self.make_move(role, sq, to, *promotion), all - Bitboard::from(sq)))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        let (m, rivals) = match fast {
-            Some(found) => found,
-            None => {
-                let m = match parsed.and_then(|sp| self.resolve(&sp, mode)) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        let retry = (mode == SanMode::Lenient && text.first() == Some(&b'b'))
-                            .then(|| parse_san_text(text, mode, true).and_then(|sp| self.resolve(&sp, mode)).ok())
-                            .flatten();
-                        match retry {
-                            Some(m) => m,
-                            None => return Err(e),
-                        }
-                    }
-                };
-                let rivals = if m.is_castle() || m.role() == Role::Pawn || m.role() == Role::King {
-                    Bitboard::EMPTY
-                } else {
-                    self.origins(m.role(), m.to()) - Bitboard::from(m.from())
-                };
-                (m, rivals)
-            }
-        };
-        let after = self.played(m);
+    pub fn decode_san(&self, text: &[u8], mode: SanMode, canonical: &mut Vec<u8>) -> Result<Move, SanError> {
+        let (m, rivals) = self.resolve_text(text, mode)?;
         canonical.clear();
-        self.append_san_body_with(m, rivals, canonical);
-        if after.is_check() {
-            canonical.push(if after.has_legal_moves() { b'+' } else { b'#' });
-        }
+        self.append_canonical_san(m, rivals, canonical);
         if mode == SanMode::Strict && canonical.as_slice() != text {
             return Err(SanError::NotCanonical { canonical: String::from_utf8_lossy(canonical).into_owned() });
         }
-        Ok((m, after))
+        Ok(m)
+    }
+
+    /// Parses and resolves SAN text: the move, and the other pieces of its
+    /// role that could legally reach its target (for disambiguation).
+    fn resolve_text(&self, text: &[u8], mode: SanMode) -> Result<(Move, Bitboard), SanError> {
+        let parsed = parse_san_text(text, mode, false);
+        // Fast path: a piece or pawn move whose origins are computed once,
+        // for matching and for the canonical disambiguation alike.
+        if let Ok(SanPlus { san: San::Normal { role, file, rank, to, promotion, .. }, .. }) = &parsed {
+            let (role, to) = (*role, *to);
+            let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
+            let all = self.origins(role, to);
+            let mut from = all;
+            if let Some(f) = file {
+                from &= Bitboard::from_file(*f);
+            }
+            if let Some(r) = rank {
+                from &= Bitboard::from_rank(*r);
+            }
+            let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
+            if let (Some(sq), true) = (from.single_square(), promotion_ok) {
+                return Ok((self.make_move(role, sq, to, *promotion), all - Bitboard::from(sq)));
+            }
+        }
+        let m = match parsed.and_then(|sp| self.resolve(&sp, mode)) {
+            Ok(m) => m,
+            Err(e) => {
+                let retry = (mode == SanMode::Lenient && text.first() == Some(&b'b'))
+                    .then(|| parse_san_text(text, mode, true).and_then(|sp| self.resolve(&sp, mode)).ok())
+                    .flatten();
+                match retry {
+                    Some(m) => m,
+                    None => return Err(e),
+                }
+            }
+        };
+        let rivals = if m.is_castle() || m.role() == Role::Pawn || m.role() == Role::King {
+            Bitboard::EMPTY
+        } else {
+            self.origins(m.role(), m.to()) - Bitboard::from(m.from())
+        };
+        Ok((m, rivals))
+    }
+
+    /// Appends the canonical SAN of `m`, check mark included; the move is
+    /// played only to tell mate from check.
+    fn append_canonical_san<B: ByteSink>(&self, m: Move, rivals: Bitboard, out: &mut B) {
+        self.append_san_body_with(m, rivals, out);
+        if self.gives_check(m) {
+            out.put(if self.played(m).has_legal_moves() { b'+' } else { b'#' });
+        }
+    }
+
+    /// `true` if the legal move `m` gives check, found without playing it.
+    #[must_use]
+    pub fn gives_check(&self, m: Move) -> bool {
+        let us = self.turn;
+        let Some(king) = self.board.king_of(us.other()) else { return false };
+        if m.is_castle() {
+            return self.played(m).is_check();
+        }
+        let from = m.from();
+        let to = m.to();
+        let mut occ = (self.board.occupied() - Bitboard::from(from)) | Bitboard::from(to);
+        if m.is_en_passant() {
+            occ.discard(Square::from_coords(to.file(), from.rank()));
+        }
+        let placed = m.promotion_role().unwrap_or(m.role());
+        if attacks::attacks(us, placed, to, occ).contains(king) {
+            return true;
+        }
+        let ours = self.board.by_color(us) - Bitboard::from(from);
+        ((attacks::rook_attacks(king, occ) & self.board.rooks_and_queens() & ours)
+            | (attacks::bishop_attacks(king, occ) & self.board.bishops_and_queens() & ours))
+            .any()
     }
 
     /// Matches parsed SAN against the legal moves of this position.
@@ -624,11 +650,13 @@ impl Position {
 
     /// Appends the canonical SAN of the legal move `m`, with `+` or `#`.
     pub fn append_san(&self, m: Move, out: &mut Vec<u8>) {
-        self.append_san_body(m, out);
-        let after = self.played(m);
-        if after.is_check() {
-            out.push(if after.has_legal_moves() { b'+' } else { b'#' });
-        }
+        let rivals = if m.is_castle() || m.role() == Role::Pawn || m.role() == Role::King {
+            Bitboard::EMPTY
+        } else {
+            self.origins(m.role(), m.to()) - Bitboard::from(m.from())
+        };
+        self.append_canonical_san(m, rivals, out);
+    }
     }
 
     /// The canonical SAN of the legal move `m`, with `+` or `#`.
@@ -651,16 +679,16 @@ impl Position {
 
     /// Appends the SAN body of `m`, given the other pieces of its role that
     /// could legally move to its target (`rivals`).
-    fn append_san_body_with(&self, m: Move, rivals: Bitboard, out: &mut Vec<u8>) {
+    fn append_san_body_with<B: ByteSink>(&self, m: Move, rivals: Bitboard, out: &mut B) {
         match m.kind() {
             MoveKind::Castle => {
-                out.extend_from_slice(if m.to().index() > m.from().index() { b"O-O" } else { b"O-O-O" });
+                out.put_all(if m.to().index() > m.from().index() { b"O-O" } else { b"O-O-O" });
                 return;
             }
             MoveKind::EnPassant => {
-                out.push(m.from().file().char() as u8);
-                out.push(b'x');
-                m.to().append_to(out);
+                out.put(m.from().file().char() as u8);
+                out.put(b'x');
+                out.put_square(m.to());
                 return;
             }
             _ => {}
@@ -669,31 +697,31 @@ impl Position {
         let capture = self.board.occupied().contains(to);
         if m.role() == Role::Pawn {
             if capture {
-                out.push(m.from().file().char() as u8);
-                out.push(b'x');
+                out.put(m.from().file().char() as u8);
+                out.put(b'x');
             }
-            to.append_to(out);
+            out.put_square(to);
             if let Some(p) = m.promotion_role() {
-                out.push(b'=');
-                out.push(p.upper_char() as u8);
+                out.put(b'=');
+                out.put(p.upper_char() as u8);
             }
             return;
         }
-        out.push(m.role().upper_char() as u8);
+        out.put(m.role().upper_char() as u8);
         if m.role() != Role::King && rivals.any() {
             let from = m.from();
             if (rivals & Bitboard::from_file(from.file())).is_empty() {
-                out.push(from.file().char() as u8);
+                out.put(from.file().char() as u8);
             } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
-                out.push(from.rank().char() as u8);
+                out.put(from.rank().char() as u8);
             } else {
-                from.append_to(out);
+                out.put_square(from);
             }
         }
         if capture {
-            out.push(b'x');
+            out.put(b'x');
         }
-        to.append_to(out);
+        out.put_square(to);
     }
 }
 
@@ -859,6 +887,50 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Where SAN bytes go: a `Vec`, or a small stack buffer when decoding.
+pub(crate) trait ByteSink {
+    fn put(&mut self, b: u8);
+    fn put_all(&mut self, s: &[u8]) {
+        for &b in s {
+            self.put(b);
+        }
+    }
+    fn put_square(&mut self, sq: Square) {
+        self.put(sq.file().char() as u8);
+        self.put(sq.rank().char() as u8);
+    }
+}
+
+impl ByteSink for Vec<u8> {
+    #[inline(always)]
+    fn put(&mut self, b: u8) {
+        self.push(b);
+    }
+}
+
+/// SAN is at most 7 bytes (`Qa1xh8+`, `exd8=Q#`); 16 leave room.
+#[derive(Default)]
+struct SanBuf {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl SanBuf {
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl ByteSink for SanBuf {
+    #[inline(always)]
+    fn put(&mut self, b: u8) {
+        if self.len < self.bytes.len() {
+            self.bytes[self.len] = b;
+            self.len += 1;
         }
     }
 }

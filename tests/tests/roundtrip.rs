@@ -51,6 +51,7 @@ fn generators_agree_with_each_other() {
         assert_eq!(pos.has_legal_moves(), !moves.is_empty());
         for &m in &moves {
             assert!(pos.is_legal(m), "{} {m:?}", pos.fen());
+            assert_eq!(pos.gives_check(m), pos.played(m).is_check(), "{} {m:?}", pos.fen());
             let mut p = pos;
             assert!(p.play(m).is_ok());
             assert_eq!(p, pos.played(m));
