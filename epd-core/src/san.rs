@@ -657,7 +657,6 @@ impl Position {
         };
         self.append_canonical_san(m, rivals, out);
     }
-    }
 
     /// The canonical SAN of the legal move `m`, with `+` or `#`.
     #[must_use]
