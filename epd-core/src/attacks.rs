@@ -101,6 +101,41 @@ const fn pair_table(line: bool) -> [[u64; 64]; 64] {
     t
 }
 
+const fn ray_table(diagonal: bool) -> [u64; 64] {
+    let mut t = [0u64; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let (df, dr) = ((a % 8) as i32 - (b % 8) as i32, (a / 8) as i32 - (b / 8) as i32);
+            let on = if diagonal { df != 0 && (df == dr || df == -dr) } else { (df == 0) != (dr == 0) };
+            if on {
+                t[a] |= 1 << b;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+}
+
+static ROOK_RAYS: [u64; 64] = ray_table(false);
+static BISHOP_RAYS: [u64; 64] = ray_table(true);
+
+/// Squares a rook on `sq` would attack on an empty board.
+#[must_use]
+#[inline(always)]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// Squares a bishop on `sq` would attack on an empty board.
+#[must_use]
+#[inline(always)]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
+}
+
 static BETWEEN: [[u64; 64]; 64] = pair_table(false);
 static LINE: [[u64; 64]; 64] = pair_table(true);
 
@@ -250,5 +285,9 @@ mod tests {
         assert_eq!(line(Square::B2, Square::C3).count(), 8);
         assert!(aligned(Square::A1, Square::H8, Square::E5));
         assert!(!aligned(Square::A1, Square::H8, Square::E4));
+        for sq in Square::all() {
+            assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
+        }
     }
 }

@@ -162,7 +162,91 @@ impl SanPlus {
     }
 }
 
+/// One forward pass over the common shape
+/// `[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`; `None` for anything
+/// else (castling, lenient spellings, errors), which the general parser
+/// handles.
+#[inline]
+fn parse_common_san(s: &[u8]) -> Option<SanPlus> {
+    let mut i = 0;
+    let n = s.len();
+    let (role, explicit) = match s.first()? {
+        b'N' => (Role::Knight, true),
+        b'B' => (Role::Bishop, true),
+        b'R' => (Role::Rook, true),
+        b'Q' => (Role::Queen, true),
+        b'K' => (Role::King, true),
+        _ => (Role::Pawn, false),
+    };
+    if explicit {
+        i = 1;
+    }
+    // Up to four square characters, an optional 'x' among them.
+    let mut chars = [0u8; 4];
+    let mut k = 0;
+    let mut capture = false;
+    let mut x_at = 0;
+    while i < n && k < 4 {
+        match s[i] {
+            c @ (b'a'..=b'h' | b'1'..=b'8') => {
+                chars[k] = c;
+                k += 1;
+            }
+            b'x' if !capture && k <= 2 => {
+                capture = true;
+                x_at = k;
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    // The 'x' stands right before the target square.
+    if k < 2 || (capture && x_at != k - 2) {
+        return None;
+    }
+    let to = Square::from_ascii(&chars[k - 2..k])?;
+    let (file, rank) = match &chars[..k - 2] {
+        [] => (None, None),
+        [c] if c.is_ascii_lowercase() => (File::from_char(*c), None),
+        [c] => (None, Rank::from_char(*c)),
+        [f, r] => (Some(File::from_char(*f)?), Some(Rank::from_char(*r)?)),
+        _ => return None,
+    };
+    if !explicit && (rank.is_some() || file.is_some() != capture) {
+        return None;
+    }
+    let mut promotion = None;
+    if i + 1 < n && s[i] == b'=' {
+        promotion = match s[i + 1] {
+            b'N' => Some(Role::Knight),
+            b'B' => Some(Role::Bishop),
+            b'R' => Some(Role::Rook),
+            b'Q' => Some(Role::Queen),
+            _ => return None,
+        };
+        if explicit {
+            return None;
+        }
+        i += 2;
+    }
+    let suffix = match s.get(i) {
+        None => None,
+        Some(b'+') => Some(Suffix::Check),
+        Some(b'#') => Some(Suffix::Checkmate),
+        Some(_) => return None,
+    };
+    if i + usize::from(suffix.is_some()) != n {
+        return None;
+    }
+    Some(SanPlus { san: San::Normal { role, file, rank, capture, to, promotion }, suffix })
+}
+
 fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus, SanError> {
+    if !b_is_bishop {
+        if let Some(sp) = parse_common_san(s) {
+            return Ok(sp);
+        }
+    }
     let lenient = mode == SanMode::Lenient;
     let mut end = s.len();
     if end == 0 {
@@ -353,6 +437,11 @@ impl Position {
     /// [`SanError`] saying why: syntax, no such legal move, ambiguity, or
     /// (strict) a non-canonical spelling.
     pub fn parse_san(&self, s: &[u8], mode: SanMode) -> Result<Move, SanError> {
+        if mode == SanMode::Strict {
+            if let Some(m) = self.strict_fast(s) {
+                return Ok(m);
+            }
+        }
         let (m, rivals) = self.resolve_text(s, mode)?;
         if mode == SanMode::Strict {
             let mut canonical = SanBuf::default();
@@ -364,6 +453,62 @@ impl Position {
             }
         }
         Ok(m)
+    }
+
+    /// Strict decoding of a piece or pawn move whose written form can be
+    /// checked against the canonical one part by part (capture mark,
+    /// minimal disambiguation, check mark) without encoding it. `None`
+    /// when that is not enough to accept it; the caller then decodes the
+    /// general way, which also produces the error.
+    fn strict_fast(&self, s: &[u8]) -> Option<Move> {
+        let sp = parse_san_text(s, SanMode::Strict, false).ok()?;
+        let San::Normal { role, file, rank, capture, to, promotion } = sp.san else { return None };
+        let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
+        let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
+        if !promotion_ok {
+            return None;
+        }
+        let all = self.origins(role, to);
+        let mut from = all;
+        if let Some(f) = file {
+            from &= Bitboard::from_file(f);
+        }
+        if let Some(r) = rank {
+            from &= Bitboard::from_rank(r);
+        }
+        let sq = from.single_square()?;
+        let m = self.make_move(role, sq, to, promotion);
+        let captures = self.is_capture(m);
+        if capture != captures {
+            return None;
+        }
+        let written = (file.is_some(), rank.is_some());
+        let needed = match role {
+            Role::Pawn => (captures, false),
+            Role::King => (false, false),
+            _ => {
+                let rivals = all - Bitboard::from(sq);
+                if rivals.is_empty() {
+                    (false, false)
+                } else if (rivals & Bitboard::from_file(sq.file())).is_empty() {
+                    (true, false)
+                } else if (rivals & Bitboard::from_rank(sq.rank())).is_empty() {
+                    (false, true)
+                } else {
+                    (true, true)
+                }
+            }
+        };
+        if written != needed {
+            return None;
+        }
+        let suffix_ok = match (self.gives_check(m), sp.suffix) {
+            (false, None) => true,
+            (true, Some(Suffix::Check)) => self.played(m).has_legal_moves(),
+            (true, Some(Suffix::Checkmate)) => !self.played(m).has_legal_moves(),
+            _ => false,
+        };
+        suffix_ok.then_some(m)
     }
 
     /// Decodes SAN and writes its canonical form to `canonical`.
@@ -446,9 +591,29 @@ impl Position {
         if m.is_en_passant() {
             occ.discard(Square::from_coords(to.file(), from.rank()));
         }
-        let placed = m.promotion_role().unwrap_or(m.role());
-        if attacks::attacks(us, placed, to, occ).contains(king) {
+        let direct = match m.promotion_role().unwrap_or(m.role()) {
+            Role::Pawn => attacks::pawn_attacks(us, to).contains(king),
+            Role::Knight => attacks::knight_attacks(to).contains(king),
+            Role::King => false,
+            // A slider checks only along a line through the king: test the
+            // line first, the blockers only then.
+            Role::Bishop => attacks::bishop_rays(king).contains(to) && attacks::bishop_attacks(to, occ).contains(king),
+            Role::Rook => attacks::rook_rays(king).contains(to) && attacks::rook_attacks(to, occ).contains(king),
+            Role::Queen => {
+                (attacks::rook_rays(king) | attacks::bishop_rays(king)).contains(to)
+                    && attacks::queen_attacks(to, occ).contains(king)
+            }
+        };
+        if direct {
             return true;
+        }
+        // A discovered check needs the vacated square (or, en passant, the
+        // captured pawn's) on a line through the king.
+        let lines = attacks::rook_rays(king) | attacks::bishop_rays(king);
+        let vacated_on_line =
+            lines.contains(from) || (m.is_en_passant() && lines.contains(Square::from_coords(to.file(), from.rank())));
+        if !vacated_on_line {
+            return false;
         }
         let ours = self.board.by_color(us) - Bitboard::from(from);
         ((attacks::rook_attacks(king, occ) & self.board.rooks_and_queens() & ours)
@@ -863,6 +1028,34 @@ mod tests {
         );
         let p = pos("7k/4P1pp/8/8/8/8/8/K7 w - - 0 1");
         assert!(p.parse_san(b"e8", SanMode::Lenient).is_err());
+    }
+
+    #[test]
+    fn common_shape_parser_agrees_with_the_general_one() {
+        // Every string the fast parser accepts must parse the same way in
+        // the general parser (strict and lenient).
+        let alphabet = b"NBRQKabcdefgh12345678x=+#";
+        let mut x = 7u64;
+        let mut accepted = 0;
+        for len in 1..9 {
+            for _ in 0..20_000 {
+                let s: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        alphabet[(x % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                if let Some(fast) = parse_common_san(&s) {
+                    accepted += 1;
+                    // The general path, bypassing the fast one.
+                    let general = parse_san_text(&[&s[..], b"!"].concat(), SanMode::Lenient, false);
+                    assert_eq!(general.as_ref().ok(), Some(&fast), "{}", String::from_utf8_lossy(&s));
+                }
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
     }
 
     #[test]
