@@ -938,3 +938,116 @@ impl History {
         self.repetitions() >= 5
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ParseMode, SanMode};
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    fn play(p: &mut Position, sans: &[&str]) {
+        for s in sans {
+            let m = p.parse_san(s.as_bytes(), SanMode::Lenient).unwrap_or_else(|e| panic!("{s}: {e}"));
+            p.play_unchecked(m);
+        }
+    }
+
+    #[test]
+    fn repetition_counting_over_a_game() {
+        let mut p = Position::startpos();
+        let mut h = History::new();
+        h.push(&p);
+        assert_eq!(h.repetitions(), 1);
+        for (i, s) in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"].iter().enumerate() {
+            play(&mut p, &[s]);
+            h.push(&p);
+            if i == 3 {
+                assert_eq!(h.repetitions(), 2);
+                assert!(!h.is_threefold());
+            }
+        }
+        assert_eq!(h.repetitions(), 3);
+        assert!(h.is_threefold());
+        assert!(!h.is_fivefold());
+        // An irreversible move starts the count afresh.
+        play(&mut p, &["e4"]);
+        h.push(&p);
+        assert_eq!(h.repetitions(), 1);
+    }
+
+    #[test]
+    fn en_passant_rights_distinguish_positions_only_when_a_capture_is_legal() {
+        // After 1. e4 the e3 square is written (§4.4) but no capture is
+        // possible, so the key equals that of the same placement without it.
+        let mut p = Position::startpos();
+        play(&mut p, &["e4"]);
+        assert_eq!(p.fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+        assert_eq!(p.legal_ep_square(), None);
+        let same = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        assert_eq!(p.zobrist_hash(), same.zobrist_hash());
+        // With a black pawn on d4 the capture is legal and the keys differ.
+        let with = pos("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3");
+        let without = pos("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3");
+        assert_eq!(with.legal_ep_square(), Some(Square::E3));
+        assert_ne!(with.zobrist_hash(), without.zobrist_hash());
+        // A pinned pawn cannot capture en passant: no right.
+        let pinned = pos("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1");
+        assert_eq!(pinned.legal_ep_square(), None);
+        assert_eq!(pinned.ep_square(), Some(Square::E3));
+    }
+
+    #[test]
+    fn insufficient_material_table() {
+        for (fen, dead, white_cannot_win, black_cannot_win) in [
+            ("8/8/8/8/8/8/8/K6k w - - 0 1", true, true, true),
+            ("8/8/8/8/8/8/8/KN5k w - - 0 1", true, true, true),
+            ("8/8/8/8/8/8/8/KB5k w - - 0 1", true, true, true),
+            // Bishops all on one colour: dead.
+            ("8/8/8/8/8/8/b7/KB5k w - - 0 1", true, true, true),
+            // Bishops of both colours: a mate exists.
+            ("8/8/8/8/8/8/1b6/KB5k w - - 0 1", false, false, false),
+            ("8/8/8/8/8/8/8/KNN4k w - - 0 1", false, false, true),
+            ("8/8/8/8/8/8/8/KNB4k w - - 0 1", false, false, true),
+            ("8/8/8/8/8/8/P7/K6k w - - 0 1", false, false, true),
+            ("7k/8/8/8/8/8/8/KR6 w - - 0 1", false, false, true),
+            // A knight against a pawn can mate (the pawn blocks).
+            ("8/8/8/8/8/8/p7/KN5k w - - 0 1", false, false, false),
+        ] {
+            let p = pos(fen);
+            assert_eq!(p.is_insufficient_material(), dead, "{fen}");
+            assert_eq!(p.has_insufficient_material(Color::White), white_cannot_win, "{fen} white");
+            assert_eq!(p.has_insufficient_material(Color::Black), black_cannot_win, "{fen} black");
+        }
+    }
+
+    #[test]
+    fn status_and_move_rules() {
+        assert_eq!(pos("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").status(), Status::Checkmate);
+        assert_eq!(pos("7k/8/6QK/8/8/8/8/8 b - - 0 1").status(), Status::Stalemate);
+        assert_eq!(pos("8/8/8/8/8/8/8/KB5k w - - 0 1").status(), Status::InsufficientMaterial);
+        let fifty = pos("7k/8/8/8/8/8/8/KR6 w - - 100 80");
+        assert_eq!(fifty.status(), Status::FiftyMoves);
+        assert!(fifty.is_fifty_moves() && !fifty.is_seventy_five_moves());
+        assert!(pos("7k/8/8/8/8/8/8/KR6 w - - 150 80").is_seventy_five_moves());
+        assert_eq!(Position::startpos().status(), Status::Ongoing);
+        // Counters advance and reset as the rules say.
+        let mut p = Position::startpos();
+        play(&mut p, &["Nf3", "Nf6", "Nc3"]);
+        assert_eq!((p.halfmoves(), p.fullmoves()), (3, 2));
+        play(&mut p, &["e5"]);
+        assert_eq!((p.halfmoves(), p.fullmoves()), (0, 3));
+    }
+
+    #[test]
+    fn megabytes_of_input_are_rejected_quickly_and_cleanly() {
+        let big = vec![b'8'; 4 << 20];
+        assert!(Position::from_fen_bytes(&big, ParseMode::Lenient).is_err());
+        let mut fen = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ".to_vec();
+        fen.extend(std::iter::repeat_n(b'x', 2 << 20));
+        assert!(Position::from_fen_bytes(&fen, ParseMode::Strict).is_err());
+        assert!(Position::startpos().parse_san(&big, SanMode::Lenient).is_err());
+    }
+}
