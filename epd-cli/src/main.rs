@@ -28,6 +28,9 @@ enum Command {
     /// pfdr: read leniently, repair what can be repaired, write canonical records.
     #[command(after_help = cmd::stream::REPAIR_EXAMPLES)]
     Repair(cmd::stream::Common),
+    /// One EPD record for the initial position and after every move of every game.
+    #[command(name = "from-pgn", after_help = cmd::from_pgn::EXAMPLES)]
+    FromPgn(cmd::from_pgn::Args),
     /// Validate only: print diagnostics, write no records.
     #[command(after_help = cmd::stream::CHECK_EXAMPLES)]
     Check(cmd::stream::Common),
@@ -56,6 +59,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Normalize(args) => cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?,
         Command::Purge(args) => cmd::stream::run_purge(args, &mut out)?,
         Command::Repair(args) => cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?,
+        Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,

@@ -27,6 +27,7 @@ mod moves;
 mod opcode;
 mod operand;
 mod perft;
+pub mod pgn;
 mod position;
 mod record;
 mod registers;

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod from_pgn;
 pub mod moves;
 pub mod perft;
 pub mod stream;

@@ -1,0 +1,583 @@
+//! PGN: a streaming reader (tags and mainline moves; comments, NAGs and
+//! variations skipped in bounded memory) and the conversion of games to
+//! EPD records, one per position (the `epdlist` job).
+
+use std::io::{self, BufRead, Write};
+
+use crate::{Move, ParseMode, Position, SanMode, Setup};
+
+/// A tag pair, `[Name "value"]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tag {
+    /// The tag name.
+    pub name: String,
+    /// The value, unescaped.
+    pub value: String,
+}
+
+/// A mainline move as written, with where it was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveText {
+    /// The SAN as written (annotations included).
+    pub san: Vec<u8>,
+    /// 1-based line of the move.
+    pub line: u64,
+    /// 1-based column of the move.
+    pub column: u32,
+}
+
+/// One game: its tags, mainline moves and result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Game {
+    /// Tag pairs in order.
+    pub tags: Vec<Tag>,
+    /// Mainline moves in order.
+    pub moves: Vec<MoveText>,
+    /// The game termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`), if
+    /// one was read.
+    pub result: Option<String>,
+    /// 1-based line where the game starts.
+    pub line: u64,
+    /// Problems met while reading (the game is still returned).
+    pub warnings: Vec<String>,
+}
+
+impl Game {
+    /// The value of a tag.
+    #[must_use]
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|t| t.name == name).map(|t| t.value.as_str())
+    }
+}
+
+/// Variations nested deeper than this are still skipped correctly (the
+/// depth is only counted), but reported once.
+const DEEP_VARIATIONS: u64 = 256;
+/// A single token longer than this is not a move; it is skipped.
+const MAX_TOKEN: usize = 256;
+
+/// Reads games one at a time from any buffered reader.
+///
+/// ```
+/// use epd_core::pgn::PgnReader;
+/// let text = b"[White \"A\"]\n\n1. e4 {best} e5 (1... c5) 2. Nf3 1-0\n";
+/// let mut r = PgnReader::new(&text[..]);
+/// let g = r.next_game().unwrap().unwrap();
+/// assert_eq!(g.tag("White"), Some("A"));
+/// assert_eq!(g.moves.len(), 3);
+/// assert_eq!(g.result.as_deref(), Some("1-0"));
+/// ```
+#[derive(Debug)]
+pub struct PgnReader<R> {
+    input: R,
+    line: Vec<u8>,
+    pos: usize,
+    line_no: u64,
+    eof: bool,
+}
+
+#[derive(PartialEq, Eq)]
+enum Token {
+    Tag,
+    Word,
+    Eof,
+}
+
+impl<R: BufRead> PgnReader<R> {
+    /// A reader over `input`.
+    pub fn new(input: R) -> PgnReader<R> {
+        PgnReader { input, line: Vec::new(), pos: 0, line_no: 0, eof: false }
+    }
+
+    fn next_line(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        self.line.clear();
+        self.pos = 0;
+        // Lines are read whole, but a single line is capped: the rest of
+        // an enormous line is read and dropped in pieces.
+        let n = read_capped(&mut self.input, &mut self.line, 1 << 20)?;
+        if n == 0 {
+            self.eof = true;
+            return Ok(false);
+        }
+        self.line_no += 1;
+        while matches!(self.line.last(), Some(b'\n' | b'\r')) {
+            self.line.pop();
+        }
+        // Escape lines (`%` in column 1) are ignored.
+        if self.line.first() == Some(&b'%') {
+            self.line.clear();
+        }
+        Ok(true)
+    }
+
+    /// Skips blanks (across lines) and tells what comes next.
+    fn peek(&mut self) -> io::Result<Token> {
+        loop {
+            while self.pos < self.line.len() && self.line[self.pos].is_ascii_whitespace() {
+                self.pos += 1;
+            }
+            if self.pos < self.line.len() {
+                return Ok(if self.line[self.pos] == b'[' { Token::Tag } else { Token::Word });
+            }
+            if !self.next_line()? {
+                return Ok(Token::Eof);
+            }
+        }
+    }
+
+    /// Reads the next game, or `None` at the end of the input.
+    ///
+    /// # Errors
+    /// Only I/O errors; malformed PGN gives warnings on the game.
+    pub fn next_game(&mut self) -> io::Result<Option<Game>> {
+        let mut game = Game::default();
+        // Tags.
+        loop {
+            match self.peek()? {
+                Token::Eof => {
+                    return Ok(None);
+                }
+                Token::Tag => {
+                    if game.line == 0 {
+                        game.line = self.line_no;
+                    }
+                    self.read_tag(&mut game);
+                }
+                Token::Word => break,
+            }
+        }
+        if game.line == 0 {
+            game.line = self.line_no;
+        }
+        // Movetext.
+        let mut depth: u64 = 0;
+        let mut warned_deep = false;
+        loop {
+            let tok = self.peek()?;
+            if tok == Token::Eof {
+                if depth > 0 {
+                    game.warnings.push(format!("{depth} variation(s) not closed at the end of the input"));
+                }
+                if game.result.is_none() {
+                    game.warnings.push("no game termination marker".into());
+                }
+                return Ok(Some(game));
+            }
+            if tok == Token::Tag && self.pos == 0 && depth == 0 {
+                // A new game's tags without a result for this one.
+                game.warnings.push("no game termination marker before the next game's tags".into());
+                return Ok(Some(game));
+            }
+            let c = self.line[self.pos];
+            match c {
+                b'{' => self.skip_comment(&mut game)?,
+                b';' => self.pos = self.line.len(),
+                b'(' => {
+                    depth += 1;
+                    self.pos += 1;
+                    if depth > DEEP_VARIATIONS && !warned_deep {
+                        game.warnings.push(format!("variations nested more than {DEEP_VARIATIONS} deep"));
+                        warned_deep = true;
+                    }
+                }
+                b')' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        game.warnings.push(format!("line {}: ')' without '('", self.line_no));
+                    } else {
+                        depth -= 1;
+                    }
+                }
+                b'[' => {
+                    // A tag inside movetext (not at line start): skip it.
+                    self.pos = self.line[self.pos..]
+                        .iter()
+                        .position(|&b| b == b']')
+                        .map_or(self.line.len(), |i| self.pos + i + 1);
+                }
+                _ => {
+                    let start = self.pos;
+                    while self.pos < self.line.len() && !is_delimiter(self.line[self.pos]) {
+                        self.pos += 1;
+                    }
+                    if self.pos == start {
+                        // A stray delimiter such as '}' or ']'.
+                        self.pos += 1;
+                        continue;
+                    }
+                    let word = &self.line[start..self.pos];
+                    if matches!(word, b"1-0" | b"0-1" | b"1/2-1/2" | b"*") {
+                        if depth == 0 {
+                            game.result = Some(String::from_utf8_lossy(word).into_owned());
+                            return Ok(Some(game));
+                        }
+                        continue;
+                    }
+                    if depth > 0 {
+                        continue;
+                    }
+                    let word = strip_move_number(word);
+                    if word.is_empty() || word[0] == b'$' || word.iter().all(|&b| b == b'!' || b == b'?') {
+                        continue;
+                    }
+                    if word.len() > MAX_TOKEN {
+                        game.warnings.push(format!("line {}: a token of {} bytes skipped", self.line_no, word.len()));
+                        continue;
+                    }
+                    let column = (start + 1 + (self.pos - start - word.len())) as u32;
+                    game.moves.push(MoveText { san: word.to_vec(), line: self.line_no, column });
+                }
+            }
+        }
+    }
+
+    fn read_tag(&mut self, game: &mut Game) {
+        // `[Name "value"]`, possibly several on a line.
+        let line = &self.line;
+        let mut p = self.pos + 1;
+        while p < line.len() && line[p].is_ascii_whitespace() {
+            p += 1;
+        }
+        let name_start = p;
+        while p < line.len() && (line[p].is_ascii_alphanumeric() || line[p] == b'_') {
+            p += 1;
+        }
+        let name = String::from_utf8_lossy(&line[name_start..p]).into_owned();
+        while p < line.len() && line[p].is_ascii_whitespace() {
+            p += 1;
+        }
+        let mut value = Vec::new();
+        if p < line.len() && line[p] == b'"' {
+            p += 1;
+            while p < line.len() && line[p] != b'"' {
+                if line[p] == b'\\' && p + 1 < line.len() {
+                    p += 1;
+                }
+                value.push(line[p]);
+                p += 1;
+            }
+            p += 1;
+        } else {
+            game.warnings.push(format!("line {}: tag {name} has no quoted value", self.line_no));
+        }
+        match line[p.min(line.len())..].iter().position(|&b| b == b']') {
+            Some(i) => p += i + 1,
+            None => {
+                game.warnings.push(format!("line {}: tag {name} is not closed with ']'", self.line_no));
+                p = line.len();
+            }
+        }
+        if !name.is_empty() {
+            game.tags.push(Tag { name, value: String::from_utf8_lossy(&value).into_owned() });
+        }
+        self.pos = p;
+    }
+
+    fn skip_comment(&mut self, game: &mut Game) -> io::Result<()> {
+        let start_line = self.line_no;
+        self.pos += 1;
+        loop {
+            if let Some(i) = self.line[self.pos..].iter().position(|&b| b == b'}') {
+                self.pos += i + 1;
+                return Ok(());
+            }
+            if !self.next_line()? {
+                game.warnings.push(format!("comment opened on line {start_line} is not closed"));
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'(' | b')' | b';' | b'[' | b']')
+}
+
+/// `12.e4` → `e4`; `12...` → empty; `e4` unchanged.
+fn strip_move_number(word: &[u8]) -> &[u8] {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 && word.get(digits) == Some(&b'.') {
+        let dots = word[digits..].iter().take_while(|&&b| b == b'.').count();
+        &word[digits + dots..]
+    } else if digits == word.len() {
+        // A bare number (move number without its dot).
+        &word[word.len()..]
+    } else {
+        word
+    }
+}
+
+/// Reads one line into `buf`, keeping at most `cap` bytes of it.
+fn read_capped<R: BufRead>(input: &mut R, buf: &mut Vec<u8>, cap: usize) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(total);
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let room = cap.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let n = chunk.len();
+        total += n;
+        input.consume(n);
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
+/// What [`to_epd`] adds to each record.
+#[derive(Clone, Debug, Default)]
+pub struct EpdOptions {
+    /// Add `sm`, the move played from each position.
+    pub supplied_move: bool,
+    /// Add `hmvc` and `fmvn`.
+    pub counters: bool,
+    /// Add `id` built from the tags: `"White-Black Date ply N"`... see
+    /// [`record_id`].
+    pub id: bool,
+    /// Add `c0` with the game's Event, Site, Date, Round and Result.
+    pub comment: bool,
+}
+
+/// The `id` of the position after `ply` plies of `game`:
+/// `White - Black, Event Round, ply N`.
+#[must_use]
+pub fn record_id(game: &Game, ply: usize) -> String {
+    let t = |n: &str| game.tag(n).unwrap_or("?");
+    format!("{} - {}, {} {}, ply {ply}", t("White"), t("Black"), t("Event"), t("Round"))
+}
+
+/// Counts from [`to_epd`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PgnSummary {
+    /// Games read.
+    pub games: u64,
+    /// Games whose every mainline move was converted.
+    pub complete: u64,
+    /// Records written.
+    pub records: u64,
+}
+
+/// A problem with one game, for the caller's reporter.
+#[derive(Clone, Debug)]
+pub struct PgnDiagnostic {
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column (0 when it concerns the whole game).
+    pub column: u32,
+    /// `true` when the rest of the game was not converted.
+    pub error: bool,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Converts every game to EPD: one record for the initial position and
+/// one after every mainline move (Chess::PGN::EPD's `epdlist`).
+///
+/// A game that starts from a `FEN` tag starts there. An illegal move ends
+/// that game's records (reported); the following games go on.
+///
+/// # Errors
+/// Only I/O errors.
+pub fn to_epd<R: BufRead, W: Write>(
+    input: R,
+    mut output: W,
+    options: &EpdOptions,
+    mut report: impl FnMut(&PgnDiagnostic),
+) -> io::Result<PgnSummary> {
+    let mut reader = PgnReader::new(input);
+    let mut summary = PgnSummary::default();
+    let mut out = Vec::with_capacity(256);
+    let mut rec = crate::Record::default();
+    while let Some(game) = reader.next_game()? {
+        summary.games += 1;
+        for w in &game.warnings {
+            report(&PgnDiagnostic { line: game.line, column: 0, error: false, message: w.clone() });
+        }
+        let start = match game.tag("FEN") {
+            Some(fen) => match Setup::from_fen(fen.as_bytes(), ParseMode::Lenient)
+                .map_err(|e| e.to_string())
+                .and_then(|s| Position::from_setup(s).map_err(|e| e.to_string()))
+            {
+                Ok(p) => p,
+                Err(e) => {
+                    report(&PgnDiagnostic {
+                        line: game.line,
+                        column: 0,
+                        error: true,
+                        message: format!("FEN tag: {e}"),
+                    });
+                    continue;
+                }
+            },
+            None => Position::startpos(),
+        };
+        let mut pos = start;
+        let mut ok = true;
+        let mut moves: Vec<Move> = Vec::with_capacity(game.moves.len());
+        for mt in &game.moves {
+            match pos.parse_san(&mt.san, SanMode::Lenient) {
+                Ok(m) => {
+                    moves.push(m);
+                    pos.play_unchecked(m);
+                }
+                Err(e) => {
+                    report(&PgnDiagnostic {
+                        line: mt.line,
+                        column: mt.column,
+                        error: true,
+                        message: format!("move {} ({}): {e}", moves.len() + 1, String::from_utf8_lossy(&mt.san)),
+                    });
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            summary.complete += 1;
+        }
+        let mut pos = start;
+        for ply in 0..=moves.len() {
+            rec = crate::Record::from_position(&pos);
+            let next = moves.get(ply).copied();
+            if options.comment {
+                let c0 = format!(
+                    "{} {} {} {} {}",
+                    game.tag("Event").unwrap_or("?"),
+                    game.tag("Site").unwrap_or("?"),
+                    game.tag("Date").unwrap_or("?"),
+                    game.tag("Round").unwrap_or("?"),
+                    game.result.as_deref().or(game.tag("Result")).unwrap_or("*")
+                );
+                let c0 = sanitize(&c0);
+                let _ = rec.set("c0", &[crate::OperandInput::String(c0.as_bytes())]);
+            }
+            if options.counters {
+                let _ = rec.set("hmvc", &[crate::OperandInput::Integer(i64::from(pos.halfmoves()))]);
+                let _ = rec.set("fmvn", &[crate::OperandInput::Integer(i64::from(pos.fullmoves()))]);
+            }
+            if options.id {
+                let id = sanitize(&record_id(&game, ply));
+                let _ = rec.set("id", &[crate::OperandInput::String(id.as_bytes())]);
+            }
+            if options.supplied_move {
+                if let Some(m) = next {
+                    let _ = rec.set("sm", &[crate::OperandInput::Move(m)]);
+                }
+            }
+            out.clear();
+            rec.append_canonical(&mut out);
+            out.push(b'\n');
+            output.write_all(&out)?;
+            summary.records += 1;
+            if let Some(m) = next {
+                pos.play_unchecked(m);
+            }
+        }
+    }
+    output.flush()?;
+    let _ = rec;
+    Ok(summary)
+}
+
+/// Makes text fit an EPD string: printing characters, under 256 bytes.
+fn sanitize(s: &str) -> String {
+    let mut out: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    while out.len() >= crate::MAX_STRING {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_real_pgn_shapes() {
+        let text = b"[Event \"Test \\\"quoted\\\"\"]\r\n[Site \"?\"]\r\n\r\n\
+            1. e4 {a comment\nover two lines} e5 $1 2. Nf3 (2. f4 exf4 (2... d5) 3. Nf3) 2... Nc6 3.\nBb5 a6!? ; rest ignored\n\
+            4. Ba4 1/2-1/2\n\n% escape line\n1.d4 d5 *\n[Event \"no result\"]\n1. e4\n[Event \"next\"]\n1. c4 0-1\n";
+        let mut r = PgnReader::new(&text[..]);
+        let g = r.next_game().unwrap().unwrap();
+        assert_eq!(g.tag("Event"), Some("Test \"quoted\""));
+        let sans: Vec<String> = g.moves.iter().map(|m| String::from_utf8_lossy(&m.san).into_owned()).collect();
+        assert_eq!(sans, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6!?", "Ba4"]);
+        assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        let g = r.next_game().unwrap().unwrap();
+        assert_eq!(g.moves.len(), 2);
+        assert_eq!(g.result.as_deref(), Some("*"));
+        let g = r.next_game().unwrap().unwrap();
+        assert_eq!(g.moves.len(), 1);
+        assert_eq!(g.warnings.len(), 1);
+        let g = r.next_game().unwrap().unwrap();
+        assert_eq!(g.tag("Event"), Some("next"));
+        assert_eq!(g.result.as_deref(), Some("0-1"));
+        assert!(r.next_game().unwrap().is_none());
+    }
+
+    #[test]
+    fn deep_variations_and_garbage_stay_bounded() {
+        let mut text = b"1. e4 ".to_vec();
+        text.extend(std::iter::repeat_n(b'(', 100_000));
+        text.extend_from_slice(b"e5");
+        text.extend(std::iter::repeat_n(b')', 100_000));
+        text.extend_from_slice(b" e5 1-0\n");
+        let mut r = PgnReader::new(&text[..]);
+        let g = r.next_game().unwrap().unwrap();
+        assert_eq!(g.moves.len(), 2);
+        assert_eq!(g.warnings.len(), 1);
+        // Random bytes: no panic.
+        let mut x = 1u64;
+        let noise: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let a = b"[]{}();\"\n 1.e4xO-$!?abc\r\\";
+                a[(x % a.len() as u64) as usize]
+            })
+            .collect();
+        let mut out = Vec::new();
+        let _ = to_epd(&noise[..], &mut out, &EpdOptions::default(), |_| {}).unwrap();
+    }
+
+    #[test]
+    fn converts_games_to_one_record_per_position() {
+        let text = b"[White \"W\"]\n[Black \"B\"]\n[Event \"E\"]\n[Round \"1\"]\n\n1. e4 e5 2. Nf3 1-0\n\n\
+            [FEN \"8/8/8/8/8/8/4k3/K6R w - - 0 40\"]\n[SetUp \"1\"]\n\n40. Rh2+ Kd3 41. Rxx9 *\n";
+        let mut out = Vec::new();
+        let opts = EpdOptions { supplied_move: true, counters: true, id: true, comment: false };
+        let mut diags = Vec::new();
+        let s = to_epd(&text[..], &mut out, &opts, |d| diags.push(d.clone())).unwrap();
+        assert_eq!((s.games, s.complete, s.records), (2, 1, 4 + 3));
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - fmvn 1; hmvc 0; id \"W - B, E 1, ply 0\"; sm e4;"
+        );
+        assert_eq!(
+            lines[1],
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 fmvn 1; hmvc 0; id \"W - B, E 1, ply 1\"; sm e5;"
+        );
+        assert!(lines[3].ends_with("id \"W - B, E 1, ply 3\";"), "{}", lines[3]);
+        assert!(lines[4].starts_with("8/8/8/8/8/8/4k3/K6R w - - fmvn 40; hmvc 0;"), "{}", lines[4]);
+        assert!(lines[5].contains("sm Kd3;"), "{}", lines[5]);
+        assert_eq!(diags.len(), 1);
+        assert!(diags[0].error && diags[0].message.contains("Rxx9"), "{:?}", diags[0]);
+    }
+}
