@@ -103,14 +103,14 @@ const fn pair_table(line: bool) -> [[u64; 64]; 64] {
 
 const fn ray_table(diagonal: bool) -> [u64; 64] {
     let mut t = [0u64; 64];
-    let mut a = 0;
+    let mut a: usize = 0;
     while a < 64 {
-        let mut b = 0;
+        let mut b: usize = 0;
         while b < 64 {
             let (df, dr) = ((a % 8) as i32 - (b % 8) as i32, (a / 8) as i32 - (b / 8) as i32);
             let on = if diagonal { df != 0 && (df == dr || df == -dr) } else { (df == 0) != (dr == 0) };
             if on {
-                t[a] |= 1 << b;
+                t[a] |= 1u64 << b;
             }
             b += 1;
         }

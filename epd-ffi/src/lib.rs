@@ -1,9 +1,80 @@
-//! libepdkit: the C ABI over epd-core. The full API is built out in its own
-//! issue; this crate currently exposes only the library version.
+//! libepdkit: the C ABI over epd-core.
+//!
+//! Built as `libepdkit.so` and `libepdkit.a`; the header
+//! `include/epdkit.h` is generated from this crate by cbindgen (see
+//! `cbindgen.toml`) and committed. The conventions (statuses, handles,
+//! owned and borrowed strings, thread safety) are stated at the top of the
+//! header.
+//!
+//! The exported functions are safe Rust `extern "C"` functions, as in
+//! rustls-ffi: they are meant to be called from C, whose caller contract
+//! is documented in the header; the `rlib` exists for the Rust tests and
+//! benchmarks. Every raw pointer goes through the helpers in `ptr`, and
+//! every body runs inside the panic boundary in `error`.
 
-/// The library version, as a NUL-terminated static string
-/// (borrowed; never free it).
+// C's long and unsigned long are 64 bits wide here and 32 bits on other
+// platforms: conversions that are no-ops on this target are not on all.
+#![allow(clippy::useless_conversion, clippy::unnecessary_fallible_conversions)]
+
+// Declared in the order the header presents them (cbindgen follows the
+// module order; the blank lines keep rustfmt from sorting them).
+mod error;
+
+mod ptr;
+
+mod position;
+
+mod san;
+
+mod diag;
+
+mod record;
+
+mod score;
+
+mod registers;
+
+mod verbs;
+
+mod analysis;
+
+pub use analysis::*;
+pub use diag::*;
+pub use error::*;
+pub use position::*;
+pub use ptr::epd_string_free;
+pub use record::*;
+pub use registers::*;
+pub use san::*;
+pub use score::*;
+pub use verbs::*;
+
+use core::ffi::{c_char, c_int};
+
+/// The major version of the library this header belongs to.
+pub const EPDKIT_VERSION_MAJOR: c_int = 0;
+/// The minor version of the library this header belongs to.
+pub const EPDKIT_VERSION_MINOR: c_int = 1;
+/// The patch version of the library this header belongs to.
+pub const EPDKIT_VERSION_PATCH: c_int = 0;
+
+/// The version of the library actually loaded, "MAJOR.MINOR.PATCH", as a
+/// static string (borrowed: never free it). Compare it with the
+/// EPDKIT_VERSION_... macros to detect a header/library mismatch.
 #[no_mangle]
-pub extern "C" fn epd_version() -> *const core::ffi::c_char {
+pub extern "C" fn epd_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_constants_match_cargo_toml() {
+        let parse = |s: &str| s.parse::<c_int>().unwrap();
+        assert_eq!(EPDKIT_VERSION_MAJOR, parse(env!("CARGO_PKG_VERSION_MAJOR")));
+        assert_eq!(EPDKIT_VERSION_MINOR, parse(env!("CARGO_PKG_VERSION_MINOR")));
+        assert_eq!(EPDKIT_VERSION_PATCH, parse(env!("CARGO_PKG_VERSION_PATCH")));
+    }
 }

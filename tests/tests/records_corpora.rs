@@ -502,3 +502,40 @@ fn source_canonical_flag_is_exact() {
     rec.remove("id");
     assert!(!rec.is_source_canonical());
 }
+
+/// `run_parallel` gives exactly the serial output, diagnostics and summary.
+#[test]
+fn parallel_verbs_equal_serial_byte_for_byte() {
+    use epd_core::verbs::{run, run_parallel, Options, Verb};
+    use epd_core::ParseMode;
+    let mut input = Vec::new();
+    for name in ["destruction-test.epd", "bratko-kopec.epd", "matetrack.epd", "wac_arasan.epd", "STS1-STS15_LAN_v3.epd"] {
+        input.extend_from_slice(&epd_tests::corpus(name));
+    }
+    // A string continued on the next line, and over-long lines.
+    input.extend_from_slice(b"8/8/8/8/8/8/8/K6k w - - c0 \"split\nstring\"; id \"x\";\n");
+    let uho = epd_tests::corpus("UHO_4060_v3.epd");
+    input.extend_from_slice(&uho[..uho.len().min(2 << 20)]);
+    for verb in [Verb::Normalize, Verb::Repair, Verb::Check, Verb::Purge(vec!["id".into(), "c0".into()])] {
+        for mode in [ParseMode::Strict, ParseMode::Lenient] {
+            let options = Options { mode, drop_invalid: false };
+            let mut serial = Vec::new();
+            let mut serial_diags = Vec::new();
+            let render = |r: &epd_core::verbs::LineReport<'_>, out: &mut Vec<u8>| {
+                out.extend_from_slice(format!("{} {:?}\n", r.line_no, r.diagnostics).as_bytes());
+            };
+            let s1 = run(&input[..], &mut serial, &verb, &options, |r| render(r, &mut serial_diags)).unwrap();
+            for jobs in [1, 2, 3] {
+                let mut par = Vec::new();
+                let mut par_diags = Vec::new();
+                let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, render, |b| {
+                    par_diags.extend_from_slice(b)
+                })
+                .unwrap();
+                assert_eq!(s1, s2, "{verb:?} {mode:?} jobs {jobs}");
+                assert!(serial == par, "{verb:?} {mode:?} jobs {jobs}: output differs");
+                assert!(serial_diags == par_diags, "{verb:?} {mode:?} jobs {jobs}: diagnostics differ");
+            }
+        }
+    }
+}

@@ -34,7 +34,8 @@ fn mutate(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
 fn mutated_real_records_never_panic_and_normalize_is_idempotent() {
     let mut rng = Rng::new(77);
     let mut lines: Vec<Vec<u8>> = Vec::new();
-    for name in ["wac_arasan.epd", "bratko-kopec.epd", "STS1-STS15_LAN_v3.epd", "destruction-test.epd", "matetrack.epd"] {
+    for name in ["wac_arasan.epd", "bratko-kopec.epd", "STS1-STS15_LAN_v3.epd", "destruction-test.epd", "matetrack.epd"]
+    {
         let data = corpus(name);
         lines.extend(data.split(|&b| b == b'\n').take(300).map(<[u8]>::to_vec));
     }
@@ -54,7 +55,11 @@ fn mutated_real_records_never_panic_and_normalize_is_idempotent() {
             // A valid record's canonical form reads back to itself.
             let once = rec.to_canonical();
             let (again, d2) = Record::parse(&once, mode);
-            assert!(!has_errors(&d2), "round {round}: canonical form of a valid record is invalid: {}", String::from_utf8_lossy(&once));
+            assert!(
+                !has_errors(&d2),
+                "round {round}: canonical form of a valid record is invalid: {}",
+                String::from_utf8_lossy(&once)
+            );
             assert_eq!(again.to_canonical(), once, "round {round}");
         }
     }

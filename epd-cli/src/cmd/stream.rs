@@ -1,27 +1,41 @@
 //! `epd normalize|purge|repair|check [FILE...]`: the stream verbs.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use epd_core::verbs::{self, LineReport, Options, Summary, Verb};
-use epd_core::ParseMode;
+use epd_core::{Diagnostic, ParseMode, Severity};
 
 use crate::Outcome;
 
 pub const NORMALIZE_EXAMPLES: &str = "Examples:
   epd normalize suite.epd > suite.norm.epd
   epd normalize --lenient old.epd -o new.epd
+  epd normalize --in-place --jobs 2 big.epd
   cat a.epd b.epd | epd normalize - 2>errors.txt";
 pub const PURGE_EXAMPLES: &str = "Examples:
   epd purge acn acs suite.epd
   epd purge c0 c1 c2 --lenient games.epd -o clean.epd";
 pub const REPAIR_EXAMPLES: &str = "Examples:
   epd repair bratko-kopec.epd > bk.epd     # unquoted ids, detached '+', stray ';'
-  epd repair perft.epd -o perft.fixed.epd  # FEN counters become hmvc/fmvn";
+  epd repair perft.epd -o perft.fixed.epd  # FEN counters become hmvc/fmvn
+  epd repair --in-place old.epd";
 pub const CHECK_EXAMPLES: &str = "Examples:
   epd check suite.epd && echo valid
-  epd check --lenient *.epd";
+  epd check --lenient *.epd
+  epd check --format json suite.epd | jq .code";
+
+/// How diagnostics are printed.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DiagFormat {
+    /// `file:line:col: error[CODE]: message`, then the offending text.
+    #[default]
+    Text,
+    /// One JSON object per diagnostic and line (JSON Lines).
+    Json,
+}
 
 /// Options shared by the stream verbs.
 #[derive(clap::Args, Debug)]
@@ -30,8 +44,11 @@ pub struct Common {
     #[arg(value_name = "FILE")]
     files: Vec<String>,
     /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "in_place")]
     output: Option<String>,
+    /// Rewrite each FILE in place, atomically (temporary file, then rename).
+    #[arg(short = 'i', long)]
+    in_place: bool,
     /// Follow the specification to the letter (default for all but repair).
     #[arg(long, conflicts_with = "lenient")]
     strict: bool,
@@ -44,6 +61,12 @@ pub struct Common {
     /// Print no warnings, only errors.
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// Diagnostics format on standard error.
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    format: DiagFormat,
+    /// Worker threads; output order and bytes are the same as with one.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
 }
 
 #[derive(clap::Args, Debug)]
@@ -62,23 +85,47 @@ fn is_opcode(s: &str) -> bool {
 
 pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     // clap gives all positionals to the first list; split opcodes from
-    // files at the first word that is not an opcode (a path with '.' or
-    // '/', or `-`).
+    // files at the first word that is not an opcode or names a file.
     let mut common = args.common;
     let mut opcodes = Vec::new();
     let mut files = Vec::new();
     for w in args.opcodes.into_iter().chain(std::mem::take(&mut common.files)) {
-        if files.is_empty() && is_opcode(&w) && !std::path::Path::new(&w).exists() {
+        if files.is_empty() && is_opcode(&w) && !Path::new(&w).exists() {
             opcodes.push(w);
         } else {
             files.push(w);
         }
     }
     if opcodes.is_empty() {
-        anyhow::bail!("purge needs at least one OPCODE");
+        bail!("purge needs at least one OPCODE");
     }
     common.files = files;
     run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
+}
+
+struct Reporter<'a> {
+    err: BufWriter<io::StderrLock<'a>>,
+    format: DiagFormat,
+    quiet: bool,
+}
+
+/// Renders one line's diagnostics (used on worker threads too).
+fn render(format: DiagFormat, quiet: bool, file: &str, r: &LineReport<'_>, out: &mut Vec<u8>) {
+    for d in r.diagnostics {
+        if quiet && d.severity == Severity::Warning {
+            continue;
+        }
+        let _ = match format {
+            DiagFormat::Text => writeln!(
+                out,
+                "{file}:{}:{}: {d}\n  {}",
+                r.line_no,
+                d.column(),
+                String::from_utf8_lossy(&excerpt(r.text))
+            ),
+            DiagFormat::Json => writeln!(out, "{}", json(file, r, d)),
+        };
+    }
 }
 
 pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -91,36 +138,51 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
     };
     let options = Options { mode, drop_invalid: args.drop_invalid };
     let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
-    let mut file_out;
-    let out: &mut dyn Write = match &args.output {
-        Some(path) if path != "-" => {
-            file_out = BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?);
-            &mut file_out
-        }
-        _ => stdout,
-    };
-    let mut total = Summary::default();
+    if args.in_place && (verb == Verb::Check || files.iter().any(|f| f == "-")) {
+        bail!("--in-place needs FILE arguments (not stdin) and a verb that writes records");
+    }
     let stderr = io::stderr();
-    let mut err = BufWriter::new(stderr.lock());
+    let mut rep = Reporter { err: BufWriter::new(stderr.lock()), format: args.format, quiet: args.quiet };
+    let mut total = Summary::default();
+    let mut file_out = match &args.output {
+        Some(path) if path != "-" => {
+            Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?))
+        }
+        _ => None,
+    };
     for name in &files {
         let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        let mut reporter = |r: &LineReport<'_>| {
-            for d in r.diagnostics {
-                if args.quiet && d.severity == epd_core::Severity::Warning {
-                    continue;
+        let input: Box<dyn Read + Send> = if name == "-" {
+            Box::new(io::stdin())
+        } else {
+            Box::new(File::open(name).with_context(|| format!("cannot open {name}"))?)
+        };
+        let size = if name == "-" { None } else { std::fs::metadata(name).ok().map(|m| m.len()) };
+        let input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
+        let summary = if args.in_place {
+            let path = Path::new(name);
+            let tmp = temp_path(path);
+            let result = (|| -> anyhow::Result<Summary> {
+                let mut w = BufWriter::new(File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?);
+                let s = process(input, &mut w, &verb, &options, args.jobs, display, &mut rep)?;
+                let f = w.into_inner().map_err(|e| e.into_error())?;
+                f.sync_all()?;
+                if let Ok(meta) = std::fs::metadata(path) {
+                    let _ = std::fs::set_permissions(&tmp, meta.permissions());
                 }
-                let _ = writeln!(err, "{display}:{}:{}: {d}", r.line_no, d.column());
-                let _ = writeln!(err, "  {}", String::from_utf8_lossy(&excerpt(r.text)));
+                std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {name}"))?;
+                Ok(s)
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            result?
+        } else {
+            match file_out.as_mut() {
+                Some(w) => process(input, w, &verb, &options, args.jobs, display, &mut rep)?,
+                None => process(input, &mut *stdout, &verb, &options, args.jobs, display, &mut rep)?,
             }
         };
-        let summary = if name == "-" {
-            let stdin = io::stdin();
-            verbs::run(BufReader::with_capacity(1 << 16, stdin.lock()), &mut *out, &verb, &options, &mut reporter)
-        } else {
-            let f = File::open(name).with_context(|| format!("cannot open {name}"))?;
-            verbs::run(BufReader::with_capacity(1 << 16, f), &mut *out, &verb, &options, &mut reporter)
-        }
-        .with_context(|| format!("while processing {display}"))?;
         total.lines += summary.lines;
         total.records += summary.records;
         total.invalid += summary.invalid;
@@ -128,20 +190,161 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
         total.warnings += summary.warnings;
         total.errors += summary.errors;
     }
-    out.flush()?;
-    if verb == Verb::Check || total.invalid > 0 {
+    if let Some(mut w) = file_out {
+        w.flush()?;
+    }
+    stdout.flush()?;
+    if args.format == DiagFormat::Text && (verb == Verb::Check || total.invalid > 0) {
         let _ = writeln!(
-            err,
+            rep.err,
             "{} records, {} invalid, {} errors, {} warnings",
             total.records, total.invalid, total.errors, total.warnings
         );
     }
-    err.flush()?;
+    rep.err.flush()?;
     Ok(if total.invalid > 0 { Outcome::Invalid } else { Outcome::Ok })
+}
+
+fn process<R: BufRead + Send, W: Write + ?Sized>(
+    input: R,
+    out: &mut W,
+    verb: &Verb,
+    options: &Options,
+    jobs: usize,
+    display: &str,
+    rep: &mut Reporter<'_>,
+) -> anyhow::Result<Summary> {
+    let out = &mut *out;
+    let (format, quiet) = (rep.format, rep.quiet);
+    let err = &mut rep.err;
+    let s = if jobs > 1 {
+        verbs::run_parallel(
+            input,
+            WriteRef(out),
+            verb,
+            options,
+            jobs,
+            |r, buf| render(format, quiet, display, r, buf),
+            |bytes| {
+                let _ = err.write_all(bytes);
+            },
+        )
+    } else {
+        let mut buf = Vec::new();
+        verbs::run(input, WriteRef(out), verb, options, |r| {
+            buf.clear();
+            render(format, quiet, display, r, &mut buf);
+            let _ = err.write_all(&buf);
+        })
+    };
+    s.with_context(|| format!("while processing {display}"))
+}
+
+/// A `Write` over a `&mut (dyn Write or W)`, so both paths take a sized
+/// writer.
+struct WriteRef<'a, W: Write + ?Sized>(&'a mut W);
+
+impl<W: Write + ?Sized> Write for WriteRef<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.epd-tmp-{}", std::process::id()))
 }
 
 /// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs
 /// left out.
 fn excerpt(text: &[u8]) -> Vec<u8> {
     text.iter().copied().filter(|&b| b != 0 && b != b'\r').take(200).collect()
+}
+
+fn json_str(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// One diagnostic as a JSON object.
+fn json(file: &str, r: &LineReport<'_>, d: &Diagnostic) -> String {
+    let mut s = String::from("{\"file\":");
+    json_str(file, &mut s);
+    s.push_str(&format!(",\"line\":{},\"column\":{},\"severity\":", r.line_no, d.column()));
+    json_str(&d.severity.to_string(), &mut s);
+    s.push_str(",\"code\":");
+    json_str(d.code.as_str(), &mut s);
+    s.push_str(",\"opcode\":");
+    match &d.opcode {
+        Some(o) => json_str(o, &mut s),
+        None => s.push_str("null"),
+    }
+    s.push_str(",\"operand\":");
+    match d.operand {
+        Some(i) => s.push_str(&i.to_string()),
+        None => s.push_str("null"),
+    }
+    s.push_str(",\"message\":");
+    json_str(&d.message, &mut s);
+    s.push_str(",\"text\":");
+    json_str(&String::from_utf8_lossy(&excerpt(r.text)), &mut s);
+    s.push('}');
+    s
+}
+
+/// Counts bytes read and shows a progress bar on a terminal for inputs
+/// large enough to take a while.
+struct Progress<R> {
+    inner: R,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl<R: Read> Progress<R> {
+    fn wrap(inner: R, size: Option<u64>, name: &str) -> Progress<R> {
+        let bar = match size {
+            Some(n) if n >= 8 << 20 && io::stderr().is_terminal() => {
+                let bar = indicatif::ProgressBar::new(n);
+                if let Ok(style) = indicatif::ProgressStyle::with_template(
+                    "{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                ) {
+                    bar.set_style(style.progress_chars("=> "));
+                }
+                bar.set_message(name.to_string());
+                Some(bar)
+            }
+            _ => None,
+        };
+        Progress { inner, bar }
+    }
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            if n == 0 {
+                bar.finish_and_clear();
+            } else {
+                bar.inc(n as u64);
+            }
+        }
+        Ok(n)
+    }
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The C ABI checks (libepdkit): header drift against a pinned cbindgen,
+# C89/C99/C++ compile checks of the header and examples, the examples and
+# the C API test under valgrind against the shared and the static library,
+# and the Python binding's tests. Called by .ci/run; runs alone too:
+#   bash .ci/ffi.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+CBINDGEN_VERSION=0.29.4
+step() { echo; echo "== ffi: $*"; }
+
+step "tools"
+need=()
+command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${need[@]}"
+fi
+if ! cbindgen --version 2>/dev/null | grep -qx "cbindgen $CBINDGEN_VERSION"; then
+  cargo install --locked cbindgen --version "$CBINDGEN_VERSION"
+fi
+gcc --version | head -1; valgrind --version; cbindgen --version; python3 --version
+
+step "build libepdkit (release)"
+cargo build --release -p epd-ffi
+LIB="$PWD/target/release"
+test -f "$LIB/libepdkit.so" && test -f "$LIB/libepdkit.a"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+step "header drift (cbindgen $CBINDGEN_VERSION)"
+cbindgen --quiet --config epd-ffi/cbindgen.toml --crate epd-ffi --output "$WORK/epdkit.h" epd-ffi
+if ! diff -u include/epdkit.h "$WORK/epdkit.h"; then
+  echo "include/epdkit.h is stale: regenerate it with"
+  echo "  cbindgen --config epd-ffi/cbindgen.toml --crate epd-ffi --output include/epdkit.h epd-ffi"
+  exit 1
+fi
+for v in MAJOR MINOR PATCH; do
+  want="$(cargo metadata --no-deps --format-version 1 | python3 -c "import json,sys; p=[p for p in json.load(sys.stdin)['packages'] if p['name']=='epd-ffi'][0]; print(p['version'].split('.')[['MAJOR','MINOR','PATCH'].index('$v')])")"
+  grep -qx "#define EPDKIT_VERSION_$v $want" include/epdkit.h || { echo "EPDKIT_VERSION_$v is not $want"; exit 1; }
+done
+echo "header up to date"
+
+step "compile checks: C89, C99, C++"
+C_STRICT=(-Wall -Wextra -Werror -pedantic-errors -Iinclude)
+printf '#include "epdkit.h"\n#include "epdkit.h"\nint main(void) { return EPD_STATUS_OK; }\n' > "$WORK/header_only.c"
+sources=(examples-c/*.c epd-ffi/tests/c/*.c "$WORK/header_only.c")
+for src in "${sources[@]}"; do
+  gcc -std=c89 "${C_STRICT[@]}" -c "$src" -o "$WORK/check.o"
+  gcc -std=c99 "${C_STRICT[@]}" -c "$src" -o "$WORK/check.o"
+  g++ -std=c++11 -Wall -Wextra -Werror -Iinclude -x c++ -c "$src" -o "$WORK/check.o"
+  echo "ok  $src"
+done
+
+step "build the C programs (shared and static)"
+STATIC_LIBS=(-lpthread -ldl -lm -lrt -lutil -lgcc_s)
+build() { # name link sources...
+  local name="$1" link="$2"; shift 2
+  if [ "$link" = shared ]; then
+    gcc -std=c89 "${C_STRICT[@]}" -g "$@" -o "$WORK/$name-$link" -L"$LIB" -lepdkit -Wl,-rpath,"$LIB"
+  else
+    gcc -std=c89 "${C_STRICT[@]}" -g "$@" -o "$WORK/$name-$link" "$LIB/libepdkit.a" "${STATIC_LIBS[@]}"
+  fi
+}
+for link in shared static; do
+  for ex in epd_inspect epd_normalize san_roundtrip tiny_engine referee_client; do
+    build "$ex" "$link" "examples-c/$ex.c"
+  done
+  build api_test "$link" epd-ffi/tests/c/api_test.c epd-ffi/tests/c/second_unit.c
+done
+
+step "valgrind"
+D=examples-c/data
+printf '%s\n' \
+  '2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - id "WAC.001"; bm Qg6;' \
+  '4k3/8/8/8/8/8/8/4K2R w K - bm Kf2 O-O; c0 "two moves"; acn 8031647685;' > "$WORK/clean.epd"
+printf '%s\n' 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - | e4 e5 Nf3 Nc6 Bb5 a6 0-0' > "$WORK/clean.txt"
+fails=0
+runs=0
+# vg EXPECTED_EXIT STDIN NAME ARGS...: the program must exit with
+# EXPECTED_EXIT and valgrind must report no error and no definite or
+# indirect leak.
+vg() {
+  local want="$1" input="$2" name="$3"; shift 3
+  local log="$WORK/vg.log" rc=0
+  valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --log-file="$log" "$WORK/$name" "$@" < "$input" > "$WORK/out.txt" 2> "$WORK/err.txt" || rc=$?
+  runs=$((runs + 1))
+  local summary
+  summary="$(grep -o 'ERROR SUMMARY: [0-9]* errors' "$log" | tail -1)"
+  if [ "$rc" = "$want" ] && [ "$summary" = "ERROR SUMMARY: 0 errors" ]; then
+    echo "ok  $name $* (exit $rc, $summary)"
+  else
+    echo "FAIL $name $* (exit $rc, want $want; ${summary:-no summary})"
+    cat "$log" "$WORK/out.txt" "$WORK/err.txt"
+    fails=$((fails + 1))
+  fi
+}
+for link in shared static; do
+  vg 0 /dev/null "api_test-$link"
+  vg 1 /dev/null "epd_inspect-$link" "$D/sample.epd"
+  vg 0 /dev/null "epd_inspect-$link" "$WORK/clean.epd"
+  vg 1 "$D/sample.epd" "epd_normalize-$link"
+  vg 0 "$WORK/clean.epd" "epd_normalize-$link"
+  vg 1 /dev/null "epd_normalize-$link" "$D/sample.epd" "$WORK/normalized.epd"
+  vg 1 "$D/san.txt" "san_roundtrip-$link"
+  vg 0 "$WORK/clean.txt" "san_roundtrip-$link"
+  vg 0 /dev/null "tiny_engine-$link" "$D/engine.epd"
+  vg 0 "$D/referee.epd" "referee_client-$link"
+done
+echo "valgrind: $runs runs, $fails failed"
+[ "$fails" -eq 0 ]
+
+step "python binding (unittest)"
+EPDKIT_LIB="$LIB/libepdkit.so" python3 -m unittest discover -s python -v
+
+echo
+echo "ffi: all checks passed"

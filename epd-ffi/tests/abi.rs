@@ -1,0 +1,317 @@
+//! The C ABI driven from Rust, as a C caller would: statuses, messages,
+//! out-parameters untouched on failure, per-thread last errors, a full
+//! record round trip, registers, and verbs over callbacks.
+
+use epdkit::*;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr;
+
+fn last_message() -> String {
+    // SAFETY: never NULL, NUL-terminated.
+    unsafe { CStr::from_ptr(epd_last_error_message()) }.to_string_lossy().into_owned()
+}
+
+fn owned(p: *mut c_char) -> String {
+    assert!(!p.is_null());
+    // SAFETY: an owned string from the library.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    epd_string_free(p);
+    s
+}
+
+fn parse(line: &str, mode: epd_parse_mode) -> (epd_status, *mut epd_record) {
+    let mut rec = ptr::null_mut();
+    let st = epd_record_parse(line.as_ptr().cast(), line.len(), mode, ptr::null_mut(), &mut rec);
+    (st, rec)
+}
+
+fn canonical(rec: *const epd_record) -> String {
+    let mut text = ptr::null_mut();
+    assert_eq!(epd_record_canonical(rec, &mut text, ptr::null_mut()), EPD_STATUS_OK);
+    owned(text)
+}
+
+#[test]
+fn null_pointers_give_a_status_and_a_message() {
+    assert_eq!(epd_position_new(ptr::null_mut()), EPD_STATUS_NULL_POINTER);
+    assert_eq!(last_message(), "out_position is NULL");
+    let mut text = ptr::null_mut();
+    assert_eq!(epd_position_fen(ptr::null(), &mut text), EPD_STATUS_NULL_POINTER);
+    assert!(text.is_null());
+    assert_eq!(last_message(), "position is NULL");
+    let mut n = 0usize;
+    assert_eq!(epd_record_operation_count(ptr::null(), &mut n), EPD_STATUS_NULL_POINTER);
+    assert_eq!(epd_diagnostics_count(ptr::null(), &mut n), EPD_STATUS_NULL_POINTER);
+    assert_eq!(epd_registers_tag_count(ptr::null(), &mut n), EPD_STATUS_NULL_POINTER);
+    assert_eq!(epd_engine_analyze_record(ptr::null(), ptr::null_mut()), EPD_STATUS_NULL_POINTER);
+    assert_eq!(
+        epd_record_parse(ptr::null(), 5, EPD_PARSE_STRICT, ptr::null_mut(), &mut ptr::null_mut()),
+        EPD_STATUS_NULL_POINTER
+    );
+    epd_record_free(ptr::null_mut());
+    epd_position_free(ptr::null_mut());
+    epd_string_free(ptr::null_mut());
+}
+
+#[test]
+fn invalid_records_are_reported_and_nothing_is_written() {
+    let sentinel = 0x1234 as *mut epd_record;
+    let mut rec = sentinel;
+    let line = "8/8/8/8/8/8/8/K6k w - - ce 40000;";
+    let st = epd_record_parse(line.as_ptr().cast(), line.len(), EPD_PARSE_STRICT, ptr::null_mut(), &mut rec);
+    assert_eq!(st, EPD_STATUS_INVALID_RECORD);
+    assert_eq!(rec, sentinel, "out-parameter written on failure");
+    assert!(last_message().contains("error[E019]"), "{}", last_message());
+    assert_eq!(epd_last_error_column(), 28);
+}
+
+#[test]
+fn huge_and_non_utf8_lines_are_diagnosed() {
+    let mut line = b"8/8/8/8/8/8/8/K6k w - - c0 \"".to_vec();
+    line.extend(vec![b'z'; 1 << 20]);
+    line.extend_from_slice(b"\";");
+    let mut diags = ptr::null_mut();
+    assert_eq!(epd_diagnostics_new(&mut diags), EPD_STATUS_OK);
+    let mut rec = ptr::null_mut();
+    let st = epd_record_parse(line.as_ptr().cast(), line.len(), EPD_PARSE_STRICT, diags, &mut rec);
+    assert_eq!(st, EPD_STATUS_INVALID_RECORD);
+    let mut d = std::mem::MaybeUninit::<epd_diagnostic>::uninit();
+    let mut n = 0;
+    assert_eq!(epd_diagnostics_count(diags, &mut n), EPD_STATUS_OK);
+    let codes: Vec<String> = (0..n)
+        .map(|i| {
+            assert_eq!(epd_diagnostics_get(diags, i, d.as_mut_ptr()), EPD_STATUS_OK);
+            // SAFETY: written on success.
+            let d = unsafe { d.assume_init() };
+            // SAFETY: NUL-terminated within the array.
+            unsafe { CStr::from_ptr(d.code_text.as_ptr()) }.to_string_lossy().into_owned()
+        })
+        .collect();
+    assert!(codes.contains(&"E003".to_owned()) && codes.contains(&"E015".to_owned()), "{codes:?}");
+
+    let latin1 = b"8/8/8/8/8/8/8/K6k w - - id \"Caf\xe9\";";
+    let st = epd_record_parse(latin1.as_ptr().cast(), latin1.len(), EPD_PARSE_STRICT, diags, &mut rec);
+    assert_eq!(st, EPD_STATUS_INVALID_RECORD);
+    assert!(last_message().contains("E007"), "{}", last_message());
+    let st = epd_record_parse(latin1.as_ptr().cast(), latin1.len(), EPD_PARSE_LENIENT, diags, &mut rec);
+    assert_eq!(st, EPD_STATUS_OK);
+    assert_eq!(canonical(rec), "8/8/8/8/8/8/8/K6k w - - id \"Café\";");
+    let mut idx = 0;
+    assert_eq!(epd_record_find(rec, c"\xff".as_ptr(), &mut idx), EPD_STATUS_INVALID_UTF8);
+    epd_record_free(rec);
+    epd_diagnostics_free(diags);
+}
+
+#[test]
+fn last_errors_are_per_thread() {
+    assert_eq!(epd_position_new(ptr::null_mut()), EPD_STATUS_NULL_POINTER);
+    std::thread::spawn(|| {
+        assert_eq!(epd_last_error_status(), EPD_STATUS_OK);
+        assert_eq!(last_message(), "");
+        let mut score = epd_score::default();
+        assert_eq!(epd_score_from_ce(99_999, &mut score), EPD_STATUS_OUT_OF_RANGE);
+    })
+    .join()
+    .unwrap();
+    assert_eq!(epd_last_error_status(), EPD_STATUS_NULL_POINTER);
+}
+
+#[test]
+fn build_a_record_and_read_it_back() {
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_STRICT, &mut pos), EPD_STATUS_OK);
+    let mut rec = ptr::null_mut();
+    assert_eq!(epd_record_new(pos, &mut rec), EPD_STATUS_OK);
+    assert_eq!(epd_record_set_san(rec, c"pv".as_ptr(), c"Bb5 a6 Ba4".as_ptr(), 10, EPD_SAN_STRICT), EPD_STATUS_OK);
+    assert_eq!(epd_record_set_san(rec, c"bm".as_ptr(), c"Bc4 Bb5".as_ptr(), 7, EPD_SAN_STRICT), EPD_STATUS_OK);
+    assert_eq!(epd_record_set_long(rec, c"ce".as_ptr(), 25), EPD_STATUS_OK);
+    assert_eq!(epd_record_set_string(rec, c"id".as_ptr(), c"say \"hi\"".as_ptr(), 8), EPD_STATUS_OK);
+    let mut ops = ptr::null_mut();
+    assert_eq!(epd_operands_new(&mut ops), EPD_STATUS_OK);
+    let date = epd_date { year: 1995, month: 11, day: 26 };
+    let time = epd_time_of_day { hour: 9, minute: 5, second: 0 };
+    assert_eq!(epd_operands_push_date(ops, date), EPD_STATUS_OK);
+    assert_eq!(epd_operands_push_time_of_day(ops, time), EPD_STATUS_OK);
+    assert_eq!(epd_record_set(rec, c"ts".as_ptr(), ops), EPD_STATUS_OK);
+    assert_eq!(epd_operands_clear(ops), EPD_STATUS_OK);
+    assert_eq!(epd_operands_push_raw(ops, c"x=1".as_ptr(), 3), EPD_STATUS_OK);
+    assert_eq!(epd_record_set(rec, c"D1".as_ptr(), ops), EPD_STATUS_OK);
+    // A bad date never reaches the record.
+    let bad = epd_date { year: 1995, month: 13, day: 1 };
+    assert_eq!(epd_operands_push_date(ops, bad), EPD_STATUS_INVALID_ARGUMENT);
+    epd_operands_free(ops);
+    let text = canonical(rec);
+    assert_eq!(
+        text,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - D1 x=1; bm Bb5 Bc4; ce 25; \
+         id \"say \\\"hi\\\"\"; pv Bb5 a6 Ba4; ts 1995.11.26 09:05:00;"
+    );
+    // Parse it back: every operand typed.
+    let (st, back) = parse(&text, EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK, "{}", last_message());
+    let mut idx = 0;
+    assert_eq!(epd_record_find(back, c"id".as_ptr(), &mut idx), EPD_STATUS_OK);
+    let (mut p, mut len) = (ptr::null(), 0);
+    assert_eq!(epd_record_operand_text(back, idx, 0, &mut p, &mut len), EPD_STATUS_OK);
+    // SAFETY: borrowed bytes, valid while `back` lives unchanged.
+    assert_eq!(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }, b"say \"hi\"");
+    assert_eq!(epd_record_find(back, c"ts".as_ptr(), &mut idx), EPD_STATUS_OK);
+    let mut d = epd_date::default();
+    assert_eq!(epd_record_operand_date(back, idx, 0, &mut d), EPD_STATUS_OK);
+    assert_eq!(d, date);
+    let mut kind = 0;
+    assert_eq!(epd_record_operand_kind(back, idx, 1, &mut kind), EPD_STATUS_OK);
+    assert_eq!(kind, EPD_OPERAND_TIME_OF_DAY);
+    let mut removed = 0;
+    assert_eq!(epd_record_remove(back, c"ts".as_ptr(), &mut removed), EPD_STATUS_OK);
+    assert_eq!(removed, 1);
+    epd_record_free(back);
+    epd_record_free(rec);
+    epd_position_free(pos);
+}
+
+#[test]
+fn registers_follow_the_comment_rules() {
+    let mut regs = ptr::null_mut();
+    assert_eq!(epd_registers_new(&mut regs), EPD_STATUS_OK);
+    for line in [
+        "8/8/8/8/8/8/8/K6k w - - c0 \"game\"; c1 \"one\"; eco \"B90\"; ptp Event \"WCh\" Site \"Here\";",
+        "8/8/8/8/8/8/8/K6k b - - c1; ptp Site \"There\";",
+    ] {
+        let (st, rec) = parse(line, EPD_PARSE_STRICT);
+        assert_eq!(st, EPD_STATUS_OK, "{}", last_message());
+        assert_eq!(epd_registers_apply(regs, rec), EPD_STATUS_OK);
+        epd_record_free(rec);
+    }
+    let (mut p, mut len) = (ptr::null(), 0usize);
+    assert_eq!(epd_registers_comment(regs, 0, &mut p, &mut len), EPD_STATUS_OK);
+    assert_eq!(len, 4);
+    assert_eq!(epd_registers_comment(regs, 1, &mut p, &mut len), EPD_STATUS_NOT_FOUND);
+    assert_eq!(epd_registers_comment(regs, 10, &mut p, &mut len), EPD_STATUS_INVALID_ARGUMENT);
+    assert_eq!(epd_registers_eco(regs, &mut p, &mut len), EPD_STATUS_OK);
+    assert_eq!(epd_registers_tag(regs, c"Site".as_ptr(), &mut p, &mut len), EPD_STATUS_OK);
+    // SAFETY: borrowed from `regs`.
+    assert_eq!(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }, b"There");
+    let mut n = 0;
+    assert_eq!(epd_registers_tag_count(regs, &mut n), EPD_STATUS_OK);
+    assert_eq!(n, 2);
+    assert_eq!(epd_registers_reset(regs), EPD_STATUS_OK);
+    assert_eq!(epd_registers_eco(regs, &mut p, &mut len), EPD_STATUS_NOT_FOUND);
+    epd_registers_free(regs);
+}
+
+struct Io {
+    input: Vec<u8>,
+    at: usize,
+    output: Vec<u8>,
+    reports: Vec<String>,
+}
+
+extern "C" fn read_cb(user: *mut c_void, buf: *mut c_char, len: usize, out_read: *mut usize) -> c_int {
+    // SAFETY: `user` is the Io below; buf has `len` bytes.
+    let io = unsafe { &mut *user.cast::<Io>() };
+    let n = len.min(7).min(io.input.len() - io.at); // small reads on purpose
+    unsafe {
+        ptr::copy_nonoverlapping(io.input[io.at..].as_ptr(), buf.cast::<u8>(), n);
+        *out_read = n;
+    }
+    io.at += n;
+    0
+}
+
+extern "C" fn write_cb(user: *mut c_void, buf: *const c_char, len: usize, out_written: *mut usize) -> c_int {
+    // SAFETY: `user` is the Io below; buf has `len` bytes.
+    let io = unsafe { &mut *user.cast::<Io>() };
+    let n = len.min(5); // partial writes on purpose
+    io.output.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), n) });
+    unsafe { *out_written = n };
+    0
+}
+
+extern "C" fn report_cb(user: *mut c_void, d: *const epd_diagnostic, _line: *const c_char, _len: usize) -> c_int {
+    // SAFETY: `user` is the Io below; d is valid for the call.
+    let io = unsafe { &mut *user.cast::<Io>() };
+    let d = unsafe { &*d };
+    let msg = unsafe { CStr::from_ptr(d.message) }.to_string_lossy();
+    let code = unsafe { CStr::from_ptr(d.code_text.as_ptr()) }.to_string_lossy();
+    io.reports.push(format!("{}:{}: {code}: {msg}", d.line, d.column));
+    0
+}
+
+#[test]
+fn verbs_run_over_callbacks_with_small_reads_and_partial_writes() {
+    let mut io = Io {
+        input: b"8/8/8/8/8/8/8/K6k w - - id \"x\";  acn 5;\n\n8/8/8/8/8/8/8/K6k w - - ce 99999;\n".to_vec(),
+        at: 0,
+        output: Vec::new(),
+        reports: Vec::new(),
+    };
+    let mut cfg = ptr::null_mut();
+    assert_eq!(epd_verb_config_new(EPD_VERB_PURGE, &mut cfg), EPD_STATUS_OK);
+    assert_eq!(epd_verb_config_add_purge_opcode(cfg, c"acn".as_ptr()), EPD_STATUS_OK);
+    let user: *mut c_void = (&mut io as *mut Io).cast();
+    assert_eq!(epd_verb_config_set_reporter(cfg, Some(report_cb), user), EPD_STATUS_OK);
+    let mut summary = epd_verb_summary::default();
+    let st = epd_verb_run_callbacks(cfg, Some(read_cb), user, Some(write_cb), user, &mut summary);
+    assert_eq!(st, EPD_STATUS_OK, "{}", last_message());
+    epd_verb_config_free(cfg);
+    assert_eq!(
+        String::from_utf8(io.output).unwrap(),
+        "8/8/8/8/8/8/8/K6k w - - id \"x\";\n\n8/8/8/8/8/8/8/K6k w - - ce 99999;\n"
+    );
+    assert_eq!((summary.lines, summary.records, summary.invalid), (3, 2, 1));
+    assert_eq!(io.reports.len(), 2, "{:?}", io.reports);
+    assert!(io.reports.iter().any(|r| r.starts_with("3:28: E019: ")), "{:?}", io.reports);
+}
+
+#[test]
+fn positions_moves_and_status() {
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_new(&mut pos), EPD_STATUS_OK);
+    let mut moves = [epd_move::default(); EPD_MAX_LEGAL_MOVES];
+    let mut n = 0;
+    assert_eq!(epd_position_legal_moves(pos, moves.as_mut_ptr(), moves.len(), &mut n), EPD_STATUS_OK);
+    assert_eq!(n, 20);
+    for san in ["f3", "e5", "g4", "Qh4#"] {
+        assert_eq!(epd_position_play_san(pos, san.as_ptr().cast(), san.len(), EPD_SAN_STRICT), EPD_STATUS_OK);
+    }
+    let mut flags = 0;
+    assert_eq!(epd_position_status(pos, &mut flags), EPD_STATUS_OK);
+    assert_eq!(flags, EPD_POSITION_CHECK | EPD_POSITION_CHECKMATE);
+    assert_eq!(epd_position_legal_moves(pos, ptr::null_mut(), 0, &mut n), EPD_STATUS_OK);
+    assert_eq!(n, 0);
+    let mut text = ptr::null_mut();
+    assert_eq!(epd_position_fen(pos, &mut text), EPD_STATUS_OK);
+    assert_eq!(owned(text), "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+    let mut piece = epd_piece::default();
+    assert_eq!(epd_position_piece_at(pos, 31, &mut piece), EPD_STATUS_OK); // h4
+    assert_eq!(piece, epd_piece { role: EPD_ROLE_QUEEN, color: EPD_BLACK });
+    epd_position_free(pos);
+
+    let fen = "8/8/8/8/8/8/8/K6k w - - 0 1 junk";
+    assert_eq!(
+        epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_STRICT, &mut pos),
+        EPD_STATUS_FEN_SYNTAX
+    );
+    assert_eq!(epd_last_error_column(), 29);
+    let fen = "8/8/8/8/8/8/8/K7 w - -";
+    assert_eq!(
+        epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_STRICT, &mut pos),
+        EPD_STATUS_ILLEGAL_POSITION
+    );
+    assert!(last_message().contains("black has no king"), "{}", last_message());
+}
+
+#[test]
+fn a_verb_never_overwrites_its_input() {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("same-file.epd");
+    std::fs::write(&path, "8/8/8/8/8/8/8/K6k w - - id \"x\";\n").unwrap();
+    let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    let mut cfg = ptr::null_mut();
+    assert_eq!(epd_verb_config_new(EPD_VERB_NORMALIZE, &mut cfg), EPD_STATUS_OK);
+    let st = epd_verb_run_files(cfg, c_path.as_ptr(), c_path.as_ptr(), ptr::null_mut());
+    assert_eq!(st, EPD_STATUS_INVALID_ARGUMENT, "{}", last_message());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "8/8/8/8/8/8/8/K6k w - - id \"x\";\n");
+    epd_verb_config_free(cfg);
+}

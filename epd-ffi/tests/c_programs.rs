@@ -1,0 +1,313 @@
+//! Builds the C examples (examples-c/) and the C API test
+//! (tests/c/api_test.c) with the `cc` crate, against both the shared and
+//! the static library, runs them, and checks their output. Also compiles
+//! the header and every example as C89, C99 and C++ with warnings as
+//! errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::{env, fs};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn examples() -> PathBuf {
+    workspace().join("examples-c")
+}
+
+/// target/<profile>, where cargo put libepdkit.so and libepdkit.a.
+fn lib_dir() -> PathBuf {
+    let exe = env::current_exe().expect("test executable path");
+    // target/<profile>/deps/c_programs-<hash>
+    exe.parent().and_then(Path::parent).expect("target directory").to_path_buf()
+}
+
+fn out_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("epdkit-c");
+    fs::create_dir_all(&dir).expect("create the C build directory");
+    dir
+}
+
+fn compiler(cpp: bool) -> cc::Tool {
+    let mut b = cc::Build::new();
+    b.cargo_metadata(false)
+        .opt_level(1)
+        .debug(true)
+        .target(env!("EPDKIT_BUILD_TARGET"))
+        .host(env!("EPDKIT_BUILD_HOST"))
+        .cpp(cpp)
+        .warnings(false)
+        .extra_warnings(false);
+    b.get_compiler()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Link {
+    Shared,
+    Static,
+}
+
+/// Checks that the library files exist (cargo builds every crate type of
+/// the library when it builds the tests).
+fn libs() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = lib_dir();
+        for name in ["libepdkit.so", "libepdkit.a"] {
+            assert!(dir.join(name).exists(), "{} not built", dir.join(name).display());
+        }
+        dir
+    })
+}
+
+fn compile(name: &str, sources: &[PathBuf], link: Link) -> PathBuf {
+    let lib = libs();
+    let exe = out_dir().join(format!("{name}-{}", if link == Link::Shared { "shared" } else { "static" }));
+    let mut cmd = compiler(false).to_command();
+    cmd.args(["-std=c89", "-pedantic-errors", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(workspace().join("include"))
+        .args(sources)
+        .arg("-o")
+        .arg(&exe);
+    match link {
+        Link::Shared => {
+            cmd.arg("-L").arg(lib).arg("-lepdkit").arg(format!("-Wl,-rpath,{}", lib.display()));
+        }
+        Link::Static => {
+            cmd.arg(lib.join("libepdkit.a")).args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s"]);
+        }
+    }
+    let out = cmd.output().expect("run the C compiler");
+    assert!(out.status.success(), "compiling {name} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    exe
+}
+
+fn run(exe: &Path, args: &[&Path], stdin: Option<&Path>) -> Output {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    match stdin {
+        Some(p) => cmd.stdin(fs::File::open(p).expect("open stdin file")),
+        None => cmd.stdin(Stdio::null()),
+    };
+    cmd.output().expect("run the example")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn example(name: &str) -> Vec<PathBuf> {
+    vec![examples().join(format!("{name}.c"))]
+}
+
+fn data(name: &str) -> PathBuf {
+    examples().join("data").join(name)
+}
+
+const LINKS: [Link; 2] = [Link::Shared, Link::Static];
+
+#[test]
+fn api_test_passes_against_both_libraries() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+    for link in LINKS {
+        let exe = compile("api_test", &[dir.join("api_test.c"), dir.join("second_unit.c")], link);
+        let o = run(&exe, &[], None);
+        let text = stdout(&o);
+        assert!(o.status.success(), "{link:?}: {text}{}", stderr(&o));
+        assert!(text.trim_end().ends_with(" passed, 0 failed"), "{link:?}: {text}");
+    }
+}
+
+#[test]
+fn record_inspector_prints_typed_operands_and_diagnostics() {
+    for link in LINKS {
+        let exe = compile("epd_inspect", &example("epd_inspect"), link);
+        let o = run(&exe, &[&data("sample.epd")], None);
+        let text = stdout(&o);
+        assert_eq!(o.status.code(), Some(1), "{link:?}: invalid records give 1\n{text}");
+        for want in [
+            "line 1: valid",
+            "  bm (1 operand)\n    move \"Qg6\" g3-g6",
+            "    string \"WAC.001\"",
+            "    integer \"8031647685\" hi=1 lo=3736680389 long=8031647685",
+            "    date \"1995.11.26\" year=1995 month=11 day=26",
+            "    time \"14:30:00\" hour=14 minute=30 second=0",
+            "    clock \"000:01:29:58\" days=0 hours=1 minutes=29 seconds=58",
+            "    move \"O-O\" e1-h1",
+            "line 6: invalid",
+            "  6:53: error[E021]: bm operand 1 is not canonical SAN: expected Qd1+ (opcode bm, operand 1)",
+            "  7:65: error[E012]: pm is not the first move of pv (opcode pm)",
+            "6 records, 2 invalid",
+        ] {
+            assert!(text.contains(want), "{link:?}: missing {want:?} in\n{text}");
+        }
+    }
+}
+
+const NORMALIZED: &str = "\
+2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"WAC.001\";
+1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; id \"BK.01\";
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - acn 8031647685; acs 3600; cc 000:01:30:00 000:01:29:58; ce 35; pv e4 e5 Nf3; ts 1995.11.26 14:30:00;
+
+4k3/8/8/8/8/8/8/4K2R w K - bm Kf2 O-O; c0 \"two moves\";
+1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1 + ; id \"BK.01\";
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - pm Bb5; pv Nc3;
+";
+
+#[test]
+fn normalizer_runs_pfdn_over_callbacks_and_paths() {
+    for link in LINKS {
+        let exe = compile("epd_normalize", &example("epd_normalize"), link);
+        let o = run(&exe, &[], Some(&data("sample.epd")));
+        assert_eq!(o.status.code(), Some(1), "{link:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), NORMALIZED, "{link:?}");
+        let err = stderr(&o);
+        assert!(err.contains("<stdin>:7:65: error[E012]: pm is not the first move of pv\n"), "{err}");
+        assert!(err.contains("7 lines, 6 records, 2 invalid, 2 changed, 0 warnings, 4 errors"), "{err}");
+
+        let target = out_dir().join(format!("normalized-{link:?}.epd"));
+        let o = run(&exe, &[&data("sample.epd"), &target], None);
+        assert_eq!(o.status.code(), Some(1), "{link:?}: {}", stderr(&o));
+        assert_eq!(fs::read_to_string(&target).unwrap(), NORMALIZED);
+
+        // Lenient reading repairs the detached check mark; dropping leaves
+        // out the one record still invalid.
+        let o = run(&exe, &[Path::new("--lenient"), Path::new("--drop-invalid")], Some(&data("sample.epd")));
+        let text = stdout(&o);
+        assert!(
+            text.ends_with(
+                "c0 \"two moves\";\n1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; id \"BK.01\";\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("pm Bb5"), "{text}");
+    }
+}
+
+#[test]
+fn san_round_tripper_rewrites_dialects_to_canonical_san() {
+    for link in LINKS {
+        let exe = compile("san_roundtrip", &example("san_roundtrip"), link);
+        let o = run(&exe, &[], Some(&data("san.txt")));
+        let text = stdout(&o);
+        assert_eq!(o.status.code(), Some(1), "{link:?}: two lines fail on purpose\n{text}");
+        for want in [
+            "  e7e5     -> e5       e7e5 (rewritten)",
+            "  0-0      -> O-O      e1g1 (rewritten)",
+            "           strict: non-canonical san: expected Nf3",
+            "  fen r1bqk2r/1pppbppp/p1n2n2/4p3/B3P3/5N2/PPPP1PPP/RNBQ1RK1 w kq - 4 6 ongoing",
+            "  O-O-O    -> O-O-O    e1c1",
+            "  fen r4rk1/p1ppqpb1/1n2pnp1/3PN3/1p2P3/8/PPPBNPQP/2KR3R w - - 1 4 ongoing",
+            "  b8Q      -> b8=Q+    b7b8q (rewritten)",
+            "  fen 8/1Q1k4/8/8/8/8/8/4K3 b - - 2 2 check",
+            "  Ke3      illegal move: illegal san: no king can reach e3",
+            "insufficient-material",
+            "position: malformed FEN or EPD position fields: invalid piece placement at column 2",
+            "2 lines failed",
+        ] {
+            assert!(text.contains(want), "{link:?}: missing {want:?} in\n{text}");
+        }
+    }
+}
+
+const ANALYZED: &str = "\
+6k1/5ppp/8/8/8/8/8/R5K1 w - - acd 2; acn 146; ce 32766; id \"back rank mate\"; pm Ra8#; pv Ra8#;
+rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - ce -32767; id \"fool's mate, mated\"; pv;
+7k/5Q2/6K1/8/8/8/8/8 b - - ce 0; id \"stalemate\"; pv;
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - acd 2; acn 1177; ce 32766; id \"scholar's mate\"; pm Qxf7#; pv Qxf7#;
+4k3/8/8/3q4/8/8/3R4/4K3 w - - acd 2; acn 430; ce 500; id \"win the queen\"; pm Rxd5; pv Rxd5 Ke7;
+";
+
+#[test]
+fn tiny_engine_fills_records_through_the_analysis_hook() {
+    for link in LINKS {
+        let exe = compile("tiny_engine", &example("tiny_engine"), link);
+        let o = run(&exe, &[&data("engine.epd")], None);
+        assert!(o.status.success(), "{link:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), ANALYZED, "{link:?}");
+    }
+}
+
+#[test]
+fn referee_client_answers_refcom_with_refreq() {
+    for link in LINKS {
+        let exe = compile("referee_client", &example("referee_client"), link);
+        let o = run(&exe, &[], Some(&data("referee.epd")));
+        assert!(o.status.success(), "{link:?}: {}", stderr(&o));
+        let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert_eq!(lines[0], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - refreq sign_on;");
+        for reply in &lines[1..3] {
+            assert!(reply.contains(" refreq reply; sm "), "{reply}");
+            assert!(
+                reply.ends_with(
+                    "tcgs 1; tcri \"referee@example.org\" \"Argus\"; tcsi \"client@example.org\" \"Client\";"
+                ),
+                "{reply}"
+            );
+        }
+        // The reply's position is the one after the referee's supplied move.
+        assert!(lines[1].starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 "), "{}", lines[1]);
+        assert!(lines[3].ends_with(" refreq sign_off;"), "{}", lines[3]);
+        let err = stderr(&o);
+        assert!(err.contains("  tag Result = \"1/2-1/2\""), "{err}");
+        assert!(err.contains("game over: 1/2-1/2"), "{err}");
+        assert!(err.contains("rejected: invalid record: col 66: error[E025]: refcom bogus"), "{err}");
+    }
+}
+
+/// The header and every example compile as C89, C99 and C++ with
+/// warnings as errors.
+#[test]
+fn header_and_examples_compile_as_c89_c99_and_cpp() {
+    let mut sources: Vec<PathBuf> = fs::read_dir(examples())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 5, "{sources:?}");
+    let header_only = out_dir().join("header_only.c");
+    fs::write(&header_only, "#include \"epdkit.h\"\n#include \"epdkit.h\"\nint main(void) { return EPD_STATUS_OK; }\n")
+        .unwrap();
+    sources.push(header_only);
+    for (cpp, flags) in [
+        (false, &["-std=c89", "-pedantic-errors", "-Wall", "-Wextra", "-Werror"][..]),
+        (false, &["-std=c99", "-pedantic-errors", "-Wall", "-Wextra", "-Werror"][..]),
+        (true, &["-std=c++11", "-Wall", "-Wextra", "-Werror", "-x", "c++"][..]),
+    ] {
+        for src in &sources {
+            let mut cmd = compiler(cpp).to_command();
+            cmd.args(flags).arg("-I").arg(workspace().join("include")).arg("-c").arg(src).arg("-o");
+            cmd.arg(out_dir().join("compile-check.o"));
+            let out = cmd.output().expect("run the compiler");
+            assert!(
+                out.status.success(),
+                "{} with {flags:?}:\n{}",
+                src.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+/// The version macros in the committed header match Cargo.toml.
+#[test]
+fn header_version_macros_match_cargo_toml() {
+    let header = fs::read_to_string(workspace().join("include/epdkit.h")).unwrap();
+    for (name, value) in [
+        ("EPDKIT_VERSION_MAJOR", env!("CARGO_PKG_VERSION_MAJOR")),
+        ("EPDKIT_VERSION_MINOR", env!("CARGO_PKG_VERSION_MINOR")),
+        ("EPDKIT_VERSION_PATCH", env!("CARGO_PKG_VERSION_PATCH")),
+    ] {
+        let line = format!("#define {name} {value}\n");
+        assert!(header.contains(&line), "header lacks {line:?}");
+    }
+}
