@@ -31,6 +31,12 @@ enum Command {
     /// One EPD record for the initial position and after every move of every game.
     #[command(name = "from-pgn", after_help = cmd::from_pgn::EXAMPLES)]
     FromPgn(cmd::from_pgn::Args),
+    /// Board diagrams of a record or of every record of a file.
+    #[command(after_help = cmd::show::SHOW_EXAMPLES)]
+    Show(cmd::show::ShowArgs),
+    /// FEN to EPD and back, carrying the move counters as hmvc/fmvn.
+    #[command(after_help = cmd::show::CONVERT_EXAMPLES)]
+    Convert(cmd::show::ConvertArgs),
     /// Validate only: print diagnostics, write no records.
     #[command(after_help = cmd::stream::CHECK_EXAMPLES)]
     Check(cmd::stream::Common),
@@ -59,6 +65,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Normalize(args) => cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?,
         Command::Purge(args) => cmd::stream::run_purge(args, &mut out)?,
         Command::Repair(args) => cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?,
+        Command::Show(args) => cmd::show::run_show(args, &mut out)?,
+        Command::Convert(args) => cmd::show::run_convert(args, &mut out)?,
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,

@@ -21,6 +21,7 @@ mod bitboard;
 mod board;
 mod color;
 mod diag;
+pub mod diagram;
 mod fen;
 mod movegen;
 mod moves;

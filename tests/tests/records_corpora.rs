@@ -509,7 +509,8 @@ fn parallel_verbs_equal_serial_byte_for_byte() {
     use epd_core::verbs::{run, run_parallel, Options, Verb};
     use epd_core::ParseMode;
     let mut input = Vec::new();
-    for name in ["destruction-test.epd", "bratko-kopec.epd", "matetrack.epd", "wac_arasan.epd", "STS1-STS15_LAN_v3.epd"] {
+    for name in ["destruction-test.epd", "bratko-kopec.epd", "matetrack.epd", "wac_arasan.epd", "STS1-STS15_LAN_v3.epd"]
+    {
         input.extend_from_slice(&epd_tests::corpus(name));
     }
     // A string continued on the next line, and over-long lines.

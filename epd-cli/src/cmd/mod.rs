@@ -3,4 +3,5 @@
 pub mod from_pgn;
 pub mod moves;
 pub mod perft;
+pub mod show;
 pub mod stream;

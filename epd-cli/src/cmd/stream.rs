@@ -163,7 +163,8 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
             let path = Path::new(name);
             let tmp = temp_path(path);
             let result = (|| -> anyhow::Result<Summary> {
-                let mut w = BufWriter::new(File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?);
+                let mut w =
+                    BufWriter::new(File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?);
                 let s = process(input, &mut w, &verb, &options, args.jobs, display, &mut rep)?;
                 let f = w.into_inner().map_err(|e| e.into_error())?;
                 f.sync_all()?;
