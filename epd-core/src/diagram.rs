@@ -71,9 +71,9 @@ pub fn svg(setup: &Setup, size: u32) -> String {
     let sq = size / 8;
     let total = sq * 8;
     let mut out = String::new();
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total}\" height=\"{total}\" viewBox=\"0 0 {total} {total}\">\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total}\" height=\"{total}\" viewBox=\"0 0 {total} {total}\">"
     );
     for rank in 0..8u32 {
         for file in 0..8u32 {
