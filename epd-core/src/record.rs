@@ -331,6 +331,10 @@ impl Record {
         let canonical = p.canonical;
         // Any remark means the text differs from what the encoder writes.
         self.source_canonical = canonical && diags.len() == before;
+        // Report in column order (stable, so one column keeps its order).
+        if diags.len() - before > 1 {
+            diags[before..].sort_by_key(|d| d.offset);
+        }
     }
 
     /// `true` if the line this record was parsed from is already its
@@ -1118,9 +1122,8 @@ impl Parser<'_, '_> {
                     Some(toks.len() - 1),
                     "check mark separated from its move by a space".into(),
                 );
-                if self.lenient() {
-                    continue;
-                }
+                // Reported once: the mark is not read as a move of its own.
+                continue;
             }
             toks.push(*t);
         }
