@@ -37,6 +37,18 @@ enum Command {
     /// FEN to EPD and back, carrying the move counters as hmvc/fmvn.
     #[command(after_help = cmd::show::CONVERT_EXAMPLES)]
     Convert(cmd::show::ConvertArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  epd completions bash > /etc/bash_completion.d/epd\n  epd completions zsh > ~/.zfunc/_epd"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) generated from these definitions.
+    #[command(after_help = "Examples:\n  epd man > epd.1 && man ./epd.1")]
+    Man,
     /// Validate only: print diagnostics, write no records.
     #[command(after_help = cmd::stream::CHECK_EXAMPLES)]
     Check(cmd::stream::Common),
@@ -67,6 +79,16 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Repair(args) => cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?,
         Command::Show(args) => cmd::show::run_show(args, &mut out)?,
         Command::Convert(args) => cmd::show::run_convert(args, &mut out)?,
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "epd", &mut out);
+            Outcome::Ok
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd).render(&mut out)?;
+            Outcome::Ok
+        }
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,

@@ -95,3 +95,29 @@ fn bad_record_gets_a_diagnostic_and_exit_1() {
     let o = epd(&["perft", "x"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_definitions() {
+    let o = epd(&["completions", "bash"]);
+    assert!(o.status.success());
+    let script = stdout(&o);
+    for sub in ["normalize", "purge", "repair", "check", "show", "moves", "perft", "convert", "from-pgn"] {
+        assert!(script.contains(sub), "bash completion lacks {sub}");
+    }
+    let o = epd(&["man"]);
+    assert!(o.status.success());
+    let page = stdout(&o);
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "not roff: {}", &page[..80.min(page.len())]);
+    assert!(page.contains("normalize"));
+}
+
+#[test]
+fn every_subcommand_help_shows_examples() {
+    for sub in
+        ["normalize", "purge", "repair", "check", "show", "moves", "perft", "convert", "from-pgn", "completions", "man"]
+    {
+        let o = epd(&[sub, "--help"]);
+        assert!(o.status.success(), "{sub}");
+        assert!(stdout(&o).contains("Examples:"), "{sub} --help has no examples");
+    }
+}
