@@ -848,7 +848,7 @@ impl Parser<'_, '_> {
                 break;
             }
             let gap = &line[ws..p];
-            if gap != b" " {
+            if gap.len() != 1 || gap[0] != b' ' {
                 self.canonical = false;
                 if gap.is_empty() {
                     if first {
@@ -932,8 +932,9 @@ impl Parser<'_, '_> {
                     break;
                 }
                 // Canonical: one space before each operand, none before ';'.
-                let want_gap: &[u8] = if line[p] == b';' { b"" } else { b" " };
-                if &line[blank_start..p] != want_gap {
+                let gap = p - blank_start;
+                let canonical_gap = if line[p] == b';' { gap == 0 } else { gap == 1 && line[blank_start] == b' ' };
+                if !canonical_gap {
                     self.canonical = false;
                 }
                 if line[p] == b';' {
@@ -1147,7 +1148,7 @@ impl Parser<'_, '_> {
             self.diag(Severity::Error, Code::Arity, off, Some(opname), None, format!("{opname} takes {want}, not {n}"));
         }
         // Moves: sequence opcodes play each move in turn.
-        let mut seq_pos = self.rec.position;
+        let mut seq_pos = if op.operand_type(0) == OperandType::Move { self.rec.position } else { None };
         let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
         let mut san_buf: Vec<u8> = core::mem::take(&mut self.rec.scratch.san);
         for (i, t) in toks.iter().enumerate() {
@@ -1416,13 +1417,19 @@ impl Parser<'_, '_> {
     }
 
     /// `true` if the castling field as written is what the encoder writes.
-    fn castling_text_canonical(&self, lead: usize) -> bool {
+    fn castling_text_canonical(&mut self, lead: usize) -> bool {
         let line = &self.line[lead..];
         let mut fields = line.split(|&b| b == b' ');
         let Some(field) = fields.nth(2) else { return false };
-        let mut buf = [0u8; 0].to_vec();
+        if field == b"-" {
+            return self.rec.setup.castling_rights.is_empty();
+        }
+        let mut buf = core::mem::take(&mut self.rec.scratch.san);
+        buf.clear();
         crate::fen::append_castling(&self.rec.setup.board, self.rec.setup.castling_rights, &mut buf);
-        buf == field
+        let same = buf == field;
+        self.rec.scratch.san = buf;
+        same
     }
 
     /// Checks a string operand; returns the span to store (a converted
@@ -1558,7 +1565,7 @@ impl Parser<'_, '_> {
             }
         }
         let first_move = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).map(|o| (o.as_move(), o.offset()));
-        let has = |op: Opcode| rec.get_known(op).is_some();
+        let has = |op: Opcode| seen_known & (1u64 << (op as u32)) != 0;
         let mut findings: Vec<(Code, usize, Option<&str>, String)> = Vec::new();
         for (off, name) in &dups {
             findings.push((Code::DuplicateOpcode, *off, None, format!("opcode {name} appears more than once")));
@@ -1566,6 +1573,9 @@ impl Parser<'_, '_> {
         for (single, seq, code) in
             [(Opcode::Pm, Opcode::Pv, Code::PmNotPvHead), (Opcode::Sm, Opcode::Sv, Code::SmNotSvHead)]
         {
+            if !has(single) || !has(seq) {
+                continue;
+            }
             if let (Some((Some(a), off)), Some((Some(b), _))) = (first_move(single), first_move(seq)) {
                 if a != b {
                     findings.push((
