@@ -461,7 +461,10 @@ impl Position {
     /// when that is not enough to accept it; the caller then decodes the
     /// general way, which also produces the error.
     fn strict_fast(&self, s: &[u8]) -> Option<Move> {
-        let sp = parse_san_text(s, SanMode::Strict, false).ok()?;
+        let sp = match parse_common_san(s) {
+            Some(sp) => sp,
+            None => parse_san_text(s, SanMode::Strict, false).ok()?,
+        };
         let San::Normal { role, file, rank, capture, to, promotion } = sp.san else { return None };
         let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
         let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
@@ -529,7 +532,10 @@ impl Position {
     /// Parses and resolves SAN text: the move, and the other pieces of its
     /// role that could legally reach its target (for disambiguation).
     fn resolve_text(&self, text: &[u8], mode: SanMode) -> Result<(Move, Bitboard), SanError> {
-        let parsed = parse_san_text(text, mode, false);
+        let parsed = match parse_common_san(text) {
+            Some(sp) => Ok(sp),
+            None => parse_san_text(text, mode, false),
+        };
         // Fast path: a piece or pawn move whose origins are computed once,
         // for matching and for the canonical disambiguation alike.
         if let Ok(SanPlus { san: San::Normal { role, file, rank, to, promotion, .. }, .. }) = &parsed {
