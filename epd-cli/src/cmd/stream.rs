@@ -109,22 +109,36 @@ struct Reporter<'a> {
     quiet: bool,
 }
 
-/// Renders one line's diagnostics (used on worker threads too).
+/// Renders one line's diagnostics (used on worker threads too), writing
+/// straight into `out` without intermediate allocations.
 fn render(format: DiagFormat, quiet: bool, file: &str, r: &LineReport<'_>, out: &mut Vec<u8>) {
     for d in r.diagnostics {
         if quiet && d.severity == Severity::Warning {
             continue;
         }
-        let _ = match format {
-            DiagFormat::Text => writeln!(
-                out,
-                "{file}:{}:{}: {d}\n  {}",
-                r.line_no,
-                d.column(),
-                String::from_utf8_lossy(&excerpt(r.text))
-            ),
-            DiagFormat::Json => writeln!(out, "{}", json(file, r, d)),
-        };
+        match format {
+            DiagFormat::Text => {
+                let _ = write!(out, "{file}:{}:{}: {}[{}]: ", r.line_no, d.column(), d.severity, d.code.as_str());
+                out.extend_from_slice(d.message.as_bytes());
+                out.extend_from_slice(b"\n  ");
+                push_excerpt(r.text, out);
+                out.push(b'\n');
+            }
+            DiagFormat::Json => {
+                let _ = writeln!(out, "{}", json(file, r, d));
+            }
+        }
+    }
+}
+
+/// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs
+/// left out, invalid UTF-8 replaced.
+fn push_excerpt(text: &[u8], out: &mut Vec<u8>) {
+    let cut = &text[..text.len().min(200)];
+    if cut.iter().all(|&b| b.is_ascii() && b != 0 && b != b'\r') {
+        out.extend_from_slice(cut);
+    } else {
+        out.extend_from_slice(String::from_utf8_lossy(&excerpt(cut)).as_bytes());
     }
 }
 
