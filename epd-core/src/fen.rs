@@ -243,7 +243,8 @@ fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
                 if file >= 8 {
                     return Err(r.err(at, f, "at most 8 squares in a rank"));
                 }
-                board.set_piece_at(Square::from_index(rank * 8 + file), piece);
+                // Each square is written once, on an empty board.
+                board.toggle(piece.color, piece.role, Square::from_index(rank * 8 + file));
                 file += 1;
                 prev_digit = false;
             }

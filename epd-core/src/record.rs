@@ -1344,62 +1344,24 @@ impl Parser<'_, '_> {
                         Value::Identifier
                     }
                 }
-                OperandType::Date => match (t.quoted, Date::from_ascii(text)) {
-                    (false, Some(d)) => Value::Date(d),
-                    _ => {
-                        self.diag(
-                            Severity::Error,
-                            Code::OperandType,
-                            t.start,
-                            Some(opname),
-                            Some(i),
-                            format!("{opname} operand {} must be a date YYYY.MM.DD", i + 1),
-                        );
-                        Value::Raw { quoted: t.quoted }
-                    }
-                },
-                OperandType::TimeOfDay => match (t.quoted, TimeOfDay::from_ascii(text)) {
-                    (false, Some(d)) => Value::TimeOfDay(d),
-                    _ => {
-                        self.diag(
-                            Severity::Error,
-                            Code::OperandType,
-                            t.start,
-                            Some(opname),
-                            Some(i),
-                            format!("{opname} operand {} must be a time of day HH:MM:SS", i + 1),
-                        );
-                        Value::Raw { quoted: t.quoted }
-                    }
-                },
-                OperandType::Clock => match (t.quoted, Clock::from_ascii(text)) {
-                    (false, Some(d)) => Value::Clock(d),
-                    _ => {
-                        self.diag(
-                            Severity::Error,
-                            Code::OperandType,
-                            t.start,
-                            Some(opname),
-                            Some(i),
-                            format!("{opname} operand {} must be a clock DDD:HH:MM:SS", i + 1),
-                        );
-                        Value::Raw { quoted: t.quoted }
-                    }
-                },
+                OperandType::Date => {
+                    self.fixed_format(Date::from_ascii(text).map(Value::Date), t, opname, i, "a date YYYY.MM.DD")
+                }
+                OperandType::TimeOfDay => self.fixed_format(
+                    TimeOfDay::from_ascii(text).map(Value::TimeOfDay),
+                    t,
+                    opname,
+                    i,
+                    "a time of day HH:MM:SS",
+                ),
+                OperandType::Clock => {
+                    self.fixed_format(Clock::from_ascii(text).map(Value::Clock), t, opname, i, "a clock DDD:HH:MM:SS")
+                }
                 OperandType::Float => {
-                    if !t.quoted && is_float(text) {
+                    let value = is_float(text).then(|| {
                         Value::Float(core::str::from_utf8(text).ok().and_then(|s| s.parse().ok()).unwrap_or(0.0))
-                    } else {
-                        self.diag(
-                            Severity::Error,
-                            Code::OperandType,
-                            t.start,
-                            Some(opname),
-                            Some(i),
-                            format!("{opname} operand {} must be a floating point number", i + 1),
-                        );
-                        Value::Raw { quoted: t.quoted }
-                    }
+                    });
+                    self.fixed_format(value, t, opname, i, "a floating point number")
                 }
                 OperandType::Any => Value::Raw { quoted: t.quoted },
             };
@@ -1414,6 +1376,25 @@ impl Parser<'_, '_> {
         }
         self.rec.scratch.typed = toks;
         self.rec.scratch.san = san_buf;
+    }
+
+    /// An operand of a fixed-format basetype: its value if unquoted and
+    /// well formed, else a diagnostic and the raw text.
+    fn fixed_format(&mut self, value: Option<Value>, t: &Token, opname: &str, i: usize, what: &str) -> Value {
+        match value {
+            Some(v) if !t.quoted => v,
+            _ => {
+                self.diag(
+                    Severity::Error,
+                    Code::OperandType,
+                    t.start,
+                    Some(opname),
+                    Some(i),
+                    format!("{opname} operand {} must be {what}", i + 1),
+                );
+                Value::Raw { quoted: t.quoted }
+            }
+        }
     }
 
     /// `true` if the castling field as written is what the encoder writes.
