@@ -17,11 +17,18 @@ fn examples() -> PathBuf {
     workspace().join("examples-c")
 }
 
-/// target/<profile>, where cargo put libepdkit.so and libepdkit.a.
+/// Where this test run's libepdkit.so and libepdkit.a are: cargo builds
+/// every crate type of the library into target/<profile>/deps for the
+/// integration tests (it copies them up to target/<profile> only on
+/// `cargo build`, so that copy may be missing or stale).
 fn lib_dir() -> PathBuf {
     let exe = env::current_exe().expect("test executable path");
     // target/<profile>/deps/c_programs-<hash>
-    exe.parent().and_then(Path::parent).expect("target directory").to_path_buf()
+    let deps = exe.parent().expect("deps directory").to_path_buf();
+    if deps.join("libepdkit.so").is_file() && deps.join("libepdkit.a").is_file() {
+        return deps;
+    }
+    deps.parent().expect("target directory").to_path_buf()
 }
 
 fn out_dir() -> PathBuf {
