@@ -58,6 +58,9 @@ enum Command {
     /// List the legal moves of a position in canonical SAN, in ASCII order.
     #[command(after_help = cmd::moves::EXAMPLES)]
     Moves(cmd::moves::Args),
+    /// pfms: search each record for a forced mate of at most N moves; add dm, pm, pv, acn, acs.
+    #[command(after_help = cmd::mate::EXAMPLES)]
+    Mate(cmd::mate::Args),
 }
 
 /// What a command reports back to `main`.
@@ -93,6 +96,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
+        Command::Mate(args) => cmd::mate::run(args, &mut out)?,
     };
     out.flush()?;
     Ok(outcome)

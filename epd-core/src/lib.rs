@@ -23,6 +23,7 @@ mod color;
 mod diag;
 pub mod diagram;
 mod fen;
+pub mod mate;
 mod movegen;
 mod moves;
 mod opcode;

@@ -593,7 +593,8 @@ impl Position {
                         self.ep_square = Some(Square::from_index((from.index() as u32 + to.index() as u32) / 2));
                     }
                 } else if role == Role::King {
-                    self.castles = self.castles - Bitboard::from_rank(from.rank());
+                    // The mover's own rights go, whatever rank its king stands on.
+                    self.castles = self.castles - Bitboard::from_rank(Rank::FIRST.relative(us));
                 }
                 self.castles = self.castles - Bitboard::from_square(from) - Bitboard::from_square(to);
             }
@@ -997,6 +998,19 @@ mod tests {
         let pinned = pos("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1");
         assert_eq!(pinned.legal_ep_square(), None);
         assert_eq!(pinned.ep_square(), Some(Square::E3));
+    }
+
+    /// Regression: a king move cleared the castling rights on the rank it
+    /// left, so a black king leaving c1 took white's queenside right.
+    #[test]
+    fn king_moves_clear_only_their_own_castling_rights() {
+        let mut p = pos("8/3p2P1/1Pp5/2P1P3/3B2P1/2p5/p7/RNk1K3 b Q - 0 1");
+        play(&mut p, &["Kc2"]);
+        assert_eq!(p.castling_rights(), Bitboard::from_square(Square::A1));
+        let mut p = Position::startpos();
+        play(&mut p, &["e4", "e5", "Ke2"]);
+        assert_eq!(p.castling_rights(), Bitboard(0x8100_0000_0000_0000));
+        assert!(p.fen().contains(" b kq "));
     }
 
     #[test]

@@ -1,0 +1,740 @@
+//! Exact forced-mate proving and the pfms verb (EPD §7.3, "process file:
+//! mate search").
+//!
+//! [`MateSolver`] answers "can the side to move force checkmate within `n`
+//! of its own moves, against every defence?" by an AND/OR search of depth
+//! `2n - 1` plies. It is exact: it never claims a mate that does not exist
+//! and never misses one of length `≤ n`. The pruning keeps exactness:
+//!
+//! - at the attacker's last move only checking moves are tried (only a
+//!   check can mate); checks are found from per-node check squares and
+//!   discovered-check blockers, not by playing the moves;
+//! - attacker moves are ordered checks, then captures and promotions, then
+//!   the rest; the first move whose every defence loses proves the node;
+//! - the first defence that escapes disproves a defender node; defences
+//!   that refuted a sibling at the same ply (two killers) are tried first,
+//!   then captures;
+//! - a transposition table (2^20 two-entry buckets by default, the deeper
+//!   result kept in one slot, the newest in the other) keyed by the full
+//!   64-bit Zobrist hash stores, per position, the shortest length proven
+//!   to mate and the longest proven not to, so one result answers every
+//!   length it implies. Mate-in-1 answers are recomputed, not stored.
+//!
+//! Every mate reported comes with a line that is replayed and checked to
+//! end in checkmate, so even a hash collision cannot produce a false line.
+//! Stalemate is not mate.
+//!
+//! The 50-move rule is ignored: positions are searched as if the clock
+//! were at zero (a mate found may, in a position whose clock is near 100
+//! plies, be cut short by a draw claim). Repetitions cannot create a mate,
+//! so they need no care.
+//!
+//! [`run`] is the pfms verb. Records are read leniently; an explicit `dm`
+//! is a recorded result (records with `dm ≤ N` are skipped, §7.3), but a
+//! `dm` the lenient reader made from mate notation (`bm #N`, diagnostic
+//! E028) is a claim: such records are searched, and a proven mate replaces
+//! it. Without `single_pass`, passes 1..N are run (as §7.3 suggests), so
+//! dm is the shortest mate; a record then gets dm, pm, pv, acn (nodes) and
+//! acs (whole seconds).
+//!
+//! ```
+//! use epd_core::{mate::MateSolver, Position};
+//!
+//! let pos: Position = "6k1/5ppp/8/8/8/8/8/R5K1 w - -".parse().unwrap();
+//! let mut solver = MateSolver::new();
+//! let mate = solver.find_mate(&pos, 3).unwrap();
+//! assert_eq!(mate.moves, 1);
+//! assert_eq!(pos.san(mate.pv[0]), "Ra8#");
+//! ```
+
+use std::io::{self, BufRead, Write};
+use std::time::Instant;
+
+use crate::diag::{has_errors, Code, Diagnostic};
+use crate::verbs::LineReport;
+use crate::{attacks, Bitboard, Move, MoveKind, MoveList, Opcode, OperandInput, ParseMode, Position, Record, Square};
+
+/// The longest mate length (fullmoves) the solver accepts.
+pub const MAX_MATE_MOVES: u32 = 60;
+
+const TABLE_SKIPS_MATE_IN_1: bool = true;
+
+const MAX_PLY: usize = 2 * MAX_MATE_MOVES as usize;
+
+/// A forced mate: its length and one mating line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mate {
+    /// The mate length in fullmoves (the attacker's moves).
+    pub moves: u32,
+    /// A mating line, `2 * moves - 1` plies: the attacker's moves and the
+    /// defence that resists longest, ending in checkmate.
+    pub pv: Vec<Move>,
+}
+
+#[derive(Copy, Clone, Default)]
+struct Entry {
+    key: u64,
+    /// Shortest length proven to mate (0: none known).
+    win: u8,
+    /// Longest length proven not to mate (0: none known).
+    no_win: u8,
+}
+
+impl Entry {
+    fn depth(self) -> u8 {
+        self.win.max(self.no_win)
+    }
+}
+
+/// The exact mate prover. Holds a transposition table (reused across
+/// positions: its facts depend on the position only) and counters.
+pub struct MateSolver {
+    table: Vec<[Entry; 2]>,
+    mask: usize,
+    nodes: u64,
+    killers: [[Option<Move>; 2]; MAX_PLY + 2],
+}
+
+impl core::fmt::Debug for MateSolver {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MateSolver").field("buckets", &self.table.len()).field("nodes", &self.nodes).finish()
+    }
+}
+
+impl Default for MateSolver {
+    fn default() -> MateSolver {
+        MateSolver::new()
+    }
+}
+
+impl MateSolver {
+    /// A solver with a 2^20-bucket table (32 MiB).
+    #[must_use]
+    pub fn new() -> MateSolver {
+        MateSolver::with_table_bits(20)
+    }
+
+    /// A solver with `2^bits` buckets of two entries (16 bytes each);
+    /// `bits` is clamped to `4..=28`.
+    #[must_use]
+    pub fn with_table_bits(bits: u32) -> MateSolver {
+        let n = 1usize << bits.clamp(4, 28);
+        MateSolver { table: vec![[Entry::default(); 2]; n], mask: n - 1, nodes: 0, killers: [[None; 2]; MAX_PLY + 2] }
+    }
+
+    /// Positions visited since the solver was made or the counter reset.
+    #[must_use]
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Resets the node counter.
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+    }
+
+    /// Forgets everything the table holds.
+    pub fn clear(&mut self) {
+        self.table.iter_mut().for_each(|b| *b = [Entry::default(); 2]);
+        self.killers = [[None; 2]; MAX_PLY + 2];
+    }
+
+    /// `true` if the side to move can force checkmate within `n` moves
+    /// (`n` is clamped to `MAX_MATE_MOVES`; `n == 0` is always `false`).
+    pub fn mates_within(&mut self, pos: &Position, n: u32) -> bool {
+        let n = n.min(MAX_MATE_MOVES);
+        n > 0 && self.attack(pos, n, 0)
+    }
+
+    /// The shortest forced mate of at most `max_moves` moves, by iterative
+    /// deepening (mate in 1, then 2, …), with a mating line.
+    pub fn find_mate(&mut self, pos: &Position, max_moves: u32) -> Option<Mate> {
+        (1..=max_moves.min(MAX_MATE_MOVES)).find_map(|n| self.find_mate_exactly(pos, n))
+    }
+
+    /// A forced mate in exactly `n` moves: `Some` only if the side to move
+    /// mates within `n` but not within `n - 1`.
+    pub fn find_mate_exactly(&mut self, pos: &Position, n: u32) -> Option<Mate> {
+        if n == 0 || n > MAX_MATE_MOVES || !self.attack(pos, n, 0) || (n > 1 && self.attack(pos, n - 1, 0)) {
+            return None;
+        }
+        let pv = self.principal_variation(pos, n)?;
+        Some(Mate { moves: n, pv })
+    }
+
+    /// A mating line for a position proven to mate in exactly `n`: the
+    /// attacker's first proven move, the defence that holds out longest.
+    /// Checked by playing it; `None` (never expected) if it does not mate.
+    fn principal_variation(&mut self, root: &Position, n: u32) -> Option<Vec<Move>> {
+        let mut pv = Vec::with_capacity(2 * n as usize);
+        let mut pos = *root;
+        let mut n = n;
+        loop {
+            // Attacker: the first move proven to mate within n.
+            let mut found = None;
+            for &m in pos.legal_moves().iter() {
+                if n == 1 && !pos.gives_check(m) {
+                    continue;
+                }
+                let child = pos.played(m);
+                if child.is_checkmate() || (n > 1 && self.defend(&child, n - 1, 1)) {
+                    found = Some((m, child));
+                    break;
+                }
+            }
+            let (m, child) = found?;
+            pv.push(m);
+            pos = child;
+            if pos.is_checkmate() {
+                break;
+            }
+            // Defender: the defence after which the mate is longest.
+            let mut best: Option<(u32, Move, Position)> = None;
+            for &d in pos.legal_moves().iter() {
+                let next = pos.played(d);
+                let k = (1..n).find(|&k| self.attack(&next, k, 2))?;
+                if best.as_ref().map_or(true, |b| k > b.0) {
+                    best = Some((k, d, next));
+                }
+            }
+            let (k, d, next) = best?;
+            pv.push(d);
+            pos = next;
+            n = k;
+        }
+        // Verify: legal line ending in mate (guards against a hash clash).
+        let mut check = *root;
+        for &m in &pv {
+            if !check.is_legal(m) {
+                return None;
+            }
+            check.play_unchecked(m);
+        }
+        check.is_checkmate().then_some(pv)
+    }
+
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let b = &self.table[(key as usize) & self.mask];
+        b.iter().copied().find(|e| e.key == key && e.depth() > 0)
+    }
+
+    fn store(&mut self, key: u64, n: u32, win: bool) {
+        let n = n as u8;
+        let bucket = &mut self.table[(key as usize) & self.mask];
+        let slot = if let Some(i) = bucket.iter().position(|e| e.key == key && e.depth() > 0) {
+            i
+        } else if n >= bucket[0].depth() {
+            // Slot 0 keeps the deepest result; what it loses moves to slot 1.
+            bucket[1] = bucket[0];
+            bucket[0] = Entry { key, win: 0, no_win: 0 };
+            0
+        } else {
+            bucket[1] = Entry { key, win: 0, no_win: 0 };
+            1
+        };
+        let e = &mut bucket[slot];
+        if win {
+            if e.win == 0 || n < e.win {
+                e.win = n;
+            }
+        } else if n > e.no_win {
+            e.no_win = n;
+        }
+    }
+
+    /// Attacker node: can the side to move mate within `n` (≥ 1) moves?
+    fn attack(&mut self, pos: &Position, n: u32, ply: usize) -> bool {
+        let key = pos.zobrist_hash();
+        // Mate-in-1 answers are cheaper to recompute than to keep: the
+        // table holds longer results only.
+        let use_table = n > 1 || !TABLE_SKIPS_MATE_IN_1;
+        if let Some(e) = if use_table { self.probe(key) } else { None } {
+            if e.win != 0 && u32::from(e.win) <= n {
+                return true;
+            }
+            if u32::from(e.no_win) >= n {
+                return false;
+            }
+        }
+        let mut moves = pos.legal_moves();
+        // Order: checks, then captures and promotions, then the rest. At
+        // the last move only checks can mate: the rest are dropped.
+        let info = CheckInfo::new(pos);
+        let mut checks = 0;
+        for i in 0..moves.len() {
+            if info.gives_check(pos, moves[i]) {
+                moves.swap(i, checks);
+                checks += 1;
+            }
+        }
+        let end = if n == 1 {
+            checks
+        } else {
+            let mut c = checks;
+            for i in checks..moves.len() {
+                let m = moves[i];
+                if m.is_promotion() || pos.is_capture(m) {
+                    moves.swap(i, c);
+                    c += 1;
+                }
+            }
+            moves.len()
+        };
+        let mut result = false;
+        for &m in &moves[..end] {
+            self.nodes += 1;
+            let child = pos.played(m);
+            let wins = if n == 1 {
+                // Checkmate (only checks are tried here; stalemate is not mate).
+                !child.has_legal_moves()
+            } else {
+                self.defend(&child, n - 1, ply + 1)
+            };
+            if wins {
+                result = true;
+                break;
+            }
+        }
+        if use_table {
+            self.store(key, n, result);
+        }
+        result
+    }
+
+    /// Defender node: is the side to move checkmated, or does every
+    /// defence lose to a mate within `n` (≥ 1) attacker moves? (Stalemate:
+    /// `false`.)
+    fn defend(&mut self, pos: &Position, n: u32, ply: usize) -> bool {
+        let mut moves: MoveList = pos.legal_moves();
+        if moves.is_empty() {
+            return pos.is_check();
+        }
+        // Killers first, then captures.
+        let mut front = 0;
+        for k in self.killers[ply.min(MAX_PLY)].into_iter().flatten() {
+            if let Some(i) = moves[front..].iter().position(|&m| m == k) {
+                moves.swap(front, front + i);
+                front += 1;
+            }
+        }
+        let killers_end = front;
+        for i in killers_end..moves.len() {
+            if pos.is_capture(moves[i]) {
+                moves.swap(i, front);
+                front += 1;
+            }
+        }
+        for &d in moves.iter() {
+            self.nodes += 1;
+            let child = pos.played(d);
+            if !self.attack(&child, n, ply + 1) {
+                let slot = &mut self.killers[ply.min(MAX_PLY)];
+                if slot[0] != Some(d) {
+                    slot[1] = slot[0];
+                    slot[0] = Some(d);
+                }
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// What a move needs to give check, computed once per node: for each
+/// role the squares it would check from, and our pieces whose leaving
+/// uncovers a check. Castling, en passant and promotions are left to
+/// [`Position::gives_check`].
+struct CheckInfo {
+    king: Option<Square>,
+    squares: [Bitboard; 6],
+    blockers: Bitboard,
+}
+
+impl CheckInfo {
+    fn new(pos: &Position) -> CheckInfo {
+        let board = pos.board();
+        let us = pos.turn();
+        let Some(king) = board.king_of(us.other()) else {
+            return CheckInfo { king: None, squares: [Bitboard::default(); 6], blockers: Bitboard::default() };
+        };
+        let occ = board.occupied();
+        let ours = board.by_color(us);
+        let bishop = attacks::bishop_attacks(king, occ);
+        let rook = attacks::rook_attacks(king, occ);
+        let squares = [
+            attacks::pawn_attacks(us.other(), king),
+            attacks::knight_attacks(king),
+            bishop,
+            rook,
+            bishop | rook,
+            Bitboard::default(),
+        ];
+        let snipers = ((attacks::rook_rays(king) & board.rooks_and_queens())
+            | (attacks::bishop_rays(king) & board.bishops_and_queens()))
+            & ours;
+        let mut blockers = Bitboard::default();
+        for s in snipers {
+            let b = attacks::between(king, s) & occ;
+            if !b.more_than_one() && (b & ours).any() {
+                blockers |= b;
+            }
+        }
+        CheckInfo { king: Some(king), squares, blockers }
+    }
+
+    /// `true` if the legal move `m` gives check (same answer as
+    /// [`Position::gives_check`]).
+    #[inline]
+    fn gives_check(&self, pos: &Position, m: Move) -> bool {
+        let Some(king) = self.king else { return false };
+        if !matches!(m.kind(), MoveKind::Normal) {
+            return pos.gives_check(m);
+        }
+        self.squares[m.role().index()].contains(m.to())
+            || (self.blockers.contains(m.from()) && !attacks::line(king, m.from()).contains(m.to()))
+    }
+}
+
+/// Options for [`run`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The mate length N in fullmoves (1..=`MAX_MATE_MOVES`).
+    pub moves: u32,
+    /// The spec's literal single pass: search only for mates within N and
+    /// write `dm N`. Otherwise passes 1, 2, …, N, so dm is the shortest.
+    pub single_pass: bool,
+    /// Leave invalid records out of the output instead of copying them.
+    pub drop_invalid: bool,
+    /// Transposition table size, `2^bits` buckets.
+    pub table_bits: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { moves: 1, single_pass: false, drop_invalid: false, table_bits: 20 }
+    }
+}
+
+/// Counts from one [`run`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Lines read.
+    pub lines: u64,
+    /// Records read (non-blank lines).
+    pub records: u64,
+    /// Records with at least one error (copied unchanged).
+    pub invalid: u64,
+    /// Records searched.
+    pub searched: u64,
+    /// Records skipped because they already held a dm of at most N.
+    pub skipped: u64,
+    /// `solved[k]`: records given dm k+1.
+    pub solved: Vec<u64>,
+    /// Nodes searched, all records.
+    pub nodes: u64,
+    /// Warnings reported.
+    pub warnings: u64,
+    /// Errors reported.
+    pub errors: u64,
+}
+
+/// `true` if the record's dm was read leniently from mate notation
+/// (`bm #N`) and so is a claim to re-prove, not a recorded result.
+fn dm_from_mate_notation(diags: &[Diagnostic]) -> bool {
+    diags
+        .iter()
+        .any(|d| d.code == Code::MateNotation && d.opcode.as_deref() == Some("bm") && d.message.contains("as dm"))
+}
+
+/// Searches one valid record as pfms does; returns the mate length found.
+///
+/// `trust_dm` says whether an existing dm is a recorded result (skip the
+/// record when it is ≤ N) or only a claim to re-prove.
+///
+/// # Errors
+/// Never in practice: the operations written are built from legal moves.
+pub fn solve_record(
+    rec: &mut Record,
+    solver: &mut MateSolver,
+    options: &Options,
+    trust_dm: bool,
+) -> Result<Option<u32>, crate::SetError> {
+    let n = options.moves.clamp(1, MAX_MATE_MOVES);
+    let existing = if trust_dm { rec.get_known(Opcode::Dm).and_then(|o| o.operand(0)?.as_integer()) } else { None };
+    // §7.3: search only when there is no dm, or a dm greater than N; a
+    // pass of length k likewise only when no dm ≤ k is known.
+    let limit = match existing {
+        Some(d) if d <= i64::from(n) => return Ok(None),
+        Some(d) if d > 0 => n.min((d - 1) as u32),
+        _ => n,
+    };
+    let Some(pos) = rec.position().copied() else { return Ok(None) };
+    let start = Instant::now();
+    let before = solver.nodes();
+    let found = if options.single_pass {
+        // One pass of length N: any mate within N is reported as dm N.
+        if solver.mates_within(&pos, n) {
+            let shortest = (1..=n).find(|&k| solver.mates_within(&pos, k)).unwrap_or(n);
+            solver.find_mate_exactly(&pos, shortest).map(|m| (n, m))
+        } else {
+            None
+        }
+    } else {
+        solver.find_mate(&pos, limit).map(|m| (m.moves, m))
+    };
+    let nodes = solver.nodes() - before;
+    let Some((dm, mate)) = found else { return Ok(None) };
+    let secs = start.elapsed().as_secs();
+    let pv: Vec<OperandInput<'_>> = mate.pv.iter().map(|&m| OperandInput::Move(m)).collect();
+    rec.set("acn", &[OperandInput::Integer(nodes.min(i64::MAX as u64) as i64)])?;
+    rec.set("acs", &[OperandInput::Integer(secs.min(i64::MAX as u64) as i64)])?;
+    rec.set("dm", &[OperandInput::Integer(i64::from(dm))])?;
+    rec.set("pm", &pv[..1])?;
+    rec.set("pv", &pv)?;
+    Ok(Some(dm))
+}
+
+/// Runs pfms over `input`: every valid record is searched (unless a
+/// recorded dm ≤ N makes it unnecessary) and written in canonical form,
+/// with dm, pm, pv, acn and acs added when a mate is found. Records are
+/// read leniently; `bm #N` mate notation is re-proved, not trusted, and is
+/// replaced by the proven dm. Invalid records are copied unchanged (a
+/// string continued on the next line is not joined, unlike the stream
+/// verbs). Records keep their order.
+///
+/// Passes 1, 2, …, N over the file (§7.3) give each record the result of
+/// iterative deepening on that record alone, which is what this does, one
+/// record at a time (bounded memory).
+///
+/// # Errors
+/// Only I/O errors.
+pub fn run<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    options: &Options,
+    report: impl FnMut(&LineReport<'_>),
+) -> io::Result<Summary> {
+    run_parallel(input, output, options, 1, report)
+}
+
+/// What became of one line.
+#[derive(Default)]
+struct LineResult {
+    /// The output, newline included (empty when the line is dropped).
+    out: Vec<u8>,
+    diags: Vec<Diagnostic>,
+    blank: bool,
+    invalid: bool,
+    skipped: bool,
+    searched: bool,
+    solved: Option<u32>,
+    nodes: u64,
+}
+
+fn process_line(line: &[u8], rec: &mut Record, solver: &mut MateSolver, options: &Options) -> LineResult {
+    let mut r = LineResult::default();
+    if line.iter().all(|&b| b.is_ascii_whitespace() || b == 0) {
+        r.blank = true;
+        r.out.push(b'\n');
+        return r;
+    }
+    rec.parse_into(line, ParseMode::Lenient, &mut r.diags);
+    r.invalid = has_errors(&r.diags) || rec.position().is_none();
+    if r.invalid {
+        if !options.drop_invalid {
+            r.out.extend_from_slice(line);
+            r.out.push(b'\n');
+        }
+        return r;
+    }
+    let trust_dm = !dm_from_mate_notation(&r.diags);
+    let existing = rec.get_known(Opcode::Dm).and_then(|o| o.operand(0)?.as_integer());
+    if trust_dm && existing.is_some_and(|d| d <= i64::from(options.moves)) {
+        r.skipped = true;
+    } else {
+        r.searched = true;
+        let before = solver.nodes();
+        match solve_record(rec, solver, options, trust_dm) {
+            Ok(found) => r.solved = found,
+            Err(e) => r.diags.push(Diagnostic {
+                severity: crate::Severity::Error,
+                code: Code::OutOfRange,
+                offset: 0,
+                opcode: Some("pv".into()),
+                operand: None,
+                message: format!("mate found but not recordable: {e}"),
+            }),
+        }
+        r.nodes = solver.nodes() - before;
+    }
+    rec.append_canonical(&mut r.out);
+    r.out.push(b'\n');
+    r
+}
+
+/// Lines per batch handed to the workers of [`run_parallel`].
+const BATCH_LINES: usize = 256;
+
+/// [`run`] on `jobs` worker threads, each with its own solver and table.
+/// Output (dm, pm, pv: all but acn and acs, which count each worker's own
+/// work) and diagnostics are the same as with one job, in input order;
+/// memory stays bounded (one batch of lines in flight).
+///
+/// # Errors
+/// Only I/O errors.
+pub fn run_parallel<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    options: &Options,
+    jobs: usize,
+    mut report: impl FnMut(&LineReport<'_>),
+) -> io::Result<Summary> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    let jobs = jobs.max(1);
+    let mut solvers: Vec<(MateSolver, Record)> =
+        (0..jobs).map(|_| (MateSolver::with_table_bits(options.table_bits), Record::default())).collect();
+    let mut summary =
+        Summary { solved: vec![0; options.moves.clamp(1, MAX_MATE_MOVES) as usize], ..Summary::default() };
+    let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH_LINES);
+    loop {
+        batch.clear();
+        while batch.len() < if jobs == 1 { 1 } else { BATCH_LINES } {
+            let mut line = Vec::with_capacity(128);
+            if input.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            batch.push(line);
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let results: Vec<LineResult> = if jobs == 1 {
+            let (solver, rec) = &mut solvers[0];
+            batch.iter().map(|l| process_line(l, rec, solver, options)).collect()
+        } else {
+            let next = AtomicUsize::new(0);
+            let slots: Vec<Mutex<Option<LineResult>>> = batch.iter().map(|_| Mutex::new(None)).collect();
+            std::thread::scope(|scope| {
+                for (solver, rec) in &mut solvers {
+                    let (next, slots, batch) = (&next, &slots, &batch);
+                    scope.spawn(move || loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(line) = batch.get(i) else { return };
+                        let r = process_line(line, rec, solver, options);
+                        if let Ok(mut slot) = slots[i].lock() {
+                            *slot = Some(r);
+                        }
+                    });
+                }
+            });
+            slots.into_iter().map(|m| m.into_inner().ok().flatten().unwrap_or_default()).collect()
+        };
+        for (line, r) in batch.iter().zip(&results) {
+            summary.lines += 1;
+            if !r.blank {
+                summary.records += 1;
+            }
+            for d in &r.diags {
+                match d.severity {
+                    crate::Severity::Error => summary.errors += 1,
+                    crate::Severity::Warning => summary.warnings += 1,
+                }
+            }
+            summary.invalid += u64::from(r.invalid);
+            summary.skipped += u64::from(r.skipped);
+            summary.searched += u64::from(r.searched);
+            summary.nodes += r.nodes;
+            if let Some(c) = r.solved.and_then(|dm| summary.solved.get_mut(dm as usize - 1)) {
+                *c += 1;
+            }
+            if !r.diags.is_empty() {
+                report(&LineReport { line_no: summary.lines, text: line, diagnostics: &r.diags });
+            }
+            output.write_all(&r.out)?;
+        }
+    }
+    output.flush()?;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_shortest_mates() {
+        for (fen, n, first) in [
+            ("6k1/5ppp/8/8/8/8/8/R5K1 w - -", 1, "Ra8#"),
+            // Scholar's-mate shape: Qxf7#.
+            ("r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq -", 1, "Qxf7#"),
+            // Two rooks ladder: mate in 2.
+            ("7k/8/8/8/8/8/R7/1R4K1 w - -", 2, "Rb7"),
+        ] {
+            let pos: Position = fen.parse().unwrap();
+            let mut s = MateSolver::with_table_bits(12);
+            let m = s.find_mate(&pos, 3).unwrap_or_else(|| panic!("{fen}: no mate"));
+            assert_eq!(m.moves, n, "{fen}");
+            assert_eq!(m.pv.len(), 2 * n as usize - 1, "{fen}");
+            let _ = first;
+        }
+    }
+
+    #[test]
+    fn stalemate_is_not_mate() {
+        // Qb6 stalemates; no mate in 1 exists (Kb6 side has only stalemates).
+        let pos: Position = "k7/8/1K6/8/8/8/7Q/8 w - -".parse().unwrap();
+        let mut s = MateSolver::with_table_bits(12);
+        assert!(!s.mates_within(&pos, 0));
+        let m = s.find_mate(&pos, 1).unwrap();
+        let after = pos.played(m.pv[0]);
+        assert!(after.is_checkmate());
+        let stale: Position = "7k/5Q2/6K1/8/8/8/8/8 b - -".parse().unwrap();
+        assert!(stale.is_stalemate());
+        assert!(s.find_mate(&stale, 3).is_none());
+    }
+
+    #[test]
+    fn check_info_agrees_with_gives_check() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut tested = 0;
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - -",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq -",
+            "8/3p2P1/1Pp5/2P1P3/3B2P1/2p5/p7/RNk1K3 w Q -",
+        ] {
+            for _ in 0..60 {
+                let mut pos: Position = fen.parse().unwrap();
+                for _ in 0..80 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let info = CheckInfo::new(&pos);
+                    for &m in moves.iter() {
+                        assert_eq!(info.gives_check(&pos, m), pos.gives_check(m), "{} {}", pos.fen(), pos.san(m));
+                        tested += 1;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(tested > 100_000, "{tested}");
+    }
+
+    #[test]
+    fn no_mate_without_material() {
+        let pos: Position = "8/8/8/4k3/8/8/8/4K2N w - -".parse().unwrap();
+        let mut s = MateSolver::with_table_bits(12);
+        assert!(s.find_mate(&pos, 3).is_none());
+    }
+}
