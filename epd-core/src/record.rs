@@ -283,23 +283,19 @@ impl Record {
     #[must_use]
     pub fn new(setup: Setup) -> Record {
         let position = Position::from_setup_with(setup.clone(), Validation::Playable).ok();
-        Record {
-            setup,
-            position,
-            buf: Vec::new(),
-            ops: Vec::new(),
-            operands: Vec::new(),
-            scratch: Scratch::default(),
-            source_canonical: false,
-        }
+        Record::empty(setup, position)
     }
 
     /// A record for a position, with no operations.
     #[must_use]
     pub fn from_position(pos: &Position) -> Record {
+        Record::empty(pos.to_setup(), Some(*pos))
+    }
+
+    fn empty(setup: Setup, position: Option<Position>) -> Record {
         Record {
-            setup: pos.to_setup(),
-            position: Some(*pos),
+            setup,
+            position,
             buf: Vec::new(),
             ops: Vec::new(),
             operands: Vec::new(),

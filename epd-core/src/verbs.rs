@@ -58,6 +58,18 @@ pub struct Summary {
     pub errors: u64,
 }
 
+impl core::ops::AddAssign for Summary {
+    /// Adds another run's counts (several files, several batches).
+    fn add_assign(&mut self, other: Summary) {
+        self.lines += other.lines;
+        self.records += other.records;
+        self.invalid += other.invalid;
+        self.changed += other.changed;
+        self.warnings += other.warnings;
+        self.errors += other.errors;
+    }
+}
+
 /// The diagnostics of one line, handed to the caller's reporter.
 #[derive(Debug)]
 pub struct LineReport<'a> {
@@ -446,13 +458,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
                         failure = Some(e);
                     }
                 }
-                let s = d.summary;
-                total.lines += s.lines;
-                total.records += s.records;
-                total.invalid += s.invalid;
-                total.changed += s.changed;
-                total.warnings += s.warnings;
-                total.errors += s.errors;
+                total += d.summary;
             }
         }
         let read_result = reader.join().unwrap_or_else(|_| Err(io::Error::other("reader thread panicked")));

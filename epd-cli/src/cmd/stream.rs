@@ -198,12 +198,7 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
                 None => process(input, &mut *stdout, &verb, &options, args.jobs, display, &mut rep)?,
             }
         };
-        total.lines += summary.lines;
-        total.records += summary.records;
-        total.invalid += summary.invalid;
-        total.changed += summary.changed;
-        total.warnings += summary.warnings;
-        total.errors += summary.errors;
+        total += summary;
     }
     if let Some(mut w) = file_out {
         w.flush()?;
