@@ -1308,15 +1308,7 @@ impl Parser<'_, '_> {
                 }
                 OperandType::Identifier => {
                     if t.quoted || !is_identifier(text) {
-                        self.diag(
-                            Severity::Error,
-                            Code::OperandType,
-                            t.start,
-                            Some(opname),
-                            Some(i),
-                            format!("{opname} operand {} must be an identifier (1-15 letters, digits or '_')", i + 1),
-                        );
-                        Value::Raw { quoted: t.quoted }
+                        self.fixed_format(None, t, opname, i, "an identifier (1-15 letters, digits or '_')")
                     } else {
                         let allowed: &[&str] = match op {
                             Opcode::Refcom => &REFCOM_COMMANDS,

@@ -466,21 +466,8 @@ impl Position {
             None => parse_san_text(s, SanMode::Strict, false).ok()?,
         };
         let San::Normal { role, file, rank, capture, to, promotion } = sp.san else { return None };
-        let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
-        let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
-        if !promotion_ok {
-            return None;
-        }
-        let all = self.origins(role, to);
-        let mut from = all;
-        if let Some(f) = file {
-            from &= Bitboard::from_file(f);
-        }
-        if let Some(r) = rank {
-            from &= Bitboard::from_rank(r);
-        }
-        let sq = from.single_square()?;
-        let m = self.make_move(role, sq, to, promotion);
+        let (m, all) = self.match_normal(role, file, rank, to, promotion)?;
+        let sq = m.from();
         let captures = self.is_capture(m);
         if capture != captures {
             return None;
@@ -514,6 +501,35 @@ impl Position {
         suffix_ok.then_some(m)
     }
 
+    /// The one legal move a piece or pawn SAN names, with every square its
+    /// role could legally come from (for the canonical disambiguation).
+    /// `None` when no move or several fit, or the promotion part is wrong;
+    /// the general path then explains why.
+    fn match_normal(
+        &self,
+        role: Role,
+        file: Option<File>,
+        rank: Option<Rank>,
+        to: Square,
+        promotion: Option<Role>,
+    ) -> Option<(Move, Bitboard)> {
+        let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
+        let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
+        if !promotion_ok {
+            return None;
+        }
+        let all = self.origins(role, to);
+        let mut from = all;
+        if let Some(f) = file {
+            from &= Bitboard::from_file(f);
+        }
+        if let Some(r) = rank {
+            from &= Bitboard::from_rank(r);
+        }
+        let sq = from.single_square()?;
+        Some((self.make_move(role, sq, to, promotion), all))
+    }
+
     /// Decodes SAN and writes its canonical form to `canonical`.
     ///
     /// # Errors
@@ -539,19 +555,8 @@ impl Position {
         // Fast path: a piece or pawn move whose origins are computed once,
         // for matching and for the canonical disambiguation alike.
         if let Ok(SanPlus { san: San::Normal { role, file, rank, to, promotion, .. }, .. }) = &parsed {
-            let (role, to) = (*role, *to);
-            let last = Bitboard::from_rank(Rank::EIGHTH.relative(self.turn)).contains(to);
-            let all = self.origins(role, to);
-            let mut from = all;
-            if let Some(f) = file {
-                from &= Bitboard::from_file(*f);
-            }
-            if let Some(r) = rank {
-                from &= Bitboard::from_rank(*r);
-            }
-            let promotion_ok = if role == Role::Pawn && last { promotion.is_some() } else { promotion.is_none() };
-            if let (Some(sq), true) = (from.single_square(), promotion_ok) {
-                return Ok((self.make_move(role, sq, to, *promotion), all - Bitboard::from(sq)));
+            if let Some((m, all)) = self.match_normal(*role, *file, *rank, *to, *promotion) {
+                return Ok((m, all - Bitboard::from(m.from())));
             }
         }
         let m = match parsed.and_then(|sp| self.resolve(&sp, mode)) {
