@@ -664,6 +664,33 @@ fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
+/// Byte classes for the operation lexer: one table lookup per byte
+/// instead of a chain of comparisons.
+const GAP: u8 = 1; // ' ', '\t' and NUL separate tokens
+const SEMI: u8 = 2;
+const QUOTE: u8 = 4;
+const BACKSLASH: u8 = 8;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b' ' as usize] = GAP;
+    t[b'\t' as usize] = GAP;
+    t[0] = GAP;
+    t[b';' as usize] = SEMI;
+    t[b'"' as usize] = QUOTE;
+    t[b'\\' as usize] = BACKSLASH;
+    t
+};
+
+/// Advances from `p` over the bytes that are in one of `classes` (`skip`)
+/// or in none of them (`!skip`); returns the first other index.
+#[inline(always)]
+fn scan(line: &[u8], mut p: usize, classes: u8, skip: bool) -> usize {
+    while p < line.len() && ((CLASS[line[p] as usize] & classes) != 0) == skip {
+        p += 1;
+    }
+    p
+}
+
 impl Parser<'_, '_> {
     fn lenient(&self) -> bool {
         self.mode == ParseMode::Lenient
@@ -833,9 +860,7 @@ impl Parser<'_, '_> {
         let mut first = true;
         loop {
             let ws = p;
-            while p < n && (is_blank(line[p]) || line[p] == 0) {
-                p += 1;
-            }
+            p = scan(line, p, GAP, true);
             if p >= n {
                 if ws < n {
                     // Trailing blanks.
@@ -881,9 +906,7 @@ impl Parser<'_, '_> {
             }
             // The opcode.
             let op_start = p;
-            while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != b'"' && line[p] != 0 {
-                p += 1;
-            }
+            p = scan(line, p, GAP | SEMI | QUOTE, false);
             let name = &line[op_start..p];
             if !is_valid_opcode(name) {
                 // Not an operation: take the text up to the next ';' as it
@@ -921,9 +944,7 @@ impl Parser<'_, '_> {
             let mut broken = false;
             loop {
                 let blank_start = p;
-                while p < n && (is_blank(line[p]) || line[p] == 0) {
-                    p += 1;
-                }
+                p = scan(line, p, GAP, true);
                 if p >= n {
                     break;
                 }
@@ -945,6 +966,10 @@ impl Parser<'_, '_> {
                     let mut escaped = false;
                     let mut closed = false;
                     while p < n {
+                        p = scan(line, p, QUOTE | BACKSLASH, false);
+                        if p >= n {
+                            break;
+                        }
                         match line[p] {
                             b'\\' if p + 1 < n && (line[p + 1] == b'"' || line[p + 1] == b'\\') => {
                                 escaped = true;
@@ -975,9 +1000,7 @@ impl Parser<'_, '_> {
                     }
                 } else {
                     let s = p;
-                    while p < n && !is_blank(line[p]) && line[p] != b';' && line[p] != 0 {
-                        p += 1;
-                    }
+                    p = scan(line, p, GAP | SEMI, false);
                     tokens.push(Token { start: s, end: p, quoted: false, escaped: false });
                 }
             }
