@@ -27,7 +27,7 @@
 mod eval;
 mod order;
 mod tt;
-// pub mod uci;
+pub mod uci;
 
 pub use eval::evaluate;
 
