@@ -67,7 +67,8 @@ pub struct Limits {
     pub mate: Option<u32>,
 }
 
-/// A progress report: one completed iteration.
+/// A progress report: one completed iteration, or the exact best move of
+/// the iteration a stop interrupted (then the [`Outcome`]'s answer).
 #[derive(Clone, Debug)]
 pub struct Info {
     /// The iteration's depth in plies.
@@ -263,6 +264,14 @@ impl Searcher {
                 // An interrupted iteration counts only through a root move
                 // it finished with an exact score.
                 if let Some(line) = t.iter_best.take() {
+                    on_info(&Info {
+                        depth,
+                        seldepth: t.seldepth,
+                        score: to_score(line.score),
+                        nodes: t.nodes,
+                        elapsed: start.elapsed(),
+                        pv: line.pv.clone(),
+                    });
                     result = Some((line, depth));
                 }
                 break;
@@ -802,12 +811,16 @@ mod tests {
         });
         let p = Position::startpos();
         let started = Instant::now();
-        let out = Searcher::new(8).search(&p, &[], &Limits::default(), &stop, &mut |_| {});
+        let mut last = None;
+        let out = Searcher::new(8).search(&p, &[], &Limits::default(), &stop, &mut |i| last = Some(i.clone()));
         let took = started.elapsed();
         setter.join().unwrap_or_else(|_| panic!("setter thread"));
         assert!(took >= Duration::from_millis(200) && took < Duration::from_millis(1200), "{took:?}");
         assert!(out.best.is_some());
         assert_legal_line(&p, &out.pv);
+        // The last report is the answer.
+        let last = last.unwrap_or_else(|| panic!("no report"));
+        assert_eq!((Some(last.score), &last.pv, last.depth), (out.score, &out.pv, out.depth));
     }
 
     #[test]
