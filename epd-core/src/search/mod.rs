@@ -538,18 +538,40 @@ impl Search<'_> {
             }
         }
 
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+        // The table's move is tried before the others are generated: when
+        // it refutes, move generation and ordering are never needed.
+        let tt_move = tt_move.filter(|&m| pos.is_legal(m));
+        let mut picker = None;
+        if tt_move.is_none() {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                return if in_check { -MATE + ply as i32 } else { 0 };
+            }
+            picker = Some(Picker::new(pos, moves, None, self.s.killers[ply], &self.s.history));
         }
-        let mut picker = Picker::new(pos, moves, tt_move, self.s.killers[ply], &self.s.history);
         let alpha_orig = alpha;
         let mut best = -INF;
         let mut best_move = None;
         let mut quiets = [None; 64];
         let mut quiet_count = 0;
         let mut count = 0;
-        while let Some((m, order_score)) = picker.next() {
+        loop {
+            let (m, order_score) = match (count, tt_move, &mut picker) {
+                (0, Some(m), _) => (m, order::TT_MOVE),
+                (_, _, Some(p)) => match p.next() {
+                    Some(next) => next,
+                    None => break,
+                },
+                (_, _, None) => {
+                    let moves = pos.legal_moves();
+                    let p = picker.insert(Picker::new(pos, moves, tt_move, self.s.killers[ply], &self.s.history));
+                    p.next(); // the table's move, already searched
+                    match p.next() {
+                        Some(next) => next,
+                        None => break,
+                    }
+                }
+            };
             let quiet = order::captured(pos, m).is_none() && !m.is_promotion();
             let child = pos.played(m);
             let gives_check = child.is_check();
