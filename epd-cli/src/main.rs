@@ -61,6 +61,9 @@ enum Command {
     /// pfms: search each record for a forced mate of at most N moves; add dm, pm, pv, acn, acs.
     #[command(after_help = cmd::mate::EXAMPLES)]
     Mate(cmd::mate::Args),
+    /// Run the built-in engine as a UCI engine on stdin/stdout.
+    #[command(after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci")]
+    Uci,
 }
 
 /// What a command reports back to `main`.
@@ -73,6 +76,10 @@ pub enum Outcome {
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    if let Command::Uci = cli.command {
+        // Before the stdout lock below: the engine's search thread writes too.
+        return cmd::uci::run();
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     use epd_core::{verbs::Verb, ParseMode};
@@ -97,6 +104,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,
+        Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;
     Ok(outcome)

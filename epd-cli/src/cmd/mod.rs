@@ -6,3 +6,4 @@ pub mod moves;
 pub mod perft;
 pub mod show;
 pub mod stream;
+pub mod uci;
