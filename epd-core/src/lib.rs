@@ -38,6 +38,7 @@ mod registers;
 mod role;
 mod san;
 mod score;
+pub mod search;
 mod square;
 pub mod verbs;
 mod zobrist;

@@ -652,6 +652,25 @@ impl Position {
         Position::from_setup(s).ok()
     }
 
+    /// The null move without revalidating the position (the search's fast
+    /// path): the side to move must not be in check. The halfmove clock
+    /// advances as for a move.
+    #[must_use]
+    pub(crate) fn null_move_unchecked(&self) -> Position {
+        let mut p = *self;
+        if p.ep_square.is_some() {
+            if let Some(ep) = p.legal_ep_square() {
+                p.hash ^= zobrist::ep_file(ep);
+            }
+            p.ep_square = None;
+        }
+        p.hash ^= zobrist::BLACK_TO_MOVE;
+        p.turn = p.turn.other();
+        p.halfmoves = p.halfmoves.saturating_add(1);
+        p.update_check_info();
+        p
+    }
+
     /// `true` if `m` captures (en passant included; castling never does).
     #[must_use]
     pub fn is_capture(&self, m: Move) -> bool {
