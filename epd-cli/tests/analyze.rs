@@ -215,3 +215,39 @@ fn stockfish_target_counts_solved_by_bm_and_am() {
     assert!(solved >= 15, "Stockfish at 50k nodes solves most of WAC 1-20: {solved}\n{out}");
     assert!(err.contains(&format!("<stdin>: {solved}/20 solved, {} missed", 20 - solved)), "{err}");
 }
+
+#[test]
+fn the_builtin_engine_is_the_default_and_its_output_passes_check() {
+    let input = std::fs::read(fixture("wac-first20.epd")).expect("fixture");
+    let one = epd_stdin(&["analyze", "--depth", "8", "--counters", "-q"], &input);
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    assert_analysis_valid(&text(&one.stdout), 20);
+    // WAC.001 is a mate in 2 (proven by `epd mate`): ce 32764, pm Qg6 (the
+    // built-in search needs depth 8 to see it: Qg6 is a quiet sacrifice).
+    let first = text(&one.stdout).lines().next().map(str::to_owned).unwrap_or_default();
+    assert_eq!((op(&first, "pm"), op(&first, "ce")), (Some("Qg6"), Some("32764")), "{first}");
+    // A depth limit and a cleared table per record: the same records with two engines.
+    let two = epd_stdin(&["analyze", "--depth", "8", "--counters", "-q", "--jobs", "2"], &input);
+    assert_eq!(text(&two.stdout), text(&one.stdout));
+    // Options meant for UCI engines are refused, not ignored.
+    let o = epd_stdin(&["analyze", "--option", "Skill Level=3"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("options are for UCI engines"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn target_keeps_invalid_records_and_reports_them() {
+    // Kxb2 is White's only legal move in the first record.
+    let input = "k7/8/8/8/8/8/1q6/K7 w - - bm Kxb2; id \"a\";\nnot a record\n\n6k1/5ppp/8/8/8/8/8/R5K1 w - - am Kf1;\n";
+    let o = epd_stdin(&["target", "--depth", "3"], input.as_bytes());
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines[1], "not a record");
+    assert_eq!(lines[2], "");
+    // Ra8# is mate in 1: ce 32766 (§6.7), and it avoids Kf1.
+    assert_eq!(lines[3], "6k1/5ppp/8/8/8/8/8/R5K1 w - - am Kf1; ce 32766; pm Ra8#; pv Ra8#;");
+    assert!(err.contains("<stdin>:2:2: error[E001]"), "{err}");
+    assert!(err.contains("<stdin>: 2/2 solved, 0 missed, 0 unscored (no bm or am); 2 analysed, 1 invalid"), "{err}");
+}

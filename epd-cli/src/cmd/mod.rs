@@ -8,10 +8,14 @@ pub mod perft;
 pub mod show;
 pub mod stream;
 
-/// The built-in engine, once it is part of epd-core.
+/// The built-in engine (`--engine builtin`): one thread, `--hash` MiB
+/// (default 16); UCI options other than Threads and Hash do not apply.
 pub fn builtin_engine(
-    _hash_mb: Option<u32>,
-    _options: &[(String, String)],
+    hash_mb: Option<u32>,
+    options: &[(String, String)],
 ) -> anyhow::Result<Box<dyn epd_core::engine::Engine>> {
-    anyhow::bail!("the built-in engine is not in this build yet: give --engine PATH")
+    if let Some((name, _)) = options.iter().find(|(n, _)| n != "Threads" && n != "Hash") {
+        anyhow::bail!("--option {name}: options are for UCI engines; the built-in engine takes --hash only");
+    }
+    Ok(Box::new(epd_core::engine::Builtin::new(hash_mb.unwrap_or(16) as usize)))
 }

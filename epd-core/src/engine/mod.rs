@@ -6,7 +6,7 @@
 //! the search counters. Three kinds implement it:
 //!
 //! - [`UciEngine`]: any UCI engine run as a child process;
-//! - the built-in searcher (an adapter over [`crate::search`]);
+//! - [`Builtin`]: the built-in searcher ([`crate::search`]);
 //! - a C engine, through the C ABI's analysis hook (the trait asks only
 //!   for a position and limits in, moves and numbers out, so a callback
 //!   can implement it).
@@ -34,8 +34,10 @@ use std::time::Duration;
 
 use crate::{Move, Position, Score};
 
+mod builtin;
 pub mod uci;
 
+pub use builtin::Builtin;
 pub use uci::{UciConfig, UciEngine};
 
 /// How much effort one position gets. See the module documentation for
