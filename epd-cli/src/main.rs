@@ -67,6 +67,9 @@ enum Command {
     /// pfts: target search; add pm (with pv, ce) and report solved/missed against bm and am.
     #[command(after_help = cmd::analyze::TARGET_EXAMPLES)]
     Target(cmd::analyze::Args),
+    /// Run the built-in engine as a UCI engine on stdin/stdout.
+    #[command(after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci")]
+    Uci,
 }
 
 /// What a command reports back to `main`.
@@ -79,6 +82,10 @@ pub enum Outcome {
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    if let Command::Uci = cli.command {
+        // Before the stdout lock below: the engine's search thread writes too.
+        return cmd::uci::run();
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     use epd_core::{verbs::Verb, ParseMode};
@@ -105,6 +112,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,
         Command::Analyze(args) => cmd::analyze::run(epd_core::analysis::Verb::Analyze, args, &mut out)?,
         Command::Target(args) => cmd::analyze::run(epd_core::analysis::Verb::Target, args, &mut out)?,
+        Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;
     Ok(outcome)

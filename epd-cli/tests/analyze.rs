@@ -251,3 +251,50 @@ fn target_keeps_invalid_records_and_reports_them() {
     assert!(err.contains("<stdin>:2:2: error[E001]"), "{err}");
     assert!(err.contains("<stdin>: 2/2 solved, 0 missed, 0 unscored (no bm or am); 2 analysed, 1 invalid"), "{err}");
 }
+
+/// The built-in engine as a real UCI child process: `epd uci`.
+fn builtin_uci() -> Vec<&'static str> {
+    vec!["--engine", EPD, "--engine-arg", "uci"]
+}
+
+#[test]
+fn builtin_engine_over_uci_gives_the_same_analysis_as_in_process() {
+    let input = std::fs::read(fixture("wac-first20.epd")).expect("fixture");
+    let mut argv = vec!["analyze", "--depth", "8", "-q", "--sm"];
+    let in_process = epd_stdin(&argv, &input);
+    assert_eq!(in_process.status.code(), Some(0), "{}", text(&in_process.stderr));
+    argv.extend(builtin_uci());
+    let child = epd_stdin(&argv, &input);
+    assert_eq!(child.status.code(), Some(0), "{}", text(&child.stderr));
+    // The UCI round trip (coordinates to SAN, cp/mate to ce) loses nothing:
+    // the same search through two paths gives the same records.
+    assert_eq!(text(&child.stdout), text(&in_process.stdout));
+    assert_analysis_valid(&text(&child.stdout), 20);
+    // Two children, records in input order.
+    argv.extend(["--jobs", "2"]);
+    let two = epd_stdin(&argv, &input);
+    assert_eq!(text(&two.stdout), text(&in_process.stdout));
+}
+
+#[test]
+fn builtin_engine_over_uci_bestmove_none_and_mate_scores() {
+    let input = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - id \"mated\";\n\
+                 7k/5Q2/6K1/8/8/8/8/8 b - - id \"stalemate\";\n\
+                 6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; id \"mate1\";\n\
+                 2rr3k/pp3pp1/1nnqbNQp/3pN3/2pP4/2P5/PPB4P/R4RK1 b - - id \"mated1\";\n";
+    let mut argv = vec!["target", "--movetime", "200", "--sm"];
+    argv.extend(builtin_uci());
+    let o = epd_stdin(&argv, input.as_bytes());
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - ce -32767; id \"mated\"; pv;");
+    assert_eq!(lines[1], "7k/5Q2/6K1/8/8/8/8/8 b - - ce 0; id \"stalemate\"; pv;");
+    // Mate in 1: 32767 - 1 (§6.7).
+    assert_eq!(lines[2], "6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; ce 32766; id \"mate1\"; pm Ra8#; pv Ra8#; sm Ra8#;");
+    // WAC.001 after Qg6: `epd mate` proves Qg6 mates in 2, so Black is mated
+    // after one move of its own whatever it plays: ce -32767 + 2.
+    assert_eq!(op(lines[3], "ce"), Some("-32765"), "{}", lines[3]);
+    assert!(err.contains("<stdin>: 1/1 solved, 0 missed, 3 unscored"), "{err}");
+    assert_analysis_valid(&out, 4);
+}

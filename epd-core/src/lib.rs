@@ -2,7 +2,7 @@
 //!
 //! The EPD (Extended Position Description, Edwards 1995) standard in pure
 //! Rust: a fast legal-move chess core, SAN, FEN and the EPD position
-//! fields, perft.
+//! fields, perft, and a built-in chess engine (`search`, `epd uci`).
 //!
 //! ```
 //! use epd_core::{perft, Position, SanMode};

@@ -7,6 +7,7 @@ pub mod moves;
 pub mod perft;
 pub mod show;
 pub mod stream;
+pub mod uci;
 
 /// The built-in engine (`--engine builtin`): one thread, `--hash` MiB
 /// (default 16); UCI options other than Threads and Hash do not apply.

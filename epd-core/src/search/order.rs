@@ -76,7 +76,7 @@ pub(crate) fn mvv_lva(pos: &Position, m: Move) -> i32 {
 }
 
 /// Ordering bands, highest first.
-const TT_MOVE: i32 = 1 << 30;
+pub(crate) const TT_MOVE: i32 = 1 << 30;
 const GOOD_CAPTURE: i32 = 1 << 28;
 const KILLER: [i32; 2] = [1 << 27, (1 << 27) - 1];
 /// Ordering scores at or above this are killers, good captures or the table move.
