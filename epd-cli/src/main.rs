@@ -61,6 +61,12 @@ enum Command {
     /// pfms: search each record for a forced mate of at most N moves; add dm, pm, pv, acn, acs.
     #[command(after_help = cmd::mate::EXAMPLES)]
     Mate(cmd::mate::Args),
+    /// pfga: analyse every record with an engine; add pv, ce, pm (and sm, acd, acn, acs on request).
+    #[command(after_help = cmd::analyze::ANALYZE_EXAMPLES)]
+    Analyze(cmd::analyze::Args),
+    /// pfts: target search; add pm (with pv, ce) and report solved/missed against bm and am.
+    #[command(after_help = cmd::analyze::TARGET_EXAMPLES)]
+    Target(cmd::analyze::Args),
     /// Run the built-in engine as a UCI engine on stdin/stdout.
     #[command(after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci")]
     Uci,
@@ -104,6 +110,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,
+        Command::Analyze(args) => cmd::analyze::run(epd_core::analysis::Verb::Analyze, args, &mut out)?,
+        Command::Target(args) => cmd::analyze::run(epd_core::analysis::Verb::Target, args, &mut out)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;

@@ -76,6 +76,7 @@ codes! {
     Escape = "E031": "a backslash escape inside a string",
     PositionWarning = "E032": "a position no legal game reaches, accepted for move generation",
     TrailingText = "E033": "text after the last operation",
+    EngineFault = "E034": "the analysis engine failed on this record (crash, hang, protocol error)",
 }
 
 impl fmt::Display for Code {

@@ -16,12 +16,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod attacks;
 mod bitboard;
 mod board;
 mod color;
 mod diag;
 pub mod diagram;
+pub mod engine;
 mod fen;
 pub mod mate;
 mod movegen;

@@ -1,0 +1,94 @@
+//! The built-in engine ([`crate::search::Searcher`]) behind the
+//! [`Engine`] interface: the analysis verbs work with nothing installed.
+//!
+//! Limits map directly: `movetime` (hard; the search checks the clock),
+//! `depth` and `nodes` (soft targets the search stops at). A `timeout`
+//! caps the time as a hard limit too (the smaller of the two is used).
+//! `new_game` clears the transposition table and the move-ordering
+//! history, so each record is analysed on its own. The search cannot
+//! crash or hang, so this backend never returns an error.
+
+use std::sync::atomic::AtomicBool;
+
+use super::{Analysis, Engine, EngineError, Limits};
+use crate::search::{self, Searcher};
+use crate::Position;
+
+/// The built-in alpha-beta searcher as an analysis engine.
+#[derive(Debug)]
+pub struct Builtin {
+    searcher: Searcher,
+}
+
+impl Builtin {
+    /// An engine with a transposition table of about `hash_mb` MiB.
+    #[must_use]
+    pub fn new(hash_mb: usize) -> Builtin {
+        Builtin { searcher: Searcher::new(hash_mb) }
+    }
+}
+
+impl Default for Builtin {
+    fn default() -> Builtin {
+        Builtin::new(16)
+    }
+}
+
+impl Engine for Builtin {
+    fn name(&self) -> &str {
+        "builtin"
+    }
+
+    fn new_game(&mut self) -> Result<(), EngineError> {
+        self.searcher.clear();
+        Ok(())
+    }
+
+    fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
+        let movetime = match (limits.movetime, limits.timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let l = search::Limits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
+        let out = self.searcher.search(pos, &[], &l, stop, &mut |_| {});
+        if !pos.has_legal_moves() {
+            return Ok(Analysis { nodes: Some(out.nodes), elapsed: out.elapsed, ..Analysis::no_moves(pos) });
+        }
+        Ok(Analysis {
+            best: out.pv.first().copied().or(out.best),
+            pv: if out.pv.is_empty() { out.best.into_iter().collect() } else { out.pv },
+            score: out.score,
+            depth: Some(out.depth),
+            seldepth: Some(out.seldepth),
+            nodes: Some(out.nodes),
+            elapsed: out.elapsed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Score;
+
+    #[test]
+    fn finds_mates_and_reports_no_move_positions() {
+        let stop = AtomicBool::new(false);
+        let mut e = Builtin::new(4);
+        for (fen, ce, first) in [
+            // Back-rank mate in one: ce 32766 (§6.7).
+            ("6k1/5ppp/8/8/8/8/8/R5K1 w - -", 32766, Some("Ra8#")),
+            // Fool's mate, White checkmated: ce -32767, no move.
+            ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -", -32767, None),
+            // Stalemate: 0, no move.
+            ("7k/5Q2/6K1/8/8/8/8/8 b - -", 0, None),
+        ] {
+            let pos: Position = fen.parse().unwrap();
+            e.new_game().unwrap();
+            let a = e.analyze(&pos, &Limits::depth(4), &stop).unwrap();
+            assert_eq!(a.score.map(Score::to_ce), Some(ce), "{fen}");
+            assert_eq!(a.pv.first().map(|&m| pos.san(m)).as_deref(), first, "{fen}");
+            assert_eq!(a.best, a.pv.first().copied(), "{fen}");
+        }
+    }
+}

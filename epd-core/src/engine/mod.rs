@@ -1,0 +1,220 @@
+//! Analysis engines behind one interface, for the pfga and pfts verbs
+//! (EPD §7.2, §7.5).
+//!
+//! An [`Engine`] analyses one position under [`Limits`] and returns an
+//! [`Analysis`]: a principal variation of legal moves, an exact score and
+//! the search counters. Three kinds implement it:
+//!
+//! - [`UciEngine`]: any UCI engine run as a child process;
+//! - [`Builtin`]: the built-in searcher ([`crate::search`]);
+//! - a C engine, through the C ABI's analysis hook (the trait asks only
+//!   for a position and limits in, moves and numbers out, so a callback
+//!   can implement it).
+//!
+//! # Limits: hard and soft (§7.2)
+//!
+//! - `movetime` is a **hard** per-position limit: the engine is told to
+//!   stop after it (UCI `go movetime`; the built-in search checks the
+//!   clock), so every record gets the same effort.
+//! - `depth` and `nodes` are **soft** targets: the engine stops when it
+//!   reaches them, however long that takes (UCI `go depth` / `go nodes`;
+//!   an engine may finish its current iteration first).
+//! - `timeout` is a **hard wall-clock cap** on top of the others: when
+//!   it passes, the engine is told to stop and what it found so far is
+//!   used. It is also how a hung engine is caught: an engine that does
+//!   not answer within [`Limits::grace`] after being told to stop is
+//!   killed and the record gets [`EngineError::Timeout`].
+//!
+//! When no timeout is given the cap is `movetime + grace` (a hard limit
+//! needs no more), or none at all for a pure depth or node search.
+
+use core::fmt;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::{Move, Position, Score};
+
+mod builtin;
+pub mod uci;
+
+pub use builtin::Builtin;
+pub use uci::{UciConfig, UciEngine};
+
+/// How much effort one position gets. See the module documentation for
+/// which limits are hard and which soft.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Hard time per position.
+    pub movetime: Option<Duration>,
+    /// Soft depth target (plies).
+    pub depth: Option<u32>,
+    /// Soft node target.
+    pub nodes: Option<u64>,
+    /// Hard wall-clock cap: the engine is told to stop then.
+    pub timeout: Option<Duration>,
+    /// How long an engine may take to answer after it should have stopped
+    /// before it counts as hung.
+    pub grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { movetime: None, depth: None, nodes: None, timeout: None, grace: Duration::from_secs(5) }
+    }
+}
+
+impl Limits {
+    /// A hard time limit per position.
+    #[must_use]
+    pub fn movetime(time: Duration) -> Limits {
+        Limits { movetime: Some(time), ..Limits::default() }
+    }
+
+    /// A soft depth target.
+    #[must_use]
+    pub fn depth(depth: u32) -> Limits {
+        Limits { depth: Some(depth), ..Limits::default() }
+    }
+
+    /// A soft node target.
+    #[must_use]
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits { nodes: Some(nodes), ..Limits::default() }
+    }
+
+    /// `true` if no limit is set: the search would run until stopped.
+    #[must_use]
+    pub fn is_infinite(&self) -> bool {
+        self.movetime.is_none() && self.depth.is_none() && self.nodes.is_none() && self.timeout.is_none()
+    }
+
+    /// When the engine is told to stop, counted from the start of the
+    /// search: the timeout if given, else `movetime + grace`.
+    #[must_use]
+    pub fn stop_after(&self) -> Option<Duration> {
+        self.timeout.or_else(|| self.movetime.map(|t| t + self.grace))
+    }
+}
+
+/// What an engine found in one position.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Analysis {
+    /// The principal variation, legal from the position (empty when the
+    /// side to move has no legal move).
+    pub pv: Vec<Move>,
+    /// The last exact score (never a lower or upper bound), from the side
+    /// to move's point of view.
+    pub score: Option<Score>,
+    /// The move the engine chose (`pv[0]` when the pv is not empty).
+    pub best: Option<Move>,
+    /// Nominal depth reached (plies).
+    pub depth: Option<u32>,
+    /// Selective depth reached (plies).
+    pub seldepth: Option<u32>,
+    /// Nodes searched.
+    pub nodes: Option<u64>,
+    /// Wall-clock time of the search.
+    pub elapsed: Duration,
+}
+
+impl Analysis {
+    /// The analysis of a position with no legal move: an empty pv, and
+    /// checkmated (ce −32767) or, for stalemate, 0.
+    #[must_use]
+    pub fn no_moves(pos: &Position) -> Analysis {
+        let score = if pos.is_check() { Score::Checkmated } else { Score::Centipawns(0) };
+        Analysis { score: Some(score), ..Analysis::default() }
+    }
+}
+
+/// Why an engine could not analyse a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The engine could not be started.
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        detail: String,
+    },
+    /// The engine exited or closed its output.
+    Crashed {
+        /// What was seen (exit status, last line).
+        detail: String,
+    },
+    /// The engine did not answer in time (it was killed).
+    Timeout {
+        /// What it was waiting for (`uciok`, `readyok`, `bestmove`).
+        waiting_for: &'static str,
+        /// How long it waited.
+        after: Duration,
+    },
+    /// The engine said something that breaks the protocol.
+    Protocol {
+        /// The offending line.
+        line: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Writing to the engine failed.
+    Io {
+        /// The error.
+        detail: String,
+    },
+    /// The engine cannot analyse this position (a C hook's refusal, a
+    /// position it does not support).
+    Refused {
+        /// Why.
+        detail: String,
+    },
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Spawn { program, detail } => write!(f, "cannot start engine {program}: {detail}"),
+            EngineError::Crashed { detail } => write!(f, "engine crashed: {detail}"),
+            EngineError::Timeout { waiting_for, after } => {
+                write!(f, "engine hung: no {waiting_for} after {:.1}s (killed)", after.as_secs_f64())
+            }
+            EngineError::Protocol { line, detail } => write!(f, "engine protocol error: {detail}: {line:?}"),
+            EngineError::Io { detail } => write!(f, "cannot talk to the engine: {detail}"),
+            EngineError::Refused { detail } => write!(f, "engine refused the position: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// An analysis engine: the one interface every backend implements.
+pub trait Engine: Send {
+    /// The engine's name (UCI `id name`, or `builtin`).
+    fn name(&self) -> &str;
+
+    /// Forgets what earlier searches learned (UCI `ucinewgame`), so each
+    /// record is analysed on its own.
+    ///
+    /// # Errors
+    /// [`EngineError`] if the engine cannot be reached.
+    fn new_game(&mut self) -> Result<(), EngineError>;
+
+    /// Analyses `pos` within `limits`. Setting `stop` asks the engine to
+    /// stop early and return what it has.
+    ///
+    /// # Errors
+    /// [`EngineError`] on a crash, a hang, a protocol error. An engine
+    /// that can restart (a child process) does so on the next call.
+    fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError>;
+}
+
+impl<E: Engine + ?Sized> Engine for Box<E> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn new_game(&mut self) -> Result<(), EngineError> {
+        (**self).new_game()
+    }
+    fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
+        (**self).analyze(pos, limits, stop)
+    }
+}

@@ -1,0 +1,681 @@
+//! Any UCI engine as a child process.
+//!
+//! The engine is started with piped standard input and output (its
+//! standard error is discarded). A reader thread per child turns its
+//! output into lines on a channel, so every wait has a deadline:
+//!
+//! - handshake: `uci` → `uciok`, then `setoption name N value V` for each
+//!   option (Threads, Hash, `--option`), then `isready` → `readyok`, each
+//!   within [`UciConfig::handshake_timeout`];
+//! - per record: `ucinewgame`, `isready` → `readyok`, `position fen …`,
+//!   `go [movetime T] [depth D] [nodes N]` (`go infinite` when no limit is
+//!   set), then `info` lines until `bestmove`.
+//!
+//! Of the `info` lines, the last `score cp|mate` that is not marked
+//! `lowerbound` or `upperbound` is kept, with the `pv` on the same line
+//! (converted from coordinates; it stops at the first move that is not
+//! legal), its depth and seldepth; `nodes` is taken from the last line that
+//! has it. Lines of a `multipv` other than 1 are ignored. The engine's
+//! `bestmove` is the chosen move: when the exact pv does not start with
+//! it (the search was cut during a re-search), the pv of the latest line
+//! that does is used, or the move alone.
+//!
+//! `bestmove (none)` or `bestmove 0000` in a position without legal moves
+//! gives an empty pv and ce −32767 (checkmate) or 0 (stalemate), whatever
+//! score the engine printed.
+//!
+//! A child that exits or closes its output is [`EngineError::Crashed`]; one
+//! that does not answer in time is killed ([`EngineError::Timeout`]). In
+//! both cases the child is dropped and a new one is started by the next
+//! call, so a run goes on. The child is killed when the engine is dropped.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use super::{Analysis, Engine, EngineError, Limits};
+use crate::{Move, Position, Score};
+
+/// How to start and set up a UCI engine.
+#[derive(Clone, Debug)]
+pub struct UciConfig {
+    /// The program to run.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// `setoption` pairs sent after the handshake, in order.
+    pub options: Vec<(String, String)>,
+    /// How long `uciok` and `readyok` may take.
+    pub handshake_timeout: Duration,
+}
+
+impl UciConfig {
+    /// A program with no arguments and no options; a 10 s handshake.
+    #[must_use]
+    pub fn new(program: impl Into<String>) -> UciConfig {
+        UciConfig {
+            program: program.into(),
+            args: Vec::new(),
+            options: Vec::new(),
+            handshake_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A running child.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Process {
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A UCI engine run as a child process, restarted after a crash or hang.
+pub struct UciEngine {
+    config: UciConfig,
+    name: String,
+    process: Option<Process>,
+    starts: u32,
+}
+
+impl core::fmt::Debug for UciEngine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("UciEngine")
+            .field("program", &self.config.program)
+            .field("name", &self.name)
+            .field("running", &self.process.is_some())
+            .field("starts", &self.starts)
+            .finish()
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        if let Some(mut p) = self.process.take() {
+            let _ = p.stdin.write_all(b"quit\n");
+            let _ = p.stdin.flush();
+            // Give it a moment to exit on its own, then kill it.
+            let until = Instant::now() + Duration::from_millis(200);
+            while Instant::now() < until {
+                if matches!(p.child.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            p.kill();
+        }
+    }
+}
+
+impl UciEngine {
+    /// Starts the engine and completes the handshake.
+    ///
+    /// # Errors
+    /// [`EngineError::Spawn`] if the program cannot be run; a crash,
+    /// timeout or protocol error during the handshake.
+    pub fn start(config: UciConfig) -> Result<UciEngine, EngineError> {
+        let name = std::path::Path::new(&config.program)
+            .file_name()
+            .map_or_else(|| config.program.clone(), |n| n.to_string_lossy().into_owned());
+        let mut engine = UciEngine { config, name, process: None, starts: 0 };
+        engine.ensure_running()?;
+        Ok(engine)
+    }
+
+    /// How many times the child was started (1 + restarts).
+    #[must_use]
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    fn ensure_running(&mut self) -> Result<(), EngineError> {
+        if self.process.is_some() {
+            return Ok(());
+        }
+        let mut child = Command::new(&self.config.program)
+            .args(&self.config.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| EngineError::Spawn { program: self.config.program.clone(), detail: e.to_string() })?;
+        self.starts += 1;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(EngineError::Spawn { program: self.config.program.clone(), detail: "no pipes".into() });
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        self.process = Some(Process { child, stdin, lines: rx });
+        let result = self.handshake();
+        if result.is_err() {
+            self.discard();
+        }
+        result
+    }
+
+    fn handshake(&mut self) -> Result<(), EngineError> {
+        let timeout = self.config.handshake_timeout;
+        self.send("uci")?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let line = self.recv_until(deadline, "uciok", timeout)?;
+            if line == "uciok" {
+                break;
+            }
+            if let Some(name) = line.strip_prefix("id name ") {
+                self.name = name.trim().to_owned();
+            }
+        }
+        for (name, value) in self.config.options.clone() {
+            self.send(&format!("setoption name {name} value {value}"))?;
+        }
+        self.sync()
+    }
+
+    /// `isready` → `readyok`.
+    fn sync(&mut self) -> Result<(), EngineError> {
+        let timeout = self.config.handshake_timeout;
+        self.send("isready")?;
+        let deadline = Instant::now() + timeout;
+        while self.recv_until(deadline, "readyok", timeout)? != "readyok" {}
+        Ok(())
+    }
+
+    fn send(&mut self, command: &str) -> Result<(), EngineError> {
+        let Some(p) = self.process.as_mut() else {
+            return Err(EngineError::Crashed { detail: "not running".into() });
+        };
+        let r = p
+            .stdin
+            .write_all(command.as_bytes())
+            .and_then(|()| p.stdin.write_all(b"\n"))
+            .and_then(|()| p.stdin.flush());
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let detail = self.exit_detail(&format!("cannot write {command:?}: {e}"));
+                self.discard();
+                Err(EngineError::Crashed { detail })
+            }
+        }
+    }
+
+    /// The next line, or `None` at `deadline`.
+    fn recv(&mut self, deadline: Instant) -> Result<Option<String>, EngineError> {
+        let Some(p) = self.process.as_mut() else {
+            return Err(EngineError::Crashed { detail: "not running".into() });
+        };
+        match p.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => Ok(Some(line)),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => {
+                let detail = self.exit_detail("closed its output");
+                self.discard();
+                Err(EngineError::Crashed { detail })
+            }
+        }
+    }
+
+    /// The next line before `deadline`; killed and a timeout error after.
+    fn recv_until(
+        &mut self,
+        deadline: Instant,
+        waiting_for: &'static str,
+        after: Duration,
+    ) -> Result<String, EngineError> {
+        match self.recv(deadline)? {
+            Some(line) => Ok(line),
+            None => {
+                self.discard();
+                Err(EngineError::Timeout { waiting_for, after })
+            }
+        }
+    }
+
+    fn exit_detail(&mut self, what: &str) -> String {
+        let Some(p) = self.process.as_mut() else { return what.to_owned() };
+        // The child may take a moment to be reaped after closing its pipe.
+        for _ in 0..20 {
+            if let Ok(Some(status)) = p.child.try_wait() {
+                return format!("{what} ({status})");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        what.to_owned()
+    }
+
+    /// Kills and forgets the child; the next call starts a new one.
+    fn discard(&mut self) {
+        if let Some(p) = self.process.take() {
+            p.kill();
+        }
+    }
+
+    fn go_command(limits: &Limits) -> String {
+        let mut go = String::from("go");
+        if let Some(t) = limits.movetime {
+            go.push_str(&format!(" movetime {}", t.as_millis().max(1)));
+        }
+        if let Some(d) = limits.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if let Some(n) = limits.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if go == "go" {
+            go.push_str(" infinite");
+        }
+        go
+    }
+}
+
+impl Engine for UciEngine {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self) -> Result<(), EngineError> {
+        self.ensure_running()?;
+        self.send("ucinewgame")?;
+        self.sync()
+    }
+
+    fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
+        self.ensure_running()?;
+        self.send(&format!("position fen {}", pos.fen()))?;
+        self.send(&Self::go_command(limits))?;
+        let start = Instant::now();
+        let mut search = SearchLines::new(*pos);
+        let mut stop_at = limits.stop_after().map(|d| start + d);
+        let mut kill_at: Option<Instant> = None;
+        let poll = Duration::from_millis(20);
+        loop {
+            let now = Instant::now();
+            if kill_at.is_none() && (stop.load(Ordering::Relaxed) || stop_at.is_some_and(|t| now >= t)) {
+                self.send("stop")?;
+                kill_at = Some(now + limits.grace);
+                stop_at = None;
+            }
+            if let Some(k) = kill_at {
+                if now >= k {
+                    self.discard();
+                    return Err(EngineError::Timeout { waiting_for: "bestmove", after: start.elapsed() });
+                }
+            }
+            let mut wake = now + poll;
+            for t in [stop_at, kill_at].into_iter().flatten() {
+                wake = wake.min(t);
+            }
+            let Some(line) = self.recv(wake)? else { continue };
+            match search.feed(&line) {
+                Ok(None) => {}
+                Ok(Some(mut analysis)) => {
+                    analysis.elapsed = start.elapsed();
+                    return Ok(analysis);
+                }
+                Err(e) => {
+                    // The engine's state is unknown after a bad bestmove.
+                    self.discard();
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// One parsed `info` line (the fields the verbs use).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Info<'a> {
+    /// `depth`.
+    pub depth: Option<u32>,
+    /// `seldepth`.
+    pub seldepth: Option<u32>,
+    /// `multipv`.
+    pub multipv: Option<u32>,
+    /// `score cp|mate`, as a [`Score`].
+    pub score: Option<Score>,
+    /// `lowerbound` or `upperbound` followed the score.
+    pub bound: bool,
+    /// `nodes`.
+    pub nodes: Option<u64>,
+    /// `pv`, as coordinate moves (not yet checked).
+    pub pv: Vec<&'a str>,
+}
+
+const INFO_KEYWORDS: &[&str] = &[
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "pv",
+    "multipv",
+    "score",
+    "currmove",
+    "currmovenumber",
+    "hashfull",
+    "nps",
+    "tbhits",
+    "sbhits",
+    "cpuload",
+    "string",
+    "refutation",
+    "currline",
+    "wdl",
+];
+
+impl<'a> Info<'a> {
+    /// Parses an `info` line; `None` for any other line. Unknown tokens
+    /// are skipped; a malformed number leaves its field unset.
+    #[must_use]
+    pub fn parse(line: &'a str) -> Option<Info<'a>> {
+        let mut tokens = line.split_ascii_whitespace().peekable();
+        if tokens.next() != Some("info") {
+            return None;
+        }
+        let mut info = Info::default();
+        while let Some(t) = tokens.next() {
+            match t {
+                "depth" => info.depth = tokens.next().and_then(|v| v.parse().ok()),
+                "seldepth" => info.seldepth = tokens.next().and_then(|v| v.parse().ok()),
+                "multipv" => info.multipv = tokens.next().and_then(|v| v.parse().ok()),
+                "nodes" => info.nodes = tokens.next().and_then(|v| v.parse().ok()),
+                "score" => {
+                    let kind = tokens.next();
+                    let value: Option<i64> = tokens.next().and_then(|v| v.parse().ok());
+                    info.score = match (kind, value) {
+                        (Some("cp"), Some(v)) => Some(Score::from_uci_cp(v)),
+                        (Some("mate"), Some(v)) => Some(Score::from_uci_mate(v)),
+                        _ => None,
+                    };
+                    info.bound = false;
+                    while let Some(&b) = tokens.peek() {
+                        if b == "lowerbound" || b == "upperbound" {
+                            info.bound = true;
+                            tokens.next();
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                "pv" => {
+                    info.pv.clear();
+                    while let Some(&m) = tokens.peek() {
+                        if INFO_KEYWORDS.contains(&m) {
+                            break;
+                        }
+                        info.pv.push(m);
+                        tokens.next();
+                    }
+                }
+                // The rest of the line is free text or a move list.
+                "string" | "refutation" | "currline" => break,
+                _ => {}
+            }
+        }
+        Some(info)
+    }
+}
+
+/// Converts coordinate moves to moves legal from `pos`, stopping at the
+/// first one that is not legal there.
+#[must_use]
+pub fn legal_prefix(pos: &Position, moves: &[&str]) -> Vec<Move> {
+    let mut p = *pos;
+    let mut out = Vec::with_capacity(moves.len());
+    for m in moves {
+        match p.parse_uci(m.as_bytes()) {
+            Ok(mv) => {
+                out.push(mv);
+                p.play_unchecked(mv);
+            }
+            Err(_) => break,
+        }
+    }
+    out
+}
+
+/// Follows one search's output, line by line, and turns it into an
+/// [`Analysis`] at `bestmove`.
+#[derive(Clone, Debug)]
+pub struct SearchLines {
+    pos: Position,
+    exact: Analysis,
+    /// The pv of the latest line with any pv (bounded or not).
+    latest_pvs: Vec<Vec<Move>>,
+    nodes: Option<u64>,
+}
+
+impl SearchLines {
+    /// Ready for the output of a search of `pos`.
+    #[must_use]
+    pub fn new(pos: Position) -> SearchLines {
+        SearchLines { pos, exact: Analysis::default(), latest_pvs: Vec::new(), nodes: None }
+    }
+
+    /// Takes one line of engine output. Returns the analysis at
+    /// `bestmove`, `None` before.
+    ///
+    /// # Errors
+    /// [`EngineError::Protocol`] for a `bestmove` that is neither legal
+    /// nor `(none)`/`0000` in a position without moves, when no legal pv
+    /// can stand in for it.
+    pub fn feed(&mut self, line: &str) -> Result<Option<Analysis>, EngineError> {
+        if let Some(info) = Info::parse(line) {
+            if info.multipv.is_some_and(|k| k != 1) {
+                return Ok(None);
+            }
+            if info.nodes.is_some() {
+                self.nodes = info.nodes;
+            }
+            let pv = legal_prefix(&self.pos, &info.pv);
+            if !pv.is_empty() {
+                if self.latest_pvs.len() >= 8 {
+                    self.latest_pvs.remove(0);
+                }
+                self.latest_pvs.push(pv.clone());
+            }
+            if let (Some(score), false) = (info.score, info.bound) {
+                self.exact.score = Some(score);
+                self.exact.pv = pv;
+                if info.depth.is_some() {
+                    self.exact.depth = info.depth;
+                }
+                if info.seldepth.is_some() {
+                    self.exact.seldepth = info.seldepth;
+                }
+            } else if info.score.is_none() && info.depth.is_some() && info.pv.is_empty() {
+                // A progress line (`info depth 12 currmove ...`): nothing to keep.
+            }
+            return Ok(None);
+        }
+        let mut tokens = line.split_ascii_whitespace();
+        if tokens.next() != Some("bestmove") {
+            return Ok(None);
+        }
+        let text = tokens.next().unwrap_or("");
+        let mut a = core::mem::take(&mut self.exact);
+        a.nodes = self.nodes;
+        if !self.pos.has_legal_moves() {
+            let none = Analysis::no_moves(&self.pos);
+            return Ok(Some(Analysis { depth: a.depth, seldepth: a.seldepth, nodes: a.nodes, ..none }));
+        }
+        let best = match self.pos.parse_uci(text.as_bytes()) {
+            Ok(m) => m,
+            Err(_) => match a.pv.first().or_else(|| self.latest_pvs.last().and_then(|p| p.first())) {
+                Some(&m) => m,
+                None => {
+                    return Err(EngineError::Protocol {
+                        line: line.to_owned(),
+                        detail: "bestmove is not a legal move".into(),
+                    })
+                }
+            },
+        };
+        if a.pv.first() != Some(&best) {
+            a.pv =
+                self.latest_pvs.iter().rev().find(|p| p.first() == Some(&best)).cloned().unwrap_or_else(|| vec![best]);
+        }
+        a.best = Some(best);
+        Ok(Some(a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(fen: &str, lines: &str) -> Result<Option<Analysis>, EngineError> {
+        let pos: Position = fen.parse().unwrap();
+        let mut s = SearchLines::new(pos);
+        for l in lines.lines() {
+            if let Some(a) = s.feed(l.trim())? {
+                return Ok(Some(a));
+            }
+        }
+        Ok(None)
+    }
+
+    fn san_line(fen: &str, pv: &[Move]) -> String {
+        let mut pos: Position = fen.parse().unwrap();
+        let mut out = Vec::new();
+        for &m in pv {
+            out.push(pos.san(m));
+            pos.play_unchecked(m);
+        }
+        out.join(" ")
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn info_lines_parse() {
+        let i = Info::parse(
+            "info depth 20 seldepth 31 multipv 1 score cp -35 upperbound nodes 1234 nps 99 hashfull 3 tbhits 0 time 12 pv e2e4 e7e5",
+        )
+        .unwrap();
+        assert_eq!(i.depth, Some(20));
+        assert_eq!(i.seldepth, Some(31));
+        assert_eq!(i.score, Some(Score::Centipawns(-35)));
+        assert!(i.bound);
+        assert_eq!(i.nodes, Some(1234));
+        assert_eq!(i.pv, ["e2e4", "e7e5"]);
+        let i = Info::parse("info depth 5 score mate -3 pv a1a2").unwrap();
+        assert_eq!(i.score, Some(Score::MatedIn(3)));
+        assert!(!i.bound);
+        let i = Info::parse("info string NNUE evaluation using nn.nnue score cp 5").unwrap();
+        assert_eq!(i.score, None);
+        assert!(Info::parse("bestmove e2e4").is_none());
+        let i = Info::parse("info score cp 12 wdl 400 300 300 pv d2d4").unwrap();
+        assert_eq!(i.pv, ["d2d4"]);
+    }
+
+    #[test]
+    fn bounds_are_ignored_and_the_last_exact_score_kept() {
+        let a = run(
+            START,
+            "info depth 10 seldepth 14 score cp 30 nodes 500 pv e2e4 e7e5 g1f3\n\
+             info depth 11 seldepth 15 score cp 80 lowerbound nodes 900 pv e2e4\n\
+             info depth 11 seldepth 16 score cp 10 upperbound nodes 1000 pv e2e4\n\
+             info depth 11 currmove d2d4 currmovenumber 2\n\
+             info nodes 1200 time 20\n\
+             bestmove e2e4 ponder e7e5",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.score, Some(Score::Centipawns(30)));
+        assert_eq!(a.depth, Some(10));
+        assert_eq!(a.seldepth, Some(14));
+        assert_eq!(a.nodes, Some(1200));
+        assert_eq!(san_line(START, &a.pv), "e4 e5 Nf3");
+        assert_eq!(a.best, a.pv.first().copied());
+    }
+
+    #[test]
+    fn mate_scores_become_ce_by_the_spec() {
+        // Back-rank mate in one; mate in 1 is ce 32766 (§6.7: 32767 - 1).
+        let fen = "6k1/5ppp/8/8/8/8/8/R5K1 w - -";
+        let a = run(fen, "info depth 1 score mate 1 pv a1a8\nbestmove a1a8").unwrap().unwrap();
+        assert_eq!(a.score.map(Score::to_ce), Some(32766));
+        assert_eq!(san_line(fen, &a.pv), "Ra8#");
+        // Mated in 2 (side to move): -32767 + 4.
+        let a = run(START, "info depth 3 score mate -2 pv e2e4\nbestmove e2e4").unwrap().unwrap();
+        assert_eq!(a.score.map(Score::to_ce), Some(-32763));
+    }
+
+    #[test]
+    fn bestmove_none_in_checkmate_and_stalemate() {
+        // Fool's mate: white is checkmated.
+        let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -";
+        for reply in ["bestmove (none)", "bestmove 0000", "info depth 0 score mate 0\nbestmove (none)"] {
+            let a = run(mated, reply).unwrap().unwrap();
+            assert!(a.pv.is_empty());
+            assert_eq!(a.best, None);
+            assert_eq!(a.score.map(Score::to_ce), Some(-32767), "{reply}");
+        }
+        let stale = "7k/5Q2/6K1/8/8/8/8/8 b - -";
+        let a = run(stale, "info depth 0 score cp 0\nbestmove (none)").unwrap().unwrap();
+        assert!(a.pv.is_empty());
+        assert_eq!(a.score, Some(Score::Centipawns(0)));
+        // A null bestmove where moves exist is a protocol error without a pv.
+        assert!(matches!(run(START, "bestmove (none)"), Err(EngineError::Protocol { .. })));
+    }
+
+    #[test]
+    fn pv_stops_at_the_first_illegal_move() {
+        // e7e5 twice: the second is illegal (white to move after e5).
+        let a = run(START, "info depth 4 score cp 20 pv e2e4 e7e5 e7e5 g1f3\nbestmove e2e4").unwrap().unwrap();
+        assert_eq!(san_line(START, &a.pv), "e4 e5");
+        // Garbage at the head: empty exact pv, bestmove stands alone.
+        let a = run(START, "info depth 4 score cp 20 pv e2e5 e7e5\nbestmove d2d4").unwrap().unwrap();
+        assert_eq!(san_line(START, &a.pv), "d4");
+    }
+
+    #[test]
+    fn bestmove_off_the_exact_pv_takes_a_pv_that_starts_with_it() {
+        let a = run(
+            START,
+            "info depth 9 score cp 15 pv e2e4 e7e5\n\
+             info depth 10 score cp 40 lowerbound pv d2d4 d7d5 c2c4\n\
+             bestmove d2d4",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.score, Some(Score::Centipawns(15)));
+        assert_eq!(san_line(START, &a.pv), "d4 d5 c4");
+    }
+
+    #[test]
+    fn go_commands() {
+        assert_eq!(UciEngine::go_command(&Limits::movetime(Duration::from_millis(200))), "go movetime 200");
+        assert_eq!(
+            UciEngine::go_command(&Limits { depth: Some(8), nodes: Some(1000), ..Limits::default() }),
+            "go depth 8 nodes 1000"
+        );
+        assert_eq!(UciEngine::go_command(&Limits::default()), "go infinite");
+    }
+}
