@@ -536,6 +536,46 @@ typedef int (*epd_search_callback)(void *user, const struct epd_search_request *
 typedef int epd_search_goal;
 
 /**
+ * Counts from epd_engine_run_files and epd_engine_run_memory.
+ */
+typedef struct epd_analysis_summary {
+    /**
+     * Lines read (blank ones included).
+     */
+    unsigned long lines;
+    /**
+     * Records read (non-blank lines).
+     */
+    unsigned long records;
+    /**
+     * Records with at least one error (copied through unchanged).
+     */
+    unsigned long invalid;
+    /**
+     * Records analysed.
+     */
+    unsigned long analyzed;
+    /**
+     * Records on which the callback failed (returned non-zero or gave no
+     * move); each is written without new analysis.
+     */
+    unsigned long faults;
+    /**
+     * Analysed records whose move is in bm (when bm is present) and not
+     * in am (when am is present).
+     */
+    unsigned long solved;
+    /**
+     * Analysed records with bm or am that were not solved.
+     */
+    unsigned long missed;
+    /**
+     * Analysed records with neither bm nor am.
+     */
+    unsigned long unscored;
+} epd_analysis_summary;
+
+/**
  * What kind of move an epd_move is.
  */
 typedef int epd_move_kind;
@@ -854,6 +894,12 @@ typedef int epd_move_kind;
  * General analysis (pfga): the best move, its variation and score.
  */
 #define EPD_SEARCH_ANALYZE 0
+
+/**
+ * Target search (pfts): as EPD_SEARCH_ANALYZE, and the move found is
+ * judged against the record's bm and am.
+ */
+#define EPD_SEARCH_TARGET 1
 
 /**
  * The version of the library actually loaded, "MAJOR.MINOR.PATCH", as a
@@ -1667,6 +1713,50 @@ epd_status epd_search_result_set_error(struct epd_search_result *result, const c
  * move or no score; on failure the record is unchanged.
  */
 epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd_record *record);
+
+/**
+ * Sets how many searches the file verbs run at once (1 by default; 0 is
+ * taken as 1). With more than one, the callback is called concurrently
+ * from several library threads and must be thread-safe, user data
+ * included.
+ */
+epd_status epd_engine_set_jobs(struct epd_engine *engine, unsigned int jobs);
+
+/**
+ * Whether the file verbs write acd, acn and acs (the depth, nodes and
+ * seconds the callback reports); non-zero for yes. Off by default.
+ */
+epd_status epd_engine_set_counters(struct epd_engine *engine, int counters);
+
+/**
+ * Runs general analysis (goal EPD_SEARCH_ANALYZE, section 7.2) or target
+ * search (EPD_SEARCH_TARGET, section 7.5) with the engine's callback over
+ * the file at `input_path`, writing the file at `output_path` (created or
+ * truncated; both NUL-terminated paths, naming different files).
+ *
+ * Every valid record is searched and written in canonical form with pv,
+ * ce and pm (and acd, acn, acs if epd_engine_set_counters asked for
+ * them); its other operations are kept; records keep their order. A
+ * position with no legal move is not searched: it gets an empty pv,
+ * ce -32767 (checkmated) or 0 (stalemate), no pm. Invalid records are
+ * copied through unchanged. When the callback fails on a record, the
+ * record is written without new analysis, counted in faults, and the run
+ * goes on. During the callback, epd_search_request_record gives the
+ * record being searched and epd_search_request_goal the goal.
+ *
+ * The callback runs on threads the library starts (see
+ * epd_engine_set_jobs). Counts go to *out_summary unless it is NULL. The
+ * status reports only I/O errors (EPD_STATUS_IO) and bad arguments.
+ */
+epd_status epd_engine_run_files(const struct epd_engine *engine, epd_search_goal goal, const char *input_path, const char *output_path, struct epd_analysis_summary *out_summary);
+
+/**
+ * As epd_engine_run_files, over `len` bytes of text at `input`; the
+ * output is returned as a new string in *out_text (owned: free it with
+ * epd_string_free; it may contain NUL bytes copied from invalid input
+ * lines, so use *out_len, which receives its length).
+ */
+epd_status epd_engine_run_memory(const struct epd_engine *engine, epd_search_goal goal, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_analysis_summary *out_summary);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -174,11 +174,18 @@ pub fn apply(rec: &mut Record, a: &Analysis, options: &Options) -> Result<(), cr
     }
     if options.counters {
         let clamp = |v: u64| OperandInput::Integer(v.min(i64::MAX as u64) as i64);
-        if let Some(d) = a.depth {
-            rec.set("acd", &[clamp(u64::from(d))])?;
+        // A counter the engine did not report is removed, not left stale.
+        match a.depth {
+            Some(d) => rec.set("acd", &[clamp(u64::from(d))])?,
+            None => {
+                rec.remove("acd");
+            }
         }
-        if let Some(n) = a.nodes {
-            rec.set("acn", &[clamp(n)])?;
+        match a.nodes {
+            Some(n) => rec.set("acn", &[clamp(n)])?,
+            None => {
+                rec.remove("acn");
+            }
         }
         rec.set("acs", &[clamp(a.elapsed.as_secs())])?;
     }
@@ -226,7 +233,7 @@ fn process_line<E: Engine + ?Sized>(
         }
         return r;
     };
-    let result = engine.new_game().and_then(|()| engine.analyze(&pos, &options.limits, stop));
+    let result = engine.new_game().and_then(|()| engine.analyze_record(rec, &pos, &options.limits, stop));
     match result {
         Ok(a) => {
             r.analyzed = true;

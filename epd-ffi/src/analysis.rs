@@ -6,15 +6,20 @@
 
 use crate::error::{
     epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_INVALID_ARGUMENT,
-    EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
+    EPD_STATUS_IO, EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
 };
 use crate::position::{boxed, epd_int64, epd_move, epd_position, free_boxed};
 use crate::ptr::{arg_mut, arg_ref, c_str, slice, Out};
 use crate::record::{epd_record, no_position};
 use crate::score::epd_score;
 use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong, c_void};
+use epd_core::analysis::{self, Verb};
+use epd_core::engine::{Analysis, Engine, EngineError, Limits};
 use epd_core::{Move, OperandInput, Position, Score};
 use std::fmt;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 /// The search callback: analyze the position of `request` (read it with
 /// the epd_search_request_... functions) and report through the
@@ -33,6 +38,9 @@ pub type epd_search_callback = Option<
 pub type epd_search_goal = c_int;
 /// General analysis (pfga): the best move, its variation and score.
 pub const EPD_SEARCH_ANALYZE: epd_search_goal = 0;
+/// Target search (pfts): as EPD_SEARCH_ANALYZE, and the move found is
+/// judged against the record's bm and am.
+pub const EPD_SEARCH_TARGET: epd_search_goal = 1;
 
 /// An analysis engine: a search callback and its limits. Created by
 /// epd_engine_new, freed with epd_engine_free. Settings come as setter
@@ -48,6 +56,8 @@ pub struct epd_engine {
     depth: u32,
     time_ms: u64,
     nodes: Option<i64>,
+    jobs: u32,
+    counters: bool,
 }
 
 impl fmt::Debug for epd_engine {
@@ -56,6 +66,8 @@ impl fmt::Debug for epd_engine {
             .field("depth", &self.depth)
             .field("time_ms", &self.time_ms)
             .field("nodes", &self.nodes)
+            .field("jobs", &self.jobs)
+            .field("counters", &self.counters)
             .finish_non_exhaustive()
     }
 }
@@ -101,7 +113,7 @@ pub extern "C" fn epd_engine_new(
     guard(|| {
         let out = Out::new(out_engine, "out_engine")?;
         let callback = callback.ok_or_else(|| Error::new(EPD_STATUS_NULL_POINTER, "callback is NULL"))?;
-        out.set(boxed(epd_engine { callback, user, depth: 0, time_ms: 0, nodes: None }));
+        out.set(boxed(epd_engine { callback, user, depth: 0, time_ms: 0, nodes: None, jobs: 1, counters: false }));
         Ok(())
     })
 }
@@ -324,6 +336,139 @@ fn engine_error(message: String) -> Error {
     Error::new(EPD_STATUS_ENGINE, message)
 }
 
+/// The search settings and callback, detached from the handle so that
+/// worker threads can own a copy.
+#[derive(Clone, Copy)]
+struct Hook {
+    callback: extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
+    user: *mut c_void,
+    depth: u32,
+    time_ms: u64,
+    nodes: Option<i64>,
+    goal: epd_search_goal,
+}
+
+// SAFETY: the hook holds the C caller's callback and user pointer. The
+// header states the contract for the file verbs: the callback is called
+// from threads the library starts (several at once when jobs > 1), so
+// the caller makes the callback and its user data safe to use from them.
+unsafe impl Send for Hook {}
+
+/// What one call of the callback found: a pv that starts with the best
+/// move (never empty), the score if given, and the counters.
+struct Found {
+    pv: Vec<Move>,
+    score: Option<Score>,
+    nodes: Option<i64>,
+    depth: Option<u32>,
+    seconds: Option<u64>,
+}
+
+impl Hook {
+    fn of(e: &epd_engine, goal: epd_search_goal) -> Hook {
+        Hook { callback: e.callback, user: e.user, depth: e.depth, time_ms: e.time_ms, nodes: e.nodes, goal }
+    }
+
+    /// Calls the callback on `pos` (which has a legal move); `record` is
+    /// what epd_search_request_record hands out (NULL allowed).
+    fn search(&self, pos: Position, record: *const epd_record) -> core::result::Result<Found, String> {
+        let request = epd_search_request {
+            position: epd_position { pos },
+            record,
+            depth: self.depth,
+            time_ms: self.time_ms,
+            nodes: self.nodes,
+            goal: self.goal,
+        };
+        let mut result = epd_search_result {
+            position: pos,
+            pv: Vec::new(),
+            best: None,
+            score: None,
+            nodes: None,
+            depth: None,
+            seconds: None,
+            error: None,
+        };
+        let rc = (self.callback)(self.user, &request, &mut result);
+        if rc != 0 {
+            let why = result.error.take().unwrap_or_else(|| format!("the search callback returned {rc}"));
+            return Err(format!("engine failed: {why}"));
+        }
+        let mut pv = result.pv;
+        match (pv.first(), result.best) {
+            (None, Some(best)) => pv.push(best),
+            (Some(&first), Some(best)) if first != best => {
+                return Err(format!(
+                    "the best move {} is not the first move of the pv {}",
+                    pos.san(best),
+                    pos.san(first)
+                ))
+            }
+            (None, None) => return Err("the search callback gave no move".into()),
+            _ => {}
+        }
+        Ok(Found { pv, score: result.score, nodes: result.nodes, depth: result.depth, seconds: result.seconds })
+    }
+}
+
+impl Engine for Hook {
+    fn name(&self) -> &str {
+        "the C search callback"
+    }
+
+    fn new_game(&mut self) -> core::result::Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn analyze(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        self.analyze_with(pos, core::ptr::null(), limits, stop)
+    }
+
+    fn analyze_record(
+        &mut self,
+        rec: &epd_core::Record,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        // The callback may read the record (bm, am, id) through the request.
+        let handle = epd_record::new(rec.clone());
+        self.analyze_with(pos, &handle, limits, stop)
+    }
+}
+
+impl Hook {
+    fn analyze_with(
+        &self,
+        pos: &Position,
+        record: *const epd_record,
+        _: &Limits,
+        _: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        if !pos.has_legal_moves() {
+            return Ok(Analysis::no_moves(pos));
+        }
+        let start = Instant::now();
+        let found = self.search(*pos, record).map_err(|detail| EngineError::Refused { detail })?;
+        let elapsed = found.seconds.map_or_else(|| start.elapsed(), Duration::from_secs);
+        Ok(Analysis {
+            best: found.pv.first().copied(),
+            pv: found.pv,
+            score: found.score,
+            depth: found.depth,
+            seldepth: None,
+            nodes: found.nodes.and_then(|n| u64::try_from(n).ok()),
+            elapsed,
+        })
+    }
+}
+
 /// Runs the engine's search over the record's position and writes the
 /// result into the record, replacing earlier analysis: pv (the variation),
 /// pm (its first move), ce (the score), and acn, acs, acd when the
@@ -357,51 +502,17 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
             arg_mut(record, "record")?.rec = updated;
             return Ok(());
         }
-        let request = epd_search_request {
-            position: epd_position { pos },
-            record: rec_ptr,
-            depth: e.depth,
-            time_ms: e.time_ms,
-            nodes: e.nodes,
-            goal: EPD_SEARCH_ANALYZE,
-        };
-        let mut result = epd_search_result {
-            position: pos,
-            pv: Vec::new(),
-            best: None,
-            score: None,
-            nodes: None,
-            depth: None,
-            seconds: None,
-            error: None,
-        };
-        let rc = (e.callback)(e.user, &request, &mut result);
-        if rc != 0 {
-            let why = result.error.take().unwrap_or_else(|| format!("the search callback returned {rc}"));
-            return Err(engine_error(format!("engine failed: {why}")));
-        }
-        let mut pv = result.pv;
-        match (pv.first(), result.best) {
-            (None, Some(best)) => pv.push(best),
-            (Some(&first), Some(best)) if first != best => {
-                return Err(engine_error(format!(
-                    "the best move {} is not the first move of the pv {}",
-                    pos.san(best),
-                    pos.san(first)
-                )))
-            }
-            (None, None) => return Err(engine_error("the search callback gave no move".into())),
-            _ => {}
-        }
-        let score = result.score.ok_or_else(|| engine_error("the search callback gave no score".into()))?;
+        let found = Hook::of(e, EPD_SEARCH_ANALYZE).search(pos, rec_ptr).map_err(engine_error)?;
+        let pv = found.pv;
+        let score = found.score.ok_or_else(|| engine_error("the search callback gave no score".into()))?;
         let moves: Vec<OperandInput<'_>> = pv.iter().map(|&m| OperandInput::Move(m)).collect();
         set(&mut updated, "pv", &moves)?;
         set(&mut updated, "pm", &moves[..1])?;
         set(&mut updated, "ce", &[OperandInput::Integer(score.to_ce())])?;
         for (op, value) in [
-            ("acn", result.nodes),
-            ("acs", result.seconds.map(|s| i64::try_from(s).unwrap_or(i64::MAX))),
-            ("acd", result.depth.map(i64::from)),
+            ("acn", found.nodes),
+            ("acs", found.seconds.map(|s| i64::try_from(s).unwrap_or(i64::MAX))),
+            ("acd", found.depth.map(i64::from)),
         ] {
             match value {
                 Some(v) => set(&mut updated, op, &[OperandInput::Integer(v)])?,
@@ -411,6 +522,174 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
             }
         }
         arg_mut(record, "record")?.rec = updated;
+        Ok(())
+    })
+}
+
+/// Sets how many searches the file verbs run at once (1 by default; 0 is
+/// taken as 1). With more than one, the callback is called concurrently
+/// from several library threads and must be thread-safe, user data
+/// included.
+#[no_mangle]
+pub extern "C" fn epd_engine_set_jobs(engine: *mut epd_engine, jobs: c_uint) -> epd_status {
+    guard(|| {
+        arg_mut(engine, "engine")?.jobs = jobs.max(1);
+        Ok(())
+    })
+}
+
+/// Whether the file verbs write acd, acn and acs (the depth, nodes and
+/// seconds the callback reports); non-zero for yes. Off by default.
+#[no_mangle]
+pub extern "C" fn epd_engine_set_counters(engine: *mut epd_engine, counters: c_int) -> epd_status {
+    guard(|| {
+        arg_mut(engine, "engine")?.counters = counters != 0;
+        Ok(())
+    })
+}
+
+/// Counts from epd_engine_run_files and epd_engine_run_memory.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct epd_analysis_summary {
+    /// Lines read (blank ones included).
+    pub lines: c_ulong,
+    /// Records read (non-blank lines).
+    pub records: c_ulong,
+    /// Records with at least one error (copied through unchanged).
+    pub invalid: c_ulong,
+    /// Records analysed.
+    pub analyzed: c_ulong,
+    /// Records on which the callback failed (returned non-zero or gave no
+    /// move); each is written without new analysis.
+    pub faults: c_ulong,
+    /// Analysed records whose move is in bm (when bm is present) and not
+    /// in am (when am is present).
+    pub solved: c_ulong,
+    /// Analysed records with bm or am that were not solved.
+    pub missed: c_ulong,
+    /// Analysed records with neither bm nor am.
+    pub unscored: c_ulong,
+}
+
+impl From<&analysis::Summary> for epd_analysis_summary {
+    fn from(s: &analysis::Summary) -> epd_analysis_summary {
+        let sat = |v: u64| c_ulong::try_from(v).unwrap_or(c_ulong::MAX);
+        epd_analysis_summary {
+            lines: sat(s.lines),
+            records: sat(s.records),
+            invalid: sat(s.invalid),
+            analyzed: sat(s.analyzed),
+            faults: sat(s.faults),
+            solved: sat(s.solved),
+            missed: sat(s.missed),
+            unscored: sat(s.unscored),
+        }
+    }
+}
+
+fn run_engine(
+    e: &epd_engine,
+    goal: epd_search_goal,
+    input: impl Read,
+    output: impl Write,
+    out_summary: *mut epd_analysis_summary,
+    what: &str,
+) -> Result<()> {
+    let verb = match goal {
+        EPD_SEARCH_ANALYZE => Verb::Analyze,
+        EPD_SEARCH_TARGET => Verb::Target,
+        _ => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown search goal {goal}"))),
+    };
+    let limits = Limits {
+        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
+        depth: (e.depth > 0).then_some(e.depth),
+        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
+        ..Limits::default()
+    };
+    let mut options = analysis::Options::new(verb, limits);
+    options.counters = e.counters;
+    let mut hooks: Vec<Hook> = (0..e.jobs.max(1)).map(|_| Hook::of(e, goal)).collect();
+    let input = BufReader::with_capacity(64 << 10, input);
+    let output = BufWriter::with_capacity(64 << 10, output);
+    let summary = analysis::run(input, output, &options, &mut hooks, |_| {}, |_| {})
+        .map_err(|err| crate::verbs::io_error(&err, what))?;
+    if let Some(o) = Out::optional(out_summary) {
+        o.set(epd_analysis_summary::from(&summary));
+    }
+    Ok(())
+}
+
+/// Runs general analysis (goal EPD_SEARCH_ANALYZE, section 7.2) or target
+/// search (EPD_SEARCH_TARGET, section 7.5) with the engine's callback over
+/// the file at `input_path`, writing the file at `output_path` (created or
+/// truncated; both NUL-terminated paths, naming different files).
+///
+/// Every valid record is searched and written in canonical form with pv,
+/// ce and pm (and acd, acn, acs if epd_engine_set_counters asked for
+/// them); its other operations are kept; records keep their order. A
+/// position with no legal move is not searched: it gets an empty pv,
+/// ce -32767 (checkmated) or 0 (stalemate), no pm. Invalid records are
+/// copied through unchanged. When the callback fails on a record, the
+/// record is written without new analysis, counted in faults, and the run
+/// goes on. During the callback, epd_search_request_record gives the
+/// record being searched and epd_search_request_goal the goal.
+///
+/// The callback runs on threads the library starts (see
+/// epd_engine_set_jobs). Counts go to *out_summary unless it is NULL. The
+/// status reports only I/O errors (EPD_STATUS_IO) and bad arguments.
+#[no_mangle]
+pub extern "C" fn epd_engine_run_files(
+    engine: *const epd_engine,
+    goal: epd_search_goal,
+    input_path: *const c_char,
+    output_path: *const c_char,
+    out_summary: *mut epd_analysis_summary,
+) -> epd_status {
+    guard(|| {
+        let e = arg_ref(engine, "engine")?;
+        let input = crate::verbs::path_of(c_str(input_path, "input_path")?)?;
+        let output = crate::verbs::path_of(c_str(output_path, "output_path")?)?;
+        let same = std::fs::canonicalize(&input).ok().zip(std::fs::canonicalize(&output).ok());
+        if same.is_some_and(|(a, b)| a == b) {
+            return Err(Error::new(
+                EPD_STATUS_INVALID_ARGUMENT,
+                format!("{} is both input and output", input.display()),
+            ));
+        }
+        let file = std::fs::File::open(&input)
+            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot open {}: {err}", input.display())))?;
+        let out = std::fs::File::create(&output)
+            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot create {}: {err}", output.display())))?;
+        run_engine(e, goal, file, out, out_summary, &format!("{} -> {}", input.display(), output.display()))
+    })
+}
+
+/// As epd_engine_run_files, over `len` bytes of text at `input`; the
+/// output is returned as a new string in *out_text (owned: free it with
+/// epd_string_free; it may contain NUL bytes copied from invalid input
+/// lines, so use *out_len, which receives its length).
+#[no_mangle]
+pub extern "C" fn epd_engine_run_memory(
+    engine: *const epd_engine,
+    goal: epd_search_goal,
+    input: *const c_char,
+    len: usize,
+    out_text: *mut *mut c_char,
+    out_len: *mut usize,
+    out_summary: *mut epd_analysis_summary,
+) -> epd_status {
+    guard(|| {
+        let e = arg_ref(engine, "engine")?;
+        let input = crate::ptr::bytes(input, len, "input")?;
+        let out_t = Out::new(out_text, "out_text")?;
+        let out_l = Out::new(out_len, "out_len")?;
+        let mut output = Vec::with_capacity(input.len() + input.len() / 2);
+        run_engine(e, goal, input, &mut output, out_summary, "memory")?;
+        let n = output.len();
+        out_t.set(crate::ptr::owned_string(output)?);
+        out_l.set(n);
         Ok(())
     })
 }

@@ -288,7 +288,7 @@ impl Write for CallbackWriter {
     }
 }
 
-fn io_error(e: &io::Error, what: &str) -> Error {
+pub(crate) fn io_error(e: &io::Error, what: &str) -> Error {
     match e.get_ref().and_then(|inner| inner.downcast_ref::<CallbackFailed>()) {
         Some(cb) => Error::new(EPD_STATUS_CALLBACK, cb.0.clone()),
         None => Error::new(EPD_STATUS_IO, format!("{what}: {e}")),
@@ -336,13 +336,13 @@ fn run(
 }
 
 #[cfg(unix)]
-fn path_of(bytes: &[u8]) -> Result<std::path::PathBuf> {
+pub(crate) fn path_of(bytes: &[u8]) -> Result<std::path::PathBuf> {
     use std::os::unix::ffi::OsStrExt;
     Ok(std::ffi::OsStr::from_bytes(bytes).into())
 }
 
 #[cfg(not(unix))]
-fn path_of(bytes: &[u8]) -> Result<std::path::PathBuf> {
+pub(crate) fn path_of(bytes: &[u8]) -> Result<std::path::PathBuf> {
     Ok(crate::ptr::utf8(bytes, "path")?.into())
 }
 

@@ -315,3 +315,101 @@ fn a_verb_never_overwrites_its_input() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "8/8/8/8/8/8/8/K6k w - - id \"x\";\n");
     epd_verb_config_free(cfg);
 }
+
+/// A search callback for the file-verb tests: plays the first legal move
+/// with score 0, except that it fails on positions with Black to move
+/// (to exercise faults). `user` counts the calls (atomically: with jobs
+/// > 1 the callback runs on several threads).
+extern "C" fn first_move_or_fail(
+    user: *mut c_void,
+    request: *const epd_search_request,
+    result: *mut epd_search_result,
+) -> c_int {
+    let calls = unsafe { &*(user as *const std::sync::atomic::AtomicUsize) };
+    calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let mut pos: *const epd_position = ptr::null();
+    assert_eq!(epd_search_request_position(request, &mut pos), EPD_STATUS_OK);
+    let mut goal = -1;
+    assert_eq!(epd_search_request_goal(request, &mut goal), EPD_STATUS_OK);
+    assert_eq!(goal, EPD_SEARCH_TARGET);
+    let mut rec: *const epd_record = ptr::null();
+    assert_eq!(epd_search_request_record(request, &mut rec), EPD_STATUS_OK);
+    assert!(!rec.is_null(), "the file verbs hand the record to the callback");
+    let mut turn = EPD_WHITE;
+    assert_eq!(epd_position_turn(pos, &mut turn), EPD_STATUS_OK);
+    if turn == EPD_BLACK {
+        let why = c"black to move: not supported";
+        assert_eq!(epd_search_result_set_error(result, why.as_ptr()), EPD_STATUS_OK);
+        return 1;
+    }
+    let mut moves = [epd_move { from: 0, to: 0, role: 0, promotion: 0, kind: 0 }; 256];
+    let mut n = 0usize;
+    assert_eq!(epd_position_legal_moves(pos, moves.as_mut_ptr(), moves.len(), &mut n), EPD_STATUS_OK);
+    assert!(n > 0);
+    // The lowest move in (from, to) order: deterministic.
+    let best = *moves[..n].iter().min_by_key(|m| (m.from, m.to)).unwrap();
+    assert_eq!(epd_search_result_set_best_move(result, best), EPD_STATUS_OK);
+    assert_eq!(epd_search_result_set_ce(result, 0), EPD_STATUS_OK);
+    0
+}
+
+#[test]
+fn a_c_callback_gets_the_target_verb_with_faults_and_jobs() {
+    let input = "\
+4k3/8/8/8/8/8/8/R3K3 w - - bm Ra8+; id \"a\";
+4k3/8/8/8/8/8/8/R3K3 b - - id \"black to move\";
+4k3/8/8/8/8/8/8/R3K3 w - - am Ra2; id \"c\";
+not a record
+";
+    // The lowest (from, to) move from the White position: a1 (0) to b1 (1),
+    // Rb1 (the king on e1 stops the rook at d1). "a" wants Ra8+: missed;
+    // "c" only avoids Ra2: solved.
+    let expected = "\
+4k3/8/8/8/8/8/8/R3K3 w - - bm Ra8+; ce 0; id \"a\"; pm Rb1; pv Rb1;
+4k3/8/8/8/8/8/8/R3K3 b - - id \"black to move\";
+4k3/8/8/8/8/8/8/R3K3 w - - am Ra2; ce 0; id \"c\"; pm Rb1; pv Rb1;
+not a record
+";
+    for jobs in [1, 2] {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let mut engine: *mut epd_engine = ptr::null_mut();
+        let user = &calls as *const std::sync::atomic::AtomicUsize as *mut c_void;
+        assert_eq!(epd_engine_new(Some(first_move_or_fail), user, &mut engine), EPD_STATUS_OK);
+        assert_eq!(epd_engine_set_jobs(engine, jobs), EPD_STATUS_OK);
+        let mut text: *mut c_char = ptr::null_mut();
+        let mut len = 0usize;
+        let mut sum = epd_analysis_summary::default();
+        let st = epd_engine_run_memory(
+            engine,
+            EPD_SEARCH_TARGET,
+            input.as_ptr().cast(),
+            input.len(),
+            &mut text,
+            &mut len,
+            &mut sum,
+        );
+        assert_eq!(st, EPD_STATUS_OK, "{}", last_message());
+        assert_eq!(len, expected.len());
+        assert_eq!(owned(text), expected, "jobs {jobs}");
+        assert_eq!(
+            (sum.records, sum.invalid, sum.analyzed, sum.faults, sum.solved, sum.missed, sum.unscored),
+            (4, 1, 2, 1, 1, 1, 0),
+            "jobs {jobs}: {sum:?}"
+        );
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3, "jobs {jobs}");
+        // An unknown goal is refused and nothing is written.
+        let mut untouched: *mut c_char = ptr::null_mut();
+        let st = epd_engine_run_memory(
+            engine,
+            7,
+            input.as_ptr().cast(),
+            input.len(),
+            &mut untouched,
+            &mut len,
+            ptr::null_mut(),
+        );
+        assert_eq!(st, EPD_STATUS_INVALID_ARGUMENT);
+        assert!(untouched.is_null());
+        epd_engine_free(engine);
+    }
+}

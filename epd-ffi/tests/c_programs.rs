@@ -242,6 +242,37 @@ fn tiny_engine_fills_records_through_the_analysis_hook() {
     }
 }
 
+/// `tiny_engine FILE OUT`: the library's pfts over a file with the C
+/// callback. The searches are the ones of ANALYZED above (same callback,
+/// same depth); the file verb adds acs (0: each search takes
+/// milliseconds), replaces the stale acd 40, judges pm against bm/am,
+/// leaves the stalemate unsearched and copies the bad line through.
+const TARGETED: &str = "\
+6k1/5ppp/8/8/8/8/8/R5K1 w - - acd 2; acn 146; acs 0; bm Ra8#; ce 32766; id \"back rank mate\"; pm Ra8#; pv Ra8#;
+7k/5Q2/6K1/8/8/8/8/8 b - - acs 0; ce 0; id \"stalemate\"; pv;
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - acd 2; acn 1177; acs 0; am Qxf7#; ce 32766; id \"scholar's mate, avoided\"; pm Qxf7#; pv Qxf7#;
+4k3/8/8/3q4/8/8/3R4/4K3 w - - acd 2; acn 430; acs 0; bm Rxd5; ce 500; id \"win the queen\"; pm Rxd5; pv Rxd5 Ke7;
+this is not a record
+";
+
+#[test]
+fn tiny_engine_gets_the_target_file_verb_through_the_hook() {
+    for link in LINKS {
+        // Built under its own name: the other tiny_engine test may run it.
+        let exe = compile("tiny_engine_files", &example("tiny_engine"), link);
+        let out = out_dir().join(format!("targets-{link:?}.epd"));
+        let o = run(&exe, &[&data("targets.epd"), &out], None);
+        assert!(o.status.success(), "{link:?}: {}", stderr(&o));
+        assert_eq!(
+            stdout(&o),
+            "records 5, invalid 1, analyzed 4, faults 0\nsolved 2, missed 1, unscored 1\n\
+             searches that read their record: 3\n",
+            "{link:?}"
+        );
+        assert_eq!(fs::read_to_string(&out).unwrap(), TARGETED, "{link:?}");
+    }
+}
+
 #[test]
 fn referee_client_answers_refcom_with_refreq() {
     for link in LINKS {

@@ -32,7 +32,7 @@ use core::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::{Move, Position, Score};
+use crate::{Move, Position, Record, Score};
 
 mod builtin;
 pub mod uci;
@@ -205,6 +205,23 @@ pub trait Engine: Send {
     /// [`EngineError`] on a crash, a hang, a protocol error. An engine
     /// that can restart (a child process) does so on the next call.
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError>;
+
+    /// Analyses the position of `rec` (given as `pos`): what the verbs
+    /// call. An engine that wants the record's operations (a C hook that
+    /// reads bm or id) overrides it; the default ignores the record.
+    ///
+    /// # Errors
+    /// As [`Engine::analyze`].
+    fn analyze_record(
+        &mut self,
+        rec: &Record,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        let _ = rec;
+        self.analyze(pos, limits, stop)
+    }
 }
 
 impl<E: Engine + ?Sized> Engine for Box<E> {
@@ -216,5 +233,14 @@ impl<E: Engine + ?Sized> Engine for Box<E> {
     }
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
         (**self).analyze(pos, limits, stop)
+    }
+    fn analyze_record(
+        &mut self,
+        rec: &Record,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        (**self).analyze_record(rec, pos, limits, stop)
     }
 }
