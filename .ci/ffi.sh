@@ -114,6 +114,7 @@ for link in shared static; do
   vg 1 "$D/san.txt" "san_roundtrip-$link"
   vg 0 "$WORK/clean.txt" "san_roundtrip-$link"
   vg 0 /dev/null "tiny_engine-$link" "$D/engine.epd"
+  vg 0 /dev/null "tiny_engine-$link" "$D/targets.epd" "$WORK/targets.epd"
   vg 0 "$D/referee.epd" "referee_client-$link"
 done
 echo "valgrind: $runs runs, $fails failed"
