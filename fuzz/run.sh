@@ -76,10 +76,14 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   san="${SANITIZER:-}"
   [ -n "$san" ] || { [ "$t" = capi ] && san=address || san=none; }
+  set +e
   nice -n 10 cargo +nightly fuzz run -s "$san" --target-dir "$CARGO_TARGET_DIR" "$t" "corpus/$t" -- \
     -runs="$RUNS" -max_total_time="$MAX_TIME" -rss_limit_mb="$RSS_MB" -timeout="$TIMEOUT" \
-    -max_len=65536 -print_final_stats=1 2>&1 | tee "logs/$t.log" | grep -E "^(#[0-9]+ *(DONE|pulse)|==|SUMMARY|stat::number_of_executed_units|stat::peak_rss_mb)|panicked|ERROR" || true
-  rc=${PIPESTATUS[0]}
+    -max_len=65536 -print_final_stats=1 >"logs/$t.log" 2>&1
+  rc=$?
+  set -e
+  grep -E "^(#[0-9]+ *DONE|==|SUMMARY|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb))|panicked|ERROR" \
+    "logs/$t.log" || true
   echo "== $t: exit $rc after $(( $(date +%s) - start )) s"
   [ "$rc" -eq 0 ] || exit "$rc"
 done
