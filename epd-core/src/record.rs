@@ -1129,15 +1129,13 @@ impl Parser<'_, '_> {
         self.rec.ops.push(OpSlot { name: name_slot, offset: op_start as u32, end: op_end as u32, operands });
     }
 
-    /// A quoted operand kept verbatim (unknown opcodes, noop, draw_*)
-    /// may not hold a control byte either: the line-wide check leaves
-    /// bytes inside quotes to the string checks, and a canonical form
-    /// holding one would not read back (found by the `record` fuzz
-    /// target).
+    /// An operand kept verbatim (unknown opcodes, noop, draw_*) may not
+    /// hold a control byte: the line-wide check guesses from the quotes
+    /// before a byte whether a string check will see it, a guess glued
+    /// lenient strings (`""""`) defeat, and a canonical form holding one
+    /// would not read back (found by the `record` and `capi` fuzz
+    /// targets).
     fn check_raw_string(&mut self, t: &Token, opname: &str, i: usize) {
-        if !t.quoted {
-            return;
-        }
         if let Some(&b) = self.line[t.start..t.end].iter().find(|&&b| b < 0x20 || b == 0x7f) {
             self.diag(
                 Severity::Error,
@@ -1145,7 +1143,7 @@ impl Parser<'_, '_> {
                 t.start,
                 Some(opname),
                 Some(i),
-                format!("control byte 0x{b:02x} inside a string"),
+                format!("control byte 0x{b:02x} in an operand"),
             );
         }
     }
