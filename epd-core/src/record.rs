@@ -996,6 +996,14 @@ impl Parser<'_, '_> {
                                 escaped = true;
                                 p += 2;
                             }
+                            b'\\' => {
+                                // A lone backslash is itself; the encoder
+                                // writes it escaped, so the text is not
+                                // canonical (found by the `record` fuzz
+                                // target).
+                                self.canonical = false;
+                                p += 1;
+                            }
                             b'"' => {
                                 closed = true;
                                 break;
@@ -1157,7 +1165,9 @@ impl Parser<'_, '_> {
         let start = self.rec.buf.len() as u32;
         let mut i = 0;
         while i < raw.len() {
-            if raw[i] == b'\\' && i + 1 < raw.len() {
+            // Only the two escapes the lexer took as such: a lone
+            // backslash stays.
+            if raw[i] == b'\\' && i + 1 < raw.len() && (raw[i + 1] == b'"' || raw[i + 1] == b'\\') {
                 i += 1;
             }
             self.rec.buf.push(raw[i]);
