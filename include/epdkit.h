@@ -1580,7 +1580,7 @@ epd_status epd_verb_config_set_reporter(struct epd_verb_config *config, epd_repo
  * diagnostics, not failures: the status reports only I/O errors
  * (EPD_STATUS_IO, with the path in the message) and callbacks that asked
  * to stop (EPD_STATUS_CALLBACK). Memory stays bounded whatever the input
- * (one line at a time; lines over 16 MiB are copied through unparsed).
+ * (one line at a time; lines over 1 MiB are copied through unparsed).
  * The two paths must name different files (EPD_STATUS_INVALID_ARGUMENT).
  */
 epd_status epd_verb_run_files(const struct epd_verb_config *config, const char *input_path, const char *output_path, struct epd_verb_summary *out_summary);

@@ -53,7 +53,9 @@ pub use opcode::{is_valid_opcode, Arity, Opcode, OperandType, Order, REFCOM_COMM
 pub use operand::{append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
 pub use perft::{parse_perft_record, perft, perft_divide, perft_full, PerftExpectation, PerftRecord, PerftRecordError};
 pub use position::{History, IllegalMoveError, Position, PositionError, Setup, Status, Validation};
-pub use record::{Operand, OperandInput, Operation, Record, SetError, Value, MAX_SPEC_LINE, MAX_STRING};
+pub use record::{
+    Operand, OperandInput, Operation, Record, SetError, Value, MAX_DIAGNOSTICS, MAX_SPEC_LINE, MAX_STRING,
+};
 pub use registers::Registers;
 pub use role::{Piece, Role};
 pub use san::{CastlingSide, San, SanError, SanMode, SanPlus, Suffix};

@@ -17,6 +17,10 @@ use core::ops::Range;
 pub const MAX_SPEC_LINE: usize = 4096;
 /// Strings must be shorter than this (§5.1).
 pub const MAX_STRING: usize = 256;
+/// At most this many diagnostics are kept for one record; the rest are
+/// folded into one last diagnostic that counts them, so a hostile line
+/// (millions of bad operations) cannot make the report unbounded.
+pub const MAX_DIAGNOSTICS: usize = 100;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 struct Span {
@@ -322,14 +326,22 @@ impl Record {
         self.operands.clear();
         self.position = None;
         let before = diags.len();
-        let mut p = Parser { line, mode, diags, rec: self, canonical: true, last_op: Span::default() };
+        let mut p =
+            Parser { line, mode, diags, before, omitted: None, rec: self, canonical: true, last_op: Span::default() };
         p.run();
         let canonical = p.canonical;
+        let omitted = p.omitted.take();
         // Any remark means the text differs from what the encoder writes.
         self.source_canonical = canonical && diags.len() == before;
         // Report in column order (stable, so one column keeps its order).
         if diags.len() - before > 1 {
             diags[before..].sort_by_key(|d| d.offset);
+        }
+        // Past the cap, last: the first diagnostic left out (the first
+        // error, if one was), counting the others.
+        if let Some((mut first, count)) = omitted {
+            first.message = format!("{} (and {} more diagnostics for this record not shown)", first.message, count - 1);
+            diags.push(first);
         }
     }
 
@@ -642,6 +654,11 @@ struct Parser<'a, 'd> {
     line: &'a [u8],
     mode: ParseMode,
     diags: &'d mut Vec<Diagnostic>,
+    /// `diags.len()` when this record began.
+    before: usize,
+    /// Past [`MAX_DIAGNOSTICS`]: the first diagnostic left out (an error if
+    /// any left out was one) and how many were.
+    omitted: Option<(Diagnostic, usize)>,
     rec: &'a mut Record,
     /// Still byte-identical to the canonical encoding so far.
     canonical: bool,
@@ -705,6 +722,31 @@ impl Parser<'_, '_> {
         operand: Option<usize>,
         message: String,
     ) {
+        if self.diags.len() - self.before + 1 >= MAX_DIAGNOSTICS {
+            // Keep the count bounded; the summary is the first error left
+            // out if there is one, so an invalid record stays invalid.
+            match &mut self.omitted {
+                Some((first, count)) => {
+                    *count += 1;
+                    if sev == Severity::Error && first.severity != Severity::Error {
+                        *first = Diagnostic {
+                            severity: sev,
+                            code,
+                            offset,
+                            opcode: opcode.map(str::to_owned),
+                            operand,
+                            message,
+                        };
+                    }
+                }
+                None => {
+                    let d =
+                        Diagnostic { severity: sev, code, offset, opcode: opcode.map(str::to_owned), operand, message };
+                    self.omitted = Some((d, 1));
+                }
+            }
+            return;
+        }
         self.diags.push(Diagnostic {
             severity: sev,
             code,
@@ -919,7 +961,11 @@ impl Parser<'_, '_> {
                     p += 1;
                 }
                 let shown = String::from_utf8_lossy(text).into_owned();
-                if self.lenient() && !text.is_empty() && text.len() < MAX_STRING {
+                // Kept as a noop string only if it can be one: a control
+                // byte (tab included) is no string content, so its
+                // canonical form would not read back.
+                let stringable = !text.iter().any(|&b| b < 0x20 || b == 0x7f);
+                if self.lenient() && !text.is_empty() && text.len() < MAX_STRING && stringable {
                     self.diag(
                         Severity::Warning,
                         Code::BadOpcode,
@@ -974,6 +1020,14 @@ impl Parser<'_, '_> {
                             b'\\' if p + 1 < n && (line[p + 1] == b'"' || line[p + 1] == b'\\') => {
                                 escaped = true;
                                 p += 2;
+                            }
+                            b'\\' => {
+                                // A lone backslash is itself; the encoder
+                                // writes it escaped, so the text is not
+                                // canonical (found by the `record` fuzz
+                                // target).
+                                self.canonical = false;
+                                p += 1;
                             }
                             b'"' => {
                                 closed = true;
@@ -1089,7 +1143,9 @@ impl Parser<'_, '_> {
         let first = self.rec.operands.len() as u32;
         match known {
             None | Some(Opcode::Noop) => {
-                for t in tokens {
+                let opname = String::from_utf8_lossy(name).into_owned();
+                for (i, t) in tokens.iter().enumerate() {
+                    self.check_raw_string(t, &opname, i);
                     let span = self.token_text(t);
                     self.rec.operands.push(OperandSlot {
                         span,
@@ -1104,6 +1160,25 @@ impl Parser<'_, '_> {
         self.rec.ops.push(OpSlot { name: name_slot, offset: op_start as u32, end: op_end as u32, operands });
     }
 
+    /// An operand kept verbatim (unknown opcodes, noop, draw_*) may not
+    /// hold a control byte: the line-wide check guesses from the quotes
+    /// before a byte whether a string check will see it, a guess glued
+    /// lenient strings (`""""`) defeat, and a canonical form holding one
+    /// would not read back (found by the `record` and `capi` fuzz
+    /// targets).
+    fn check_raw_string(&mut self, t: &Token, opname: &str, i: usize) {
+        if let Some(&b) = self.line[t.start..t.end].iter().find(|&&b| b < 0x20 || b == 0x7f) {
+            self.diag(
+                Severity::Error,
+                Code::ControlByte,
+                t.start,
+                Some(opname),
+                Some(i),
+                format!("control byte 0x{b:02x} in an operand"),
+            );
+        }
+    }
+
     /// Copies a token's text to the arena, unescaping strings.
     fn token_text(&mut self, t: &Token) -> Span {
         let raw = &self.line[t.start..t.end];
@@ -1113,7 +1188,9 @@ impl Parser<'_, '_> {
         let start = self.rec.buf.len() as u32;
         let mut i = 0;
         while i < raw.len() {
-            if raw[i] == b'\\' && i + 1 < raw.len() {
+            // Only the two escapes the lexer took as such: a lone
+            // backslash stays.
+            if raw[i] == b'\\' && i + 1 < raw.len() && (raw[i + 1] == b'"' || raw[i + 1] == b'\\') {
                 i += 1;
             }
             self.rec.buf.push(raw[i]);
@@ -1374,7 +1451,10 @@ impl Parser<'_, '_> {
                     });
                     self.fixed_format(value, t, opname, i, "a floating point number")
                 }
-                OperandType::Any => Value::Raw { quoted: t.quoted },
+                OperandType::Any => {
+                    self.check_raw_string(t, opname, i);
+                    Value::Raw { quoted: t.quoted }
+                }
             };
             let span = self.token_text(t);
             self.rec.operands.push(OperandSlot { span, offset: t.start as u32, value });

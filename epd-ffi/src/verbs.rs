@@ -353,7 +353,7 @@ pub(crate) fn path_of(bytes: &[u8]) -> Result<std::path::PathBuf> {
 /// diagnostics, not failures: the status reports only I/O errors
 /// (EPD_STATUS_IO, with the path in the message) and callbacks that asked
 /// to stop (EPD_STATUS_CALLBACK). Memory stays bounded whatever the input
-/// (one line at a time; lines over 16 MiB are copied through unparsed).
+/// (one line at a time; lines over 1 MiB are copied through unparsed).
 /// The two paths must name different files (EPD_STATUS_INVALID_ARGUMENT).
 #[no_mangle]
 pub extern "C" fn epd_verb_run_files(

@@ -1,0 +1,31 @@
+#![no_main]
+//! EPD records in both modes: diagnostics stay inside the line, and the
+//! canonical form of a valid record reads back (same mode) with no error
+//! to the same canonical form.
+
+use epd_core::{has_errors, ParseMode, Record};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut rec = Record::default();
+    let mut again = Record::default();
+    let mut diags = Vec::new();
+    for mode in [ParseMode::Strict, ParseMode::Lenient] {
+        diags.clear();
+        rec.parse_into(data, mode, &mut diags);
+        for d in &diags {
+            assert!(d.offset <= data.len() + 1, "diagnostic offset {} beyond {} bytes", d.offset, data.len());
+        }
+        if has_errors(&diags) {
+            continue;
+        }
+        let once = rec.to_canonical();
+        if rec.is_source_canonical() {
+            assert_eq!(once, data, "a record flagged canonical encodes differently");
+        }
+        diags.clear();
+        again.parse_into(&once, mode, &mut diags);
+        assert!(!has_errors(&diags), "canonical form {:?} of a valid record is invalid: {diags:?}", String::from_utf8_lossy(&once));
+        assert_eq!(again.to_canonical(), once, "canonical form is not a fixed point");
+    }
+});

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Seeds the libFuzzer corpora from shared/corpora and runs each fuzz target
+# for a bounded number of executions and time, one after the other.
+#
+#   fuzz/run.sh [TARGET...]            all targets by default
+#   RUNS=10000000 MAX_TIME=1800 fuzz/run.sh fen record
+#
+# Needs the nightly toolchain and cargo-fuzz (cargo install --locked
+# cargo-fuzz). Corpora go to fuzz/corpus/<target>/ (not committed), crash
+# inputs to fuzz/artifacts/<target>/, logs to fuzz/logs/<target>.log.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+RUNS="${RUNS:-10000000}"            # executions per target
+MAX_TIME="${MAX_TIME:-3600}"        # seconds per target, whichever ends first
+RSS_MB="${RSS_MB:-2048}"            # libFuzzer's memory limit
+TIMEOUT="${TIMEOUT:-10}"            # seconds for one input
+# epd-core forbids unsafe code, so ASan adds little to the parser targets
+# and halves their speed: they run without a sanitizer (overflow checks and
+# debug assertions stay on). capi, which crosses the unsafe FFI layer, runs
+# under AddressSanitizer. SANITIZER overrides both.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-fuzz}"
+
+corpora=""
+for d in "${EPDKIT_CORPORA:-}" ../../shared/corpora ../shared/corpora /work/shared/corpora; do
+  if [ -n "$d" ] && [ -f "$d/MANIFEST.tsv" ]; then corpora="$d"; break; fi
+done
+[ -n "$corpora" ] || { echo "shared/corpora not found: set EPDKIT_CORPORA" >&2; exit 1; }
+
+# split FILE... -> one seed file per line (at most $PER lines of each file,
+# blank lines skipped), named <prefix>-<n>, into DIR, each prefixed by $HEAD.
+seed_lines() {
+  local dir="$1" prefix="$2" head="$3"; shift 3
+  local f
+  for f in "$@"; do
+    awk -v dir="$dir" -v p="$prefix-$(basename "$f")" -v head="$head" -v per="${PER:-300}" '
+      NF && n < per { n++; printf "%s%s", head, $0 > (dir "/" p "-" n); close(dir "/" p "-" n) }' "$f"
+  done
+}
+
+# one seed per PGN game (the first $PER games of each file).
+seed_games() {
+  local dir="$1"; shift
+  local f
+  for f in "$@"; do
+    awk -v dir="$dir" -v p="$(basename "$f")" -v per="${PER:-300}" '
+      /^\[Event / { n++ } n >= 1 && n <= per { print > (dir "/" p "-" n) }
+      n > per { exit }' "$f"
+  done
+}
+
+seed() {
+  local t="$1" dir="corpus/$1"
+  mkdir -p "$dir"
+  [ -n "$(ls -A "$dir")" ] && return 0   # keep what earlier runs found
+  local epd=("$corpora"/*.epd "$corpora"/*.fen)
+  case "$t" in
+    fen|record) seed_lines "$dir" "$t" "" "${epd[@]}" ;;
+    capi)       seed_lines "$dir" s "" "${epd[@]}"; seed_lines "$dir" l $'\x01' "${epd[@]}" ;;
+    pgn)        seed_games "$dir" "$corpora"/*.pgn ;;
+    san_strict|san_lenient)
+      # A zero ply count (start position) followed by real movetext.
+      PER=200 seed_lines "$dir" "$t" $'\x00' "$corpora"/8moves_v3.pgn
+      # Random play, then SAN tokens from the corpora (bm/am/pv operands).
+      awk -v dir="$dir" 'NR <= 500 { printf "%c%s", 1 + NR % 100, $0 > (dir "/rand-" NR); close(dir "/rand-" NR) }' \
+        "$corpora"/wac_arasan.epd "$corpora"/STS1-STS15_LAN_v3.epd ;;
+  esac
+}
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fen record san_strict san_lenient pgn capi)
+mkdir -p logs
+for t in "${targets[@]}"; do
+  seed "$t"
+  echo "== $t: $(ls "corpus/$t" | wc -l) seeds, -runs=$RUNS -max_total_time=$MAX_TIME"
+  start=$(date +%s)
+  san="${SANITIZER:-}"
+  [ -n "$san" ] || { [ "$t" = capi ] && san=address || san=none; }
+  set +e
+  nice -n 10 cargo +nightly fuzz run -s "$san" --target-dir "$CARGO_TARGET_DIR" "$t" "corpus/$t" -- \
+    -runs="$RUNS" -max_total_time="$MAX_TIME" -rss_limit_mb="$RSS_MB" -timeout="$TIMEOUT" \
+    -max_len=65536 -print_final_stats=1 >"logs/$t.log" 2>&1
+  rc=$?
+  set -e
+  grep -E "^(#[0-9]+ *DONE|==|SUMMARY|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb))|panicked|ERROR" \
+    "logs/$t.log" || true
+  echo "== $t: exit $rc after $(( $(date +%s) - start )) s"
+  [ "$rc" -eq 0 ] || exit "$rc"
+done
