@@ -1199,12 +1199,19 @@ impl Parser<'_, '_> {
                         );
                         Value::Move(None)
                     } else if let Some(pos) = seq_pos {
-                        match self.move_operand(&pos, text, opname, i, t.start, &mut san_buf) {
-                            Some(m) => {
+                        // Strict: canonical SAN is accepted as written,
+                        // checked part by part without encoding it.
+                        let fast = if self.lenient() { None } else { pos.strict_fast(text) };
+                        let found = match fast {
+                            Some(m) => Some((m, true)),
+                            None => self.move_operand(&pos, text, opname, i, t.start, &mut san_buf).map(|m| (m, false)),
+                        };
+                        match found {
+                            Some((m, as_written)) => {
                                 if is_sequence {
                                     seq_pos = Some(pos.played(m));
                                 }
-                                let span = self.rec.push_text(&san_buf);
+                                let span = self.rec.push_text(if as_written { text } else { &san_buf });
                                 self.rec.operands.push(OperandSlot {
                                     span,
                                     offset: t.start as u32,

@@ -460,7 +460,7 @@ impl Position {
     /// minimal disambiguation, check mark) without encoding it. `None`
     /// when that is not enough to accept it; the caller then decodes the
     /// general way, which also produces the error.
-    fn strict_fast(&self, s: &[u8]) -> Option<Move> {
+    pub(crate) fn strict_fast(&self, s: &[u8]) -> Option<Move> {
         let sp = match parse_common_san(s) {
             Some(sp) => sp,
             None => parse_san_text(s, SanMode::Strict, false).ok()?,
