@@ -1126,27 +1126,30 @@ impl Parser<'_, '_> {
         let line = self.line;
         let first_operand = self.rec.operands.len();
         // Lenient: a check mark written apart from its move (`Qd1 +`).
-        let mut toks: Vec<Token> = core::mem::take(&mut self.rec.scratch.typed);
-        toks.clear();
-        for t in tokens {
-            let text = &line[t.start..t.end];
-            let detached = !t.quoted
-                && matches!(text, b"+" | b"#" | b"++")
-                && op.operand_type(0) == OperandType::Move
-                && toks.last().is_some_and(|l: &Token| !l.quoted);
-            if detached {
-                self.deviation(
-                    Code::DetachedCheckMark,
-                    t.start,
-                    Some(opname),
-                    Some(toks.len() - 1),
-                    "check mark separated from its move by a space".into(),
-                );
-                // Reported once: the mark is not read as a move of its own.
-                continue;
+        let mut filtered: Vec<Token> = core::mem::take(&mut self.rec.scratch.typed);
+        filtered.clear();
+        let moves = op.operand_type(0) == OperandType::Move;
+        let marks = moves && tokens.iter().any(|t| !t.quoted && matches!(&line[t.start..t.end], b"+" | b"#" | b"++"));
+        if marks {
+            for t in tokens {
+                let text = &line[t.start..t.end];
+                let detached =
+                    !t.quoted && matches!(text, b"+" | b"#" | b"++") && filtered.last().is_some_and(|l| !l.quoted);
+                if detached {
+                    self.deviation(
+                        Code::DetachedCheckMark,
+                        t.start,
+                        Some(opname),
+                        Some(filtered.len() - 1),
+                        "check mark separated from its move by a space".into(),
+                    );
+                    // Reported once: the mark is not read as a move of its own.
+                    continue;
+                }
+                filtered.push(*t);
             }
-            toks.push(*t);
         }
+        let toks: &[Token] = if marks { &filtered } else { tokens };
         let n = toks.len();
         let arity_ok = match op.arity() {
             Arity::Exactly(k) => n == k as usize,
@@ -1167,7 +1170,7 @@ impl Parser<'_, '_> {
             self.diag(Severity::Error, Code::Arity, off, Some(opname), None, format!("{opname} takes {want}, not {n}"));
         }
         // Moves: sequence opcodes play each move in turn.
-        let mut seq_pos = if op.operand_type(0) == OperandType::Move { self.rec.position } else { None };
+        let mut seq_pos = if moves { self.rec.position } else { None };
         let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
         let mut san_buf: Vec<u8> = core::mem::take(&mut self.rec.scratch.san);
         for (i, t) in toks.iter().enumerate() {
@@ -1198,18 +1201,18 @@ impl Parser<'_, '_> {
                             ),
                         );
                         Value::Move(None)
-                    } else if let Some(pos) = seq_pos {
+                    } else if let Some(pos) = seq_pos.as_mut() {
                         // Strict: canonical SAN is accepted as written,
                         // checked part by part without encoding it.
                         let fast = if self.lenient() { None } else { pos.strict_fast(text) };
                         let found = match fast {
                             Some(m) => Some((m, true)),
-                            None => self.move_operand(&pos, text, opname, i, t.start, &mut san_buf).map(|m| (m, false)),
+                            None => self.move_operand(pos, text, opname, i, t.start, &mut san_buf).map(|m| (m, false)),
                         };
                         match found {
                             Some((m, as_written)) => {
                                 if is_sequence {
-                                    seq_pos = Some(pos.played(m));
+                                    pos.play_unchecked(m);
                                 }
                                 let span = self.rec.push_text(if as_written { text } else { &san_buf });
                                 self.rec.operands.push(OperandSlot {
@@ -1392,7 +1395,7 @@ impl Parser<'_, '_> {
                 self.canonical = false;
             }
         }
-        self.rec.scratch.typed = toks;
+        self.rec.scratch.typed = filtered;
         self.rec.scratch.san = san_buf;
     }
 
