@@ -322,7 +322,7 @@ impl Record {
         self.operands.clear();
         self.position = None;
         let before = diags.len();
-        let mut p = Parser { line, mode, diags, rec: self, canonical: true, last_op: Span::default() };
+        let mut p = Parser { line, mode, diags, rec: self, canonical: true, last_op: Span::default(), printing: false };
         p.run();
         let canonical = p.canonical;
         // Any remark means the text differs from what the encoder writes.
@@ -647,6 +647,9 @@ struct Parser<'a, 'd> {
     canonical: bool,
     /// The previous opcode's text in the line (for the order check).
     last_op: Span,
+    /// The line has no byte below 0x20 (TAB included) and no DEL, so no
+    /// string in it needs the control byte check.
+    printing: bool,
 }
 
 /// A lexed operand before typing.
@@ -684,11 +687,12 @@ static CLASS: [u8; 256] = {
 /// Advances from `p` over the bytes that are in one of `classes` (`skip`)
 /// or in none of them (`!skip`); returns the first other index.
 #[inline(always)]
-fn scan(line: &[u8], mut p: usize, classes: u8, skip: bool) -> usize {
-    while p < line.len() && ((CLASS[line[p] as usize] & classes) != 0) == skip {
-        p += 1;
+fn scan(line: &[u8], p: usize, classes: u8, skip: bool) -> usize {
+    let rest = line.get(p..).unwrap_or_default();
+    match rest.iter().position(|&b| ((CLASS[b as usize] & classes) != 0) != skip) {
+        Some(i) => p + i,
+        None => p + rest.len(),
     }
-    p
 }
 
 impl Parser<'_, '_> {
@@ -696,6 +700,8 @@ impl Parser<'_, '_> {
         self.mode == ParseMode::Lenient
     }
 
+    #[cold]
+    #[inline(never)]
     fn diag(
         &mut self,
         sev: Severity,
@@ -715,12 +721,16 @@ impl Parser<'_, '_> {
         });
     }
 
+    #[cold]
+    #[inline(never)]
     fn error(&mut self, code: Code, offset: usize, message: String) {
         self.diag(Severity::Error, code, offset, None, None, message);
     }
 
     /// An error in strict mode, a warning (the deviation was accepted) in
     /// lenient mode.
+    #[cold]
+    #[inline(never)]
     fn deviation(&mut self, code: Code, offset: usize, opcode: Option<&str>, operand: Option<usize>, message: String) {
         let sev = if self.lenient() { Severity::Warning } else { Severity::Error };
         self.diag(sev, code, offset, opcode, operand, message);
@@ -752,7 +762,9 @@ impl Parser<'_, '_> {
                 ),
             );
         }
-        if let Some(i) = first_control_byte(line) {
+        let (control, printing) = first_control_byte(line);
+        self.printing = printing;
+        if let Some(i) = control {
             // Control bytes inside strings are reported there; here only
             // those outside any string matter, so report the first one and
             // let the lexer treat it as a separator.
@@ -1448,7 +1460,8 @@ impl Parser<'_, '_> {
             );
         }
         let text = &self.rec.buf[span.range()];
-        if let Some(j) = text.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        let control = if self.printing { None } else { text.iter().position(|&b| b < 0x20 || b == 0x7f) };
+        if let Some(j) = control {
             let b = text[j];
             self.diag(
                 Severity::Error,
@@ -1624,13 +1637,16 @@ impl Parser<'_, '_> {
     }
 }
 
-/// The first byte below 0x20 other than TAB, or DEL. Eight bytes at a
-/// time: lines are mostly printing ASCII.
-fn first_control_byte(line: &[u8]) -> Option<usize> {
+/// The first byte below 0x20 other than TAB, or DEL; and `true` if the
+/// line has no byte below 0x20 at all (TAB included) and no DEL. Eight
+/// bytes at a time: lines are mostly printing ASCII.
+fn first_control_byte(line: &[u8]) -> (Option<usize>, bool) {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
+    let control = |b: u8| (b < 0x20 && b != b'\t') || b == 0x7f;
     let mut chunks = line.chunks_exact(8);
     let mut base = 0;
+    let mut printing = true;
     for c in &mut chunks {
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
         // A byte < 0x20 has its high bit set after subtracting 0x20 (for
@@ -1638,13 +1654,18 @@ fn first_control_byte(line: &[u8]) -> Option<usize> {
         let below = x.wrapping_sub(LO * 0x20) & !x & HI;
         let del = (x ^ (LO * 0x7f)).wrapping_sub(LO) & !(x ^ (LO * 0x7f)) & HI;
         if below | del != 0 {
-            if let Some(i) = c.iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
-                return Some(base + i);
+            printing = false;
+            if let Some(i) = c.iter().position(|&b| control(b)) {
+                return (Some(base + i), false);
             }
         }
         base += 8;
     }
-    chunks.remainder().iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f).map(|i| base + i)
+    let rest = chunks.remainder();
+    match rest.iter().position(|&b| control(b)) {
+        Some(i) => (Some(base + i), false),
+        None => (None, printing && !rest.iter().any(|&b| b < 0x20)),
+    }
 }
 
 fn trim_blanks(s: &[u8]) -> &[u8] {
