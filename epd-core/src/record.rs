@@ -695,6 +695,27 @@ fn scan(line: &[u8], p: usize, classes: u8, skip: bool) -> usize {
     }
 }
 
+/// The first `"` or `\\` at or after `p` (or the line's end), eight bytes
+/// at a time: string contents are the longest runs in a record.
+fn scan_string(line: &[u8], mut p: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while p + 8 <= line.len() {
+        let c = &line[p..p + 8];
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let q = x ^ (LO * u64::from(b'"'));
+        let b = x ^ (LO * u64::from(b'\\'));
+        // The lowest flagged byte is exact (only bytes above a match can
+        // be flagged falsely, by the borrow).
+        let hit = ((q.wrapping_sub(LO) & !q) | (b.wrapping_sub(LO) & !b)) & HI;
+        if hit != 0 {
+            return p + (hit.trailing_zeros() / 8) as usize;
+        }
+        p += 8;
+    }
+    scan(line, p, QUOTE | BACKSLASH, false)
+}
+
 impl Parser<'_, '_> {
     fn lenient(&self) -> bool {
         self.mode == ParseMode::Lenient
@@ -920,7 +941,9 @@ impl Parser<'_, '_> {
             let op_start = p;
             p = scan(line, p, GAP | SEMI | QUOTE, false);
             let name = &line[op_start..p];
-            if !is_valid_opcode(name) {
+            // Every catalog name is a valid opcode.
+            let known = Opcode::from_name(name);
+            if known.is_none() && !is_valid_opcode(name) {
                 // Not an operation: take the text up to the next ';' as it
                 // stands (quotes in free text do not open strings here).
                 while p < n && line[p] != b';' {
@@ -978,7 +1001,7 @@ impl Parser<'_, '_> {
                     let mut escaped = false;
                     let mut closed = false;
                     while p < n {
-                        p = scan(line, p, QUOTE | BACKSLASH, false);
+                        p = scan_string(line, p);
                         if p >= n {
                             break;
                         }
@@ -1031,7 +1054,7 @@ impl Parser<'_, '_> {
                     format!("operation {opname} is not closed: expected ';'"),
                 );
             }
-            self.add_operation(op_start, p, name, &tokens);
+            self.add_operation(op_start, p, name, known, &tokens);
         }
         self.rec.scratch.tokens = tokens;
         if !noop_extra.is_empty() {
@@ -1056,8 +1079,7 @@ impl Parser<'_, '_> {
         self.rec.ops.push(OpSlot { name: Name::Known(Opcode::Noop), offset: 0, end: 0, operands });
     }
 
-    fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], tokens: &[Token]) {
-        let known = Opcode::from_name(name);
+    fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], known: Option<Opcode>, tokens: &[Token]) {
         if self.canonical {
             let prev = &self.line[self.last_op.range()];
             if !prev.is_empty() && prev >= name {
