@@ -695,25 +695,32 @@ fn scan(line: &[u8], p: usize, classes: u8, skip: bool) -> usize {
     }
 }
 
-/// The first `"` or `\\` at or after `p` (or the line's end), eight bytes
-/// at a time: string contents are the longest runs in a record.
-fn scan_string(line: &[u8], mut p: usize) -> usize {
+/// The first of `stops` at or after `p` (or the line's end), eight bytes
+/// at a time.
+#[inline(always)]
+fn find_any<const N: usize>(line: &[u8], mut p: usize, stops: [u8; N]) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     while p + 8 <= line.len() {
         let c = &line[p..p + 8];
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        let q = x ^ (LO * u64::from(b'"'));
-        let b = x ^ (LO * u64::from(b'\\'));
+        let mut hit = 0;
+        for stop in stops {
+            let y = x ^ (LO * u64::from(stop));
+            hit |= y.wrapping_sub(LO) & !y;
+        }
         // The lowest flagged byte is exact (only bytes above a match can
         // be flagged falsely, by the borrow).
-        let hit = ((q.wrapping_sub(LO) & !q) | (b.wrapping_sub(LO) & !b)) & HI;
+        hit &= HI;
         if hit != 0 {
             return p + (hit.trailing_zeros() / 8) as usize;
         }
         p += 8;
     }
-    scan(line, p, QUOTE | BACKSLASH, false)
+    match line.get(p..).unwrap_or_default().iter().position(|b| stops.contains(b)) {
+        Some(i) => p + i,
+        None => line.len().max(p),
+    }
 }
 
 impl Parser<'_, '_> {
@@ -939,7 +946,12 @@ impl Parser<'_, '_> {
             }
             // The opcode.
             let op_start = p;
-            p = scan(line, p, GAP | SEMI | QUOTE, false);
+            p = if self.printing {
+                // No TAB or NUL in the line: only ' ', ';' and '"' end it.
+                find_any(line, p, [b' ', b';', b'"'])
+            } else {
+                scan(line, p, GAP | SEMI | QUOTE, false)
+            };
             let name = &line[op_start..p];
             // Every catalog name is a valid opcode.
             let known = Opcode::from_name(name);
@@ -1001,7 +1013,7 @@ impl Parser<'_, '_> {
                     let mut escaped = false;
                     let mut closed = false;
                     while p < n {
-                        p = scan_string(line, p);
+                        p = find_any(line, p, [b'"', b'\\']);
                         if p >= n {
                             break;
                         }
@@ -1035,7 +1047,7 @@ impl Parser<'_, '_> {
                     }
                 } else {
                     let s = p;
-                    p = scan(line, p, GAP | SEMI, false);
+                    p = if self.printing { find_any(line, p, [b' ', b';']) } else { scan(line, p, GAP | SEMI, false) };
                     tokens.push(Token { start: s, end: p, quoted: false, escaped: false });
                 }
             }
