@@ -536,6 +536,18 @@ impl Position {
     /// [`Position::play`] for moves of unknown legality.
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
+        self.play_with::<true>(m);
+    }
+
+    /// Plays a legal move without updating the Zobrist hash, which is then
+    /// stale: for positions used only to check the moves that follow (a
+    /// record's `pv`), where the hash is never read.
+    pub(crate) fn play_unhashed(&mut self, m: Move) {
+        self.play_with::<false>(m);
+    }
+
+    #[inline(always)]
+    fn play_with<const HASH: bool>(&mut self, m: Move) {
         let us = self.turn;
         let them = us.other();
         let from = m.from();
@@ -543,8 +555,10 @@ impl Position {
         let role = m.role();
         let mut hash = self.hash ^ zobrist::BLACK_TO_MOVE;
         if self.ep_square.is_some() {
-            if let Some(ep) = self.legal_ep_square() {
-                hash ^= zobrist::ep_file(ep);
+            if HASH {
+                if let Some(ep) = self.legal_ep_square() {
+                    hash ^= zobrist::ep_file(ep);
+                }
             }
             self.ep_square = None;
         }
@@ -599,7 +613,7 @@ impl Position {
                 self.castles = self.castles - Bitboard::from_square(from) - Bitboard::from_square(to);
             }
         }
-        if self.castles != old_castles {
+        if HASH && self.castles != old_castles {
             for rook in old_castles ^ self.castles {
                 hash ^= zobrist::castle(rook);
             }
@@ -609,12 +623,14 @@ impl Position {
         }
         self.turn = them;
         self.update_check_info();
-        if self.ep_square.is_some() {
-            if let Some(ep) = self.legal_ep_square() {
-                hash ^= zobrist::ep_file(ep);
+        if HASH {
+            if self.ep_square.is_some() {
+                if let Some(ep) = self.legal_ep_square() {
+                    hash ^= zobrist::ep_file(ep);
+                }
             }
+            self.hash = hash;
         }
-        self.hash = hash;
     }
 
     /// Plays `m` if it is legal.

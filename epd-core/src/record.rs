@@ -695,6 +695,16 @@ fn scan(line: &[u8], p: usize, classes: u8, skip: bool) -> usize {
     }
 }
 
+/// The first byte at or after `p` that is not a gap (blank or NUL):
+/// gaps are short, so one byte at a time.
+#[inline(always)]
+fn skip_gaps(line: &[u8], mut p: usize) -> usize {
+    while p < line.len() && CLASS[line[p] as usize] & GAP != 0 {
+        p += 1;
+    }
+    p
+}
+
 /// The first of `stops` at or after `p` (or the line's end), eight bytes
 /// at a time.
 #[inline(always)]
@@ -900,7 +910,7 @@ impl Parser<'_, '_> {
         let mut first = true;
         loop {
             let ws = p;
-            p = scan(line, p, GAP, true);
+            p = skip_gaps(line, p);
             if p >= n {
                 if ws < n {
                     // Trailing blanks.
@@ -991,7 +1001,7 @@ impl Parser<'_, '_> {
             let mut broken = false;
             loop {
                 let blank_start = p;
-                p = scan(line, p, GAP, true);
+                p = skip_gaps(line, p);
                 if p >= n {
                     break;
                 }
@@ -1258,7 +1268,9 @@ impl Parser<'_, '_> {
                         match found {
                             Some((m, as_written)) => {
                                 if is_sequence {
-                                    pos.play_unchecked(m);
+                                    // Only the moves that follow are read
+                                    // in this position, never its hash.
+                                    pos.play_unhashed(m);
                                 }
                                 let span = self.rec.push_text(if as_written { text } else { &san_buf });
                                 self.rec.operands.push(OperandSlot {
@@ -1467,8 +1479,13 @@ impl Parser<'_, '_> {
     /// `true` if the castling field as written is what the encoder writes.
     fn castling_text_canonical(&mut self, lead: usize) -> bool {
         let line = &self.line[lead..];
-        let mut fields = line.split(|&b| b == b' ');
-        let Some(field) = fields.nth(2) else { return false };
+        // The third field as split at single spaces.
+        let a = find_any(line, 0, [b' ']);
+        let b = if a < line.len() { find_any(line, a + 1, [b' ']) } else { a };
+        if b >= line.len() {
+            return false;
+        }
+        let field = &line[b + 1..find_any(line, b + 1, [b' '])];
         if field == b"-" {
             return self.rec.setup.castling_rights.is_empty();
         }
