@@ -495,8 +495,13 @@ impl Position {
 
     fn compute_hash(&self) -> u64 {
         let mut h = 0;
-        for (sq, p) in self.board.pieces() {
-            h ^= zobrist::piece(p.color, p.role, sq);
+        // One set of squares per piece kind: no per-square piece lookup.
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for sq in self.board.by_piece(Piece { color, role }) {
+                    h ^= zobrist::piece(color, role, sq);
+                }
+            }
         }
         for rook in self.castles {
             h ^= zobrist::castle(rook);
