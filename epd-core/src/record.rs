@@ -1104,7 +1104,7 @@ impl Parser<'_, '_> {
     fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], known: Option<Opcode>, tokens: &[Token]) {
         if self.canonical {
             let prev = &self.line[self.last_op.range()];
-            if !prev.is_empty() && prev >= name {
+            if !prev.is_empty() && !bytes_less(prev, name) {
                 self.canonical = false;
             }
             self.last_op = Span { start: op_start as u32, end: (op_start + name.len()) as u32 };
@@ -1305,7 +1305,8 @@ impl Parser<'_, '_> {
                         );
                         Value::Raw { quoted: true }
                     } else {
-                        match parse_integer(text) {
+                        let fast = canonical_integer(text);
+                        match fast.map_or_else(|| parse_integer(text), Ok) {
                             Ok(v) => {
                                 if let Some((lo, hi)) = op.integer_range() {
                                     if !(lo..=hi).contains(&v) {
@@ -1324,7 +1325,7 @@ impl Parser<'_, '_> {
                                         );
                                     }
                                 }
-                                let span = if is_canonical_integer(text) {
+                                let span = if fast.is_some() || is_canonical_integer(text) {
                                     self.rec.push_text(text)
                                 } else {
                                     self.canonical = false;
@@ -1612,6 +1613,8 @@ impl Parser<'_, '_> {
     fn cross_checks(&mut self) {
         let rec = &*self.rec;
         let mut seen_known: u64 = 0;
+        // Index of the first operation of each known opcode seen.
+        let mut first_at = [0usize; 64];
         let mut dups: Vec<(usize, String)> = Vec::new();
         for (i, op) in rec.ops.iter().enumerate() {
             match op.name {
@@ -1619,6 +1622,8 @@ impl Parser<'_, '_> {
                     let bit = 1u64 << (k as u32);
                     if seen_known & bit != 0 {
                         dups.push((op.offset as usize, k.name().to_string()));
+                    } else {
+                        first_at[k as usize] = i;
                     }
                     seen_known |= bit;
                 }
@@ -1630,8 +1635,13 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        let first_move = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).map(|o| (o.as_move(), o.offset()));
         let has = |op: Opcode| seen_known & (1u64 << (op as u32)) != 0;
+        let first_move = |op: Opcode| {
+            has(op)
+                .then(|| Operation { record: rec, index: first_at[op as usize] }.operand(0))
+                .flatten()
+                .map(|o| (o.as_move(), o.offset()))
+        };
         let mut findings: Vec<(Code, usize, Option<&str>, String)> = Vec::new();
         for (off, name) in &dups {
             findings.push((Code::DuplicateOpcode, *off, None, format!("opcode {name} appears more than once")));
@@ -1695,28 +1705,50 @@ fn first_control_byte(line: &[u8]) -> (Option<usize>, bool) {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let control = |b: u8| (b < 0x20 && b != b'\t') || b == 0x7f;
-    let mut chunks = line.chunks_exact(8);
-    let mut base = 0;
-    let mut printing = true;
-    for c in &mut chunks {
+    // A byte < 0x20 has its high bit set after subtracting 0x20 (for bytes
+    // < 0x80); DEL (0x7f) becomes 0x80 after adding 1.
+    let flags = |c: &[u8]| {
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // A byte < 0x20 has its high bit set after subtracting 0x20 (for
-        // bytes < 0x80); DEL (0x7f) becomes 0x80 after adding 1.
         let below = x.wrapping_sub(LO * 0x20) & !x & HI;
         let del = (x ^ (LO * 0x7f)).wrapping_sub(LO) & !(x ^ (LO * 0x7f)) & HI;
-        if below | del != 0 {
-            printing = false;
+        below | del
+    };
+    let mut chunks = line.chunks_exact(8);
+    let rest = chunks.remainder();
+    // First over the whole line without stopping: nearly every line is all
+    // printing bytes, and then only the tail needs a look.
+    if line.chunks_exact(8).fold(0, |any, c| any | flags(c)) == 0 {
+        let base = line.len() - rest.len();
+        return match rest.iter().position(|&b| control(b)) {
+            Some(i) => (Some(base + i), false),
+            None => (None, !rest.iter().any(|&b| b < 0x20)),
+        };
+    }
+    let mut base = 0;
+    for c in &mut chunks {
+        if flags(c) != 0 {
             if let Some(i) = c.iter().position(|&b| control(b)) {
                 return (Some(base + i), false);
             }
         }
         base += 8;
     }
-    let rest = chunks.remainder();
     match rest.iter().position(|&b| control(b)) {
         Some(i) => (Some(base + i), false),
-        None => (None, printing && !rest.iter().any(|&b| b < 0x20)),
+        None => (None, false),
     }
+}
+
+/// `a < b` in byte order, inline: opcodes are a few bytes long, too short
+/// for a `memcmp` call to pay.
+#[inline(always)]
+fn bytes_less(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
 }
 
 fn trim_blanks(s: &[u8]) -> &[u8] {
@@ -1760,6 +1792,28 @@ fn is_canonical_integer(text: &[u8]) -> bool {
     !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && (digits.len() == 1 || digits[0] != b'0')
 }
 
+/// The value of an integer written as the encoder writes it (see
+/// [`is_canonical_integer`]) with at most 18 digits, so that it cannot
+/// overflow; `None` for anything else.
+fn canonical_integer(text: &[u8]) -> Option<i64> {
+    let (neg, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 || (digits[0] == b'0' && (digits.len() > 1 || neg)) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        let x = d.wrapping_sub(b'0');
+        if x > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(x);
+    }
+    Some(if neg { -v } else { v })
+}
+
 /// `#3` or `#-3` in place of a move: the mate distance.
 fn mate_notation(text: &[u8]) -> Option<i64> {
     match text {
@@ -1775,4 +1829,57 @@ fn looks_like_coordinate(text: &[u8]) -> bool {
         && t[1].is_ascii_digit()
         && (b'a'..=b'h').contains(&t[2])
         && t[3].is_ascii_digit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_integer_reads_only_the_encoders_spelling() {
+        for (text, want) in [
+            (&b"0"[..], Some(0)),
+            (b"7", Some(7)),
+            (b"-7", Some(-7)),
+            (b"32766", Some(32766)),
+            (b"-32768", Some(-32768)),
+            (b"123456789012345678", Some(123_456_789_012_345_678)),
+            // 19 digits could overflow: left to the general parser.
+            (b"1234567890123456789", None),
+            (b"-0", None),
+            (b"007", None),
+            (b"-07", None),
+            (b"+7", None),
+            (b"", None),
+            (b"-", None),
+            (b"7a", None),
+            (b"1.5", None),
+        ] {
+            assert_eq!(canonical_integer(text), want, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
+
+    #[test]
+    fn control_bytes_and_all_printing_lines() {
+        for (line, first, printing) in [
+            (&b"8/8/8/8/8/8/8/8 w - - id \"x\";"[..], None, true),
+            (b"", None, true),
+            (b"ab\tcd", None, false),
+            (b"abcdefgh\tij", None, false),
+            (b"abcdefghij\x01", Some(10), false),
+            (b"a\x7fbcdefghijklmnop", Some(1), false),
+            (b"abcdefgh\x00", Some(8), false),
+            (b"abcdefgh\tijklmnop\x1f", Some(17), false),
+        ] {
+            assert_eq!(first_control_byte(line), (first, printing), "{:?}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn bytes_less_is_byte_order() {
+        for (a, b) in [("acd", "acn"), ("am", "bm"), ("c0", "ce"), ("pv", "pm"), ("ac", "acd"), ("id", "id"), ("", "a")]
+        {
+            assert_eq!(bytes_less(a.as_bytes(), b.as_bytes()), a < b, "{a} < {b}");
+        }
+    }
 }
