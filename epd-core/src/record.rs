@@ -1000,16 +1000,23 @@ impl Parser<'_, '_> {
             let mut terminated = false;
             let mut broken = false;
             loop {
-                let blank_start = p;
-                p = skip_gaps(line, p);
-                if p >= n {
-                    break;
-                }
-                // Canonical: one space before each operand, none before ';'.
-                let gap = p - blank_start;
-                let canonical_gap = if line[p] == b';' { gap == 0 } else { gap == 1 && line[blank_start] == b' ' };
-                if !canonical_gap {
-                    self.canonical = false;
+                // The canonical cases first: one space, then an operand
+                // that starts with neither a gap nor ';'; or ';' at once.
+                let next = line.get(p + 1).copied().unwrap_or(b';');
+                if p < n && line[p] == b' ' && CLASS[next as usize] & (GAP | SEMI) == 0 {
+                    p += 1;
+                } else if p >= n || line[p] != b';' {
+                    let blank_start = p;
+                    p = skip_gaps(line, p);
+                    if p >= n {
+                        break;
+                    }
+                    // Canonical: one space before each operand, none before ';'.
+                    let gap = p - blank_start;
+                    let canonical_gap = if line[p] == b';' { gap == 0 } else { gap == 1 && line[blank_start] == b' ' };
+                    if !canonical_gap {
+                        self.canonical = false;
+                    }
                 }
                 if line[p] == b';' {
                     p += 1;
