@@ -322,9 +322,13 @@ impl Record {
         self.operands.clear();
         self.position = None;
         let before = diags.len();
-        let mut p = Parser { line, mode, diags, rec: self, canonical: true, last_op: Span::default(), printing: false };
+        let san = core::mem::take(&mut self.scratch.san);
+        let mut p =
+            Parser { line, mode, diags, rec: self, canonical: true, last_op: Span::default(), printing: false, san };
         p.run();
         let canonical = p.canonical;
+        let san = core::mem::take(&mut p.san);
+        self.scratch.san = san;
         // Any remark means the text differs from what the encoder writes.
         self.source_canonical = canonical && diags.len() == before;
         // Report in column order (stable, so one column keeps its order).
@@ -650,6 +654,9 @@ struct Parser<'a, 'd> {
     /// The line has no byte below 0x20 (TAB included) and no DEL, so no
     /// string in it needs the control byte check.
     printing: bool,
+    /// Scratch text (canonical SAN, integers), the record's buffer lent for
+    /// the parse.
+    san: Vec<u8>,
 }
 
 /// A lexed operand before typing.
@@ -1189,11 +1196,12 @@ impl Parser<'_, '_> {
         let line = self.line;
         let first_operand = self.rec.operands.len();
         // Lenient: a check mark written apart from its move (`Qd1 +`).
-        let mut filtered: Vec<Token> = core::mem::take(&mut self.rec.scratch.typed);
-        filtered.clear();
+        let mut filtered: Vec<Token> = Vec::new();
         let moves = op.operand_type(0) == OperandType::Move;
         let marks = moves && tokens.iter().any(|t| !t.quoted && matches!(&line[t.start..t.end], b"+" | b"#" | b"++"));
         if marks {
+            filtered = core::mem::take(&mut self.rec.scratch.typed);
+            filtered.clear();
             for t in tokens {
                 let text = &line[t.start..t.end];
                 let detached =
@@ -1235,7 +1243,6 @@ impl Parser<'_, '_> {
         // Moves: sequence opcodes play each move in turn.
         let mut seq_pos = if moves { self.rec.position } else { None };
         let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
-        let mut san_buf: Vec<u8> = core::mem::take(&mut self.rec.scratch.san);
         for (i, t) in toks.iter().enumerate() {
             let text = &line[t.start..t.end];
             let want = op.operand_type(i);
@@ -1270,7 +1277,12 @@ impl Parser<'_, '_> {
                         let fast = if self.lenient() { None } else { pos.strict_fast(text) };
                         let found = match fast {
                             Some(m) => Some((m, true)),
-                            None => self.move_operand(pos, text, opname, i, t.start, &mut san_buf).map(|m| (m, false)),
+                            None => {
+                                let mut san = core::mem::take(&mut self.san);
+                                let found = self.move_operand(pos, text, opname, i, t.start, &mut san);
+                                self.san = san;
+                                found.map(|m| (m, false))
+                            }
                         };
                         match found {
                             Some((m, as_written)) => {
@@ -1279,7 +1291,7 @@ impl Parser<'_, '_> {
                                     // in this position, never its hash.
                                     pos.play_unhashed(m);
                                 }
-                                let span = self.rec.push_text(if as_written { text } else { &san_buf });
+                                let span = self.rec.push_text(if as_written { text } else { &self.san });
                                 self.rec.operands.push(OperandSlot {
                                     span,
                                     offset: t.start as u32,
@@ -1336,7 +1348,7 @@ impl Parser<'_, '_> {
                                     self.rec.push_text(text)
                                 } else {
                                     self.canonical = false;
-                                    self.rec.push_text(itoa(v, &mut san_buf))
+                                    self.rec.push_text(itoa(v, &mut self.san))
                                 };
                                 self.rec.operands.push(OperandSlot {
                                     span,
@@ -1461,8 +1473,9 @@ impl Parser<'_, '_> {
                 self.canonical = false;
             }
         }
-        self.rec.scratch.typed = filtered;
-        self.rec.scratch.san = san_buf;
+        if marks {
+            self.rec.scratch.typed = filtered;
+        }
     }
 
     /// An operand of a fixed-format basetype: its value if unquoted and
@@ -1497,11 +1510,11 @@ impl Parser<'_, '_> {
         if field == b"-" {
             return self.rec.setup.castling_rights.is_empty();
         }
-        let mut buf = core::mem::take(&mut self.rec.scratch.san);
+        let mut buf = core::mem::take(&mut self.san);
         buf.clear();
         crate::fen::append_castling(&self.rec.setup.board, self.rec.setup.castling_rights, &mut buf);
         let same = buf == field;
-        self.rec.scratch.san = buf;
+        self.san = buf;
         same
     }
 
