@@ -187,6 +187,22 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Placement byte classes: `PIECE | role index`, with `BLACK_PIECE` for
+/// black pieces; 0 for anything else.
+const PIECE: u8 = 16;
+const BLACK_PIECE: u8 = 8;
+static PLACEMENT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let letters = *b"PNBRQK";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = PIECE | i as u8;
+        t[letters[i].to_ascii_lowercase() as usize] = PIECE | BLACK_PIECE | i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
     let (start, text) = r.field();
     let f = FenField::Placement;
@@ -203,6 +219,20 @@ fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
     while i < text.len() {
         let c = text[i];
         let at = start + i;
+        let class = PLACEMENT[c as usize];
+        // Pieces first: most bytes of a placement are piece letters.
+        if class >= PIECE {
+            if file >= 8 {
+                return Err(r.err(at, f, "at most 8 squares in a rank"));
+            }
+            // Each square is written once, on an empty board.
+            let color = if class & BLACK_PIECE != 0 { Color::Black } else { Color::White };
+            board.toggle(color, Role::ALL[usize::from(class & 7)], Square::from_index(rank * 8 + file));
+            file += 1;
+            prev_digit = false;
+            i += 1;
+            continue;
+        }
         match c {
             b'/' => {
                 if file < 8 {

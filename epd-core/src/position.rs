@@ -60,18 +60,24 @@ impl Setup {
         let board = &self.board;
         for color in Color::ALL {
             let ours = board.by_color(color);
-            let kings = (board.kings() & ours).count();
-            if kings == 0 {
+            let kings = board.kings() & ours;
+            if kings.is_empty() {
                 out.push(PositionError::MissingKing(color));
-            } else if kings > 1 {
+            } else if kings.more_than_one() {
                 out.push(PositionError::TooManyKings(color));
             }
             let pawns = (board.pawns() & ours).count();
             if pawns > 8 {
                 out.push(PositionError::TooManyPawns(color));
             }
-            if ours.count() > 16 {
+            let pieces = ours.count();
+            if pieces > 16 {
                 out.push(PositionError::TooManyPieces(color));
+            }
+            // Pawns plus promoted pieces above 8 need at least 10 pieces:
+            // a promoted piece stands beside the one it is an extra of.
+            if pieces < 10 {
+                continue;
             }
             // Extra pieces beyond the initial array must come from promotions.
             let extra = |n: usize, base: usize| n.saturating_sub(base);
@@ -495,8 +501,13 @@ impl Position {
 
     fn compute_hash(&self) -> u64 {
         let mut h = 0;
-        for (sq, p) in self.board.pieces() {
-            h ^= zobrist::piece(p.color, p.role, sq);
+        // One set of squares per piece kind: no per-square piece lookup.
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for sq in self.board.by_piece(Piece { color, role }) {
+                    h ^= zobrist::piece(color, role, sq);
+                }
+            }
         }
         for rook in self.castles {
             h ^= zobrist::castle(rook);
@@ -536,6 +547,18 @@ impl Position {
     /// [`Position::play`] for moves of unknown legality.
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
+        self.play_with::<true>(m);
+    }
+
+    /// Plays a legal move without updating the Zobrist hash, which is then
+    /// stale: for positions used only to check the moves that follow (a
+    /// record's `pv`), where the hash is never read.
+    pub(crate) fn play_unhashed(&mut self, m: Move) {
+        self.play_with::<false>(m);
+    }
+
+    #[inline(always)]
+    fn play_with<const HASH: bool>(&mut self, m: Move) {
         let us = self.turn;
         let them = us.other();
         let from = m.from();
@@ -543,8 +566,10 @@ impl Position {
         let role = m.role();
         let mut hash = self.hash ^ zobrist::BLACK_TO_MOVE;
         if self.ep_square.is_some() {
-            if let Some(ep) = self.legal_ep_square() {
-                hash ^= zobrist::ep_file(ep);
+            if HASH {
+                if let Some(ep) = self.legal_ep_square() {
+                    hash ^= zobrist::ep_file(ep);
+                }
             }
             self.ep_square = None;
         }
@@ -599,7 +624,7 @@ impl Position {
                 self.castles = self.castles - Bitboard::from_square(from) - Bitboard::from_square(to);
             }
         }
-        if self.castles != old_castles {
+        if HASH && self.castles != old_castles {
             for rook in old_castles ^ self.castles {
                 hash ^= zobrist::castle(rook);
             }
@@ -609,12 +634,14 @@ impl Position {
         }
         self.turn = them;
         self.update_check_info();
-        if self.ep_square.is_some() {
-            if let Some(ep) = self.legal_ep_square() {
-                hash ^= zobrist::ep_file(ep);
+        if HASH {
+            if self.ep_square.is_some() {
+                if let Some(ep) = self.legal_ep_square() {
+                    hash ^= zobrist::ep_file(ep);
+                }
             }
+            self.hash = hash;
         }
-        self.hash = hash;
     }
 
     /// Plays `m` if it is legal.

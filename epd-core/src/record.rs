@@ -326,11 +326,24 @@ impl Record {
         self.operands.clear();
         self.position = None;
         let before = diags.len();
-        let mut p =
-            Parser { line, mode, diags, before, omitted: None, rec: self, canonical: true, last_op: Span::default() };
+        let san = core::mem::take(&mut self.scratch.san);
+        let mut p = Parser {
+            line,
+            mode,
+            diags,
+            before,
+            omitted: None,
+            rec: self,
+            canonical: true,
+            last_op: Span::default(),
+            printing: false,
+            san,
+        };
         p.run();
         let canonical = p.canonical;
         let omitted = p.omitted.take();
+        let san = core::mem::take(&mut p.san);
+        self.scratch.san = san;
         // Any remark means the text differs from what the encoder writes.
         self.source_canonical = canonical && diags.len() == before;
         // Report in column order (stable, so one column keeps its order).
@@ -664,6 +677,12 @@ struct Parser<'a, 'd> {
     canonical: bool,
     /// The previous opcode's text in the line (for the order check).
     last_op: Span,
+    /// The line has no byte below 0x20 (TAB included) and no DEL, so no
+    /// string in it needs the control byte check.
+    printing: bool,
+    /// Scratch text (canonical SAN, integers), the record's buffer lent for
+    /// the parse.
+    san: Vec<u8>,
 }
 
 /// A lexed operand before typing.
@@ -701,11 +720,50 @@ static CLASS: [u8; 256] = {
 /// Advances from `p` over the bytes that are in one of `classes` (`skip`)
 /// or in none of them (`!skip`); returns the first other index.
 #[inline(always)]
-fn scan(line: &[u8], mut p: usize, classes: u8, skip: bool) -> usize {
-    while p < line.len() && ((CLASS[line[p] as usize] & classes) != 0) == skip {
+fn scan(line: &[u8], p: usize, classes: u8, skip: bool) -> usize {
+    let rest = line.get(p..).unwrap_or_default();
+    match rest.iter().position(|&b| ((CLASS[b as usize] & classes) != 0) != skip) {
+        Some(i) => p + i,
+        None => p + rest.len(),
+    }
+}
+
+/// The first byte at or after `p` that is not a gap (blank or NUL):
+/// gaps are short, so one byte at a time.
+#[inline(always)]
+fn skip_gaps(line: &[u8], mut p: usize) -> usize {
+    while p < line.len() && CLASS[line[p] as usize] & GAP != 0 {
         p += 1;
     }
     p
+}
+
+/// The first of `stops` at or after `p` (or the line's end), eight bytes
+/// at a time.
+#[inline(always)]
+fn find_any<const N: usize>(line: &[u8], mut p: usize, stops: [u8; N]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while p + 8 <= line.len() {
+        let c = &line[p..p + 8];
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let mut hit = 0;
+        for stop in stops {
+            let y = x ^ (LO * u64::from(stop));
+            hit |= y.wrapping_sub(LO) & !y;
+        }
+        // The lowest flagged byte is exact (only bytes above a match can
+        // be flagged falsely, by the borrow).
+        hit &= HI;
+        if hit != 0 {
+            return p + (hit.trailing_zeros() / 8) as usize;
+        }
+        p += 8;
+    }
+    match line.get(p..).unwrap_or_default().iter().position(|b| stops.contains(b)) {
+        Some(i) => p + i,
+        None => line.len().max(p),
+    }
 }
 
 impl Parser<'_, '_> {
@@ -713,6 +771,8 @@ impl Parser<'_, '_> {
         self.mode == ParseMode::Lenient
     }
 
+    #[cold]
+    #[inline(never)]
     fn diag(
         &mut self,
         sev: Severity,
@@ -757,12 +817,16 @@ impl Parser<'_, '_> {
         });
     }
 
+    #[cold]
+    #[inline(never)]
     fn error(&mut self, code: Code, offset: usize, message: String) {
         self.diag(Severity::Error, code, offset, None, None, message);
     }
 
     /// An error in strict mode, a warning (the deviation was accepted) in
     /// lenient mode.
+    #[cold]
+    #[inline(never)]
     fn deviation(&mut self, code: Code, offset: usize, opcode: Option<&str>, operand: Option<usize>, message: String) {
         let sev = if self.lenient() { Severity::Warning } else { Severity::Error };
         self.diag(sev, code, offset, opcode, operand, message);
@@ -794,7 +858,9 @@ impl Parser<'_, '_> {
                 ),
             );
         }
-        if let Some(i) = first_control_byte(line) {
+        let (control, printing) = first_control_byte(line);
+        self.printing = printing;
+        if let Some(i) = control {
             // Control bytes inside strings are reported there; here only
             // those outside any string matter, so report the first one and
             // let the lexer treat it as a separator.
@@ -902,7 +968,7 @@ impl Parser<'_, '_> {
         let mut first = true;
         loop {
             let ws = p;
-            p = scan(line, p, GAP, true);
+            p = skip_gaps(line, p);
             if p >= n {
                 if ws < n {
                     // Trailing blanks.
@@ -948,9 +1014,16 @@ impl Parser<'_, '_> {
             }
             // The opcode.
             let op_start = p;
-            p = scan(line, p, GAP | SEMI | QUOTE, false);
+            p = if self.printing {
+                // No TAB or NUL in the line: only ' ', ';' and '"' end it.
+                find_any(line, p, [b' ', b';', b'"'])
+            } else {
+                scan(line, p, GAP | SEMI | QUOTE, false)
+            };
             let name = &line[op_start..p];
-            if !is_valid_opcode(name) {
+            // Every catalog name is a valid opcode.
+            let known = Opcode::from_name(name);
+            if known.is_none() && !is_valid_opcode(name) {
                 // Not an operation: take the text up to the next ';' as it
                 // stands (quotes in free text do not open strings here).
                 while p < n && line[p] != b';' {
@@ -989,16 +1062,23 @@ impl Parser<'_, '_> {
             let mut terminated = false;
             let mut broken = false;
             loop {
-                let blank_start = p;
-                p = scan(line, p, GAP, true);
-                if p >= n {
-                    break;
-                }
-                // Canonical: one space before each operand, none before ';'.
-                let gap = p - blank_start;
-                let canonical_gap = if line[p] == b';' { gap == 0 } else { gap == 1 && line[blank_start] == b' ' };
-                if !canonical_gap {
-                    self.canonical = false;
+                // The canonical cases first: one space, then an operand
+                // that starts with neither a gap nor ';'; or ';' at once.
+                let next = line.get(p + 1).copied().unwrap_or(b';');
+                if p < n && line[p] == b' ' && CLASS[next as usize] & (GAP | SEMI) == 0 {
+                    p += 1;
+                } else if p >= n || line[p] != b';' {
+                    let blank_start = p;
+                    p = skip_gaps(line, p);
+                    if p >= n {
+                        break;
+                    }
+                    // Canonical: one space before each operand, none before ';'.
+                    let gap = p - blank_start;
+                    let canonical_gap = if line[p] == b';' { gap == 0 } else { gap == 1 && line[blank_start] == b' ' };
+                    if !canonical_gap {
+                        self.canonical = false;
+                    }
                 }
                 if line[p] == b';' {
                     p += 1;
@@ -1012,7 +1092,7 @@ impl Parser<'_, '_> {
                     let mut escaped = false;
                     let mut closed = false;
                     while p < n {
-                        p = scan(line, p, QUOTE | BACKSLASH, false);
+                        p = find_any(line, p, [b'"', b'\\']);
                         if p >= n {
                             break;
                         }
@@ -1054,7 +1134,7 @@ impl Parser<'_, '_> {
                     }
                 } else {
                     let s = p;
-                    p = scan(line, p, GAP | SEMI, false);
+                    p = if self.printing { find_any(line, p, [b' ', b';']) } else { scan(line, p, GAP | SEMI, false) };
                     tokens.push(Token { start: s, end: p, quoted: false, escaped: false });
                 }
             }
@@ -1073,7 +1153,7 @@ impl Parser<'_, '_> {
                     format!("operation {opname} is not closed: expected ';'"),
                 );
             }
-            self.add_operation(op_start, p, name, &tokens);
+            self.add_operation(op_start, p, name, known, &tokens);
         }
         self.rec.scratch.tokens = tokens;
         if !noop_extra.is_empty() {
@@ -1098,11 +1178,10 @@ impl Parser<'_, '_> {
         self.rec.ops.push(OpSlot { name: Name::Known(Opcode::Noop), offset: 0, end: 0, operands });
     }
 
-    fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], tokens: &[Token]) {
-        let known = Opcode::from_name(name);
+    fn add_operation(&mut self, op_start: usize, op_end: usize, name: &[u8], known: Option<Opcode>, tokens: &[Token]) {
         if self.canonical {
             let prev = &self.line[self.last_op.range()];
-            if !prev.is_empty() && prev >= name {
+            if !prev.is_empty() && !bytes_less(prev, name) {
                 self.canonical = false;
             }
             self.last_op = Span { start: op_start as u32, end: (op_start + name.len()) as u32 };
@@ -1203,27 +1282,31 @@ impl Parser<'_, '_> {
         let line = self.line;
         let first_operand = self.rec.operands.len();
         // Lenient: a check mark written apart from its move (`Qd1 +`).
-        let mut toks: Vec<Token> = core::mem::take(&mut self.rec.scratch.typed);
-        toks.clear();
-        for t in tokens {
-            let text = &line[t.start..t.end];
-            let detached = !t.quoted
-                && matches!(text, b"+" | b"#" | b"++")
-                && op.operand_type(0) == OperandType::Move
-                && toks.last().is_some_and(|l: &Token| !l.quoted);
-            if detached {
-                self.deviation(
-                    Code::DetachedCheckMark,
-                    t.start,
-                    Some(opname),
-                    Some(toks.len() - 1),
-                    "check mark separated from its move by a space".into(),
-                );
-                // Reported once: the mark is not read as a move of its own.
-                continue;
+        let mut filtered: Vec<Token> = Vec::new();
+        let moves = op.operand_type(0) == OperandType::Move;
+        let marks = moves && tokens.iter().any(|t| !t.quoted && matches!(&line[t.start..t.end], b"+" | b"#" | b"++"));
+        if marks {
+            filtered = core::mem::take(&mut self.rec.scratch.typed);
+            filtered.clear();
+            for t in tokens {
+                let text = &line[t.start..t.end];
+                let detached =
+                    !t.quoted && matches!(text, b"+" | b"#" | b"++") && filtered.last().is_some_and(|l| !l.quoted);
+                if detached {
+                    self.deviation(
+                        Code::DetachedCheckMark,
+                        t.start,
+                        Some(opname),
+                        Some(filtered.len() - 1),
+                        "check mark separated from its move by a space".into(),
+                    );
+                    // Reported once: the mark is not read as a move of its own.
+                    continue;
+                }
+                filtered.push(*t);
             }
-            toks.push(*t);
         }
+        let toks: &[Token] = if marks { &filtered } else { tokens };
         let n = toks.len();
         let arity_ok = match op.arity() {
             Arity::Exactly(k) => n == k as usize,
@@ -1244,9 +1327,8 @@ impl Parser<'_, '_> {
             self.diag(Severity::Error, Code::Arity, off, Some(opname), None, format!("{opname} takes {want}, not {n}"));
         }
         // Moves: sequence opcodes play each move in turn.
-        let mut seq_pos = if op.operand_type(0) == OperandType::Move { self.rec.position } else { None };
+        let mut seq_pos = if moves { self.rec.position } else { None };
         let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
-        let mut san_buf: Vec<u8> = core::mem::take(&mut self.rec.scratch.san);
         for (i, t) in toks.iter().enumerate() {
             let text = &line[t.start..t.end];
             let want = op.operand_type(i);
@@ -1275,13 +1357,27 @@ impl Parser<'_, '_> {
                             ),
                         );
                         Value::Move(None)
-                    } else if let Some(pos) = seq_pos {
-                        match self.move_operand(&pos, text, opname, i, t.start, &mut san_buf) {
-                            Some(m) => {
+                    } else if let Some(pos) = seq_pos.as_mut() {
+                        // Strict: canonical SAN is accepted as written,
+                        // checked part by part without encoding it.
+                        let fast = if self.lenient() { None } else { pos.strict_fast(text) };
+                        let found = match fast {
+                            Some(m) => Some((m, true)),
+                            None => {
+                                let mut san = core::mem::take(&mut self.san);
+                                let found = self.move_operand(pos, text, opname, i, t.start, &mut san);
+                                self.san = san;
+                                found.map(|m| (m, false))
+                            }
+                        };
+                        match found {
+                            Some((m, as_written)) => {
                                 if is_sequence {
-                                    seq_pos = Some(pos.played(m));
+                                    // Only the moves that follow are read
+                                    // in this position, never its hash.
+                                    pos.play_unhashed(m);
                                 }
-                                let span = self.rec.push_text(&san_buf);
+                                let span = self.rec.push_text(if as_written { text } else { &self.san });
                                 self.rec.operands.push(OperandSlot {
                                     span,
                                     offset: t.start as u32,
@@ -1314,7 +1410,8 @@ impl Parser<'_, '_> {
                         );
                         Value::Raw { quoted: true }
                     } else {
-                        match parse_integer(text) {
+                        let fast = canonical_integer(text);
+                        match fast.map_or_else(|| parse_integer(text), Ok) {
                             Ok(v) => {
                                 if let Some((lo, hi)) = op.integer_range() {
                                     if !(lo..=hi).contains(&v) {
@@ -1333,11 +1430,11 @@ impl Parser<'_, '_> {
                                         );
                                     }
                                 }
-                                let span = if is_canonical_integer(text) {
+                                let span = if fast.is_some() || is_canonical_integer(text) {
                                     self.rec.push_text(text)
                                 } else {
                                     self.canonical = false;
-                                    self.rec.push_text(itoa(v, &mut san_buf))
+                                    self.rec.push_text(itoa(v, &mut self.san))
                                 };
                                 self.rec.operands.push(OperandSlot {
                                     span,
@@ -1465,8 +1562,9 @@ impl Parser<'_, '_> {
                 self.canonical = false;
             }
         }
-        self.rec.scratch.typed = toks;
-        self.rec.scratch.san = san_buf;
+        if marks {
+            self.rec.scratch.typed = filtered;
+        }
     }
 
     /// An operand of a fixed-format basetype: its value if unquoted and
@@ -1491,16 +1589,21 @@ impl Parser<'_, '_> {
     /// `true` if the castling field as written is what the encoder writes.
     fn castling_text_canonical(&mut self, lead: usize) -> bool {
         let line = &self.line[lead..];
-        let mut fields = line.split(|&b| b == b' ');
-        let Some(field) = fields.nth(2) else { return false };
+        // The third field as split at single spaces.
+        let a = find_any(line, 0, [b' ']);
+        let b = if a < line.len() { find_any(line, a + 1, [b' ']) } else { a };
+        if b >= line.len() {
+            return false;
+        }
+        let field = &line[b + 1..find_any(line, b + 1, [b' '])];
         if field == b"-" {
             return self.rec.setup.castling_rights.is_empty();
         }
-        let mut buf = core::mem::take(&mut self.rec.scratch.san);
+        let mut buf = core::mem::take(&mut self.san);
         buf.clear();
         crate::fen::append_castling(&self.rec.setup.board, self.rec.setup.castling_rights, &mut buf);
         let same = buf == field;
-        self.rec.scratch.san = buf;
+        self.san = buf;
         same
     }
 
@@ -1518,7 +1621,8 @@ impl Parser<'_, '_> {
             );
         }
         let text = &self.rec.buf[span.range()];
-        if let Some(j) = text.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        let control = if self.printing { None } else { text.iter().position(|&b| b < 0x20 || b == 0x7f) };
+        if let Some(j) = control {
             let b = text[j];
             self.diag(
                 Severity::Error,
@@ -1618,6 +1722,8 @@ impl Parser<'_, '_> {
     fn cross_checks(&mut self) {
         let rec = &*self.rec;
         let mut seen_known: u64 = 0;
+        // Index of the first operation of each known opcode seen.
+        let mut first_at = [0usize; 64];
         let mut dups: Vec<(usize, String)> = Vec::new();
         for (i, op) in rec.ops.iter().enumerate() {
             match op.name {
@@ -1625,6 +1731,8 @@ impl Parser<'_, '_> {
                     let bit = 1u64 << (k as u32);
                     if seen_known & bit != 0 {
                         dups.push((op.offset as usize, k.name().to_string()));
+                    } else {
+                        first_at[k as usize] = i;
                     }
                     seen_known |= bit;
                 }
@@ -1636,8 +1744,13 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        let first_move = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).map(|o| (o.as_move(), o.offset()));
         let has = |op: Opcode| seen_known & (1u64 << (op as u32)) != 0;
+        let first_move = |op: Opcode| {
+            has(op)
+                .then(|| Operation { record: rec, index: first_at[op as usize] }.operand(0))
+                .flatten()
+                .map(|o| (o.as_move(), o.offset()))
+        };
         let mut findings: Vec<(Code, usize, Option<&str>, String)> = Vec::new();
         for (off, name) in &dups {
             findings.push((Code::DuplicateOpcode, *off, None, format!("opcode {name} appears more than once")));
@@ -1694,27 +1807,57 @@ impl Parser<'_, '_> {
     }
 }
 
-/// The first byte below 0x20 other than TAB, or DEL. Eight bytes at a
-/// time: lines are mostly printing ASCII.
-fn first_control_byte(line: &[u8]) -> Option<usize> {
+/// The first byte below 0x20 other than TAB, or DEL; and `true` if the
+/// line has no byte below 0x20 at all (TAB included) and no DEL. Eight
+/// bytes at a time: lines are mostly printing ASCII.
+fn first_control_byte(line: &[u8]) -> (Option<usize>, bool) {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = line.chunks_exact(8);
-    let mut base = 0;
-    for c in &mut chunks {
+    let control = |b: u8| (b < 0x20 && b != b'\t') || b == 0x7f;
+    // A byte < 0x20 has its high bit set after subtracting 0x20 (for bytes
+    // < 0x80); DEL (0x7f) becomes 0x80 after adding 1.
+    let flags = |c: &[u8]| {
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // A byte < 0x20 has its high bit set after subtracting 0x20 (for
-        // bytes < 0x80); DEL (0x7f) becomes 0x80 after adding 1.
         let below = x.wrapping_sub(LO * 0x20) & !x & HI;
         let del = (x ^ (LO * 0x7f)).wrapping_sub(LO) & !(x ^ (LO * 0x7f)) & HI;
-        if below | del != 0 {
-            if let Some(i) = c.iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
-                return Some(base + i);
+        below | del
+    };
+    let mut chunks = line.chunks_exact(8);
+    let rest = chunks.remainder();
+    // First over the whole line without stopping: nearly every line is all
+    // printing bytes, and then only the tail needs a look.
+    if line.chunks_exact(8).fold(0, |any, c| any | flags(c)) == 0 {
+        let base = line.len() - rest.len();
+        return match rest.iter().position(|&b| control(b)) {
+            Some(i) => (Some(base + i), false),
+            None => (None, !rest.iter().any(|&b| b < 0x20)),
+        };
+    }
+    let mut base = 0;
+    for c in &mut chunks {
+        if flags(c) != 0 {
+            if let Some(i) = c.iter().position(|&b| control(b)) {
+                return (Some(base + i), false);
             }
         }
         base += 8;
     }
-    chunks.remainder().iter().position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f).map(|i| base + i)
+    match rest.iter().position(|&b| control(b)) {
+        Some(i) => (Some(base + i), false),
+        None => (None, false),
+    }
+}
+
+/// `a < b` in byte order, inline: opcodes are a few bytes long, too short
+/// for a `memcmp` call to pay.
+#[inline(always)]
+fn bytes_less(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
 }
 
 fn trim_blanks(s: &[u8]) -> &[u8] {
@@ -1758,6 +1901,28 @@ fn is_canonical_integer(text: &[u8]) -> bool {
     !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && (digits.len() == 1 || digits[0] != b'0')
 }
 
+/// The value of an integer written as the encoder writes it (see
+/// [`is_canonical_integer`]) with at most 18 digits, so that it cannot
+/// overflow; `None` for anything else.
+fn canonical_integer(text: &[u8]) -> Option<i64> {
+    let (neg, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 || (digits[0] == b'0' && (digits.len() > 1 || neg)) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        let x = d.wrapping_sub(b'0');
+        if x > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(x);
+    }
+    Some(if neg { -v } else { v })
+}
+
 /// `#3` or `#-3` in place of a move: the mate distance.
 fn mate_notation(text: &[u8]) -> Option<i64> {
     match text {
@@ -1773,4 +1938,57 @@ fn looks_like_coordinate(text: &[u8]) -> bool {
         && t[1].is_ascii_digit()
         && (b'a'..=b'h').contains(&t[2])
         && t[3].is_ascii_digit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_integer_reads_only_the_encoders_spelling() {
+        for (text, want) in [
+            (&b"0"[..], Some(0)),
+            (b"7", Some(7)),
+            (b"-7", Some(-7)),
+            (b"32766", Some(32766)),
+            (b"-32768", Some(-32768)),
+            (b"123456789012345678", Some(123_456_789_012_345_678)),
+            // 19 digits could overflow: left to the general parser.
+            (b"1234567890123456789", None),
+            (b"-0", None),
+            (b"007", None),
+            (b"-07", None),
+            (b"+7", None),
+            (b"", None),
+            (b"-", None),
+            (b"7a", None),
+            (b"1.5", None),
+        ] {
+            assert_eq!(canonical_integer(text), want, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
+
+    #[test]
+    fn control_bytes_and_all_printing_lines() {
+        for (line, first, printing) in [
+            (&b"8/8/8/8/8/8/8/8 w - - id \"x\";"[..], None, true),
+            (b"", None, true),
+            (b"ab\tcd", None, false),
+            (b"abcdefgh\tij", None, false),
+            (b"abcdefghij\x01", Some(10), false),
+            (b"a\x7fbcdefghijklmnop", Some(1), false),
+            (b"abcdefgh\x00", Some(8), false),
+            (b"abcdefgh\tijklmnop\x1f", Some(17), false),
+        ] {
+            assert_eq!(first_control_byte(line), (first, printing), "{:?}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn bytes_less_is_byte_order() {
+        for (a, b) in [("acd", "acn"), ("am", "bm"), ("c0", "ce"), ("pv", "pm"), ("ac", "acd"), ("id", "id"), ("", "a")]
+        {
+            assert_eq!(bytes_less(a.as_bytes(), b.as_bytes()), a < b, "{a} < {b}");
+        }
+    }
 }

@@ -241,6 +241,63 @@ fn parse_common_san(s: &[u8]) -> Option<SanPlus> {
     Some(SanPlus { san: San::Normal { role, file, rank, capture, to, promotion }, suffix })
 }
 
+/// The parts of a move written in the shape canonical SAN of a piece or
+/// pawn move has, `[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`, read
+/// from the end: role, origin file and rank, capture mark, target,
+/// promotion and check mark. `None` for any other text. Whether the parts
+/// are the canonical ones for the position is for the caller to check.
+#[allow(clippy::type_complexity)]
+#[inline]
+fn split_canonical_shape(
+    s: &[u8],
+) -> Option<(Role, Option<File>, Option<Rank>, bool, Square, Option<Role>, Option<Suffix>)> {
+    let (role, start) = match *s.first()? {
+        b'N' => (Role::Knight, 1),
+        b'B' => (Role::Bishop, 1),
+        b'R' => (Role::Rook, 1),
+        b'Q' => (Role::Queen, 1),
+        b'K' => (Role::King, 1),
+        _ => (Role::Pawn, 0),
+    };
+    let mut end = s.len();
+    let suffix = match s[end - 1] {
+        b'+' => Some(Suffix::Check),
+        b'#' => Some(Suffix::Checkmate),
+        _ => None,
+    };
+    if suffix.is_some() {
+        end -= 1;
+    }
+    let mut promotion = None;
+    if end >= start + 4 && s[end - 2] == b'=' {
+        promotion = Some(match s[end - 1] {
+            b'N' => Role::Knight,
+            b'B' => Role::Bishop,
+            b'R' => Role::Rook,
+            b'Q' => Role::Queen,
+            _ => return None,
+        });
+        end -= 2;
+    }
+    if end < start + 2 {
+        return None;
+    }
+    let to = Square::from_coords(File::from_char(s[end - 2])?, Rank::from_char(s[end - 1])?);
+    end -= 2;
+    let capture = end > start && s[end - 1] == b'x';
+    if capture {
+        end -= 1;
+    }
+    let (file, rank) = match s[start..end] {
+        [] => (None, None),
+        [c @ b'a'..=b'h'] => (File::from_char(c), None),
+        [c @ b'1'..=b'8'] => (None, Rank::from_char(c)),
+        [f, r] => (Some(File::from_char(f)?), Some(Rank::from_char(r)?)),
+        _ => return None,
+    };
+    Some((role, file, rank, capture, to, promotion, suffix))
+}
+
 fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus, SanError> {
     if !b_is_bishop {
         if let Some(sp) = parse_common_san(s) {
@@ -460,12 +517,15 @@ impl Position {
     /// minimal disambiguation, check mark) without encoding it. `None`
     /// when that is not enough to accept it; the caller then decodes the
     /// general way, which also produces the error.
-    fn strict_fast(&self, s: &[u8]) -> Option<Move> {
-        let sp = match parse_common_san(s) {
-            Some(sp) => sp,
-            None => parse_san_text(s, SanMode::Strict, false).ok()?,
+    pub(crate) fn strict_fast(&self, s: &[u8]) -> Option<Move> {
+        let (role, file, rank, capture, to, promotion, suffix) = match split_canonical_shape(s) {
+            Some(parts) => parts,
+            None => {
+                let sp = parse_san_text(s, SanMode::Strict, false).ok()?;
+                let San::Normal { role, file, rank, capture, to, promotion } = sp.san else { return None };
+                (role, file, rank, capture, to, promotion, sp.suffix)
+            }
         };
-        let San::Normal { role, file, rank, capture, to, promotion } = sp.san else { return None };
         let (m, all) = self.match_normal(role, file, rank, to, promotion)?;
         let sq = m.from();
         let captures = self.is_capture(m);
@@ -492,7 +552,7 @@ impl Position {
         if written != needed {
             return None;
         }
-        let suffix_ok = match (self.gives_check(m), sp.suffix) {
+        let suffix_ok = match (self.gives_check(m), suffix) {
             (false, None) => true,
             (true, Some(Suffix::Check)) => self.played(m).has_legal_moves(),
             (true, Some(Suffix::Checkmate)) => !self.played(m).has_legal_moves(),

@@ -276,7 +276,7 @@ pub fn run<R: BufRead, W: Write>(
             continue;
         }
         out.clear();
-        match verb {
+        let same = match verb {
             Verb::Purge(_) => {
                 let ranges = rec.source_ranges(text, &purge);
                 let mut at = 0;
@@ -285,11 +285,18 @@ pub fn run<R: BufRead, W: Write>(
                     at = r.end;
                 }
                 out.extend_from_slice(&text[at..]);
+                out.as_slice() == text
             }
-            _ if rec.is_source_canonical() => out.extend_from_slice(text),
-            _ => rec.append_canonical(&mut out),
-        }
-        if out.as_slice() != text {
+            _ if rec.is_source_canonical() => {
+                out.extend_from_slice(text);
+                true
+            }
+            _ => {
+                rec.append_canonical(&mut out);
+                out.as_slice() == text
+            }
+        };
+        if !same {
             summary.changed += 1;
         }
         out.push(b'\n');
