@@ -353,7 +353,7 @@ struct Done {
 }
 
 /// Bytes of input per batch handed to a worker.
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_BYTES: usize = 1 << 18;
 
 /// Reads whole lines into batches of about `BATCH_BYTES`. A batch never
 /// ends on a line with an unterminated string, so a string continued on
