@@ -9,7 +9,6 @@ use anyhow::{bail, Context};
 use epd_core::analysis::{self, Options, Progress, Summary, Verb};
 use epd_core::engine::{Engine, Limits, UciConfig, UciEngine};
 use epd_core::verbs::LineReport;
-use epd_core::Severity;
 
 use crate::Outcome;
 
@@ -83,19 +82,6 @@ pub struct Args {
     /// Print no warnings and no summary, only errors.
     #[arg(short = 'q', long)]
     quiet: bool,
-}
-
-fn render(file: &str, quiet: bool, r: &LineReport<'_>, out: &mut Vec<u8>) {
-    for d in r.diagnostics {
-        if quiet && d.severity == Severity::Warning {
-            continue;
-        }
-        let _ =
-            write!(out, "{file}:{}:{}: {}[{}]: {}\n  ", r.line_no, d.column(), d.severity, d.code.as_str(), d.message);
-        let text: Vec<u8> = r.text.iter().copied().filter(|&b| b != 0 && b != b'\r').take(200).collect();
-        out.extend_from_slice(String::from_utf8_lossy(&text).as_bytes());
-        out.push(b'\n');
-    }
 }
 
 fn limits(args: &Args) -> Limits {
@@ -223,7 +209,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
         let mut buf = Vec::new();
         let report = |r: &LineReport<'_>| {
             buf.clear();
-            render(display, args.quiet, r, &mut buf);
+            super::render_text(display, args.quiet, r, &mut buf);
             match &bar {
                 Some(b) => b.suspend(|| {
                     let _ = err.write_all(&buf);

@@ -7,7 +7,6 @@ use std::time::Instant;
 use anyhow::Context;
 use epd_core::mate::{self, Options, Summary};
 use epd_core::verbs::LineReport;
-use epd_core::Severity;
 
 use crate::Outcome;
 
@@ -45,19 +44,6 @@ pub struct Args {
     jobs: usize,
 }
 
-fn render(file: &str, quiet: bool, r: &LineReport<'_>, out: &mut Vec<u8>) {
-    for d in r.diagnostics {
-        if quiet && d.severity == Severity::Warning {
-            continue;
-        }
-        let _ =
-            write!(out, "{file}:{}:{}: {}[{}]: {}\n  ", r.line_no, d.column(), d.severity, d.code.as_str(), d.message);
-        let text: Vec<u8> = r.text.iter().copied().filter(|&b| b != 0 && b != b'\r').take(200).collect();
-        out.extend_from_slice(String::from_utf8_lossy(&text).as_bytes());
-        out.push(b'\n');
-    }
-}
-
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let options = Options {
         moves: args.moves,
@@ -86,7 +72,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         let mut buf = Vec::new();
         let report = |r: &LineReport<'_>| {
             buf.clear();
-            render(display, args.quiet, r, &mut buf);
+            super::render_text(display, args.quiet, r, &mut buf);
             let _ = err.write_all(&buf);
         };
         let s = match file_out.as_mut() {
