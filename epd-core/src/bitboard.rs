@@ -162,6 +162,20 @@ impl Iterator for IntoIter {
     }
 }
 
+impl DoubleEndedIterator for IntoIter {
+    /// The highest remaining square.
+    #[inline(always)]
+    fn next_back(&mut self) -> Option<Square> {
+        if self.0 == 0 {
+            None
+        } else {
+            let i = 63 - self.0.leading_zeros();
+            self.0 &= !(1u64 << i);
+            Some(Square::from_index(i))
+        }
+    }
+}
+
 impl ExactSizeIterator for IntoIter {}
 
 impl IntoIterator for Bitboard {

@@ -600,28 +600,20 @@ pub(crate) fn append_castling(board: &Board, rights: Bitboard, out: &mut Vec<u8>
         let ours = rights & Bitboard::from_rank(rank);
         let rooks = board.rooks() & board.by_color(color) & Bitboard::from_rank(rank);
         let king = board.king_of(color).filter(|k| k.rank() == rank);
-        let mut kingside: Vec<Square> = Vec::new();
-        let mut queenside: Vec<Square> = Vec::new();
-        for rook in ours {
-            let ks = king.map_or(rook.file() >= File::E, |k| rook.index() > k.index());
-            if ks {
-                kingside.push(rook);
+        let is_kingside = |rook: Square| king.map_or(rook.file() >= File::E, |k| rook.index() > k.index());
+        // Kingside rights from the h-file inwards, then queenside ones from
+        // the a-file inwards.
+        let kingside = ours.into_iter().rev().filter(|&r| is_kingside(r)).map(|r| (r, b'K', true));
+        let queenside = ours.into_iter().filter(|&r| !is_kingside(r)).map(|r| (r, b'Q', false));
+        for (rook, letter, kingside) in kingside.chain(queenside) {
+            let outermost = if kingside {
+                (rooks & Bitboard(!0u64 << rook.index() << 1)).is_empty()
             } else {
-                queenside.push(rook);
-            }
-        }
-        kingside.sort_by(|a, b| b.cmp(a));
-        for (list, letter, kingside) in [(kingside, b'K', true), (queenside, b'Q', false)] {
-            for rook in list {
-                let outermost = if kingside {
-                    (rooks & Bitboard(!0u64 << rook.index() << 1)).is_empty()
-                } else {
-                    (rooks & Bitboard((1u64 << rook.index()) - 1)).is_empty()
-                };
-                let plain = outermost && rooks.contains(rook);
-                let ch = if plain { letter } else { rook.file().char() as u8 - b'a' + b'A' };
-                out.push(if color.is_white() { ch } else { ch.to_ascii_lowercase() });
-            }
+                (rooks & Bitboard((1u64 << rook.index()) - 1)).is_empty()
+            };
+            let plain = outermost && rooks.contains(rook);
+            let ch = if plain { letter } else { rook.file().char() as u8 - b'a' + b'A' };
+            out.push(if color.is_white() { ch } else { ch.to_ascii_lowercase() });
         }
     }
     if out.len() == start {

@@ -400,7 +400,6 @@ pub fn to_epd<R: BufRead, W: Write>(
     let mut reader = PgnReader::new(input);
     let mut summary = PgnSummary::default();
     let mut out = Vec::with_capacity(256);
-    let mut rec = crate::Record::default();
     while let Some(game) = reader.next_game()? {
         summary.games += 1;
         for w in &game.warnings {
@@ -448,37 +447,63 @@ pub fn to_epd<R: BufRead, W: Write>(
         if ok {
             summary.complete += 1;
         }
+        // The operations are written straight in canonical order (c0, fmvn,
+        // hmvc, id, sm: ASCII order of opcode), as Record::append_canonical
+        // would write them; what is the same for every ply is built once.
+        let c0 = options.comment.then(|| {
+            let text = format!(
+                "{} {} {} {} {}",
+                game.tag("Event").unwrap_or("?"),
+                game.tag("Site").unwrap_or("?"),
+                game.tag("Date").unwrap_or("?"),
+                game.tag("Round").unwrap_or("?"),
+                game.result.as_deref().or(game.tag("Result")).unwrap_or("*")
+            );
+            let mut quoted = Vec::new();
+            crate::operand::append_quoted(sanitize(&text).as_bytes(), &mut quoted);
+            quoted
+        });
+        let id_prefix = options.id.then(|| {
+            let t = |n: &str| game.tag(n).unwrap_or("?");
+            sanitize_chars(&format!("{} - {}, {} {}, ply ", t("White"), t("Black"), t("Event"), t("Round")))
+        });
+        let mut id = String::new();
         let mut pos = start;
         for ply in 0..=moves.len() {
-            rec = crate::Record::from_position(&pos);
             let next = moves.get(ply).copied();
-            if options.comment {
-                let c0 = format!(
-                    "{} {} {} {} {}",
-                    game.tag("Event").unwrap_or("?"),
-                    game.tag("Site").unwrap_or("?"),
-                    game.tag("Date").unwrap_or("?"),
-                    game.tag("Round").unwrap_or("?"),
-                    game.result.as_deref().or(game.tag("Result")).unwrap_or("*")
-                );
-                let c0 = sanitize(&c0);
-                let _ = rec.set("c0", &[crate::OperandInput::String(c0.as_bytes())]);
+            out.clear();
+            pos.append_epd_fields(&mut out);
+            if let Some(c0) = &c0 {
+                out.extend_from_slice(b" c0 ");
+                out.extend_from_slice(c0);
+                out.push(b';');
             }
             if options.counters {
-                let _ = rec.set("hmvc", &[crate::OperandInput::Integer(i64::from(pos.halfmoves()))]);
-                let _ = rec.set("fmvn", &[crate::OperandInput::Integer(i64::from(pos.fullmoves()))]);
+                if pos.fullmoves() >= 1 {
+                    out.extend_from_slice(b" fmvn ");
+                    out.extend_from_slice(pos.fullmoves().to_string().as_bytes());
+                    out.push(b';');
+                }
+                out.extend_from_slice(b" hmvc ");
+                out.extend_from_slice(pos.halfmoves().to_string().as_bytes());
+                out.push(b';');
             }
-            if options.id {
-                let id = sanitize(&record_id(&game, ply));
-                let _ = rec.set("id", &[crate::OperandInput::String(id.as_bytes())]);
+            if let Some(prefix) = &id_prefix {
+                id.clear();
+                id.push_str(prefix);
+                id.push_str(&ply.to_string());
+                truncate_string(&mut id);
+                out.extend_from_slice(b" id ");
+                crate::operand::append_quoted(id.as_bytes(), &mut out);
+                out.push(b';');
             }
             if options.supplied_move {
                 if let Some(m) = next {
-                    let _ = rec.set("sm", &[crate::OperandInput::Move(m)]);
+                    out.extend_from_slice(b" sm ");
+                    pos.append_san(m, &mut out);
+                    out.push(b';');
                 }
             }
-            out.clear();
-            rec.append_canonical(&mut out);
             out.push(b'\n');
             output.write_all(&out)?;
             summary.records += 1;
@@ -488,17 +513,26 @@ pub fn to_epd<R: BufRead, W: Write>(
         }
     }
     output.flush()?;
-    let _ = rec;
     Ok(summary)
 }
 
 /// Makes text fit an EPD string: printing characters, under 256 bytes.
 fn sanitize(s: &str) -> String {
-    let mut out: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    while out.len() >= crate::MAX_STRING {
-        out.pop();
-    }
+    let mut out = sanitize_chars(s);
+    truncate_string(&mut out);
     out
+}
+
+/// Control characters replaced by blanks.
+fn sanitize_chars(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+/// Shortened, a character at a time, to under 256 bytes.
+fn truncate_string(s: &mut String) {
+    while s.len() >= crate::MAX_STRING {
+        s.pop();
+    }
 }
 
 #[cfg(test)]
