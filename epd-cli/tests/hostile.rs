@@ -309,3 +309,25 @@ fn pgn_variations_nested_ten_thousand_deep() {
         ]
     );
 }
+
+/// `--jobs 2` cuts its input into batches; an over-long line goes through
+/// in pieces, so memory stays bounded by the batch size, not the line:
+/// a 48 MiB line takes well under 48 MiB and comes out whole, with the
+/// serial run's diagnostics.
+#[test]
+fn parallel_run_streams_an_over_long_line() {
+    let mut data = format!("{START} id \"a\";\n{START} c0 \"").into_bytes();
+    data.resize(48 << 20, b'y');
+    data.extend_from_slice(b"\";\n");
+    data.extend_from_slice(format!("{START} id \"b\";").as_bytes());
+    let file = TempFile::new("parallel-long-line.epd", &data);
+    let serial = epd(&["normalize", file.path()]);
+    let parallel = epd(&["normalize", "--jobs", "2", file.path()]);
+    assert_eq!(parallel.code, 1, "{}", head(&parallel.stderr));
+    assert!(parallel.stdout == serial.stdout, "--jobs 2 output differs from the serial output");
+    assert_eq!(parallel.stderr, serial.stderr);
+    let mut expected = data.clone();
+    expected.push(b'\n');
+    assert!(parallel.stdout == expected, "the line did not come out whole");
+    assert!(parallel.peak_rss < 32 << 20, "--jobs 2 peak RSS {} MiB for a 48 MiB line", parallel.peak_rss >> 20);
+}

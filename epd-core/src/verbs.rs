@@ -152,10 +152,24 @@ fn pass_tail<R: BufRead, W: Write>(input: &mut R, out: &mut W, copy: bool) -> io
 /// # Errors
 /// Only I/O errors; bad records are diagnostics.
 pub fn run<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    verb: &Verb,
+    options: &Options,
+    report: impl FnMut(&LineReport<'_>),
+) -> io::Result<Summary> {
+    run_from(input, output, verb, options, 0, report)
+}
+
+/// [`run`] on a part of an input that starts after `lines_before` lines:
+/// line numbers, in reports and in messages, count from the start of the
+/// whole input.
+fn run_from<R: BufRead, W: Write>(
     mut input: R,
     mut output: W,
     verb: &Verb,
     options: &Options,
+    lines_before: u64,
     mut report: impl FnMut(&LineReport<'_>),
 ) -> io::Result<Summary> {
     let mode = if *verb == Verb::Repair { ParseMode::Lenient } else { options.mode };
@@ -184,7 +198,7 @@ pub fn run<R: BufRead, W: Write>(
             }
         };
         summary.lines += 1;
-        let line_no = summary.lines;
+        let line_no = lines_before + summary.lines;
         if cut {
             summary.records += 1;
             summary.invalid += 1;
@@ -341,8 +355,21 @@ pub fn normalize_str(input: &[u8], mode: ParseMode) -> (Vec<u8>, Summary) {
 struct Batch {
     index: u64,
     first_line: u64,
-    lines: u64,
     data: Vec<u8>,
+    kind: Piece,
+}
+
+/// What a batch holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// Whole lines (the last may lack its `\n` at the end of the input).
+    Lines,
+    /// The first `MAX_LINE` bytes of an over-long line: reported and, when
+    /// records are copied, copied through; the line's end comes in `Tail`s.
+    LongHead,
+    /// More of an over-long line, copied through or skipped as is; the last
+    /// one ends with the line's `\n`.
+    Tail,
 }
 
 struct Done {
@@ -355,26 +382,169 @@ struct Done {
 /// Bytes of input per batch handed to a worker.
 const BATCH_BYTES: usize = 1 << 18;
 
-/// Reads whole lines into batches of about `BATCH_BYTES`. A batch never
-/// ends on a line with an unterminated string, so a string continued on
-/// the next line is joined exactly as the serial run joins it.
-fn read_batch<R: BufRead>(input: &mut R, index: u64, first_line: u64) -> io::Result<Option<Batch>> {
-    let mut data = Vec::with_capacity(BATCH_BYTES + 4096);
-    let mut lines = 0u64;
-    loop {
-        let start = data.len();
-        let n = input.read_until(b'\n', &mut data)?;
-        if n == 0 {
-            break;
+/// Cuts the input into batches of whole lines of about `BATCH_BYTES`,
+/// reading it in blocks (no per-line work but one newline count).
+///
+/// A batch never ends on a line with an odd number of `"`, so a string
+/// continued on the next line is joined exactly as the serial run joins
+/// it. Memory stays bounded whatever the bytes: a line longer than
+/// `MAX_LINE` goes out as its first `MAX_LINE` bytes and then in pieces,
+/// and a batch is cut at its last line end once it holds `BATCH_BYTES +
+/// MAX_LINE` bytes without a place to end.
+struct Batcher<R> {
+    input: R,
+    /// Bytes read but not yet in a batch.
+    carry: Vec<u8>,
+    index: u64,
+    /// The line number of the next batch's first line.
+    line: u64,
+    /// Inside the tail of an over-long line.
+    tail: bool,
+    eof: bool,
+}
+
+impl<R: BufRead> Batcher<R> {
+    fn new(input: R) -> Batcher<R> {
+        Batcher { input, carry: Vec::new(), index: 0, line: 1, tail: false, eof: false }
+    }
+
+    /// Appends the carried bytes, or the next block of input, to `data`;
+    /// `false` at the end of the input.
+    fn more(&mut self, data: &mut Vec<u8>) -> io::Result<bool> {
+        if !self.carry.is_empty() {
+            data.append(&mut self.carry);
+            return Ok(true);
         }
-        lines += 1;
-        let line = &data[start..];
-        let open_string = line.iter().filter(|&&b| b == b'"').count() % 2 == 1;
-        if data.len() >= BATCH_BYTES && !open_string {
-            break;
+        if self.eof {
+            return Ok(false);
+        }
+        loop {
+            match self.input.fill_buf() {
+                Ok([]) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(block) => {
+                    let n = block.len();
+                    data.extend_from_slice(block);
+                    self.input.consume(n);
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
         }
     }
-    Ok((lines > 0).then_some(Batch { index, first_line, lines, data }))
+
+    fn batch(&mut self, mut data: Vec<u8>, keep: usize, lines: u64, kind: Piece) -> Batch {
+        let mut rest = data.split_off(keep);
+        rest.append(&mut self.carry);
+        self.carry = rest;
+        let b = Batch { index: self.index, first_line: self.line, data, kind };
+        self.index += 1;
+        self.line += lines;
+        b
+    }
+
+    fn next_batch(&mut self) -> io::Result<Option<Batch>> {
+        let mut data = Vec::with_capacity(BATCH_BYTES + (1 << 16));
+        if self.tail {
+            let mut ended = false;
+            while data.len() < BATCH_BYTES && find_newline(&data).is_none() {
+                if !self.more(&mut data)? {
+                    ended = true;
+                    break;
+                }
+            }
+            if data.is_empty() {
+                return Ok(None);
+            }
+            let keep = match find_newline(&data) {
+                Some(i) => {
+                    self.tail = false;
+                    i + 1
+                }
+                None if !ended => BATCH_BYTES.min(data.len()),
+                None => {
+                    // The input ends inside the line: the serial run ends
+                    // the copied line with a `\n` all the same.
+                    self.tail = false;
+                    data.push(b'\n');
+                    data.len()
+                }
+            };
+            return Ok(Some(self.batch(data, keep, 0, Piece::Tail)));
+        }
+        // Fill to BATCH_BYTES, then look for the first line end after it
+        // that closes a line with an even number of quotes.
+        let mut searched = 0;
+        loop {
+            if data.len() >= BATCH_BYTES {
+                let mut from = searched.max(BATCH_BYTES - 1);
+                while let Some(i) = find_newline(&data[from..]) {
+                    let end = from + i + 1;
+                    let start = data[..end - 1].iter().rposition(|&b| b == b'\n').map_or(0, |j| j + 1);
+                    if data[start..end].iter().filter(|&&b| b == b'"').count() % 2 == 0 {
+                        let lines = count_newlines(&data[..end]);
+                        return Ok(Some(self.batch(data, end, lines, Piece::Lines)));
+                    }
+                    from = end;
+                }
+                searched = data.len();
+                if data.len() >= BATCH_BYTES + MAX_LINE {
+                    return Ok(Some(self.forced(data)));
+                }
+            }
+            if !self.more(&mut data)? {
+                break;
+            }
+        }
+        if data.is_empty() {
+            return Ok(None);
+        }
+        let mut lines = count_newlines(&data);
+        if data.last() != Some(&b'\n') {
+            lines += 1;
+        }
+        let n = data.len();
+        Ok(Some(self.batch(data, n, lines, Piece::Lines)))
+    }
+
+    /// No place to end a batch within bounds: the whole lines so far go
+    /// out, or, when the batch starts with an over-long line, its head.
+    fn forced(&mut self, data: Vec<u8>) -> Batch {
+        match find_newline(&data) {
+            // As `read_line` has it: a line is cut when no `\n` comes
+            // within its first MAX_LINE bytes.
+            Some(i) if i < MAX_LINE => {
+                let end = data.iter().rposition(|&b| b == b'\n').map_or(0, |j| j + 1);
+                let lines = count_newlines(&data[..end]);
+                self.batch(data, end, lines, Piece::Lines)
+            }
+            _ => {
+                self.tail = true;
+                self.batch(data, MAX_LINE, 1, Piece::LongHead)
+            }
+        }
+    }
+}
+
+/// The number of `\n` bytes, eight at a time.
+fn count_newlines(s: &[u8]) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    let mut chunks = s.chunks_exact(8);
+    let mut n = 0u64;
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (LO * u64::from(b'\n'));
+        // A zero byte of x is a newline. Adding 0x7f to each byte's low
+        // seven bits sets its high bit unless they are all zero (no carry
+        // between bytes); or-ing x in covers the high bit itself.
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let y = (x & LOW7) + LOW7;
+        let zero = !(y | x | LOW7);
+        n += u64::from(zero.count_ones());
+    }
+    n + chunks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 /// [`run`] on `jobs` worker threads. Output, diagnostics and summary are
@@ -419,13 +589,24 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
                     },
                     Err(_) => return,
                 };
-                let mut out = Vec::with_capacity(batch.data.len() + batch.data.len() / 8);
+                let copy = *verb != Verb::Check && !options.drop_invalid;
+                let mut out = Vec::new();
                 let mut rendered = Vec::new();
-                let base = batch.first_line - 1;
-                let result = run(&batch.data[..], &mut out, verb, options, |r| {
-                    let shifted = LineReport { line_no: base + r.line_no, text: r.text, diagnostics: r.diagnostics };
-                    render(&shifted, &mut rendered);
-                });
+                let result = if batch.kind == Piece::Tail {
+                    if copy {
+                        out = batch.data;
+                    }
+                    Ok(Summary::default())
+                } else {
+                    out.reserve(batch.data.len() + batch.data.len() / 8);
+                    let before = batch.first_line - 1;
+                    let r = run_from(&batch.data[..], &mut out, verb, options, before, |r| render(r, &mut rendered));
+                    if batch.kind == Piece::LongHead && copy {
+                        // The line goes on in the Tail pieces.
+                        out.pop();
+                    }
+                    r
+                };
                 let done = result.map(|summary| Done { index: batch.index, output: out, rendered, summary });
                 if tx.send(done).is_err() {
                     return;
@@ -435,11 +616,8 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
         drop(done_tx);
         // Reader thread: batches in order; it stops when the workers do.
         let reader = scope.spawn(move || -> io::Result<()> {
-            let mut index = 0;
-            let mut line = 1;
-            while let Some(b) = read_batch(&mut input, index, line)? {
-                line += b.lines;
-                index += 1;
+            let mut batcher = Batcher::new(&mut input);
+            while let Some(b) = batcher.next_batch()? {
                 if batch_tx.send(b).is_err() {
                     break;
                 }

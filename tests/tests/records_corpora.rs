@@ -540,3 +540,85 @@ fn parallel_verbs_equal_serial_byte_for_byte() {
         }
     }
 }
+
+/// The parallel verbs cut their input into batches without looking at
+/// each line; the cuts must not show: lines around the batch size, lines
+/// at, just under and over `MAX_LINE` (the newline exactly at the cap,
+/// one at the end of the input without its newline), strings continued on
+/// the next line where a batch would end, runs of lines with an odd
+/// number of quotes.
+#[test]
+fn parallel_batches_cut_anywhere_equal_serial() {
+    use epd_core::verbs::{run, run_parallel, Options, Verb, MAX_LINE};
+    use epd_core::ParseMode;
+    let start = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    let record = |i: usize| format!("{} id \"n{i}\"; bm e4;\n", std::str::from_utf8(start).unwrap()).into_bytes();
+    let long = |n: usize| {
+        let mut v = start.to_vec();
+        v.extend_from_slice(b" c0 \"");
+        v.resize(n, b'x');
+        v
+    };
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    // Records of every length around the 256 KiB batch size.
+    let mut v = Vec::new();
+    let mut i = 0;
+    while v.len() < 3 << 20 {
+        v.extend_from_slice(&record(i));
+        if i % 97 == 0 {
+            // A string continued on the next line, and a line with an odd
+            // number of quotes that is not continued.
+            v.extend_from_slice(&start[..]);
+            v.extend_from_slice(b" c0 \"split\nhere\"; id \"x\";\n");
+            v.extend_from_slice(b"8/8/8/8/8/8/8/K6k w - - c1 \"a\\\"b\";\n");
+        }
+        i += 1;
+    }
+    cases.push(v.clone());
+    // Over-long lines: just under, at, over the cap; the newline at the
+    // cap; between records; last in the input without a newline.
+    for n in [MAX_LINE - 1, MAX_LINE, MAX_LINE + 1, 3 * MAX_LINE + 17] {
+        let mut c = v[..300_000].to_vec();
+        c.extend_from_slice(&long(n));
+        c.push(b'\n');
+        c.extend_from_slice(&v[..100_000]);
+        c.extend_from_slice(&long(n));
+        cases.push(c);
+    }
+    // A run of over 1 MiB of lines with an odd number of quotes (no
+    // place to end a batch), none of them continued.
+    let mut odd = Vec::new();
+    while odd.len() < 2 * MAX_LINE {
+        odd.extend_from_slice(b"8/8/8/8/8/8/8/K6k w - - c0 \"a\\\"b\";\n");
+    }
+    cases.push(odd);
+    cases.push(Vec::new());
+    cases.push(b"\n\n\n".to_vec());
+    for (n, input) in cases.iter().enumerate() {
+        for verb in [Verb::Normalize, Verb::Check, Verb::Purge(vec!["c0".into()])] {
+            for (mode, drop_invalid) in
+                [(ParseMode::Strict, false), (ParseMode::Lenient, false), (ParseMode::Strict, true)]
+            {
+                let options = Options { mode, drop_invalid };
+                let render = |r: &epd_core::verbs::LineReport<'_>, out: &mut Vec<u8>| {
+                    out.extend_from_slice(format!("{} {:?}\n", r.line_no, r.diagnostics).as_bytes());
+                };
+                let mut serial = Vec::new();
+                let mut serial_diags = Vec::new();
+                let s1 = run(&input[..], &mut serial, &verb, &options, |r| render(r, &mut serial_diags)).unwrap();
+                for jobs in [1, 2] {
+                    let mut par = Vec::new();
+                    let mut par_diags = Vec::new();
+                    let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, render, |b| {
+                        par_diags.extend_from_slice(b)
+                    })
+                    .unwrap();
+                    let what = format!("case {n} {verb:?} {mode:?} drop {drop_invalid} jobs {jobs}");
+                    assert_eq!(s1, s2, "{what}");
+                    assert!(serial == par, "{what}: output differs ({} vs {} bytes)", serial.len(), par.len());
+                    assert!(serial_diags == par_diags, "{what}: diagnostics differ");
+                }
+            }
+        }
+    }
+}
