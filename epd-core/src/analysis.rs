@@ -222,6 +222,15 @@ fn process_line<E: Engine + ?Sized>(
         r.out.push(b'\n');
         return r;
     }
+    if line.len() > crate::verbs::MAX_LINE {
+        r.diags.push(crate::verbs::line_too_long());
+        r.invalid = true;
+        if !options.drop_invalid {
+            r.out.extend_from_slice(line);
+            r.out.push(b'\n');
+        }
+        return r;
+    }
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     rec.parse_into(line, ParseMode::Lenient, &mut r.diags);
     let pos = rec.position().copied();

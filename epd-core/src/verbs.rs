@@ -120,6 +120,19 @@ fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<
     }
 }
 
+/// The diagnostic for a line longer than `MAX_LINE`, which is not parsed
+/// (a parsed record takes many times its line).
+pub(crate) fn line_too_long() -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Error,
+        code: Code::LineTooLong,
+        offset: MAX_LINE,
+        opcode: None,
+        operand: None,
+        message: format!("line longer than {MAX_LINE} bytes: not parsed, copied through unchanged"),
+    }
+}
+
 /// Copies the rest of an over-long line through (or skips it).
 fn pass_tail<R: BufRead, W: Write>(input: &mut R, out: &mut W, copy: bool) -> io::Result<()> {
     loop {
@@ -203,14 +216,7 @@ fn run_from<R: BufRead, W: Write>(
             summary.records += 1;
             summary.invalid += 1;
             summary.errors += 1;
-            let d = [Diagnostic {
-                severity: Severity::Error,
-                code: Code::LineTooLong,
-                offset: MAX_LINE,
-                opcode: None,
-                operand: None,
-                message: format!("line longer than {MAX_LINE} bytes: not parsed, copied through unchanged"),
-            }];
+            let d = [line_too_long()];
             report(&LineReport { line_no, text: &line[..256.min(line.len())], diagnostics: &d });
             let copy = *verb != Verb::Check && !options.drop_invalid;
             if copy {
