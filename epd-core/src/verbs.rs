@@ -452,8 +452,10 @@ impl<R: BufRead> Batcher<R> {
         b
     }
 
-    fn next_batch(&mut self) -> io::Result<Option<Batch>> {
-        let mut data = Vec::with_capacity(BATCH_BYTES + (1 << 16));
+    /// The next batch, built in `data` (an empty buffer, recycled).
+    fn next_batch(&mut self, mut data: Vec<u8>) -> io::Result<Option<Batch>> {
+        data.clear();
+        data.reserve(BATCH_BYTES + (1 << 16));
         if self.tail {
             let mut ended = false;
             while data.len() < BATCH_BYTES && find_newline(&data).is_none() {
@@ -535,6 +537,38 @@ impl<R: BufRead> Batcher<R> {
     }
 }
 
+/// Buffers handed back for reuse between the reader, the workers and the
+/// writer: fresh 256 KiB buffers cost page faults on every batch.
+struct Spare {
+    free: std::sync::Mutex<Vec<Vec<u8>>>,
+    max: usize,
+}
+
+impl Spare {
+    fn new(max: usize) -> Spare {
+        Spare { free: std::sync::Mutex::new(Vec::new()), max }
+    }
+
+    /// An empty buffer, recycled when one is free.
+    fn take(&self) -> Vec<u8> {
+        self.free.lock().ok().and_then(|mut f| f.pop()).unwrap_or_default()
+    }
+
+    /// Hands `buf` back (dropped when enough are kept already, or when it
+    /// grew far beyond a batch).
+    fn give(&self, mut buf: Vec<u8>) {
+        if buf.capacity() > 4 * (BATCH_BYTES + MAX_LINE) {
+            return;
+        }
+        buf.clear();
+        if let Ok(mut f) = self.free.lock() {
+            if f.len() < self.max {
+                f.push(buf);
+            }
+        }
+    }
+}
+
 /// The number of `\n` bytes, eight at a time.
 fn count_newlines(s: &[u8]) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
@@ -582,6 +616,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
     let batch_rx: Arc<Mutex<Receiver<Batch>>> = Arc::new(Mutex::new(batch_rx));
     let (done_tx, done_rx) = sync_channel::<io::Result<Done>>(jobs * 2);
     let mut total = Summary::default();
+    let spare = &Spare::new(4 * jobs + 4);
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..jobs {
             let rx = Arc::clone(&batch_rx);
@@ -596,11 +631,11 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
                     Err(_) => return,
                 };
                 let copy = *verb != Verb::Check && !options.drop_invalid;
-                let mut out = Vec::new();
+                let mut out = spare.take();
                 let mut rendered = Vec::new();
                 let result = if batch.kind == Piece::Tail {
                     if copy {
-                        out = batch.data;
+                        out.extend_from_slice(&batch.data);
                     }
                     Ok(Summary::default())
                 } else {
@@ -613,6 +648,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
                     }
                     r
                 };
+                spare.give(batch.data);
                 let done = result.map(|summary| Done { index: batch.index, output: out, rendered, summary });
                 if tx.send(done).is_err() {
                     return;
@@ -623,7 +659,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
         // Reader thread: batches in order; it stops when the workers do.
         let reader = scope.spawn(move || -> io::Result<()> {
             let mut batcher = Batcher::new(&mut input);
-            while let Some(b) = batcher.next_batch()? {
+            while let Some(b) = batcher.next_batch(spare.take())? {
                 if batch_tx.send(b).is_err() {
                     break;
                 }
@@ -654,6 +690,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write>(
                         failure = Some(e);
                     }
                 }
+                spare.give(d.output);
                 total += d.summary;
             }
         }
