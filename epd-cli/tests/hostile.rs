@@ -331,3 +331,31 @@ fn parallel_run_streams_an_over_long_line() {
     assert!(parallel.stdout == expected, "the line did not come out whole");
     assert!(parallel.peak_rss < 32 << 20, "--jobs 2 peak RSS {} MiB for a 48 MiB line", parallel.peak_rss >> 20);
 }
+
+/// The engine verbs read whole lines too: one over the 1 MiB cap is
+/// reported (E003) and copied through unparsed, not parsed into a record
+/// many times its size.
+#[test]
+fn mate_and_analyze_copy_an_over_long_line_through() {
+    let mut data = format!("{START} c0 \"").into_bytes();
+    data.resize(3 << 20, b'z');
+    data.extend_from_slice(b"\";\n");
+    let file = TempFile::new("engine-long-line.epd", &data);
+    let small = TempFile::new("engine-short-line.epd", format!("{START} c0 \"z\";\n").as_bytes());
+    for args in [&["mate", "-n", "1"][..], &["analyze", "--depth", "1"][..]] {
+        let mut argv = args.to_vec();
+        argv.push(small.path());
+        // The verb's own tables (the mate prover's hash table) set the base.
+        let base = epd(&argv).peak_rss;
+        argv.pop();
+        argv.push(file.path());
+        let run = epd(&argv);
+        assert_eq!(run.code, 1, "{args:?}: {}", head(&run.stderr));
+        assert!(run.stdout == data, "{args:?}: the line was not copied through unchanged");
+        assert_eq!(diagnostics(&run, file.path(), "error"), vec![(1, (1 << 20) + 1, "E003".to_owned())], "{args:?}");
+        // The line is kept whole (3 MiB) and copied to the output; parsed,
+        // it would take about 75 MiB.
+        let over = run.peak_rss.saturating_sub(base);
+        assert!(over < 16 << 20, "{args:?}: peak RSS {} MiB over the base", over >> 20);
+    }
+}
