@@ -25,18 +25,6 @@ use epd_bench::median;
 /// The file of issue 5: 242,201 FEN lines (every record converted).
 const DEFAULT_DATA: &str = "/work/shared/corpora/UHO_4060_v3.epd";
 
-/// The release CLI: `$EPD_BIN`, else `epd` in the target directory this
-/// bench binary runs from.
-fn cli_binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("EPD_BIN") {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?.parent()?;
-    let p = dir.join("epd");
-    (p.is_file() && dir.ends_with("release")).then_some(p)
-}
-
 /// One run: wall time and CPU time of the child, and its exit code.
 /// The CPU time comes from GNU time (`-o FILE -f "%U %S"`), which adds
 /// a fork and an exec to the wall time of both job counts alike.
@@ -79,7 +67,7 @@ fn main() {
         println!("cli_jobs: {} not found; set EPD_BENCH_DATA", data.display());
         return;
     }
-    let Some(epd) = cli_binary() else {
+    let Some(epd) = epd_bench::release_cli() else {
         println!("cli_jobs: no release CLI (cargo build --release -p epd-cli, or EPD_BIN=path)");
         return;
     };

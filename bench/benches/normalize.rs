@@ -298,19 +298,6 @@ fn python(path: &Path, records: usize) -> Py {
 // ---------------------------------------------------------------------------
 // Peak memory of the CLI.
 
-/// The release CLI: `$EPD_BIN`, else `epd` next to the `deps/` directory
-/// this bench binary runs from (the same target directory).
-fn cli_binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("EPD_BIN") {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?.parent()?;
-    // `cargo bench` builds into target/release; only a release CLI counts.
-    let p = dir.join("epd");
-    (p.is_file() && dir.ends_with("release")).then_some(p)
-}
-
 /// Max RSS (KiB) and wall time of `epd normalize FILE -o /dev/null`.
 fn cli_run(epd: &Path, file: &Path) -> Option<(u64, Duration)> {
     let (out, t) = timed(|| {
@@ -339,7 +326,7 @@ struct MemRow {
 }
 
 fn memory(data: &[u8], records: u64, quick: bool) -> Result<Vec<MemRow>, String> {
-    let epd = cli_binary().ok_or(
+    let epd = epd_bench::release_cli().ok_or(
         "no release CLI next to this bench binary (an unoptimized test run, or `cargo build --release -p epd-cli` \
          not run yet); EPD_BIN=path sets it",
     )?;

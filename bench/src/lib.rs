@@ -5,6 +5,7 @@
 //! The peer libraries (cozy-chess, shakmaty) are dev-dependencies used by
 //! the benches only; nothing here depends on them.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// xorshift64 (Marsaglia): tiny, seeded, deterministic on every platform.
@@ -184,6 +185,21 @@ pub fn mega(rate: f64) -> String {
 #[must_use]
 pub fn ratio(num: f64, den: f64) -> String {
     format!("{:.2}×", num / den)
+}
+
+/// The release CLI for the benches that run it as a child process:
+/// `$EPD_BIN`, else `epd` next to the `deps/` directory the bench binary
+/// runs from (the same target directory); `None` unless that is a release
+/// build (`cargo build --release -p epd-cli`).
+#[must_use]
+pub fn release_cli() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("EPD_BIN") {
+        return Some(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?.parent()?;
+    let p = dir.join("epd");
+    (p.is_file() && dir.ends_with("release")).then_some(p)
 }
 
 #[cfg(test)]

@@ -222,17 +222,8 @@ fn process_line<E: Engine + ?Sized>(
         r.out.push(b'\n');
         return r;
     }
-    if line.len() > crate::verbs::MAX_LINE {
-        r.diags.push(crate::verbs::line_too_long());
-        r.invalid = true;
-        if !options.drop_invalid {
-            r.out.extend_from_slice(line);
-            r.out.push(b'\n');
-        }
-        return r;
-    }
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    rec.parse_into(line, ParseMode::Lenient, &mut r.diags);
+    crate::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
     let pos = rec.position().copied();
     let Some(pos) = pos.filter(|_| !has_errors(&r.diags)) else {
         r.invalid = true;

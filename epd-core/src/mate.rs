@@ -538,16 +538,7 @@ fn process_line(line: &[u8], rec: &mut Record, solver: &mut MateSolver, options:
         r.out.push(b'\n');
         return r;
     }
-    if line.len() > crate::verbs::MAX_LINE {
-        r.diags.push(crate::verbs::line_too_long());
-        r.invalid = true;
-        if !options.drop_invalid {
-            r.out.extend_from_slice(line);
-            r.out.push(b'\n');
-        }
-        return r;
-    }
-    rec.parse_into(line, ParseMode::Lenient, &mut r.diags);
+    crate::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
     r.invalid = has_errors(&r.diags) || rec.position().is_none();
     if r.invalid {
         if !options.drop_invalid {

@@ -133,6 +133,17 @@ pub(crate) fn line_too_long() -> Diagnostic {
     }
 }
 
+/// Parses `line` into `rec` as the engine verbs do, whose lines are read
+/// whole: a line over `MAX_LINE` is not parsed and gets only the E003
+/// error, so the caller copies it through as any invalid record.
+pub(crate) fn parse_capped(rec: &mut Record, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+    if line.len() > MAX_LINE {
+        diags.push(line_too_long());
+    } else {
+        rec.parse_into(line, mode, diags);
+    }
+}
+
 /// Copies the rest of an over-long line through (or skips it).
 fn pass_tail<R: BufRead, W: Write>(input: &mut R, out: &mut W, copy: bool) -> io::Result<()> {
     loop {
@@ -443,9 +454,9 @@ impl<R: BufRead> Batcher<R> {
     }
 
     fn batch(&mut self, mut data: Vec<u8>, keep: usize, lines: u64, kind: Piece) -> Batch {
-        let mut rest = data.split_off(keep);
-        rest.append(&mut self.carry);
-        self.carry = rest;
+        // `more` has moved every carried byte into `data` by now.
+        debug_assert!(self.carry.is_empty());
+        self.carry = data.split_off(keep);
         let b = Batch { index: self.index, first_line: self.line, data, kind };
         self.index += 1;
         self.line += lines;
