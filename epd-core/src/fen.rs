@@ -203,6 +203,49 @@ static PLACEMENT: [u8; 256] = {
     t
 };
 
+/// The piece placement at the start of `s` if it is written exactly as the
+/// encoder writes it (8 ranks of 8 squares, no two digits in a row) and is
+/// followed by a space; the board and the offset of that space. `None`
+/// for anything else, which [`parse_fields`] then explains.
+#[inline]
+pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize)> {
+    let mut board = Board::empty();
+    // Square index of the next square: a8 first, rank by rank downwards.
+    let mut sq: u32 = 56;
+    let mut file: u32 = 0;
+    let mut prev_digit = false;
+    for (i, &c) in s.iter().enumerate() {
+        let class = PLACEMENT[c as usize];
+        if class >= PIECE {
+            if file >= 8 {
+                return None;
+            }
+            let color = if class & BLACK_PIECE != 0 { Color::Black } else { Color::White };
+            board.toggle(color, Role::ALL[usize::from(class & 7)], Square::from_index(sq + file));
+            file += 1;
+            prev_digit = false;
+            continue;
+        }
+        match c {
+            b'1'..=b'8' if !prev_digit => {
+                file += u32::from(c - b'0');
+                if file > 8 {
+                    return None;
+                }
+                prev_digit = true;
+            }
+            b'/' if file == 8 && sq > 0 => {
+                sq -= 8;
+                file = 0;
+                prev_digit = false;
+            }
+            b' ' if file == 8 && sq == 0 => return Some((board, i)),
+            _ => return None,
+        }
+    }
+    None
+}
+
 fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
     let (start, text) = r.field();
     let f = FenField::Placement;
@@ -310,6 +353,42 @@ fn parse_turn(r: &mut Reader<'_>) -> Result<Color, FenError> {
     }
 }
 
+/// The rook a castling letter names (X-FEN: `K`/`Q` the outermost rook on
+/// that side of the king, else the file's rook square) and its order key
+/// (colour, then kingside first); `None` for a byte that is no castling
+/// letter.
+#[inline]
+pub(crate) fn castling_letter(board: &Board, c: u8) -> Option<(Square, (usize, u8))> {
+    let color = Color::from_white(c.is_ascii_uppercase());
+    let rank = Rank::FIRST.relative(color);
+    let king = board.king_of(color);
+    let lower = c.to_ascii_lowercase();
+    match lower {
+        b'k' | b'q' => {
+            let kingside = lower == b'k';
+            let rooks = board.rooks() & board.by_color(color) & Bitboard::from_rank(rank);
+            // X-FEN: the outermost rook on that side of the king.
+            let side = match king {
+                Some(k) if k.rank() == rank => {
+                    rooks.into_iter().filter(|r| (r.index() > k.index()) == kingside).collect::<Bitboard>()
+                }
+                _ => Bitboard::EMPTY,
+            };
+            let default_file = if kingside { File::H } else { File::A };
+            let sq =
+                if kingside { side.last() } else { side.first() }.unwrap_or(Square::from_coords(default_file, rank));
+            Some((sq, (color.index(), if kingside { 0 } else { 1 })))
+        }
+        b'a'..=b'h' => {
+            let file = File::from_char(lower).unwrap_or(File::A);
+            let sq = Square::from_coords(file, rank);
+            let kingside = king.is_some_and(|k| file > k.file());
+            Some((sq, (color.index(), if kingside { 0 } else { 1 })))
+        }
+        _ => None,
+    }
+}
+
 fn parse_castling(r: &mut Reader<'_>, board: &Board) -> Result<Bitboard, FenError> {
     let (start, text) = r.field();
     let f = FenField::Castling;
@@ -326,34 +405,12 @@ fn parse_castling(r: &mut Reader<'_>, board: &Board) -> Result<Bitboard, FenErro
     let mut reordered = false;
     for (i, &c) in text.iter().enumerate() {
         let at = start + i;
-        let color = Color::from_white(c.is_ascii_uppercase());
-        let rank = Rank::FIRST.relative(color);
-        let king = board.king_of(color);
-        let rooks = board.rooks() & board.by_color(color) & Bitboard::from_rank(rank);
-        let lower = c.to_ascii_lowercase();
-        let (rook, key) = match lower {
-            b'k' | b'q' => {
-                let kingside = lower == b'k';
-                // X-FEN: the outermost rook on that side of the king.
-                let side = match king {
-                    Some(k) if k.rank() == rank => {
-                        rooks.into_iter().filter(|r| (r.index() > k.index()) == kingside).collect::<Bitboard>()
-                    }
-                    _ => Bitboard::EMPTY,
-                };
-                let default_file = if kingside { File::H } else { File::A };
-                let sq = if kingside { side.last() } else { side.first() }
-                    .unwrap_or(Square::from_coords(default_file, rank));
-                (sq, (color.index(), if kingside { 0 } else { 1 }))
-            }
-            b'a'..=b'h' => {
-                let file = File::from_char(lower).unwrap_or(File::A);
-                let sq = Square::from_coords(file, rank);
-                let kingside = king.is_some_and(|k| file > k.file());
-                (sq, (color.index(), if kingside { 0 } else { 1 }))
-            }
+        let (rook, key) = match c {
             b'-' => return Err(r.err(at, f, "'-' alone, not mixed with castling letters")),
-            _ => return Err(r.err(at, f, "castling letters K, Q, k, q or a file letter A-H, a-h")),
+            _ => match castling_letter(board, c) {
+                Some(found) => found,
+                None => return Err(r.err(at, f, "castling letters K, Q, k, q or a file letter A-H, a-h")),
+            },
         };
         if rights.contains(rook) {
             if strict {

@@ -13,6 +13,8 @@ use crate::{parse_fields, Counters, Move, Opcode, ParseMode, Position, SanError,
 use core::fmt;
 use core::ops::Range;
 
+mod fast;
+
 /// The longest line the specification asks readers to handle (§4).
 pub const MAX_SPEC_LINE: usize = 4096;
 /// Strings must be shorter than this (§5.1).
@@ -321,7 +323,52 @@ impl Record {
     /// diagnostics to `diags`. The record is invalid if an error
     /// diagnostic was added; it then holds what could be read.
     pub fn parse_into(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+        self.parse_with(line, mode, diags, true);
+    }
+
+    /// [`Record::parse_into`] without its fast path for canonical lines:
+    /// for tests that hold the two paths to the same result.
+    #[doc(hidden)]
+    pub fn parse_into_general(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+        self.parse_with(line, mode, diags, false);
+    }
+
+    /// `true` if the two records hold the same fields, operations, operand
+    /// slots and texts, offsets included (for tests of the fast path).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn same_parse(&self, other: &Record) -> bool {
+        let ops = |r: &Record| {
+            r.ops
+                .iter()
+                .map(|o| {
+                    let operands: Vec<_> = r.operands[o.operands.range()]
+                        .iter()
+                        .map(|s| (r.buf[s.span.range()].to_vec(), s.offset, format!("{:?}", s.value)))
+                        .collect();
+                    (r.name_bytes(o.name).to_vec(), o.offset, o.end, operands)
+                })
+                .collect::<Vec<_>>()
+        };
+        self.setup == other.setup
+            && self.position == other.position
+            && self.position.map(|p| p.hash) == other.position.map(|p| p.hash)
+            && self.source_canonical == other.source_canonical
+            && ops(self) == ops(other)
+    }
+
+    fn parse_with(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>, fast: bool) {
         self.buf.clear();
+        self.ops.clear();
+        self.operands.clear();
+        self.position = None;
+        // The line is copied once: operands written as they stand are
+        // spans of this copy; converted texts are appended after it.
+        self.buf.extend_from_slice(line);
+        if fast && fast::parse(self, line) {
+            self.source_canonical = true;
+            return;
+        }
         self.ops.clear();
         self.operands.clear();
         self.position = None;
@@ -1217,7 +1264,7 @@ impl Parser<'_, '_> {
         }
         let name_slot = match known {
             Some(op) => Name::Known(op),
-            None => Name::Other(self.rec.push_text(name)),
+            None => Name::Other(Span { start: op_start as u32, end: (op_start + name.len()) as u32 }),
         };
         let first = self.rec.operands.len() as u32;
         match known {
@@ -1262,7 +1309,7 @@ impl Parser<'_, '_> {
     fn token_text(&mut self, t: &Token) -> Span {
         let raw = &self.line[t.start..t.end];
         if !t.escaped {
-            return self.rec.push_text(raw);
+            return Span { start: t.start as u32, end: t.end as u32 };
         }
         let start = self.rec.buf.len() as u32;
         let mut i = 0;
@@ -1377,7 +1424,11 @@ impl Parser<'_, '_> {
                                     // in this position, never its hash.
                                     pos.play_unhashed(m);
                                 }
-                                let span = self.rec.push_text(if as_written { text } else { &self.san });
+                                let span = if as_written {
+                                    Span { start: t.start as u32, end: t.end as u32 }
+                                } else {
+                                    self.rec.push_text(&self.san)
+                                };
                                 self.rec.operands.push(OperandSlot {
                                     span,
                                     offset: t.start as u32,
@@ -1431,7 +1482,7 @@ impl Parser<'_, '_> {
                                     }
                                 }
                                 let span = if fast.is_some() || is_canonical_integer(text) {
-                                    self.rec.push_text(text)
+                                    Span { start: t.start as u32, end: t.end as u32 }
                                 } else {
                                     self.canonical = false;
                                     self.rec.push_text(itoa(v, &mut self.san))

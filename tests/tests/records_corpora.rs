@@ -316,14 +316,7 @@ fn fen_books_are_epd_only_leniently() {
 /// back byte for byte, with no diagnostic at all.
 #[test]
 fn bench_file_is_its_own_normal_form() {
-    let dir = corpus_dir();
-    let candidates =
-        [dir.join("../bench/bench-100k.epd"), Path::new("/work/shared/bench/bench-100k.epd").to_path_buf()];
-    let path = candidates
-        .iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("bench-100k.epd not found beside {} (shared/bench)", dir.display()));
-    let data = std::fs::read(path).unwrap();
+    let data = bench_data();
     let (out, summary) = normalize_str(&data, ParseMode::Strict);
     assert_eq!(summary.records, 100_000);
     assert_eq!((summary.invalid, summary.errors, summary.warnings), (0, 0, 0), "{summary:?}");
@@ -621,4 +614,123 @@ fn parallel_batches_cut_anywhere_equal_serial() {
             }
         }
     }
+}
+
+/// The fast path of `Record::parse_into` (canonical lines read in one
+/// pass) must build the record the general parser builds, with the same
+/// (no) diagnostics, or give the line to the general parser. Checked on
+/// every corpus line in both modes, on the benchmark file's first 20,000
+/// lines, and on damaged copies of its first lines: each byte in turn
+/// deleted, or replaced by a byte that changes the syntax, so that every
+/// place the fast path may give up is reached.
+#[test]
+fn fast_path_builds_what_the_general_parser_builds() {
+    let mut fast = Record::default();
+    let mut general = Record::default();
+    let (mut fd, mut gd) = (Vec::new(), Vec::new());
+    let mut taken = 0usize;
+    let mut check = |line: &[u8], mode: ParseMode, what: &str| {
+        fd.clear();
+        gd.clear();
+        fast.parse_into(line, mode, &mut fd);
+        general.parse_into_general(line, mode, &mut gd);
+        assert!(
+            fast.same_parse(&general) && fd == gd,
+            "{what} ({mode:?}): fast path and general parser differ on {:?}\nfast: {}\ngeneral: {}",
+            text(line),
+            show(&fd),
+            show(&gd)
+        );
+        if fast.is_source_canonical() {
+            taken += 1;
+        }
+    };
+    for corpus in corpora() {
+        for line in lines(&corpus.data) {
+            for mode in MODES {
+                check(line, mode, &corpus.name);
+            }
+        }
+    }
+    let bench = bench_data();
+    let bench_lines = lines(&bench);
+    for line in bench_lines.iter().take(20_000) {
+        for mode in MODES {
+            check(line, mode, "bench-100k.epd");
+        }
+    }
+    let mut damaged = Vec::new();
+    for line in bench_lines.iter().take(60) {
+        for i in 0..line.len() {
+            for replacement in
+                [None, Some(b' '), Some(b';'), Some(b'"'), Some(b'+'), Some(b'x'), Some(b'1'), Some(b'\\')]
+            {
+                damaged.clear();
+                damaged.extend_from_slice(&line[..i]);
+                damaged.extend(replacement);
+                damaged.extend_from_slice(&line[i + 1..]);
+                for mode in MODES {
+                    check(&damaged, mode, "damaged bench line");
+                }
+            }
+        }
+    }
+    // Whole tokens replaced or swapped: operations out of order or twice,
+    // integers out of range or not as the encoder writes them, pm not the
+    // first move of pv, strings where moves belong and so on.
+    const TOKENS: [&[u8]; 20] = [
+        b"0",
+        b"-1",
+        b"32767",
+        b"-32768",
+        b"32766",
+        b"-0",
+        b"007",
+        b"+5",
+        b"99999999999999999999",
+        b"e4",
+        b"Kb5",
+        b"O-O",
+        b"\"x\"",
+        b";",
+        b"bm",
+        b"pm",
+        b"acd",
+        b"Qg6+",
+        b"#3",
+        b"c0",
+    ];
+    for line in bench_lines.iter().take(150) {
+        let tokens: Vec<&[u8]> = line.split(|&b| b == b' ').collect();
+        let join = |t: &[&[u8]]| t.join(&b' ');
+        for i in 0..tokens.len() {
+            for replacement in TOKENS {
+                let mut t = tokens.clone();
+                t[i] = replacement;
+                for mode in MODES {
+                    check(&join(&t), mode, "bench line with a token replaced");
+                }
+            }
+            for j in i + 1..tokens.len() {
+                let mut t = tokens.clone();
+                t.swap(i, j);
+                for mode in MODES {
+                    check(&join(&t), mode, "bench line with two tokens swapped");
+                }
+            }
+        }
+    }
+    // The fast path must also be taken: most benchmark lines are canonical.
+    assert!(taken > 40_000, "fast path taken on only {taken} lines");
+}
+
+fn bench_data() -> Vec<u8> {
+    let dir = corpus_dir();
+    let candidates =
+        [dir.join("../bench/bench-100k.epd"), Path::new("/work/shared/bench/bench-100k.epd").to_path_buf()];
+    let path = candidates
+        .iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("bench-100k.epd not found beside {} (shared/bench)", dir.display()));
+    std::fs::read(path).unwrap()
 }
