@@ -20,6 +20,11 @@ pub(crate) trait Sink {
     fn en_passant(&mut self, from: Square, to: Square);
     /// Castling with the rook on `rook`.
     fn castle(&mut self, king: Square, rook: Square);
+    /// `true` once the sink needs no more moves (checked after the king's).
+    #[inline(always)]
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 impl Sink for MoveList {
@@ -104,6 +109,10 @@ impl Sink for AnyMove {
     fn castle(&mut self, _: Square, _: Square) {
         self.0 = true;
     }
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.0
+    }
 }
 
 #[inline(always)]
@@ -141,7 +150,7 @@ impl Position {
         sink.piece(Role::King, king, king_to);
 
         let checkers = self.checkers;
-        if checkers.more_than_one() {
+        if checkers.more_than_one() || sink.done() {
             return;
         }
         let target = match checkers.first() {

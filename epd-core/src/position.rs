@@ -529,8 +529,8 @@ impl Position {
         let occ = self.board.occupied();
         let theirs = self.board.by_color(them);
         self.checkers = self.board.attackers_of(king, them, occ);
-        let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & self.board.rooks_and_queens())
-            | (attacks::bishop_attacks(king, Bitboard::EMPTY) & self.board.bishops_and_queens()))
+        let snipers = ((attacks::rook_rays(king) & self.board.rooks_and_queens())
+            | (attacks::bishop_rays(king) & self.board.bishops_and_queens()))
             & theirs;
         let mut pinned = Bitboard::EMPTY;
         for sniper in snipers {
@@ -663,6 +663,15 @@ impl Position {
     pub fn played(&self, m: Move) -> Position {
         let mut p = *self;
         p.play_unchecked(m);
+        p
+    }
+
+    /// [`Position::played`] without the hash update: for a position only
+    /// asked about its moves (the hash is then stale).
+    #[must_use]
+    pub(crate) fn played_unhashed(&self, m: Move) -> Position {
+        let mut p = *self;
+        p.play_unhashed(m);
         p
     }
 

@@ -554,8 +554,8 @@ impl Position {
         }
         let suffix_ok = match (self.gives_check(m), suffix) {
             (false, None) => true,
-            (true, Some(Suffix::Check)) => self.played(m).has_legal_moves(),
-            (true, Some(Suffix::Checkmate)) => !self.played(m).has_legal_moves(),
+            (true, Some(Suffix::Check)) => self.played_unhashed(m).has_legal_moves(),
+            (true, Some(Suffix::Checkmate)) => !self.played_unhashed(m).has_legal_moves(),
             _ => false,
         };
         suffix_ok.then_some(m)
@@ -644,17 +644,18 @@ impl Position {
     fn append_canonical_san<B: ByteSink>(&self, m: Move, rivals: Bitboard, out: &mut B) {
         self.append_san_body_with(m, rivals, out);
         if self.gives_check(m) {
-            out.put(if self.played(m).has_legal_moves() { b'+' } else { b'#' });
+            out.put(if self.played_unhashed(m).has_legal_moves() { b'+' } else { b'#' });
         }
     }
 
     /// `true` if the legal move `m` gives check, found without playing it.
     #[must_use]
+    #[inline]
     pub fn gives_check(&self, m: Move) -> bool {
         let us = self.turn;
         let Some(king) = self.board.king_of(us.other()) else { return false };
         if m.is_castle() {
-            return self.played(m).is_check();
+            return self.played_unhashed(m).is_check();
         }
         let from = m.from();
         let to = m.to();
@@ -734,6 +735,7 @@ impl Position {
     /// The squares from which a piece of `role` can legally move to `to`
     /// (castling excluded; a pawn reaching the last rank counts once).
     #[must_use]
+    #[inline]
     pub fn origins(&self, role: Role, to: Square) -> Bitboard {
         let us = self.turn;
         let ours = self.board.by_color(us);

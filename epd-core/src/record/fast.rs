@@ -12,10 +12,59 @@
 //! no error handling of its own. `tests/tests/records_corpora.rs` checks
 //! the two paths agree on every corpus line in both modes.
 
-use super::{canonical_integer, Name, OpSlot, OperandSlot, Record, Span, Value, MAX_SPEC_LINE, MAX_STRING};
+use super::{canonical_integer, find_any, Name, OpSlot, OperandSlot, Record, Span, Value, MAX_SPEC_LINE, MAX_STRING};
 use crate::fen::{canonical_placement, castling_letter};
 use crate::opcode::{Arity, OperandType, Order};
 use crate::{Bitboard, Color, Move, Opcode, Position, Role, Setup, Square};
+
+/// Opcode characters.
+const OPCODE: u8 = 1;
+/// String content the fast path takes as it stands: printing ASCII but
+/// '"' and '\\'.
+const STRING: u8 = 2;
+static BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0x20;
+    while b < 0x7f {
+        let c = b as u8;
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' {
+            t[b] |= OPCODE;
+        }
+        if c != b'"' && c != b'\\' {
+            t[b] |= STRING;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The first byte at or after `p` that is not string content as the fast
+/// path takes it (see [`STRING`]), or the line's end; eight bytes at a
+/// time, as strings are the longest operands.
+#[inline]
+fn string_end(line: &[u8], mut p: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while p + 8 <= line.len() {
+        let c = &line[p..p + 8];
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // Flags (exactly, in the lowest flagged byte) a byte below 0x20,
+        // above 0x7e, '"' or '\\'.
+        let quote = x ^ (LO * u64::from(b'"'));
+        let backslash = x ^ (LO * u64::from(b'\\'));
+        let low = x.wrapping_sub(LO * 0x20);
+        let high = x.wrapping_add(LO * 0x01);
+        let hit = (quote.wrapping_sub(LO) & !quote) | (backslash.wrapping_sub(LO) & !backslash) | (low & !x) | high | x;
+        if hit & HI != 0 {
+            break;
+        }
+        p += 8;
+    }
+    while p < line.len() && BYTES[line[p] as usize] & STRING != 0 {
+        p += 1;
+    }
+    p
+}
 
 /// Root-position moves remembered by text: `pm` and the first move of `pv`
 /// are the same text in the same position, so one lookup serves both.
@@ -122,7 +171,7 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
         }
         p += 1;
         let op_start = p;
-        while p < n && matches!(line[p], b'a'..=b'z' | b'0'..=b'9' | b'_') {
+        while p < n && BYTES[line[p] as usize] & OPCODE != 0 {
             p += 1;
         }
         let Some(op) = Opcode::from_name(&line[op_start..p]) else { return false };
@@ -133,8 +182,9 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
         prev = Some(op);
         let Some(kind) = kind(op) else { return false };
         let first = rec.operands.len();
-        let mut pos = root;
         let sequence = matches!(op, Opcode::Pv | Opcode::Sv);
+        // The position a sequence has reached (pv, sv); copied only for them.
+        let mut seq = if sequence { Some(root) } else { None };
         loop {
             match line.get(p) {
                 Some(b';') => {
@@ -154,13 +204,12 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                     let content = p;
                     // Printing ASCII only: no escapes, no control bytes, no
                     // bytes that need a UTF-8 check.
-                    while p < n && line[p] != b'"' {
-                        if !(b' '..=b'~').contains(&line[p]) || line[p] == b'\\' {
-                            return false;
-                        }
-                        p += 1;
+                    p = string_end(line, p);
+                    if line.get(p) != Some(&b'"') {
+                        // A control byte, a byte above 0x7e, a backslash.
+                        return false;
                     }
-                    if p >= n || p - content >= MAX_STRING {
+                    if p - content >= MAX_STRING {
                         return false;
                     }
                     rec.operands.push(OperandSlot {
@@ -172,9 +221,9 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                     continue;
                 }
                 _ => {
-                    while p < n && line[p] != b' ' && line[p] != b';' {
-                        p += 1;
-                    }
+                    // Any byte but ' ' and ';': the operand's reader (SAN,
+                    // integer) rejects what it does not expect.
+                    p = find_any(line, p, [b' ', b';']);
                     let text = &line[start..p];
                     if kind == OperandType::Integer {
                         let Some(v) = canonical_integer(text) else { return false };
@@ -189,14 +238,15 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                         let m = match at_root.then(|| memo.get(line, text)).flatten() {
                             Some(m) => m,
                             None => {
-                                let Some(m) = pos.strict_fast(text) else { return false };
+                                let Some(m) = seq.as_ref().unwrap_or(&root).strict_fast(text) else { return false };
                                 if at_root {
                                     memo.put(start, p, m);
                                 }
                                 m
                             }
                         };
-                        if sequence {
+                        // Played only if a move follows.
+                        if let (Some(pos), Some(b' ')) = (seq.as_mut(), line.get(p)) {
                             pos.play_unhashed(m);
                         }
                         Value::Move(Some(m))
