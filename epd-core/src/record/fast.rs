@@ -53,7 +53,7 @@ fn string_end(line: &[u8], mut p: usize) -> usize {
         let quote = x ^ (LO * u64::from(b'"'));
         let backslash = x ^ (LO * u64::from(b'\\'));
         let low = x.wrapping_sub(LO * 0x20);
-        let high = x.wrapping_add(LO * 0x01);
+        let high = x.wrapping_add(LO);
         let hit = (quote.wrapping_sub(LO) & !quote) | (backslash.wrapping_sub(LO) & !backslash) | (low & !x) | high | x;
         if hit & HI != 0 {
             break;
