@@ -382,7 +382,7 @@ impl Position {
             pinned: Bitboard::EMPTY,
             hash: 0,
         };
-        pos.update_check_info();
+        pos.update_check_info(true);
         pos.hash = pos.compute_hash();
         pos
     }
@@ -522,13 +522,13 @@ impl Position {
     }
 
     #[inline(always)]
-    fn update_check_info(&mut self) {
+    fn update_check_info(&mut self, may_be_check: bool) {
         let us = self.turn;
         let them = us.other();
         let king = self.our_king();
         let occ = self.board.occupied();
         let theirs = self.board.by_color(them);
-        self.checkers = self.board.attackers_of(king, them, occ);
+        self.checkers = if may_be_check { self.board.attackers_of(king, them, occ) } else { Bitboard::EMPTY };
         let snipers = ((attacks::rook_rays(king) & self.board.rooks_and_queens())
             | (attacks::bishop_rays(king) & self.board.bishops_and_queens()))
             & theirs;
@@ -547,18 +547,25 @@ impl Position {
     /// [`Position::play`] for moves of unknown legality.
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
-        self.play_with::<true>(m);
+        self.play_with::<true>(m, None);
     }
 
     /// Plays a legal move without updating the Zobrist hash, which is then
     /// stale: for positions used only to check the moves that follow (a
     /// record's `pv`), where the hash is never read.
     pub(crate) fn play_unhashed(&mut self, m: Move) {
-        self.play_with::<false>(m);
+        self.play_with::<false>(m, None);
+    }
+
+    /// [`Position::play_unhashed`] for a move known to give check or not
+    /// (its SAN's check mark was verified): the checkers are then looked
+    /// for only after a check.
+    pub(crate) fn play_unhashed_known(&mut self, m: Move, gives_check: bool) {
+        self.play_with::<false>(m, Some(gives_check));
     }
 
     #[inline(always)]
-    fn play_with<const HASH: bool>(&mut self, m: Move) {
+    fn play_with<const HASH: bool>(&mut self, m: Move, gives_check: Option<bool>) {
         let us = self.turn;
         let them = us.other();
         let from = m.from();
@@ -633,7 +640,7 @@ impl Position {
             self.fullmoves = self.fullmoves.saturating_add(1);
         }
         self.turn = them;
-        self.update_check_info();
+        self.update_check_info(gives_check != Some(false));
         if HASH {
             if self.ep_square.is_some() {
                 if let Some(ep) = self.legal_ep_square() {
@@ -703,7 +710,7 @@ impl Position {
         p.hash ^= zobrist::BLACK_TO_MOVE;
         p.turn = p.turn.other();
         p.halfmoves = p.halfmoves.saturating_add(1);
-        p.update_check_info();
+        p.update_check_info(true);
         p
     }
 

@@ -621,8 +621,9 @@ fn parallel_batches_cut_anywhere_equal_serial() {
 /// (no) diagnostics, or give the line to the general parser. Checked on
 /// every corpus line in both modes, on the benchmark file's first 20,000
 /// lines, and on damaged copies of its first lines: each byte in turn
-/// deleted, or replaced by a byte that changes the syntax, so that every
-/// place the fast path may give up is reached.
+/// deleted, or replaced by or preceded by a byte that changes the syntax (NUL, TAB and a
+/// Latin-1 byte among them), so that every place the fast path may give
+/// up is reached.
 #[test]
 fn fast_path_builds_what_the_general_parser_builds() {
     let mut fast = Record::default();
@@ -662,15 +663,32 @@ fn fast_path_builds_what_the_general_parser_builds() {
     let mut damaged = Vec::new();
     for line in bench_lines.iter().take(60) {
         for i in 0..line.len() {
-            for replacement in
-                [None, Some(b' '), Some(b';'), Some(b'"'), Some(b'+'), Some(b'x'), Some(b'1'), Some(b'\\')]
-            {
-                damaged.clear();
-                damaged.extend_from_slice(&line[..i]);
-                damaged.extend(replacement);
-                damaged.extend_from_slice(&line[i + 1..]);
-                for mode in MODES {
-                    check(&damaged, mode, "damaged bench line");
+            for replacement in [
+                None,
+                Some(b' '),
+                Some(b';'),
+                Some(b'"'),
+                Some(b'+'),
+                Some(b'x'),
+                Some(b'1'),
+                Some(b'\\'),
+                Some(0),
+                Some(b'\t'),
+                Some(0xe9),
+            ] {
+                // The byte at i replaced (or deleted), or the new byte
+                // inserted before it.
+                for keep in [false, true] {
+                    if keep && replacement.is_none() {
+                        continue;
+                    }
+                    damaged.clear();
+                    damaged.extend_from_slice(&line[..i]);
+                    damaged.extend(replacement);
+                    damaged.extend_from_slice(&line[i + usize::from(!keep)..]);
+                    for mode in MODES {
+                        check(&damaged, mode, "damaged bench line");
+                    }
                 }
             }
         }

@@ -17,19 +17,14 @@ use crate::fen::{canonical_placement, castling_letter};
 use crate::opcode::{Arity, OperandType, Order};
 use crate::{Bitboard, Color, Move, Opcode, Position, Role, Setup, Square};
 
-/// Opcode characters.
-const OPCODE: u8 = 1;
 /// String content the fast path takes as it stands: printing ASCII but
 /// '"' and '\\'.
-const STRING: u8 = 2;
+const STRING: u8 = 1;
 static BYTES: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0x20;
     while b < 0x7f {
         let c = b as u8;
-        if c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' {
-            t[b] |= OPCODE;
-        }
         if c != b'"' && c != b'\\' {
             t[b] |= STRING;
         }
@@ -37,6 +32,91 @@ static BYTES: [u8; 256] = {
     }
     t
 };
+
+/// The first eight bytes of a name, little-endian, zero-padded.
+const fn name_key(name: &[u8]) -> u64 {
+    let mut k = 0;
+    let mut i = 0;
+    while i < name.len() && i < 8 {
+        k |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+/// A perfect hash of the opcodes of fewer than eight letters (the others,
+/// `draw_*`, are left to the general parser): `(key * MULTIPLIER) >> 56`
+/// picks a slot holding that key and its opcode. The multiplier is
+/// searched for at compile time.
+struct OpcodeTable {
+    multiplier: u64,
+    keys: [u64; 256],
+    lens: [u8; 256],
+    ops: [Opcode; 256],
+}
+
+static OPCODES: OpcodeTable = {
+    let mut multiplier: u64 = 0x9e37_79b9_7f4a_7c15;
+    loop {
+        let mut keys = [0u64; 256];
+        let mut lens = [0u8; 256];
+        let mut ops = [Opcode::Noop; 256];
+        let mut ok = true;
+        let mut i = 0;
+        while i < Opcode::ALL.len() {
+            let name = Opcode::ALL[i].name().as_bytes();
+            if name.len() < 8 {
+                let k = name_key(name);
+                let slot = (k.wrapping_mul(multiplier) >> 56) as usize;
+                if keys[slot] != 0 {
+                    ok = false;
+                    break;
+                }
+                keys[slot] = k;
+                lens[slot] = name.len() as u8;
+                ops[slot] = Opcode::ALL[i];
+            }
+            i += 1;
+        }
+        if ok {
+            break OpcodeTable { multiplier, keys, lens, ops };
+        }
+        multiplier = multiplier.wrapping_add(0x0000_0100_0000_01b3 * 2);
+    }
+};
+
+/// The known opcode of fewer than eight letters at `p`, ended by ' ' or
+/// ';', and the offset of that byte; `None` for anything else.
+#[inline]
+fn opcode_at(line: &[u8], p: usize) -> Option<(Opcode, usize)> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let x = match line.get(p..p + 8) {
+        Some(c) => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+        None => {
+            // Near the end of the line: the bytes there, zero-padded (a
+            // zero byte ends no name, so an unterminated one fails).
+            let mut b = [0u8; 8];
+            let rest = line.get(p..)?;
+            b[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(b)
+        }
+    };
+    let space = x ^ (LO * u64::from(b' '));
+    let semi = x ^ (LO * u64::from(b';'));
+    // The lowest flagged byte is exact.
+    let hit = ((space.wrapping_sub(LO) & !space) | (semi.wrapping_sub(LO) & !semi)) & HI;
+    if hit == 0 {
+        return None;
+    }
+    let len = (hit.trailing_zeros() / 8) as usize;
+    let key = x & ((1u64 << (8 * len)) - 1);
+    let slot = (key.wrapping_mul(OPCODES.multiplier) >> 56) as usize;
+    // The length too: a NUL byte ending the text would give a shorter
+    // name's key.
+    (len > 0 && OPCODES.keys[slot] == key && usize::from(OPCODES.lens[slot]) == len)
+        .then(|| (OPCODES.ops[slot], p + len))
+}
 
 /// The first byte at or after `p` that is not string content as the fast
 /// path takes it (see [`STRING`]), or the line's end; eight bytes at a
@@ -171,10 +251,8 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
         }
         p += 1;
         let op_start = p;
-        while p < n && BYTES[line[p] as usize] & OPCODE != 0 {
-            p += 1;
-        }
-        let Some(op) = Opcode::from_name(&line[op_start..p]) else { return false };
+        let Some((op, end)) = opcode_at(line, p) else { return false };
+        p = end;
         // Strictly increasing: in canonical order, and no opcode twice.
         if prev.is_some_and(|q| q >= op) {
             return false;
@@ -247,7 +325,8 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                         };
                         // Played only if a move follows.
                         if let (Some(pos), Some(b' ')) = (seq.as_mut(), line.get(p)) {
-                            pos.play_unhashed(m);
+                            // strict_fast verified the check mark.
+                            pos.play_unhashed_known(m, matches!(text.last(), Some(b'+' | b'#')));
                         }
                         Value::Move(Some(m))
                     } else {
@@ -308,4 +387,38 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcode_table_finds_each_short_opcode_and_nothing_else() {
+        for op in Opcode::ALL {
+            let name = op.name().as_bytes();
+            for end in [b' ', b';'] {
+                let mut line = name.to_vec();
+                line.push(end);
+                line.extend_from_slice(b"acd 1;");
+                let found = opcode_at(&line, 0);
+                let want = (name.len() < 8).then_some((op, name.len()));
+                assert_eq!(found, want, "{}", op.name());
+                let mut shifted = b"x ".to_vec();
+                shifted.extend_from_slice(&line);
+                assert_eq!(opcode_at(&shifted, 2), want.map(|(o, e)| (o, e + 2)), "{}", op.name());
+                // Not ended, or ended after a NUL or one more character.
+                assert_eq!(opcode_at(name, 0), None, "{}", op.name());
+                for extra in [0u8, b'x', b'_', b'9'] {
+                    let mut longer = name.to_vec();
+                    longer.push(extra);
+                    longer.push(end);
+                    assert_eq!(opcode_at(&longer, 0), None, "{} + {extra:#x}", op.name());
+                }
+            }
+        }
+        for text in [&b""[..], b" ", b";", b"BM ", b"b m;", b"b", b"\0\0 "] {
+            assert_eq!(opcode_at(text, 0), None, "{text:?}");
+        }
+    }
 }
