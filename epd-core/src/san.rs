@@ -650,7 +650,7 @@ impl Position {
 
     /// `true` if the legal move `m` gives check, found without playing it.
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn gives_check(&self, m: Move) -> bool {
         let us = self.turn;
         let Some(king) = self.board.king_of(us.other()) else { return false };
@@ -735,7 +735,7 @@ impl Position {
     /// The squares from which a piece of `role` can legally move to `to`
     /// (castling excluded; a pawn reaching the last rank counts once).
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn origins(&self, role: Role, to: Square) -> Bitboard {
         let us = self.turn;
         let ours = self.board.by_color(us);

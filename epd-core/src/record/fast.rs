@@ -148,21 +148,30 @@ fn string_end(line: &[u8], mut p: usize) -> usize {
 
 /// Root-position moves remembered by text: `pm` and the first move of `pv`
 /// are the same text in the same position, so one lookup serves both.
+/// Texts of up to seven bytes (every SAN move but a rare few) are kept as
+/// integers.
 struct Memo {
     len: usize,
-    slots: [(u32, u32, Move); 4],
+    slots: [(u64, Move); 4],
 }
 
 impl Memo {
+    /// The text as a key: its bytes, zero-padded, and its length in the
+    /// top byte (so that a text with a NUL at its end has a key of its own).
     #[inline]
-    fn get(&self, line: &[u8], text: &[u8]) -> Option<Move> {
-        self.slots[..self.len].iter().find(|s| &line[s.0 as usize..s.1 as usize] == text).map(|s| s.2)
+    fn key(text: &[u8]) -> Option<u64> {
+        (text.len() < 8).then(|| name_key(text) | ((text.len() as u64) << 56))
     }
 
     #[inline]
-    fn put(&mut self, start: usize, end: usize, m: Move) {
+    fn get(&self, key: u64) -> Option<Move> {
+        self.slots[..self.len].iter().find(|s| s.0 == key).map(|s| s.1)
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, m: Move) {
         if self.len < self.slots.len() {
-            self.slots[self.len] = (start as u32, end as u32, m);
+            self.slots[self.len] = (key, m);
             self.len += 1;
         }
     }
@@ -242,7 +251,7 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
     let n = line.len();
     let mut prev: Option<Opcode> = None;
     let a1 = Square::from_index(0);
-    let mut memo = Memo { len: 0, slots: [(0, 0, Move::normal(Role::Pawn, a1, a1)); 4] };
+    let mut memo = Memo { len: 0, slots: [(0, Move::normal(Role::Pawn, a1, a1)); 4] };
     // First moves of pm, pv, sm and sv, for the cross-checks.
     let mut heads: [Option<Move>; 4] = [None; 4];
     while p < n {
@@ -313,12 +322,13 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                         Value::Integer(v)
                     } else if kind == OperandType::Move {
                         let at_root = !sequence || rec.operands.len() == first;
-                        let m = match at_root.then(|| memo.get(line, text)).flatten() {
+                        let key = if at_root { Memo::key(text) } else { None };
+                        let m = match key.and_then(|k| memo.get(k)) {
                             Some(m) => m,
                             None => {
                                 let Some(m) = seq.as_ref().unwrap_or(&root).strict_fast(text) else { return false };
-                                if at_root {
-                                    memo.put(start, p, m);
+                                if let Some(k) = key {
+                                    memo.put(k, m);
                                 }
                                 m
                             }
