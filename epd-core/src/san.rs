@@ -767,7 +767,12 @@ impl Position {
             return geometric;
         }
         if role == Role::King {
-            return geometric.into_iter().filter(|&k| !self.attacked_by_them(to, occ ^ k)).collect();
+            // Each king is tested with itself lifted off the board (a
+            // playable position has one, tested without a loop).
+            if geometric.more_than_one() {
+                return geometric.into_iter().filter(|&k| !self.attacked_by_them(to, occ ^ k)).collect();
+            }
+            return if self.attacked_by_them(to, occ ^ geometric) { Bitboard::EMPTY } else { geometric };
         }
         if role == Role::Pawn && Some(to) == self.ep_square && !occ.contains(to) {
             // En passant: the general test simulates the capture.

@@ -159,8 +159,16 @@ impl Memo {
     /// The text as a key: its bytes, zero-padded, and its length in the
     /// top byte (so that a text with a NUL at its end has a key of its own).
     #[inline]
-    fn key(text: &[u8]) -> Option<u64> {
-        (text.len() < 8).then(|| name_key(text) | ((text.len() as u64) << 56))
+    fn key(line: &[u8], start: usize, end: usize) -> Option<u64> {
+        let len = end - start;
+        if len >= 8 {
+            return None;
+        }
+        let bytes = match line.get(start..start + 8) {
+            Some(c) => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) & ((1u64 << (8 * len)) - 1),
+            None => name_key(&line[start..end]),
+        };
+        Some(bytes | ((len as u64) << 56))
     }
 
     #[inline]
@@ -322,7 +330,7 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                         Value::Integer(v)
                     } else if kind == OperandType::Move {
                         let at_root = !sequence || rec.operands.len() == first;
-                        let key = if at_root { Memo::key(text) } else { None };
+                        let key = if at_root { Memo::key(line, start, p) } else { None };
                         let m = match key.and_then(|k| memo.get(k)) {
                             Some(m) => m,
                             None => {
