@@ -306,6 +306,12 @@ fn run_from<R: BufRead, W: Write>(
             }
             continue;
         }
+        if matches!(verb, Verb::Normalize | Verb::Repair) && rec.is_source_canonical() {
+            // Already canonical: the line as it stands.
+            output.write_all(text)?;
+            output.write_all(b"\n")?;
+            continue;
+        }
         out.clear();
         let same = match verb {
             Verb::Purge(_) => {
@@ -317,10 +323,6 @@ fn run_from<R: BufRead, W: Write>(
                 }
                 out.extend_from_slice(&text[at..]);
                 out.as_slice() == text
-            }
-            _ if rec.is_source_canonical() => {
-                out.extend_from_slice(text);
-                true
             }
             _ => {
                 rec.append_canonical(&mut out);
@@ -345,8 +347,10 @@ fn find_newline(s: &[u8]) -> Option<usize> {
     let mut base = 0;
     for c in &mut chunks {
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (LO * u64::from(b'\n'));
-        if x.wrapping_sub(LO) & !x & HI != 0 {
-            return c.iter().position(|&b| b == b'\n').map(|i| base + i);
+        let hit = x.wrapping_sub(LO) & !x & HI;
+        if hit != 0 {
+            // The lowest flagged byte is exact.
+            return Some(base + (hit.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }

@@ -12,7 +12,7 @@
 //! no error handling of its own. `tests/tests/records_corpora.rs` checks
 //! the two paths agree on every corpus line in both modes.
 
-use super::{canonical_integer, find_any, Name, OpSlot, OperandSlot, Record, Span, Value, MAX_SPEC_LINE, MAX_STRING};
+use super::{find_any, Name, OpSlot, OperandSlot, Record, Span, Value, MAX_SPEC_LINE, MAX_STRING};
 use crate::fen::{canonical_placement, castling_letter};
 use crate::opcode::{Arity, OperandType, Order};
 use crate::{Bitboard, Color, Move, Opcode, Position, Role, Setup, Square};
@@ -116,6 +116,35 @@ fn opcode_at(line: &[u8], p: usize) -> Option<(Opcode, usize)> {
     // name's key.
     (len > 0 && OPCODES.keys[slot] == key && usize::from(OPCODES.lens[slot]) == len)
         .then(|| (OPCODES.ops[slot], p + len))
+}
+
+/// An integer at `p` written as the encoder writes it (optional '-', no
+/// leading zero, no `-0`, at most 18 digits so it cannot overflow): its
+/// value and the offset of the first byte after its digits.
+#[inline]
+fn integer_at(line: &[u8], mut p: usize) -> Option<(i64, usize)> {
+    let neg = line.get(p) == Some(&b'-');
+    if neg {
+        p += 1;
+    }
+    let start = p;
+    let mut v: i64 = 0;
+    while let Some(&b) = line.get(p) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v * 10 + i64::from(d);
+        p += 1;
+        if p - start > 18 {
+            return None;
+        }
+    }
+    let digits = p - start;
+    if digits == 0 || (line[start] == b'0' && (digits > 1 || neg)) {
+        return None;
+    }
+    Some((if neg { -v } else { v }, p))
 }
 
 /// The first byte at or after `p` that is not string content as the fast
@@ -315,20 +344,24 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                     p += 1;
                     continue;
                 }
+                OperandType::Integer => {
+                    // Read up to the first byte that is not a digit; the
+                    // operand loop then wants ' ' or ';' there.
+                    let Some((v, end)) = integer_at(line, p) else { return false };
+                    p = end;
+                    if let Some((lo, hi)) = op.integer_range() {
+                        if !(lo..=hi).contains(&v) {
+                            return false;
+                        }
+                    }
+                    Value::Integer(v)
+                }
                 _ => {
-                    // Any byte but ' ' and ';': the operand's reader (SAN,
-                    // integer) rejects what it does not expect.
+                    // Any byte but ' ' and ';': the SAN reader rejects what
+                    // it does not expect.
                     p = find_any(line, p, [b' ', b';']);
                     let text = &line[start..p];
-                    if kind == OperandType::Integer {
-                        let Some(v) = canonical_integer(text) else { return false };
-                        if let Some((lo, hi)) = op.integer_range() {
-                            if !(lo..=hi).contains(&v) {
-                                return false;
-                            }
-                        }
-                        Value::Integer(v)
-                    } else if kind == OperandType::Move {
+                    if kind == OperandType::Move {
                         let at_root = !sequence || rec.operands.len() == first;
                         let key = if at_root { Memo::key(line, start, p) } else { None };
                         let m = match key.and_then(|k| memo.get(k)) {
@@ -410,6 +443,40 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_read_as_the_general_parser_reads_canonical_ones() {
+        for text in [
+            "0",
+            "7",
+            "-7",
+            "10",
+            "-32768",
+            "32766",
+            "123456789012345678",
+            "-123456789012345678",
+            "1234567890123456789",
+            "-0",
+            "00",
+            "007",
+            "-07",
+            "+5",
+            "-",
+            "",
+            "5a",
+            "-x",
+            "9223372036854775807",
+        ] {
+            let mut line = text.as_bytes().to_vec();
+            line.push(b';');
+            let want = super::super::canonical_integer(text.as_bytes()).map(|v| (v, text.len()));
+            // A text with bytes after its digits stops there; the caller
+            // then finds no ' ' or ';' and gives up, as canonical_integer
+            // does by refusing the whole text.
+            let got = integer_at(&line, 0).filter(|&(_, end)| end == text.len());
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
 
     #[test]
     fn opcode_table_finds_each_short_opcode_and_nothing_else() {
