@@ -66,11 +66,12 @@ impl Setup {
             } else if kings.more_than_one() {
                 out.push(PositionError::TooManyKings(color));
             }
-            let pawns = (board.pawns() & ours).count();
+            let pieces = ours.count();
+            // Pawns are counted only when there could be too many.
+            let pawns = if pieces > 8 { (board.pawns() & ours).count() } else { 0 };
             if pawns > 8 {
                 out.push(PositionError::TooManyPawns(color));
             }
-            let pieces = ours.count();
             if pieces > 16 {
                 out.push(PositionError::TooManyPieces(color));
             }
