@@ -518,6 +518,20 @@ impl Position {
     /// when that is not enough to accept it; the caller then decodes the
     /// general way, which also produces the error.
     pub(crate) fn strict_fast(&self, s: &[u8]) -> Option<Move> {
+        if s.first() == Some(&b'O') {
+            let (body, suffix) = match s.last() {
+                Some(b'+') => (&s[..s.len() - 1], Some(Suffix::Check)),
+                Some(b'#') => (&s[..s.len() - 1], Some(Suffix::Checkmate)),
+                _ => (s, None),
+            };
+            let side = match body {
+                b"O-O" => CastlingSide::KingSide,
+                b"O-O-O" => CastlingSide::QueenSide,
+                _ => return None,
+            };
+            let m = self.resolve_castle(side).ok()?;
+            return self.check_mark_ok(m, suffix).then_some(m);
+        }
         let (role, file, rank, capture, to, promotion, suffix) = match split_canonical_shape(s) {
             Some(parts) => parts,
             None => {
@@ -552,13 +566,18 @@ impl Position {
         if written != needed {
             return None;
         }
-        let suffix_ok = match (self.gives_check(m), suffix) {
+        self.check_mark_ok(m, suffix).then_some(m)
+    }
+
+    /// `true` if `suffix` is the check mark the legal move `m` gets.
+    #[inline(always)]
+    fn check_mark_ok(&self, m: Move, suffix: Option<Suffix>) -> bool {
+        match (self.gives_check(m), suffix) {
             (false, None) => true,
             (true, Some(Suffix::Check)) => self.played_unhashed(m).has_legal_moves(),
             (true, Some(Suffix::Checkmate)) => !self.played_unhashed(m).has_legal_moves(),
             _ => false,
-        };
-        suffix_ok.then_some(m)
+        }
     }
 
     /// The one legal move a piece or pawn SAN names, with every square its
