@@ -1013,6 +1013,33 @@ mod tests {
         Position::from_fen(fen).unwrap()
     }
 
+    /// The strict fast check accepts a castling text exactly when the
+    /// general strict decoder (which re-encodes and compares) does, and
+    /// names the same move: rights on both wings, blocked, out of check,
+    /// through an attacked square, giving check, for Black, and X-FEN.
+    #[test]
+    fn strict_fast_castling_agrees_with_strict_decoding() {
+        for fen in [
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+            "r3k2r/8/8/8/8/8/8/RN2K1NR w KQkq - 0 1",
+            "r3k2r/8/8/8/4r3/8/8/R3K2R w KQkq - 0 1",
+            "r3k2r/8/8/8/8/8/5r2/R3K2R w KQkq - 0 1",
+            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+            "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1",
+            "5rk1/5ppp/8/8/8/8/8/4K2R w K - 0 1",
+            "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ] {
+            let p = pos(fen);
+            for text in ["O-O", "O-O+", "O-O#", "O-O-O", "O-O-O+", "O-O-O#", "0-0", "O-O-O-O", "O-", "OO", "O-O++"] {
+                let mut canonical = Vec::new();
+                let general = p.decode_san(text.as_bytes(), SanMode::Strict, &mut canonical).ok();
+                assert_eq!(p.strict_fast(text.as_bytes()), general, "{fen}: {text}");
+            }
+        }
+    }
+
     #[test]
     fn encoding_is_canonical() {
         for (fen, uci, san) in [
