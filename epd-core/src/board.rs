@@ -19,6 +19,13 @@ impl Board {
         Board { by_role: [Bitboard::EMPTY; 6], by_color: [Bitboard::EMPTY; 2] }
     }
 
+    /// A board from its piece sets by role and by colour (consistent, as
+    /// the placement reader builds them).
+    #[must_use]
+    pub(crate) const fn from_sets(by_role: [Bitboard; 6], by_color: [Bitboard; 2]) -> Board {
+        Board { by_role, by_color }
+    }
+
     /// The standard starting array.
     #[must_use]
     pub const fn standard() -> Board {

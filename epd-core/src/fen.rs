@@ -203,47 +203,88 @@ static PLACEMENT: [u8; 256] = {
     t
 };
 
+/// Bytes of a canonical placement, for [`canonical_placement`], as bit
+/// fields: the piece set to mark (`colour * 6 + role`, or 12, a discarded
+/// set, for a digit or a slash), the files advanced, and flags.
+const ADVANCE: u32 = 16;
+const IS_DIGIT: u32 = 1 << 8;
+const IS_SLASH: u32 = 1 << 9;
+const IS_END: u32 = 1 << 10;
+const IS_OTHER: u32 = 1 << 11;
+static PLACE: [u32; 256] = {
+    let mut t = [IS_OTHER; 256];
+    let letters = *b"PNBRQK";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = i as u32 | ADVANCE;
+        t[letters[i].to_ascii_lowercase() as usize] = (6 + i as u32) | ADVANCE;
+        i += 1;
+    }
+    let mut d = 1;
+    while d <= 8 {
+        t[(b'0' + d) as usize] = 12 | (ADVANCE * d as u32) | IS_DIGIT;
+        d += 1;
+    }
+    t[b'/' as usize] = 12 | IS_SLASH;
+    t[b' ' as usize] = IS_END;
+    t
+};
+
 /// The piece placement at the start of `s` if it is written exactly as the
 /// encoder writes it (8 ranks of 8 squares, no two digits in a row) and is
-/// followed by a space; the board and the offset of that space. `None`
-/// for anything else, which [`parse_fields`] then explains.
+/// followed by a space; the board, the offset of that space and the XOR
+/// of the pieces' Zobrist keys. `None` for anything else, which
+/// [`parse_fields`] then explains.
+///
+/// Branch-free per byte but for the end: pieces, digits and slashes are
+/// data a branch predictor cannot learn, so each byte updates the square,
+/// the piece sets and an error word with arithmetic only. A rank is
+/// checked when it ends (exactly 8 files): a piece or a count past the
+/// h-file makes it longer, so no per-byte bound is needed.
 #[inline]
-pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize)> {
-    let mut board = Board::empty();
-    // Square index of the next square: a8 first, rank by rank downwards.
-    let mut sq: u32 = 56;
+pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
+    // Indexed by the low four bits: 12 piece kinds, then discards.
+    let mut sets = [0u64; 16];
+    let mut hash = 0u64;
+    // The first square of the current rank (a8 = 56) and the file.
+    let mut base: u32 = 56;
     let mut file: u32 = 0;
-    let mut prev_digit = false;
-    for (i, &c) in s.iter().enumerate() {
-        let class = PLACEMENT[c as usize];
-        if class >= PIECE {
-            if file >= 8 {
+    let mut slashes: u32 = 0;
+    let mut prev_digit: u32 = 0;
+    let mut bad: u32 = 0;
+    let mut i = 0;
+    loop {
+        let e = PLACE[*s.get(i)? as usize];
+        if e >= IS_END {
+            if e & IS_OTHER != 0 {
                 return None;
             }
-            let color = if class & BLACK_PIECE != 0 { Color::Black } else { Color::White };
-            board.toggle(color, Role::ALL[usize::from(class & 7)], Square::from_index(sq + file));
-            file += 1;
-            prev_digit = false;
-            continue;
+            break;
         }
-        match c {
-            b'1'..=b'8' if !prev_digit => {
-                file += u32::from(c - b'0');
-                if file > 8 {
-                    return None;
-                }
-                prev_digit = true;
-            }
-            b'/' if file == 8 && sq > 0 => {
-                sq -= 8;
-                file = 0;
-                prev_digit = false;
-            }
-            b' ' if file == 8 && sq == 0 => return Some((board, i)),
-            _ => return None,
-        }
+        let digit = (e >> 8) & 1;
+        let slash = (e >> 9) & 1;
+        // Two counts in a row; a slash after a rank of other than 8 files.
+        bad |= (prev_digit & digit) | (slash * (file ^ 8));
+        prev_digit = digit;
+        let sq = (base + file) & 63;
+        let index = (e & 15) as usize;
+        sets[index] |= 1u64 << sq;
+        hash ^= crate::zobrist::piece_index(index, sq as usize);
+        file = (file + ((e >> 4) & 15)) * (1 - slash);
+        base = base.wrapping_sub(8 * slash) & 63;
+        slashes += slash;
+        i += 1;
     }
-    None
+    if bad != 0 || file != 8 || slashes != 7 {
+        return None;
+    }
+    let mut by_role = [Bitboard::EMPTY; 6];
+    for (r, set) in by_role.iter_mut().enumerate() {
+        *set = Bitboard(sets[r] | sets[6 + r]);
+    }
+    let white = sets[..6].iter().fold(0, |a, &b| a | b);
+    let black = sets[6..12].iter().fold(0, |a, &b| a | b);
+    Some((Board::from_sets(by_role, [Bitboard(white), Bitboard(black)]), i, hash))
 }
 
 fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
@@ -744,6 +785,41 @@ impl fmt::Display for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The branch-free reader accepts exactly the placements the strict
+    /// reader accepts and the encoder would write, with the same board.
+    #[test]
+    fn canonical_placement_reads_what_the_encoder_writes() {
+        for (placement, canonical) in [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", true),
+            ("8/8/8/8/8/8/8/8", true),
+            ("k7/8/8/8/8/8/8/7K", true),
+            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R", true),
+            ("44/8/8/8/8/8/8/8", false),
+            ("8/8/8/8/8/8/8", false),
+            ("8/8/8/8/8/8/8/8/8", false),
+            ("9/8/8/8/8/8/8/8", false),
+            ("7/8/8/8/8/8/8/8", false),
+            ("rnbqkbnrr/8/8/8/8/8/8/8", false),
+            ("k8/8/8/8/8/8/8/8", false),
+            ("8k/8/8/8/8/8/8/8", false),
+            ("7k1/8/8/8/8/8/8/8", false),
+            ("8/8/8/8/8/8/8/7", false),
+            ("8/8/8/8/8/8/8/8/", false),
+            ("8//8/8/8/8/8/8", false),
+            ("x7/8/8/8/8/8/8/8", false),
+            ("", false),
+        ] {
+            let line = format!("{placement} w - -");
+            let fast = canonical_placement(line.as_bytes());
+            assert_eq!(fast.is_some(), canonical, "{placement:?}");
+            if let Some((board, end, _)) = fast {
+                assert_eq!(end, placement.len(), "{placement:?}");
+                let strict = parse_fields(line.as_bytes(), ParseMode::Strict, Counters::Forbidden).unwrap();
+                assert_eq!(board, strict.setup.board, "{placement:?}");
+            }
+        }
+    }
 
     #[test]
     fn round_trips() {

@@ -371,6 +371,25 @@ impl Position {
 
     /// Builds a position from a setup the caller has already validated
     /// (at least to [`Validation::Playable`]).
+    /// [`Position::from_checked_setup`] given the XOR of the pieces'
+    /// Zobrist keys, computed while the placement was read.
+    pub(crate) fn from_checked_setup_hashed(setup: Setup, pieces_hash: u64) -> Position {
+        let mut pos = Position {
+            board: setup.board,
+            turn: setup.turn,
+            castles: setup.castling_rights,
+            ep_square: setup.ep_square,
+            halfmoves: setup.halfmoves,
+            fullmoves: setup.fullmoves,
+            checkers: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+            hash: 0,
+        };
+        pos.update_check_info(true);
+        pos.hash = pos.hash_with_pieces(pieces_hash);
+        pos
+    }
+
     pub(crate) fn from_checked_setup(setup: Setup) -> Position {
         let mut pos = Position {
             board: setup.board,
@@ -510,6 +529,13 @@ impl Position {
                 }
             }
         }
+        self.hash_with_pieces(h)
+    }
+
+    /// The hash from the pieces' part of it (`pieces_hash`, the XOR of
+    /// their keys) and the rest of the position.
+    fn hash_with_pieces(&self, pieces_hash: u64) -> u64 {
+        let mut h = pieces_hash;
         for rook in self.castles {
             h ^= zobrist::castle(rook);
         }

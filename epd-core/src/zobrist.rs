@@ -23,7 +23,18 @@ const fn keys<const N: usize>(seed: u64) -> [u64; N] {
     out
 }
 
-static PIECE_SQUARE: [u64; 768] = keys::<768>(0x45_50_44_4b_69_74_01);
+/// 12 piece kinds by 64 squares, then zero keys for indexes 12–15, "no
+/// piece" (the discarded sets of the placement reader).
+static PIECE_SQUARE: [u64; 1024] = {
+    let k = keys::<768>(0x45_50_44_4b_69_74_01);
+    let mut t = [0u64; 1024];
+    let mut i = 0;
+    while i < 768 {
+        t[i] = k[i];
+        i += 1;
+    }
+    t
+};
 static CASTLE: [u64; 64] = keys::<64>(0x45_50_44_4b_69_74_02);
 static EP_FILE: [u64; 8] = keys::<8>(0x45_50_44_4b_69_74_03);
 /// Key toggled when Black is to move.
@@ -32,6 +43,13 @@ pub(crate) const BLACK_TO_MOVE: u64 = 0xF8D6_26AA_AF27_8509;
 #[inline(always)]
 pub(crate) fn piece(color: Color, role: Role, sq: Square) -> u64 {
     PIECE_SQUARE[(color.index() * 6 + role.index()) * 64 + sq.index()]
+}
+
+/// The key of piece kind `index` (`colour * 6 + role`; 12–15 for none,
+/// whose keys are zero) on square index `sq` (both masked into range).
+#[inline(always)]
+pub(crate) fn piece_index(index: usize, sq: usize) -> u64 {
+    PIECE_SQUARE[(index & 15) * 64 + (sq & 63)]
 }
 
 #[inline(always)]

@@ -226,11 +226,11 @@ fn kind(op: Opcode) -> Option<OperandType> {
     }
 }
 
-/// The four position fields of a canonical line: the setup and the offset
-/// just past them.
+/// The four position fields of a canonical line: the setup, the offset
+/// just past them and the XOR of the pieces' Zobrist keys.
 #[inline]
-fn fields(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize)> {
-    let (board, mut p) = canonical_placement(line)?;
+fn fields(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize, u64)> {
+    let (board, mut p, pieces_hash) = canonical_placement(line)?;
     let turn = match line.get(p..p + 3)? {
         b" w " => Color::White,
         b" b " => Color::Black,
@@ -269,7 +269,7 @@ fn fields(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize)> {
         return None;
     }
     p += 2;
-    Some((Setup { board, turn, castling_rights, ep_square: None, halfmoves: 0, fullmoves: 1 }, p))
+    Some((Setup { board, turn, castling_rights, ep_square: None, halfmoves: 0, fullmoves: 1 }, p, pieces_hash))
 }
 
 /// Reads `line` into `rec` (cleared, its buffer holding a copy of `line`)
@@ -278,11 +278,11 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
     if line.len() > MAX_SPEC_LINE {
         return false;
     }
-    let Some((setup, mut p)) = fields(line, &mut rec.scratch.san) else { return false };
+    let Some((setup, mut p, pieces_hash)) = fields(line, &mut rec.scratch.san) else { return false };
     if !setup.problems().is_empty() {
         return false;
     }
-    let root = Position::from_checked_setup(setup.clone());
+    let root = Position::from_checked_setup_hashed(setup.clone(), pieces_hash);
     rec.setup = setup;
     rec.position = Some(root);
     let n = line.len();
