@@ -214,17 +214,84 @@ impl Memo {
     }
 }
 
-/// The kind of operation the fast path reads; `None` for the opcodes it
-/// leaves to the general parser (their operands are rare in bulk data or
-/// take part in cross-checks it does not make).
-#[inline]
-fn kind(op: Opcode) -> Option<OperandType> {
-    use Opcode::*;
-    match op {
-        Cc | Ptp | Refcom | Refreq | Ts | DrawAccept | DrawClaim | DrawOffer | DrawReject | Resign | Noop => None,
-        _ => Some(op.operand_type(0)),
-    }
+/// What the fast path needs of an opcode, in one table indexed by opcode
+/// (the catalog's `match` functions compile to jump tables, whose targets
+/// depend on the data).
+#[derive(Copy, Clone)]
+struct Info {
+    /// The operands' kind: `NONE` for the opcodes left to the general
+    /// parser (their operands are rare in bulk data, or take part in
+    /// cross-checks the fast path does not make).
+    kind: u8,
+    /// Operand count bounds.
+    min: u8,
+    max: u8,
+    /// Operands sorted in canonical form (am, bm).
+    set: bool,
+    /// Moves played in sequence (pv, sv).
+    sequence: bool,
+    /// Slot in the first-move cross-check: pm 0, pv 1, sm 2, sv 3; else 4.
+    head: u8,
+    /// Inclusive integer range.
+    lo: i64,
+    hi: i64,
 }
+
+const NONE: u8 = 0;
+const INTEGER: u8 = 1;
+const MOVE: u8 = 2;
+const QUOTED: u8 = 3;
+
+static INFO: [Info; Opcode::ALL.len()] = {
+    let blank = Info { kind: NONE, min: 0, max: 0, set: false, sequence: false, head: 4, lo: 0, hi: 0 };
+    let mut t = [blank; Opcode::ALL.len()];
+    let mut i = 0;
+    while i < Opcode::ALL.len() {
+        let op = Opcode::ALL[i];
+        let kind = match op {
+            Opcode::Cc
+            | Opcode::Ptp
+            | Opcode::Refcom
+            | Opcode::Refreq
+            | Opcode::Ts
+            | Opcode::DrawAccept
+            | Opcode::DrawClaim
+            | Opcode::DrawOffer
+            | Opcode::DrawReject
+            | Opcode::Resign
+            | Opcode::Noop => NONE,
+            _ => match op.operand_type(0) {
+                OperandType::Integer => INTEGER,
+                OperandType::Move => MOVE,
+                OperandType::String => QUOTED,
+                _ => NONE,
+            },
+        };
+        let (min, max) = match op.arity() {
+            Arity::Exactly(k) => (k, k),
+            Arity::Optional => (0, 1),
+            Arity::Any => (0, u8::MAX),
+            // Pairs: not read here (ptp has kind NONE).
+            Arity::Pairs => (1, 0),
+        };
+        let (lo, hi) = match op.integer_range() {
+            Some(r) => r,
+            None => (i64::MIN, i64::MAX),
+        };
+        let head = match op {
+            Opcode::Pm => 0,
+            Opcode::Pv => 1,
+            Opcode::Sm => 2,
+            Opcode::Sv => 3,
+            _ => 4,
+        };
+        let set = matches!(op.order(), Order::Set);
+        let sequence = matches!(op, Opcode::Pv | Opcode::Sv);
+        t[op as usize] = Info { kind, min, max, set, sequence, head, lo, hi };
+        i += 1;
+    }
+    t
+};
 
 /// The four position fields of a canonical line: the setup, the offset
 /// just past them and the XOR of the pieces' Zobrist keys.
@@ -304,86 +371,80 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
             return false;
         }
         prev = Some(op);
-        let Some(kind) = kind(op) else { return false };
+        let info = INFO[op as usize];
+        let kind = info.kind;
+        if kind == NONE {
+            return false;
+        }
         let first = rec.operands.len();
-        let sequence = matches!(op, Opcode::Pv | Opcode::Sv);
+        let sequence = info.sequence;
         // The position a sequence has reached (pv, sv); copied only for them.
         let mut seq = if sequence { Some(root) } else { None };
         loop {
-            match line.get(p) {
-                Some(b';') => {
-                    p += 1;
-                    break;
-                }
-                Some(b' ') => p += 1,
-                _ => return false,
+            let Some(&b) = line.get(p) else { return false };
+            p += 1;
+            if b == b';' {
+                break;
+            }
+            if b != b' ' {
+                return false;
             }
             let start = p;
-            let value = match kind {
-                OperandType::String => {
-                    if line.get(p) != Some(&b'"') {
-                        return false;
-                    }
-                    p += 1;
-                    let content = p;
-                    // Printing ASCII only: no escapes, no control bytes, no
-                    // bytes that need a UTF-8 check.
-                    p = string_end(line, p);
-                    if line.get(p) != Some(&b'"') {
-                        // A control byte, a byte above 0x7e, a backslash.
-                        return false;
-                    }
-                    if p - content >= MAX_STRING {
-                        return false;
-                    }
-                    rec.operands.push(OperandSlot {
-                        span: Span { start: content as u32, end: p as u32 },
-                        offset: content as u32,
-                        value: Value::String,
-                    });
-                    p += 1;
-                    continue;
+            let value = if kind == QUOTED {
+                if line.get(p) != Some(&b'"') {
+                    return false;
                 }
-                OperandType::Integer => {
-                    // Read up to the first byte that is not a digit; the
-                    // operand loop then wants ' ' or ';' there.
-                    let Some((v, end)) = integer_at(line, p) else { return false };
-                    p = end;
-                    if let Some((lo, hi)) = op.integer_range() {
-                        if !(lo..=hi).contains(&v) {
-                            return false;
+                p += 1;
+                let content = p;
+                // Printing ASCII only: no escapes, no control bytes, no
+                // bytes that need a UTF-8 check.
+                p = string_end(line, p);
+                if line.get(p) != Some(&b'"') {
+                    // A control byte, a byte above 0x7e, a backslash.
+                    return false;
+                }
+                if p - content >= MAX_STRING {
+                    return false;
+                }
+                rec.operands.push(OperandSlot {
+                    span: Span { start: content as u32, end: p as u32 },
+                    offset: content as u32,
+                    value: Value::String,
+                });
+                p += 1;
+                continue;
+            } else if kind == INTEGER {
+                // Read up to the first byte that is not a digit; the
+                // operand loop then wants ' ' or ';' there.
+                let Some((v, end)) = integer_at(line, p) else { return false };
+                p = end;
+                if v < info.lo || v > info.hi {
+                    return false;
+                }
+                Value::Integer(v)
+            } else {
+                // A move. Any byte but ' ' and ';': the SAN reader rejects
+                // what it does not expect.
+                p = find_any(line, p, [b' ', b';']);
+                let text = &line[start..p];
+                let at_root = !sequence || rec.operands.len() == first;
+                let key = if at_root { Memo::key(line, start, p) } else { None };
+                let m = match key.and_then(|k| memo.get(k)) {
+                    Some(m) => m,
+                    None => {
+                        let Some(m) = seq.as_ref().unwrap_or(&root).strict_fast(text) else { return false };
+                        if let Some(k) = key {
+                            memo.put(k, m);
                         }
+                        m
                     }
-                    Value::Integer(v)
+                };
+                // Played only if a move follows.
+                if let (Some(pos), Some(b' ')) = (seq.as_mut(), line.get(p)) {
+                    // strict_fast verified the check mark.
+                    pos.play_unhashed_known(m, matches!(text.last(), Some(b'+' | b'#')));
                 }
-                _ => {
-                    // Any byte but ' ' and ';': the SAN reader rejects what
-                    // it does not expect.
-                    p = find_any(line, p, [b' ', b';']);
-                    let text = &line[start..p];
-                    if kind == OperandType::Move {
-                        let at_root = !sequence || rec.operands.len() == first;
-                        let key = if at_root { Memo::key(line, start, p) } else { None };
-                        let m = match key.and_then(|k| memo.get(k)) {
-                            Some(m) => m,
-                            None => {
-                                let Some(m) = seq.as_ref().unwrap_or(&root).strict_fast(text) else { return false };
-                                if let Some(k) = key {
-                                    memo.put(k, m);
-                                }
-                                m
-                            }
-                        };
-                        // Played only if a move follows.
-                        if let (Some(pos), Some(b' ')) = (seq.as_mut(), line.get(p)) {
-                            // strict_fast verified the check mark.
-                            pos.play_unhashed_known(m, matches!(text.last(), Some(b'+' | b'#')));
-                        }
-                        Value::Move(Some(m))
-                    } else {
-                        return false;
-                    }
-                }
+                Value::Move(Some(m))
             };
             rec.operands.push(OperandSlot {
                 span: Span { start: start as u32, end: p as u32 },
@@ -392,31 +453,18 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
             });
         }
         let count = rec.operands.len() - first;
-        let arity_ok = match op.arity() {
-            Arity::Exactly(k) => count == k as usize,
-            Arity::Optional => count <= 1,
-            Arity::Any => true,
-            Arity::Pairs => count % 2 == 0,
-        };
-        if !arity_ok {
+        if count < usize::from(info.min) || count > usize::from(info.max) {
             return false;
         }
-        if op.order() == Order::Set {
+        if info.set {
             let slots = &rec.operands[first..];
             if slots.windows(2).any(|w| line[w[0].span.range()] > line[w[1].span.range()]) {
                 return false;
             }
         }
-        let head = match op {
-            Opcode::Pm => Some(0),
-            Opcode::Pv => Some(1),
-            Opcode::Sm => Some(2),
-            Opcode::Sv => Some(3),
-            _ => None,
-        };
-        if let (Some(h), Some(slot)) = (head, rec.operands.get(first)) {
-            if let Value::Move(m) = slot.value {
-                heads[h] = m;
+        if info.head < 4 {
+            if let Some(Value::Move(m)) = rec.operands.get(first).map(|s| s.value) {
+                heads[usize::from(info.head)] = m;
             }
         }
         rec.ops.push(OpSlot {
