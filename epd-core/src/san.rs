@@ -246,19 +246,27 @@ fn parse_common_san(s: &[u8]) -> Option<SanPlus> {
 /// from the end: role, origin file and rank, capture mark, target,
 /// promotion and check mark. `None` for any other text. Whether the parts
 /// are the canonical ones for the position is for the caller to check.
+/// The role index of a SAN piece letter (N B R Q K); 0 (a pawn move) for
+/// any other byte.
+static PIECE_LETTER: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'N' as usize] = Role::Knight as u8;
+    t[b'B' as usize] = Role::Bishop as u8;
+    t[b'R' as usize] = Role::Rook as u8;
+    t[b'Q' as usize] = Role::Queen as u8;
+    t[b'K' as usize] = Role::King as u8;
+    t
+};
+
 #[allow(clippy::type_complexity)]
 #[inline]
 fn split_canonical_shape(
     s: &[u8],
 ) -> Option<(Role, Option<File>, Option<Rank>, bool, Square, Option<Role>, Option<Suffix>)> {
-    let (role, start) = match *s.first()? {
-        b'N' => (Role::Knight, 1),
-        b'B' => (Role::Bishop, 1),
-        b'R' => (Role::Rook, 1),
-        b'Q' => (Role::Queen, 1),
-        b'K' => (Role::King, 1),
-        _ => (Role::Pawn, 0),
-    };
+    // A table, not a `match`: the piece letter is data, and a jump on it
+    // is often mispredicted.
+    let index = PIECE_LETTER[usize::from(*s.first()?)];
+    let (role, start) = (Role::ALL[usize::from(index)], usize::from(index != 0));
     let mut end = s.len();
     let suffix = match s[end - 1] {
         b'+' => Some(Suffix::Check),
