@@ -104,8 +104,10 @@ pub struct Record {
     operands: Vec<OperandSlot>,
     /// Reused parser buffers (no meaning of their own).
     scratch: Scratch,
-    /// The parsed line was already the canonical encoding.
+    /// The parsed line was already the canonical encoding (it is then the
+    /// first `source_len` bytes of `buf`).
     source_canonical: bool,
+    source_len: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -307,6 +309,7 @@ impl Record {
             operands: Vec::new(),
             scratch: Scratch::default(),
             source_canonical: false,
+            source_len: 0,
         }
     }
 
@@ -365,6 +368,7 @@ impl Record {
         // The line is copied once: operands written as they stand are
         // spans of this copy; converted texts are appended after it.
         self.buf.extend_from_slice(line);
+        self.source_len = line.len() as u32;
         if fast && fast::parse(self, line) {
             self.source_canonical = true;
             return;
@@ -641,8 +645,21 @@ impl Record {
 
     /// Appends the canonical encoding (§7.1): the four fields, then the
     /// operations in ASCII order of opcode, operands of set opcodes (`am`,
-    /// `bm`) in ASCII order, single spaces, strings quoted.
+    /// `bm`) in ASCII order, single spaces, strings quoted. A record parsed
+    /// from a line that was already canonical, and not edited since, copies
+    /// that line.
     pub fn append_canonical(&self, out: &mut Vec<u8>) {
+        if self.source_canonical {
+            out.extend_from_slice(&self.buf[..self.source_len as usize]);
+            return;
+        }
+        self.append_canonical_encoded(out);
+    }
+
+    /// [`Record::append_canonical`] always encoding, never copying the
+    /// source line: for tests that check the source-canonical flag.
+    #[doc(hidden)]
+    pub fn append_canonical_encoded(&self, out: &mut Vec<u8>) {
         self.setup.append_epd_fields(out);
         let mut order: [u16; 64] = [0; 64];
         let mut heap;
