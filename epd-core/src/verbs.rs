@@ -120,6 +120,27 @@ fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<
     }
 }
 
+/// The length of the next line if the reader's buffer holds it whole,
+/// newline included, and it is shorter than `MAX_LINE` (as `read_line`
+/// counts: a line of `MAX_LINE` bytes is cut); `None` otherwise (at the end
+/// of the input, a last line without a newline, a line across the
+/// buffer's end or a long one: `read_line` takes those).
+fn whole_line<R: BufRead>(input: &mut R) -> io::Result<Option<usize>> {
+    let available = loop {
+        match input.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    Ok(find_newline(&available[..available.len().min(MAX_LINE)]))
+}
+
+/// A line with nothing but whitespace and NUL bytes (no record).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| b.is_ascii_whitespace() || b == 0)
+}
+
 /// The diagnostic for a line longer than `MAX_LINE`, which is not parsed
 /// (a parsed record takes many times its line).
 pub(crate) fn line_too_long() -> Diagnostic {
@@ -210,15 +231,48 @@ fn run_from<R: BufRead, W: Write>(
         Verb::Purge(ops) => ops.iter().map(String::as_str).collect(),
         _ => Vec::new(),
     };
+    // Normalize, repair and check take a whole line from the reader's
+    // buffer without copying it; a line that is not a valid record already
+    // in canonical form is then copied and goes the general way, parsed.
+    let in_place = matches!(verb, Verb::Normalize | Verb::Repair | Verb::Check);
     loop {
+        let mut parsed = false;
         let cut = if have_next {
             core::mem::swap(&mut line, &mut next);
             have_next = false;
             next_cut
         } else {
-            match read_line(&mut input, &mut line)? {
-                None => break,
-                Some(cut) => cut,
+            let whole = if in_place { whole_line(&mut input)? } else { None };
+            match whole {
+                Some(i) => {
+                    let available = input.fill_buf()?;
+                    let text = &available[..i];
+                    if is_blank(text) {
+                        line.clear();
+                    } else {
+                        diags.clear();
+                        rec.parse_into(text, mode, &mut diags);
+                        if diags.is_empty() && rec.is_source_canonical() {
+                            summary.lines += 1;
+                            summary.records += 1;
+                            if *verb != Verb::Check {
+                                output.write_all(text)?;
+                                output.write_all(b"\n")?;
+                            }
+                            input.consume(i + 1);
+                            continue;
+                        }
+                        parsed = true;
+                        line.clear();
+                        line.extend_from_slice(text);
+                    }
+                    input.consume(i + 1);
+                    false
+                }
+                None => match read_line(&mut input, &mut line)? {
+                    None => break,
+                    Some(cut) => cut,
+                },
             }
         };
         summary.lines += 1;
@@ -239,15 +293,17 @@ fn run_from<R: BufRead, W: Write>(
             }
             continue;
         }
-        if line.iter().all(|&b| b.is_ascii_whitespace() || b == 0) {
+        if !parsed && is_blank(&line) {
             if *verb != Verb::Check {
                 output.write_all(b"\n")?;
             }
             continue;
         }
         summary.records += 1;
-        diags.clear();
-        rec.parse_into(&line, mode, &mut diags);
+        if !parsed {
+            diags.clear();
+            rec.parse_into(&line, mode, &mut diags);
+        }
         let mut text: &[u8] = &line;
         // Lenient: a string continued on the next line.
         if mode == ParseMode::Lenient && diags.iter().any(|d| d.code == Code::UnterminatedString) {
