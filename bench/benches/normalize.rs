@@ -87,8 +87,8 @@ fn epd_verb(data: &[u8], out: &mut Vec<u8>) -> u64 {
 }
 
 /// The per-record API: parse each line into a reused record, write its
-/// canonical encoding (always re-encoded, never copied) into a reused
-/// buffer.
+/// canonical encoding into a reused buffer (`append_canonical`, which
+/// copies the line of a record read already canonical).
 fn epd_records(data: &[u8], out: &mut Vec<u8>, mode: ParseMode) -> u64 {
     out.clear();
     let mut rec = Record::default();

@@ -371,26 +371,23 @@ impl Position {
 
     /// Builds a position from a setup the caller has already validated
     /// (at least to [`Validation::Playable`]).
+    pub(crate) fn from_checked_setup(setup: Setup) -> Position {
+        let mut pos = Position::with_check_info(setup);
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
     /// [`Position::from_checked_setup`] given the XOR of the pieces'
     /// Zobrist keys, computed while the placement was read.
     pub(crate) fn from_checked_setup_hashed(setup: Setup, pieces_hash: u64) -> Position {
-        let mut pos = Position {
-            board: setup.board,
-            turn: setup.turn,
-            castles: setup.castling_rights,
-            ep_square: setup.ep_square,
-            halfmoves: setup.halfmoves,
-            fullmoves: setup.fullmoves,
-            checkers: Bitboard::EMPTY,
-            pinned: Bitboard::EMPTY,
-            hash: 0,
-        };
-        pos.update_check_info(true);
+        let mut pos = Position::with_check_info(setup);
         pos.hash = pos.hash_with_pieces(pieces_hash);
         pos
     }
 
-    pub(crate) fn from_checked_setup(setup: Setup) -> Position {
+    /// The position of a checked setup, its hash not yet computed.
+    #[inline(always)]
+    fn with_check_info(setup: Setup) -> Position {
         let mut pos = Position {
             board: setup.board,
             turn: setup.turn,
@@ -403,7 +400,6 @@ impl Position {
             hash: 0,
         };
         pos.update_check_info(true);
-        pos.hash = pos.compute_hash();
         pos
     }
 
