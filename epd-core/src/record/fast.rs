@@ -495,6 +495,17 @@ mod tests {
     #[test]
     fn integers_read_as_the_general_parser_reads_canonical_ones() {
         for text in [
+            "12345678",
+            "-12345678",
+            "1234567",
+            "123456789",
+            "9999999999",
+            "3516662676",
+            "100000000",
+            "999999999999999999",
+            "12345678a",
+            "1234567/",
+            "1234567:",
             "0",
             "7",
             "-7",
@@ -515,14 +526,17 @@ mod tests {
             "-x",
             "9223372036854775807",
         ] {
-            let mut line = text.as_bytes().to_vec();
-            line.push(b';');
             let want = super::super::canonical_integer(text.as_bytes()).map(|v| (v, text.len()));
-            // A text with bytes after its digits stops there; the caller
-            // then finds no ' ' or ';' and gives up, as canonical_integer
-            // does by refusing the whole text.
-            let got = integer_at(&line, 0).filter(|&(_, end)| end == text.len());
-            assert_eq!(got, want, "{text:?}");
+            // At the end of a line and with a line that goes on.
+            for rest in [&b";"[..], b"; acd 1; acn 123456789;", b" 12345678901234567890"] {
+                let mut line = text.as_bytes().to_vec();
+                line.extend_from_slice(rest);
+                // A text with bytes after its digits stops there; the caller
+                // then finds no ' ' or ';' and gives up, as canonical_integer
+                // does by refusing the whole text.
+                let got = integer_at(&line, 0).filter(|&(_, end)| end == text.len());
+                assert_eq!(got, want, "{text:?} then {rest:?}");
+            }
         }
     }
 
