@@ -187,25 +187,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Placement byte classes: `PIECE | role index`, with `BLACK_PIECE` for
-/// black pieces; 0 for anything else.
-const PIECE: u8 = 16;
-const BLACK_PIECE: u8 = 8;
-static PLACEMENT: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let letters = *b"PNBRQK";
-    let mut i = 0;
-    while i < letters.len() {
-        t[letters[i] as usize] = PIECE | i as u8;
-        t[letters[i].to_ascii_lowercase() as usize] = PIECE | BLACK_PIECE | i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Bytes of a canonical placement, for [`canonical_placement`], as bit
-/// fields: the piece set to mark (`colour * 6 + role`, or 12, a discarded
-/// set, for a digit or a slash), the files advanced, and flags.
+/// Placement bytes as bit fields: the piece set to mark (`colour * 6 +
+/// role`, or 12, a discarded set, for a digit or a slash), the files
+/// advanced, and flags. A piece letter has no flag set.
 const ADVANCE: u32 = 16;
 const IS_DIGIT: u32 = 1 << 8;
 const IS_SLASH: u32 = 1 << 9;
@@ -303,15 +287,16 @@ fn parse_placement(r: &mut Reader<'_>) -> Result<Board, FenError> {
     while i < text.len() {
         let c = text[i];
         let at = start + i;
-        let class = PLACEMENT[c as usize];
+        let code = PLACE[c as usize];
         // Pieces first: most bytes of a placement are piece letters.
-        if class >= PIECE {
+        if code < IS_DIGIT {
             if file >= 8 {
                 return Err(r.err(at, f, "at most 8 squares in a rank"));
             }
             // Each square is written once, on an empty board.
-            let color = if class & BLACK_PIECE != 0 { Color::Black } else { Color::White };
-            board.toggle(color, Role::ALL[usize::from(class & 7)], Square::from_index(rank * 8 + file));
+            let index = (code & 15) as usize;
+            let color = if index >= 6 { Color::Black } else { Color::White };
+            board.toggle(color, Role::ALL[index % 6], Square::from_index(rank * 8 + file));
             file += 1;
             prev_digit = false;
             i += 1;

@@ -241,11 +241,6 @@ fn parse_common_san(s: &[u8]) -> Option<SanPlus> {
     Some(SanPlus { san: San::Normal { role, file, rank, capture, to, promotion }, suffix })
 }
 
-/// The parts of a move written in the shape canonical SAN of a piece or
-/// pawn move has, `[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`, read
-/// from the end: role, origin file and rank, capture mark, target,
-/// promotion and check mark. `None` for any other text. Whether the parts
-/// are the canonical ones for the position is for the caller to check.
 /// The role index of a SAN piece letter (N B R Q K); 0 (a pawn move) for
 /// any other byte.
 static PIECE_LETTER: [u8; 256] = {
@@ -258,6 +253,11 @@ static PIECE_LETTER: [u8; 256] = {
     t
 };
 
+/// The parts of a move written in the shape canonical SAN of a piece or
+/// pawn move has, `[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`, read
+/// from the end: role, origin file and rank, capture mark, target,
+/// promotion and check mark. `None` for any other text. Whether the parts
+/// are the canonical ones for the position is for the caller to check.
 #[allow(clippy::type_complexity)]
 #[inline]
 fn split_canonical_shape(

@@ -120,22 +120,6 @@ fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<
     }
 }
 
-/// The length of the next line if the reader's buffer holds it whole,
-/// newline included, and it is shorter than `MAX_LINE` (as `read_line`
-/// counts: a line of `MAX_LINE` bytes is cut); `None` otherwise (at the end
-/// of the input, a last line without a newline, a line across the
-/// buffer's end or a long one: `read_line` takes those).
-fn whole_line<R: BufRead>(input: &mut R) -> io::Result<Option<usize>> {
-    let available = loop {
-        match input.fill_buf() {
-            Ok(b) => break b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    Ok(find_newline(&available[..available.len().min(MAX_LINE)]))
-}
-
 /// A line with nothing but whitespace and NUL bytes (no record).
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| b.is_ascii_whitespace() || b == 0)
@@ -242,10 +226,22 @@ fn run_from<R: BufRead, W: Write>(
             have_next = false;
             next_cut
         } else {
-            let whole = if in_place { whole_line(&mut input)? } else { None };
-            match whole {
+            let available: &[u8] = if in_place {
+                match input.fill_buf() {
+                    Ok(b) => b,
+                    // read_line, below, retries.
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => &[],
+                    Err(e) => return Err(e),
+                }
+            } else {
+                &[]
+            };
+            // A line the buffer holds whole and shorter than MAX_LINE (as
+            // read_line counts: a line of MAX_LINE bytes is cut); the end
+            // of the input, a last line without a newline, a line across
+            // the buffer's end or a long one go to read_line.
+            match find_newline(&available[..available.len().min(MAX_LINE)]) {
                 Some(i) => {
-                    let available = input.fill_buf()?;
                     let text = &available[..i];
                     if is_blank(text) {
                         line.clear();
