@@ -221,21 +221,24 @@ static PLACE: [u32; 256] = {
 /// [`parse_fields`] then explains.
 ///
 /// Branch-free per byte but for the end: pieces, digits and slashes are
-/// data a branch predictor cannot learn, so each byte updates the square,
-/// the piece sets and an error word with arithmetic only. A rank is
-/// checked when it ends (exactly 8 files): a piece or a count past the
-/// h-file makes it longer, so no per-byte bound is needed.
+/// data a branch predictor cannot learn. `pos` counts the squares in
+/// reading order (a8 = 0, h1 = 63; the square is `pos ^ 56`); a piece
+/// advances it by one, a digit by its count, a slash not at all. Each
+/// byte stores `pos` in the slot of the rank it is in, so after the loop
+/// slot `k` holds where the `k`-th slash stood: the placement is well
+/// formed when those are 8, 16, …, 56, there are 7 slashes and `pos` ends
+/// at 64 (`pos` never decreases, so no square was out of range).
 #[inline]
 pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
     // Indexed by the low four bits: 12 piece kinds, then discards.
     let mut sets = [0u64; 16];
     let mut hash = 0u64;
-    // The first square of the current rank (a8 = 56) and the file.
-    let mut base: u32 = 56;
-    let mut file: u32 = 0;
+    let mut pos: u32 = 0;
     let mut slashes: u32 = 0;
-    let mut prev_digit: u32 = 0;
-    let mut bad: u32 = 0;
+    let mut at = [0u8; 8];
+    // Bit `IS_DIGIT` of `twice` is set by two counts in a row.
+    let mut prev: u32 = 0;
+    let mut twice: u32 = 0;
     let mut i = 0;
     loop {
         let e = PLACE[*s.get(i)? as usize];
@@ -245,21 +248,19 @@ pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
             }
             break;
         }
-        let digit = (e >> 8) & 1;
-        let slash = (e >> 9) & 1;
-        // Two counts in a row; a slash after a rank of other than 8 files.
-        bad |= (prev_digit & digit) | (slash * (file ^ 8));
-        prev_digit = digit;
-        let sq = (base + file) & 63;
+        twice |= prev & e;
+        prev = e;
+        let sq = (pos ^ 56) & 63;
         let index = (e & 15) as usize;
         sets[index] |= 1u64 << sq;
         hash ^= crate::zobrist::piece_index(index, sq as usize);
-        file = (file + ((e >> 4) & 15)) * (1 - slash);
-        base = base.wrapping_sub(8 * slash) & 63;
-        slashes += slash;
+        at[(slashes & 7) as usize] = pos as u8;
+        slashes += (e >> 9) & 1;
+        pos += (e >> 4) & 15;
         i += 1;
     }
-    if bad != 0 || file != 8 || slashes != 7 {
+    const SLASHES_AT: u64 = u64::from_le_bytes([8, 16, 24, 32, 40, 48, 56, 0]);
+    if twice & IS_DIGIT != 0 || pos != 64 || slashes != 7 || u64::from_le_bytes(at) & (u64::MAX >> 8) != SLASHES_AT {
         return None;
     }
     let mut by_role = [Bitboard::EMPTY; 6];

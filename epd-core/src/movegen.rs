@@ -25,6 +25,9 @@ pub(crate) trait Sink {
     fn done(&self) -> bool {
         false
     }
+    /// The sink wants to know only whether a move exists: the king's
+    /// targets are then tested only up to the first safe one.
+    const ANY: bool = false;
 }
 
 impl Sink for MoveList {
@@ -113,6 +116,7 @@ impl Sink for AnyMove {
     fn done(&self) -> bool {
         self.0
     }
+    const ANY: bool = true;
 }
 
 #[inline(always)]
@@ -145,6 +149,9 @@ impl Position {
         for to in attacks::king_attacks(king) - ours {
             if board.attackers_of(to, them, occ_no_king).is_empty() {
                 king_to.add(to);
+                if S::ANY {
+                    break;
+                }
             }
         }
         sink.piece(Role::King, king, king_to);

@@ -59,36 +59,20 @@ impl Setup {
         let mut out = Vec::new();
         let board = &self.board;
         for color in Color::ALL {
-            let ours = board.by_color(color);
-            let kings = board.kings() & ours;
+            let kings = board.kings() & board.by_color(color);
             if kings.is_empty() {
                 out.push(PositionError::MissingKing(color));
             } else if kings.more_than_one() {
                 out.push(PositionError::TooManyKings(color));
             }
-            let pieces = ours.count();
-            // Pawns are counted only when there could be too many.
-            let pawns = if pieces > 8 { (board.pawns() & ours).count() } else { 0 };
-            if pawns > 8 {
+            let material = Material::of(board, color);
+            if material.too_many_pawns {
                 out.push(PositionError::TooManyPawns(color));
             }
-            if pieces > 16 {
+            if material.too_many_pieces {
                 out.push(PositionError::TooManyPieces(color));
             }
-            // Pawns plus promoted pieces above 8 need at least 10 pieces:
-            // a promoted piece stands beside the one it is an extra of.
-            if pieces < 10 {
-                continue;
-            }
-            // Extra pieces beyond the initial array must come from promotions.
-            let extra = |n: usize, base: usize| n.saturating_sub(base);
-            let bishops = board.bishops() & ours;
-            let promoted = extra((board.queens() & ours).count(), 1)
-                + extra((board.rooks() & ours).count(), 2)
-                + extra((board.knights() & ours).count(), 2)
-                + extra((bishops & Bitboard::DARK).count(), 1)
-                + extra((bishops & Bitboard::LIGHT).count(), 1);
-            if pawns <= 8 && promoted + pawns > 8 {
+            if material.over_promotion_budget {
                 out.push(PositionError::PromotionBudget(color));
             }
         }
@@ -126,6 +110,72 @@ impl Setup {
             }
         }
         out
+    }
+
+    /// The pieces checking the side to move, if this setup plainly has
+    /// none of the [`Setup::problems`] (and no en passant square); `None`
+    /// when it has one or might (a double check, which needs a closer
+    /// look). For readers that then build the position with
+    /// [`Position::from_plain_setup`], computing the checkers once.
+    #[inline]
+    pub(crate) fn plain_checkers(&self) -> Option<Bitboard> {
+        let board = &self.board;
+        let our_king = board.king_of(self.turn)?;
+        let their_king = board.king_of(self.turn.other())?;
+        if self.ep_square.is_some() || (board.pawns() & Bitboard::BACKRANKS).any() {
+            return None;
+        }
+        for color in Color::ALL {
+            let m = Material::of(board, color);
+            if m.too_many_pawns || m.too_many_pieces || m.over_promotion_budget {
+                return None;
+            }
+        }
+        for rook in self.castling_rights {
+            if !castling_right_valid(board, self.castling_rights, rook) {
+                return None;
+            }
+        }
+        let occ = board.occupied();
+        if board.attackers_of(their_king, self.turn, occ).any() {
+            return None;
+        }
+        let checkers = board.attackers_of(our_king, self.turn.other(), occ);
+        (!checkers.more_than_one()).then_some(checkers)
+    }
+}
+
+/// What a side's material breaks of [`Setup::problems`]' rules.
+struct Material {
+    too_many_pawns: bool,
+    too_many_pieces: bool,
+    over_promotion_budget: bool,
+}
+
+impl Material {
+    #[inline(always)]
+    fn of(board: &Board, color: Color) -> Material {
+        let ours = board.by_color(color);
+        let pieces = ours.count();
+        // Pawns plus promoted pieces above 8 need at least 10 pieces: a
+        // promoted piece stands beside the one it is an extra of.
+        if pieces < 10 {
+            return Material { too_many_pawns: false, too_many_pieces: false, over_promotion_budget: false };
+        }
+        let pawns = (board.pawns() & ours).count();
+        // Extra pieces beyond the initial array must come from promotions.
+        let extra = |n: usize, base: usize| n.saturating_sub(base);
+        let bishops = board.bishops() & ours;
+        let promoted = extra((board.queens() & ours).count(), 1)
+            + extra((board.rooks() & ours).count(), 2)
+            + extra((board.knights() & ours).count(), 2)
+            + extra((bishops & Bitboard::DARK).count(), 1)
+            + extra((bishops & Bitboard::LIGHT).count(), 1);
+        Material {
+            too_many_pawns: pawns > 8,
+            too_many_pieces: pieces > 16,
+            over_promotion_budget: pawns <= 8 && promoted + pawns > 8,
+        }
     }
 }
 
@@ -377,10 +427,13 @@ impl Position {
         pos
     }
 
-    /// [`Position::from_checked_setup`] given the XOR of the pieces'
-    /// Zobrist keys, computed while the placement was read.
-    pub(crate) fn from_checked_setup_hashed(setup: Setup, pieces_hash: u64) -> Position {
-        let mut pos = Position::with_check_info(setup);
+    /// The position of a setup [`Setup::plain_checkers`] passed, with those
+    /// checkers, and its hash from the XOR of its pieces' Zobrist keys.
+    #[inline(always)]
+    pub(crate) fn from_plain_setup(setup: &Setup, checkers: Bitboard, pieces_hash: u64) -> Position {
+        let mut pos = Position::bare(setup);
+        pos.update_check_info(false);
+        pos.checkers = checkers;
         pos.hash = pos.hash_with_pieces(pieces_hash);
         pos
     }
@@ -388,7 +441,15 @@ impl Position {
     /// The position of a checked setup, its hash not yet computed.
     #[inline(always)]
     fn with_check_info(setup: Setup) -> Position {
-        let mut pos = Position {
+        let mut pos = Position::bare(&setup);
+        pos.update_check_info(true);
+        pos
+    }
+
+    /// The fields of `setup`, with no check information and no hash yet.
+    #[inline(always)]
+    fn bare(setup: &Setup) -> Position {
+        Position {
             board: setup.board,
             turn: setup.turn,
             castles: setup.castling_rights,
@@ -398,9 +459,7 @@ impl Position {
             checkers: Bitboard::EMPTY,
             pinned: Bitboard::EMPTY,
             hash: 0,
-        };
-        pos.update_check_info(true);
-        pos
+        }
     }
 
     /// The raw fields of this position.
@@ -1039,6 +1098,50 @@ mod tests {
             let m = p.parse_san(s.as_bytes(), SanMode::Lenient).unwrap_or_else(|e| panic!("{s}: {e}"));
             p.play_unchecked(m);
         }
+    }
+
+    /// The fast readers' validity check passes only setups with no problem,
+    /// and then gives the checkers the position computes itself.
+    #[test]
+    fn plain_checkers_pass_only_valid_setups() {
+        for (fen, plain) in [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", true),
+            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", true),
+            ("4k3/8/8/8/8/8/8/4K2R w K - 0 1", true),
+            ("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1", true),
+            ("4k3/8/8/8/8/3n4/8/4K3 w - - 0 1", true),
+            // A double check may be possible, but is left to the full check.
+            ("4k3/8/8/8/8/3n4/8/r3K3 w - - 0 1", false),
+            ("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2", false),
+            // Ten or more pieces: the pawn and promotion counts apply.
+            ("k7/8/8/8/8/8/PPPPPPPP/KNN5 w - - 0 1", true),
+            ("k7/8/8/8/8/8/PPPPPPPP/KNNN4 w - - 0 1", false),
+            ("k7/pppppppp/p7/8/8/8/8/K7 w - - 0 1", false),
+            ("k7/8/8/8/8/8/8/KK6 w - - 0 1", false),
+            ("8/8/8/8/8/8/8/K7 w - - 0 1", false),
+            ("k7/8/8/8/8/8/8/K6P w - - 0 1", false),
+            ("k7/8/8/8/8/8/8/K7 w K - 0 1", false),
+            ("k7/8/8/8/8/8/8/R6K w - - 0 1", false),
+            ("k7/8/8/8/8/1n6/2n5/K7 w - - 0 1", false),
+        ] {
+            let setup =
+                match crate::fen::parse_fields(fen.as_bytes(), ParseMode::Strict, crate::fen::Counters::Required) {
+                    Ok(f) => f.setup,
+                    Err(e) => panic!("{fen}: {e}"),
+                };
+            let checkers = setup.plain_checkers();
+            assert_eq!(checkers.is_some(), plain, "{fen}");
+            if let Some(c) = checkers {
+                assert!(setup.problems().is_empty(), "{fen}");
+                assert_eq!(c, Position::from_fen(fen).unwrap().checkers(), "{fen}");
+                let hash = Position::from_plain_setup(&setup, c, 0).zobrist_hash();
+                assert_eq!(hash ^ Position::from_fen(fen).unwrap().zobrist_hash(), pieces_hash(&setup.board), "{fen}");
+            }
+        }
+    }
+
+    fn pieces_hash(board: &Board) -> u64 {
+        board.pieces().fold(0, |h, (sq, p)| h ^ zobrist::piece(p.color, p.role, sq))
     }
 
     #[test]

@@ -85,27 +85,40 @@ static OPCODES: OpcodeTable = {
     }
 };
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes at `p` as a little-endian integer, zero-padded past the
+/// line's end (a zero byte ends no name or token, so a text cut by the
+/// line's end is never taken for a whole one).
+#[inline(always)]
+fn word_at(line: &[u8], p: usize) -> u64 {
+    match line.get(p..p + 8) {
+        Some(c) => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+        None => {
+            let mut b = [0u8; 8];
+            let rest = line.get(p..).unwrap_or_default();
+            b[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+/// Flags (exactly, in the lowest flagged byte) the bytes of `x` that are
+/// ' ' or ';'.
+#[inline(always)]
+fn space_or_semicolon(x: u64) -> u64 {
+    let space = x ^ (LO * u64::from(b' '));
+    let semi = x ^ (LO * u64::from(b';'));
+    ((space.wrapping_sub(LO) & !space) | (semi.wrapping_sub(LO) & !semi)) & HI
+}
+
 /// The known opcode of fewer than eight letters at `p`, ended by ' ' or
 /// ';', and the offset of that byte; `None` for anything else.
 #[inline]
 fn opcode_at(line: &[u8], p: usize) -> Option<(Opcode, usize)> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let x = match line.get(p..p + 8) {
-        Some(c) => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-        None => {
-            // Near the end of the line: the bytes there, zero-padded (a
-            // zero byte ends no name, so an unterminated one fails).
-            let mut b = [0u8; 8];
-            let rest = line.get(p..)?;
-            b[..rest.len()].copy_from_slice(rest);
-            u64::from_le_bytes(b)
-        }
-    };
-    let space = x ^ (LO * u64::from(b' '));
-    let semi = x ^ (LO * u64::from(b';'));
-    // The lowest flagged byte is exact.
-    let hit = ((space.wrapping_sub(LO) & !space) | (semi.wrapping_sub(LO) & !semi)) & HI;
+    let x = word_at(line, p);
+    let hit = space_or_semicolon(x);
     if hit == 0 {
         return None;
     }
@@ -116,6 +129,21 @@ fn opcode_at(line: &[u8], p: usize) -> Option<(Opcode, usize)> {
     // name's key.
     (len > 0 && OPCODES.keys[slot] == key && usize::from(OPCODES.lens[slot]) == len)
         .then(|| (OPCODES.ops[slot], p + len))
+}
+
+/// The token at `p`, up to the first ' ' or ';' (or the line's end): its
+/// end, and for a token of fewer than eight bytes ended by one of those,
+/// its [`Memo`] key (its bytes and its length in the top byte, so that a
+/// text with a NUL at its end has a key of its own).
+#[inline]
+fn token_at(line: &[u8], p: usize) -> (usize, Option<u64>) {
+    let x = word_at(line, p);
+    let hit = space_or_semicolon(x);
+    if hit == 0 {
+        return (find_any(line, (p + 8).min(line.len()), [b' ', b';']), None);
+    }
+    let len = (hit.trailing_zeros() / 8) as usize;
+    (p + len, Some((x & ((1u64 << (8 * len)) - 1)) | ((len as u64) << 56)))
 }
 
 /// An integer at `p` written as the encoder writes it (optional '-', no
@@ -152,8 +180,6 @@ fn integer_at(line: &[u8], mut p: usize) -> Option<(i64, usize)> {
 /// time, as strings are the longest operands.
 #[inline]
 fn string_end(line: &[u8], mut p: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     while p + 8 <= line.len() {
         let c = &line[p..p + 8];
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
@@ -178,28 +204,13 @@ fn string_end(line: &[u8], mut p: usize) -> usize {
 /// Root-position moves remembered by text: `pm` and the first move of `pv`
 /// are the same text in the same position, so one lookup serves both.
 /// Texts of up to seven bytes (every SAN move but a rare few) are kept as
-/// integers.
+/// integers ([`token_at`] makes the keys).
 struct Memo {
     len: usize,
     slots: [(u64, Move); 4],
 }
 
 impl Memo {
-    /// The text as a key: its bytes, zero-padded, and its length in the
-    /// top byte (so that a text with a NUL at its end has a key of its own).
-    #[inline]
-    fn key(line: &[u8], start: usize, end: usize) -> Option<u64> {
-        let len = end - start;
-        if len >= 8 {
-            return None;
-        }
-        let bytes = match line.get(start..start + 8) {
-            Some(c) => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) & ((1u64 << (8 * len)) - 1),
-            None => name_key(&line[start..end]),
-        };
-        Some(bytes | ((len as u64) << 56))
-    }
-
     #[inline]
     fn get(&self, key: u64) -> Option<Move> {
         self.slots[..self.len].iter().find(|s| s.0 == key).map(|s| s.1)
@@ -346,10 +357,8 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
         return false;
     }
     let Some((setup, mut p, pieces_hash)) = fields(line, &mut rec.scratch.san) else { return false };
-    if !setup.problems().is_empty() {
-        return false;
-    }
-    let root = Position::from_checked_setup_hashed(setup.clone(), pieces_hash);
+    let Some(checkers) = setup.plain_checkers() else { return false };
+    let root = Position::from_plain_setup(&setup, checkers, pieces_hash);
     rec.setup = setup;
     rec.position = Some(root);
     let n = line.len();
@@ -425,10 +434,11 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
             } else {
                 // A move. Any byte but ' ' and ';': the SAN reader rejects
                 // what it does not expect.
-                p = find_any(line, p, [b' ', b';']);
+                let (end, key) = token_at(line, p);
+                p = end;
                 let text = &line[start..p];
                 let at_root = !sequence || rec.operands.len() == first;
-                let key = if at_root { Memo::key(line, start, p) } else { None };
+                let key = if at_root { key } else { None };
                 let m = match key.and_then(|k| memo.get(k)) {
                     Some(m) => m,
                     None => {
