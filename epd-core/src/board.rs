@@ -207,7 +207,7 @@ impl Board {
 
     /// Pieces of `attacker` that attack `sq`, with `occupied` as blockers.
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn attackers_of(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
         let them = self.by_color[attacker.index()];
         ((attacks::rook_attacks(sq, occupied) & self.rooks_and_queens())
