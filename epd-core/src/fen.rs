@@ -239,13 +239,11 @@ pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
     // Bit `IS_DIGIT` of `twice` is set by two counts in a row.
     let mut prev: u32 = 0;
     let mut twice: u32 = 0;
-    let mut i = 0;
-    loop {
-        let e = PLACE[*s.get(i)? as usize];
+    let mut stop = None;
+    for (i, &b) in s.iter().enumerate() {
+        let e = PLACE[usize::from(b)];
         if e >= IS_END {
-            if e & IS_OTHER != 0 {
-                return None;
-            }
+            stop = Some((i, e));
             break;
         }
         twice |= prev & e;
@@ -257,10 +255,15 @@ pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
         at[(slashes & 7) as usize] = pos as u8;
         slashes += (e >> 9) & 1;
         pos += (e >> 4) & 15;
-        i += 1;
     }
+    let (i, e) = stop?;
     const SLASHES_AT: u64 = u64::from_le_bytes([8, 16, 24, 32, 40, 48, 56, 0]);
-    if twice & IS_DIGIT != 0 || pos != 64 || slashes != 7 || u64::from_le_bytes(at) & (u64::MAX >> 8) != SLASHES_AT {
+    if e & IS_OTHER != 0
+        || twice & IS_DIGIT != 0
+        || pos != 64
+        || slashes != 7
+        || u64::from_le_bytes(at) & (u64::MAX >> 8) != SLASHES_AT
+    {
         return None;
     }
     let mut by_role = [Bitboard::EMPTY; 6];

@@ -592,6 +592,7 @@ impl Position {
     /// role could legally come from (for the canonical disambiguation).
     /// `None` when no move or several fit, or the promotion part is wrong;
     /// the general path then explains why.
+    #[inline(always)]
     fn match_normal(
         &self,
         role: Role,
