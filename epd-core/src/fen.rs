@@ -214,6 +214,25 @@ static PLACE: [u32; 256] = {
     t
 };
 
+/// The squares a placement byte advances (a table of its own, so the
+/// branch-free reader adds it without unpacking [`PLACE`]).
+static PLACE_ADVANCE: [u32; 256] = {
+    let mut t = [0u32; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (PLACE[b] / ADVANCE) & 15;
+        b += 1;
+    }
+    t
+};
+
+/// 1 for '/', else 0.
+static PLACE_SLASH: [u32; 256] = {
+    let mut t = [0u32; 256];
+    t[b'/' as usize] = 1;
+    t
+};
+
 /// The piece placement at the start of `s` if it is written exactly as the
 /// encoder writes it (8 ranks of 8 squares, no two digits in a row) and is
 /// followed by a space; the board, the offset of that space and the XOR
@@ -222,7 +241,8 @@ static PLACE: [u32; 256] = {
 ///
 /// Branch-free per byte but for the end: pieces, digits and slashes are
 /// data a branch predictor cannot learn. `pos` counts the squares in
-/// reading order (a8 = 0, h1 = 63; the square is `pos ^ 56`); a piece
+/// reading order (a8 = 0, h1 = 63: the square with its rank flipped, so
+/// the sets are byte-swapped at the end); a piece
 /// advances it by one, a digit by its count, a slash not at all. Each
 /// byte stores `pos` in the slot of the rank it is in, so after the loop
 /// slot `k` holds where the `k`-th slash stood: the placement is well
@@ -230,7 +250,8 @@ static PLACE: [u32; 256] = {
 /// at 64 (`pos` never decreases, so no square was out of range).
 #[inline]
 pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
-    // Indexed by the low four bits: 12 piece kinds, then discards.
+    // Indexed by the low four bits: 12 piece kinds, then discards. In
+    // reading order: flipped to squares (a byte swap) at the end.
     let mut sets = [0u64; 16];
     let mut hash = 0u64;
     let mut pos: u32 = 0;
@@ -248,13 +269,12 @@ pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
         }
         twice |= prev & e;
         prev = e;
-        let sq = (pos ^ 56) & 63;
         let index = (e & 15) as usize;
-        sets[index] |= 1u64 << sq;
-        hash ^= crate::zobrist::piece_index(index, sq as usize);
+        sets[index] |= 1u64.wrapping_shl(pos);
+        hash ^= crate::zobrist::piece_reading(index, pos as usize);
         at[(slashes & 7) as usize] = pos as u8;
-        slashes += (e >> 9) & 1;
-        pos += (e >> 4) & 15;
+        slashes += PLACE_SLASH[usize::from(b)];
+        pos += PLACE_ADVANCE[usize::from(b)];
     }
     let (i, e) = stop?;
     const SLASHES_AT: u64 = u64::from_le_bytes([8, 16, 24, 32, 40, 48, 56, 0]);
@@ -268,10 +288,10 @@ pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
     }
     let mut by_role = [Bitboard::EMPTY; 6];
     for (r, set) in by_role.iter_mut().enumerate() {
-        *set = Bitboard(sets[r] | sets[6 + r]);
+        *set = Bitboard((sets[r] | sets[6 + r]).swap_bytes());
     }
-    let white = sets[..6].iter().fold(0, |a, &b| a | b);
-    let black = sets[6..12].iter().fold(0, |a, &b| a | b);
+    let white = sets[..6].iter().fold(0, |a, &b| a | b).swap_bytes();
+    let black = sets[6..12].iter().fold(0, |a, &b| a | b).swap_bytes();
     Some((Board::from_sets(by_role, [Bitboard(white), Bitboard(black)]), i, hash))
 }
 

@@ -35,6 +35,17 @@ static PIECE_SQUARE: [u64; 1024] = {
     }
     t
 };
+/// [`PIECE_SQUARE`] with the squares in FEN reading order (a8 = 0, h1 =
+/// 63), for the placement reader.
+static PIECE_READING: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut i = 0;
+    while i < 1024 {
+        t[i] = PIECE_SQUARE[i ^ 56];
+        i += 1;
+    }
+    t
+};
 static CASTLE: [u64; 64] = keys::<64>(0x45_50_44_4b_69_74_02);
 static EP_FILE: [u64; 8] = keys::<8>(0x45_50_44_4b_69_74_03);
 /// Key toggled when Black is to move.
@@ -46,10 +57,11 @@ pub(crate) fn piece(color: Color, role: Role, sq: Square) -> u64 {
 }
 
 /// The key of piece kind `index` (`colour * 6 + role`; 12–15 for none,
-/// whose keys are zero) on square index `sq` (both masked into range).
+/// whose keys are zero) on the square `pos` in FEN reading order (a8 = 0,
+/// h1 = 63; both masked into range).
 #[inline(always)]
-pub(crate) fn piece_index(index: usize, sq: usize) -> u64 {
-    PIECE_SQUARE[(index & 15) * 64 + (sq & 63)]
+pub(crate) fn piece_reading(index: usize, pos: usize) -> u64 {
+    PIECE_READING[(index & 15) * 64 + (pos & 63)]
 }
 
 #[inline(always)]
