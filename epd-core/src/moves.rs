@@ -23,12 +23,21 @@ pub enum MoveKind {
 ///
 /// Four bytes; `Copy`. Whether it captures is a question for the position
 /// it is played in ([`crate::Position::is_capture`]).
-#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Eq, Hash)]
 pub struct Move {
     role: Role,
     from: Square,
     to: Square,
     kind: MoveKind,
+}
+
+// What the derive writes, but inlined (the derived one is an out-of-line
+// call in the record readers' hot loops).
+impl PartialEq for Move {
+    #[inline]
+    fn eq(&self, other: &Move) -> bool {
+        self.role == other.role && self.from == other.from && self.to == other.to && self.kind == other.kind
+    }
 }
 
 impl Move {

@@ -113,12 +113,15 @@ fn space_or_semicolon(x: u64) -> u64 {
     ((space.wrapping_sub(LO) & !space) | (semi.wrapping_sub(LO) & !semi)) & HI
 }
 
-/// The known opcode of fewer than eight letters at `p`, ended by ' ' or
-/// ';', and the offset of that byte; `None` for anything else.
+/// The known opcode of fewer than eight letters at `p`, ended by ' ', and
+/// the offset of that byte; `None` for anything else (an opcode with no
+/// operands, ended by ';', is left to the general parser).
 #[inline]
 fn opcode_at(line: &[u8], p: usize) -> Option<(Opcode, usize)> {
     let x = word_at(line, p);
-    let hit = space_or_semicolon(x);
+    let space = x ^ (LO * u64::from(b' '));
+    // The lowest flagged byte is exact.
+    let hit = space.wrapping_sub(LO) & !space & HI;
     if hit == 0 {
         return None;
     }
@@ -191,7 +194,7 @@ fn string_end(line: &[u8], mut p: usize) -> usize {
         let high = x.wrapping_add(LO);
         let hit = (quote.wrapping_sub(LO) & !quote) | (backslash.wrapping_sub(LO) & !backslash) | (low & !x) | high | x;
         if hit & HI != 0 {
-            break;
+            return p + ((hit & HI).trailing_zeros() / 8) as usize;
         }
         p += 8;
     }
@@ -502,6 +505,31 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// The word-at-a-time scan stops exactly where a byte-by-byte one does,
+    /// for every stop byte at every offset.
+    #[test]
+    fn string_end_stops_at_the_first_byte_a_string_cannot_hold() {
+        let naive = |line: &[u8], p: usize| {
+            line[p..].iter().position(|&b| BYTES[usize::from(b)] & STRING == 0).map_or(line.len(), |i| p + i)
+        };
+        for len in 0..40 {
+            let plain: Vec<u8> =
+                (0..len).map(|i| b' ' + (i * 7 % 95) as u8).filter(|&b| b != b'"' && b != b'\\').collect();
+            for start in 0..plain.len().min(3) {
+                assert_eq!(string_end(&plain, start), naive(&plain, start), "{plain:?}");
+            }
+            for at in 0..plain.len() {
+                for stop in [b'"', b'\\', 0, 0x1f, 0x7f, 0x80, 0xff, b'\n'] {
+                    let mut line = plain.clone();
+                    line[at] = stop;
+                    for start in 0..=at.min(9) {
+                        assert_eq!(string_end(&line, start), at, "{line:?} from {start}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn integers_read_as_the_general_parser_reads_canonical_ones() {
         for text in [
@@ -559,7 +587,9 @@ mod tests {
                 line.push(end);
                 line.extend_from_slice(b"acd 1;");
                 let found = opcode_at(&line, 0);
-                let want = (name.len() < 8).then_some((op, name.len()));
+                // An opcode ended by ';' (no operands) is left to the
+                // general parser.
+                let want = (name.len() < 8 && end == b' ').then_some((op, name.len()));
                 assert_eq!(found, want, "{}", op.name());
                 let mut shifted = b"x ".to_vec();
                 shifted.extend_from_slice(&line);
@@ -574,7 +604,7 @@ mod tests {
                 }
             }
         }
-        for text in [&b""[..], b" ", b";", b"BM ", b"b m;", b"b", b"\0\0 "] {
+        for text in [&b""[..], b" ", b";", b"BM ", b"b m;", b"b", b"\0\0 ", b"pv;"] {
             assert_eq!(opcode_at(text, 0), None, "{text:?}");
         }
     }
