@@ -23,7 +23,7 @@ pub enum MoveKind {
 ///
 /// Four bytes; `Copy`. Whether it captures is a question for the position
 /// it is played in ([`crate::Position::is_capture`]).
-#[derive(Copy, Clone, Eq, Hash)]
+#[derive(Copy, Clone, Eq)]
 pub struct Move {
     role: Role,
     from: Square,
@@ -31,12 +31,21 @@ pub struct Move {
     kind: MoveKind,
 }
 
-// What the derive writes, but inlined (the derived one is an out-of-line
-// call in the record readers' hot loops).
+// What the derives write, but inlined (the derived equality is an
+// out-of-line call in the record readers' hot loops). Both use every field.
 impl PartialEq for Move {
     #[inline]
     fn eq(&self, other: &Move) -> bool {
         self.role == other.role && self.from == other.from && self.to == other.to && self.kind == other.kind
+    }
+}
+
+impl core::hash::Hash for Move {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.role.hash(state);
+        self.from.hash(state);
+        self.to.hash(state);
+        self.kind.hash(state);
     }
 }
 
