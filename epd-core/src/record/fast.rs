@@ -159,20 +159,37 @@ fn integer_at(line: &[u8], mut p: usize) -> Option<(i64, usize)> {
         p += 1;
     }
     let start = p;
-    let mut v: i64 = 0;
-    while let Some(&b) = line.get(p) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        v = v * 10 + i64::from(d);
-        p += 1;
-        if p - start > 18 {
-            return None;
+    // Up to eight digits at once: `t` maps the digits to 0..=9 and every
+    // other byte above 9, and the lowest byte flagged as not a digit is
+    // exact (carries only move up).
+    let t = word_at(line, p) ^ (LO * u64::from(b'0'));
+    let other = (t.wrapping_add(LO * 0x76) | t) & HI;
+    let n = if other == 0 { 8 } else { (other.trailing_zeros() / 8) as usize };
+    if n == 0 {
+        return None;
+    }
+    // The digits right-aligned (leading zeros above), then summed in
+    // pairs, quadruples and the eight.
+    let mut d = t << (8 * (8 - n));
+    d = ((d & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561)) >> 8;
+    d = ((d & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601)) >> 16;
+    d = ((d & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001)) >> 32;
+    let mut v = d as i64;
+    p += n;
+    if n == 8 {
+        while let Some(&b) = line.get(p) {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            v = v * 10 + i64::from(digit);
+            p += 1;
+            if p - start > 18 {
+                return None;
+            }
         }
     }
-    let digits = p - start;
-    if digits == 0 || (line[start] == b'0' && (digits > 1 || neg)) {
+    if line[start] == b'0' && (n > 1 || neg) {
         return None;
     }
     Some((if neg { -v } else { v }, p))
