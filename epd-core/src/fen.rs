@@ -818,12 +818,32 @@ mod tests {
             ("8//8/8/8/8/8/8", false),
             ("x7/8/8/8/8/8/8/8", false),
             ("", false),
+            // Full ranks (the word holds no end), '0' and '9', long ranks.
+            ("rnbqkbnr/pppppppp/PPPPPPPP/RNBQKBNR/8/8/8/8", true),
+            ("8/8/8/8/8/8/8/RNBQKBNR", true),
+            ("8/8/8/8/8/8/8/RNBQKBNRR", false),
+            ("rnbqkbnrr/8/8/8/8/8/8/8", false),
+            ("ppp0pppp/8/8/8/8/8/8/8", false),
+            ("pppp0pppp/8/8/8/8/8/8/8", false),
+            ("p0ppppppp/8/8/8/8/8/8/8", false),
+            ("08/8/8/8/8/8/8/8", false),
+            ("80/8/8/8/8/8/8/8", false),
+            ("9/8/8/8/8/8/8/8", false),
+            ("1p1p1p1p/p1p1p1p1/8/8/8/8/8/8", true),
+            ("1p1p1p1p/p1p1p11/8/8/8/8/8/8", false),
+            ("8/8/8/8/8/8/8/8/8/8", false),
+            ("8/8/8/8 8/8/8/8", false),
+            ("8/8/8/8/8/8/8/k\u{0}6", false),
+            ("8/8/8/8/8/8/8/k\u{e9}6", false),
+            ("8/8/8/8/8/8/8/K6\u{7f}", false),
         ] {
             let line = format!("{placement} w - -");
             let fast = canonical_placement(line.as_bytes());
             assert_eq!(fast.is_some(), canonical, "{placement:?}");
-            if let Some((board, end, _)) = fast {
+            if let Some((board, end, hash)) = fast {
                 assert_eq!(end, placement.len(), "{placement:?}");
+                let keys = board.pieces().fold(0, |h, (sq, p)| h ^ crate::zobrist::piece(p.color, p.role, sq));
+                assert_eq!(hash, keys, "{placement:?}");
                 let strict = parse_fields(line.as_bytes(), ParseMode::Strict, Counters::Forbidden).unwrap();
                 assert_eq!(board, strict.setup.board, "{placement:?}");
             }
