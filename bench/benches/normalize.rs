@@ -56,10 +56,36 @@ const PY_RECORDS: usize = 10_000;
 // Input.
 
 /// The lines of `data` (each without its `\n`; a final empty piece after
-/// the last newline is not a line).
+/// the last newline is not a line). The newline is found as fast as the
+/// verb finds it (32-byte blocks the compiler vectorizes, as a memchr
+/// would), so the per-record pipelines, shakmaty's included, do not pay a
+/// byte-by-byte split the verb does not.
 fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let data = data.strip_suffix(b"\n").unwrap_or(data);
-    data.split(|&b| b == b'\n').filter(move |_| !data.is_empty())
+    let mut rest = data.strip_suffix(b"\n").unwrap_or(data);
+    let mut done = rest.is_empty();
+    core::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut base = 0;
+        for block in rest.chunks_exact(32) {
+            if block.iter().fold(false, |hit, &b| hit | (b == b'\n')) {
+                break;
+            }
+            base += 32;
+        }
+        match rest[base..].iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                let (line, tail) = rest.split_at(base + i);
+                rest = &tail[1..];
+                Some(line)
+            }
+            None => {
+                done = true;
+                Some(rest)
+            }
+        }
+    })
 }
 
 /// The first `n` lines of `data`, with their newlines.
