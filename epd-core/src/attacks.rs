@@ -33,8 +33,7 @@ const fn step_table(deltas: &[(i32, i32)]) -> [u64; 64] {
 
 static KNIGHT: [u64; 64] = step_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
 static KING: [u64; 64] = step_table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
-static WHITE_PAWN: [u64; 64] = step_table(&[(-1, 1), (1, 1)]);
-static BLACK_PAWN: [u64; 64] = step_table(&[(-1, -1), (1, -1)]);
+static PAWN: [[u64; 64]; 2] = [step_table(&[(-1, 1), (1, 1)]), step_table(&[(-1, -1), (1, -1)])];
 
 const fn ray_between(a: usize, b: usize, inclusive_line: bool) -> u64 {
     let (af, ar) = ((a % 8) as i32, (a / 8) as i32);
@@ -157,10 +156,8 @@ pub fn king_attacks(sq: Square) -> Bitboard {
 #[must_use]
 #[inline(always)]
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
-    Bitboard(match color {
-        Color::White => WHITE_PAWN[sq.index()],
-        Color::Black => BLACK_PAWN[sq.index()],
-    })
+    // Indexed, not matched: the colour alternates move by move.
+    Bitboard(PAWN[color.index()][sq.index()])
 }
 
 #[inline(always)]

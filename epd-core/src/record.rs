@@ -329,6 +329,37 @@ impl Record {
         self.parse_with(line, mode, diags, true);
     }
 
+    /// `true` if `line` is a record [`Record::parse_into`] would read with
+    /// no diagnostic and find already canonical, as decided by its fast
+    /// path, which does not build the record: the stream verbs then copy
+    /// the line as it stands. `false` says nothing of the line, which
+    /// [`Record::parse_into_slow`] then reads. The record is left as it
+    /// was.
+    pub(crate) fn is_canonical_line(&mut self, line: &[u8]) -> bool {
+        fast::parse::<false>(self, line)
+    }
+
+    /// [`Record::parse_into`] for a line [`Record::is_canonical_line`] has
+    /// already turned down: its fast path is not tried again.
+    pub(crate) fn parse_into_slow(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+        self.parse_with(line, mode, diags, false);
+    }
+
+    /// The fast path's verdicts on `line`, building the record and only
+    /// judging it (for tests that hold the two to the same answer).
+    #[doc(hidden)]
+    pub fn fast_path_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
+        let judged = self.is_canonical_line(line);
+        self.buf.clear();
+        self.ops.clear();
+        self.operands.clear();
+        self.position = None;
+        self.buf.extend_from_slice(line);
+        self.source_len = line.len() as u32;
+        let built = fast::parse::<true>(self, line);
+        (built, judged)
+    }
+
     /// [`Record::parse_into`] without its fast path for canonical lines:
     /// for tests that hold the two paths to the same result.
     #[doc(hidden)]
@@ -369,7 +400,7 @@ impl Record {
         // spans of this copy; converted texts are appended after it.
         self.buf.extend_from_slice(line);
         self.source_len = line.len() as u32;
-        if fast && fast::parse(self, line) {
+        if fast && fast::parse::<true>(self, line) {
             self.source_canonical = true;
             return;
         }

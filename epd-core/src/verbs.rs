@@ -247,8 +247,13 @@ fn run_from<R: BufRead, W: Write>(
                         line.clear();
                     } else {
                         diags.clear();
-                        rec.parse_into(text, mode, &mut diags);
-                        if diags.is_empty() && rec.is_source_canonical() {
+                        // A canonical line is judged without building its
+                        // record; any other is then read in full.
+                        let as_is = rec.is_canonical_line(text) || {
+                            rec.parse_into_slow(text, mode, &mut diags);
+                            diags.is_empty() && rec.is_source_canonical()
+                        };
+                        if as_is {
                             summary.lines += 1;
                             summary.records += 1;
                             if *verb != Verb::Check {

@@ -632,6 +632,7 @@ fn parallel_batches_cut_anywhere_equal_serial() {
 fn fast_path_builds_what_the_general_parser_builds() {
     let mut fast = Record::default();
     let mut general = Record::default();
+    let mut verdicts = Record::default();
     let (mut fd, mut gd) = (Vec::new(), Vec::new());
     let mut taken = 0usize;
     let mut check = |line: &[u8], mode: ParseMode, what: &str| {
@@ -649,6 +650,15 @@ fn fast_path_builds_what_the_general_parser_builds() {
         if fast.is_source_canonical() {
             taken += 1;
         }
+        // The stream verbs' judgement without building agrees with the
+        // fast path that builds.
+        let (built, judged) = verdicts.fast_path_verdicts(line);
+        assert_eq!(built, judged, "{what}: the fast path's verdicts differ on {:?}", text(line));
+        assert!(
+            !judged || (fd.is_empty() && general.is_source_canonical()),
+            "{what}: judged canonical: {:?}",
+            text(line)
+        );
     };
     for corpus in corpora() {
         for line in lines(&corpus.data) {

@@ -95,11 +95,19 @@ const HI: u64 = 0x8080_8080_8080_8080;
 fn word_at(line: &[u8], p: usize) -> u64 {
     match line.get(p..p + 8) {
         Some(c) => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+        // Near the end: the line's last eight bytes, shifted down (no
+        // copy, which costs a call to memcpy).
+        None if line.len() >= 8 && p < line.len() => {
+            let c = &line[line.len() - 8..];
+            let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            x >> (8 * (p + 8 - line.len()))
+        }
         None => {
-            let mut b = [0u8; 8];
-            let rest = line.get(p..).unwrap_or_default();
-            b[..rest.len()].copy_from_slice(rest);
-            u64::from_le_bytes(b)
+            let mut x = 0;
+            for (i, &b) in line.get(p..).unwrap_or_default().iter().enumerate() {
+                x |= u64::from(b) << (8 * i);
+            }
+            x
         }
     }
 }
@@ -317,6 +325,8 @@ static INFO: [Info; Opcode::ALL.len()] = {
             _ => 4,
         };
         let set = matches!(op.order(), Order::Set);
+        // The reader checks a set's order among moves only.
+        assert!(!set || kind == MOVE || kind == NONE);
         let sequence = matches!(op, Opcode::Pv | Opcode::Sv);
         t[op as usize] = Info { kind, min, max, set, sequence, head, lo, hi };
         i += 1;
@@ -372,15 +382,21 @@ fn fields(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize, u64)> {
 
 /// Reads `line` into `rec` (cleared, its buffer holding a copy of `line`)
 /// if the fast path can; `false` leaves `rec` to be cleared again.
-pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
+///
+/// Without `BUILD` the line is only judged, to the same verdict: `rec` is
+/// left as it was (but for its scratch buffer), no slot is written. The
+/// stream verbs copy a line they accept as it stands, and need no more.
+pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
     if line.len() > MAX_SPEC_LINE {
         return false;
     }
     let Some((setup, mut p, pieces_hash)) = fields(line, &mut rec.scratch.san) else { return false };
     let Some(checkers) = setup.plain_checkers() else { return false };
     let root = Position::from_plain_setup(&setup, checkers, pieces_hash);
-    rec.setup = setup;
-    rec.position = Some(root);
+    if BUILD {
+        rec.setup = setup;
+        rec.position = Some(root);
+    }
     let n = line.len();
     let mut prev: Option<Opcode> = None;
     let a1 = Square::from_index(0);
@@ -406,6 +422,11 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
             return false;
         }
         let first = rec.operands.len();
+        // Operands read, the first one's move (for the cross-checks) and
+        // the previous one's text (for the order of a set).
+        let mut count = 0usize;
+        let mut head: Option<Move> = None;
+        let mut prev_text = 0..0;
         let sequence = info.sequence;
         // The position a sequence has reached (pv, sv); copied only for them.
         let mut seq = if sequence { Some(root) } else { None };
@@ -435,11 +456,14 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                 if p - content >= MAX_STRING {
                     return false;
                 }
-                rec.operands.push(OperandSlot {
-                    span: Span { start: content as u32, end: p as u32 },
-                    offset: content as u32,
-                    value: Value::String,
-                });
+                if BUILD {
+                    rec.operands.push(OperandSlot {
+                        span: Span { start: content as u32, end: p as u32 },
+                        offset: content as u32,
+                        value: Value::String,
+                    });
+                }
+                count += 1;
                 p += 1;
                 continue;
             } else if kind == INTEGER {
@@ -457,7 +481,7 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                 let (end, key) = token_at(line, p);
                 p = end;
                 let text = &line[start..p];
-                let at_root = !sequence || rec.operands.len() == first;
+                let at_root = !sequence || count == 0;
                 let key = if at_root { key } else { None };
                 let m = match key.and_then(|k| memo.get(k)) {
                     Some(m) => m,
@@ -474,35 +498,39 @@ pub(super) fn parse(rec: &mut Record, line: &[u8]) -> bool {
                     // strict_fast verified the check mark.
                     pos.play_unhashed_known(m, matches!(text.last(), Some(b'+' | b'#')));
                 }
+                // A set's operands in ASCII order.
+                if info.set && count > 0 && line[prev_text.clone()] > *text {
+                    return false;
+                }
+                prev_text = start..p;
+                if count == 0 {
+                    head = Some(m);
+                }
                 Value::Move(Some(m))
             };
-            rec.operands.push(OperandSlot {
-                span: Span { start: start as u32, end: p as u32 },
-                offset: start as u32,
-                value,
-            });
+            if BUILD {
+                rec.operands.push(OperandSlot {
+                    span: Span { start: start as u32, end: p as u32 },
+                    offset: start as u32,
+                    value,
+                });
+            }
+            count += 1;
         }
-        let count = rec.operands.len() - first;
         if count < usize::from(info.min) || count > usize::from(info.max) {
             return false;
         }
-        if info.set {
-            let slots = &rec.operands[first..];
-            if slots.windows(2).any(|w| line[w[0].span.range()] > line[w[1].span.range()]) {
-                return false;
-            }
-        }
         if info.head < 4 {
-            if let Some(Value::Move(m)) = rec.operands.get(first).map(|s| s.value) {
-                heads[usize::from(info.head)] = m;
-            }
+            heads[usize::from(info.head)] = head;
         }
-        rec.ops.push(OpSlot {
-            name: Name::Known(op),
-            offset: op_start as u32,
-            end: p as u32,
-            operands: Span { start: first as u32, end: rec.operands.len() as u32 },
-        });
+        if BUILD {
+            rec.ops.push(OpSlot {
+                name: Name::Known(op),
+                offset: op_start as u32,
+                end: p as u32,
+                operands: Span { start: first as u32, end: rec.operands.len() as u32 },
+            });
+        }
     }
     // pm must be the first move of pv, sm the first of sv.
     if let (Some(a), Some(b)) = (heads[0], heads[1]) {
@@ -543,6 +571,23 @@ mod tests {
                         assert_eq!(string_end(&line, start), at, "{line:?} from {start}");
                     }
                 }
+            }
+        }
+    }
+
+    /// Every offset of every short line, in the middle, near the end (the
+    /// shifted last word) and past it.
+    #[test]
+    fn word_at_reads_eight_bytes_zero_padded() {
+        let text: Vec<u8> = (1..=24u8).map(|i| i * 7).collect();
+        for len in 0..text.len() {
+            let line = &text[..len];
+            for p in 0..len + 3 {
+                let mut want = [0u8; 8];
+                for (i, w) in want.iter_mut().enumerate() {
+                    *w = line.get(p + i).copied().unwrap_or(0);
+                }
+                assert_eq!(word_at(line, p), u64::from_le_bytes(want), "len {len}, p {p}");
             }
         }
     }
