@@ -642,6 +642,7 @@ impl Position {
     /// [`Position::play_unhashed`] for a move known to give check or not
     /// (its SAN's check mark was verified): the checkers are then looked
     /// for only after a check.
+    #[inline(always)]
     pub(crate) fn play_unhashed_known(&mut self, m: Move, gives_check: bool) {
         self.play_with::<false>(m, Some(gives_check));
     }

@@ -146,7 +146,7 @@ fn opcode_at(line: &[u8], p: usize) -> Option<(Opcode, usize)> {
 /// end, and for a token of fewer than eight bytes ended by one of those,
 /// its [`Memo`] key (its bytes and its length in the top byte, so that a
 /// text with a NUL at its end has a key of its own).
-#[inline]
+#[inline(always)]
 fn token_at(line: &[u8], p: usize) -> (usize, Option<u64>) {
     let x = word_at(line, p);
     let hit = space_or_semicolon(x);
@@ -160,7 +160,7 @@ fn token_at(line: &[u8], p: usize) -> (usize, Option<u64>) {
 /// An integer at `p` written as the encoder writes it (optional '-', no
 /// leading zero, no `-0`, at most 18 digits so it cannot overflow): its
 /// value and the offset of the first byte after its digits.
-#[inline]
+#[inline(always)]
 fn integer_at(line: &[u8], mut p: usize) -> Option<(i64, usize)> {
     let neg = line.get(p) == Some(&b'-');
     if neg {
@@ -336,7 +336,7 @@ static INFO: [Info; Opcode::ALL.len()] = {
 
 /// The four position fields of a canonical line: the setup, the offset
 /// just past them and the XOR of the pieces' Zobrist keys.
-#[inline]
+#[inline(always)]
 fn fields(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize, u64)> {
     let (board, mut p, pieces_hash) = canonical_placement(line)?;
     let turn = match line.get(p..p + 3)? {
