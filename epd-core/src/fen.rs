@@ -248,8 +248,10 @@ static PLACE_SLASH: [u32; 256] = {
 /// `k`-th slash stood: the placement is well formed when those are 8, 16,
 /// …, 56, there are 7 slashes and `pos` ends at 64 (`pos` never decreases,
 /// so no square was out of range).
-#[inline]
-pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
+// Out of line: inlined, it leaves the record reader's loop short of
+// registers.
+#[inline(never)]
+pub(crate) fn canonical_placement<const HASH: bool>(s: &[u8]) -> Option<(Board, usize, u64)> {
     // Indexed by the low four bits: 12 piece kinds, then discards. In
     // reading order: flipped to squares (a byte swap) at the end.
     let mut sets = [0u64; 16];
@@ -271,7 +273,9 @@ pub(crate) fn canonical_placement(s: &[u8]) -> Option<(Board, usize, u64)> {
         prev = e;
         let index = (e & 15) as usize;
         sets[index] |= 1u64.wrapping_shl(pos);
-        hash ^= crate::zobrist::piece_reading(index, pos as usize);
+        if HASH {
+            hash ^= crate::zobrist::piece_reading(index, pos as usize);
+        }
         at[(slashes & 7) as usize] = pos as u8;
         slashes += PLACE_SLASH[usize::from(b)];
         pos += PLACE_ADVANCE[usize::from(b)];
@@ -836,7 +840,7 @@ mod tests {
             ("8/8/8/8/8/8/8/K6\u{7f}", false),
         ] {
             let line = format!("{placement} w - -");
-            let fast = canonical_placement(line.as_bytes());
+            let fast = canonical_placement::<true>(line.as_bytes());
             assert_eq!(fast.is_some(), canonical, "{placement:?}");
             if let Some((board, end, hash)) = fast {
                 assert_eq!(end, placement.len(), "{placement:?}");

@@ -428,13 +428,17 @@ impl Position {
     }
 
     /// The position of a setup [`Setup::plain_checkers`] passed, with those
-    /// checkers, and its hash from the XOR of its pieces' Zobrist keys.
+    /// checkers, and (with `HASH`) its hash from the XOR of its pieces'
+    /// Zobrist keys; without, the hash is 0, for a position used only to
+    /// check moves.
     #[inline(always)]
-    pub(crate) fn from_plain_setup(setup: &Setup, checkers: Bitboard, pieces_hash: u64) -> Position {
+    pub(crate) fn from_plain_setup<const HASH: bool>(setup: &Setup, checkers: Bitboard, pieces_hash: u64) -> Position {
         let mut pos = Position::bare(setup);
         pos.update_check_info(false);
         pos.checkers = checkers;
-        pos.hash = pos.hash_with_pieces(pieces_hash);
+        if HASH {
+            pos.hash = pos.hash_with_pieces(pieces_hash);
+        }
         pos
     }
 
@@ -1135,7 +1139,7 @@ mod tests {
             if let Some(c) = checkers {
                 assert!(setup.problems().is_empty(), "{fen}");
                 assert_eq!(c, Position::from_fen(fen).unwrap().checkers(), "{fen}");
-                let hash = Position::from_plain_setup(&setup, c, 0).zobrist_hash();
+                let hash = Position::from_plain_setup::<true>(&setup, c, 0).zobrist_hash();
                 assert_eq!(hash ^ Position::from_fen(fen).unwrap().zobrist_hash(), pieces_hash(&setup.board), "{fen}");
             }
         }

@@ -337,8 +337,8 @@ static INFO: [Info; Opcode::ALL.len()] = {
 /// The four position fields of a canonical line: the setup, the offset
 /// just past them and the XOR of the pieces' Zobrist keys.
 #[inline(always)]
-fn fields(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize, u64)> {
-    let (board, mut p, pieces_hash) = canonical_placement(line)?;
+fn fields<const HASH: bool>(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup, usize, u64)> {
+    let (board, mut p, pieces_hash) = canonical_placement::<HASH>(line)?;
     let turn = match line.get(p..p + 3)? {
         b" w " => Color::White,
         b" b " => Color::Black,
@@ -390,9 +390,10 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
     if line.len() > MAX_SPEC_LINE {
         return false;
     }
-    let Some((setup, mut p, pieces_hash)) = fields(line, &mut rec.scratch.san) else { return false };
+    let Some((setup, mut p, pieces_hash)) = fields::<BUILD>(line, &mut rec.scratch.san) else { return false };
     let Some(checkers) = setup.plain_checkers() else { return false };
-    let root = Position::from_plain_setup(&setup, checkers, pieces_hash);
+    // Judging, the position serves only to check moves: no hash.
+    let root = Position::from_plain_setup::<BUILD>(&setup, checkers, pieces_hash);
     if BUILD {
         rec.setup = setup;
         rec.position = Some(root);
