@@ -229,6 +229,22 @@ fn string_end(line: &[u8], mut p: usize) -> usize {
     p
 }
 
+/// A quoted string at `p` as the fast path takes it (printing ASCII only:
+/// no escapes, no control bytes, no bytes that need a UTF-8 check; under
+/// [`MAX_STRING`] bytes): the span of its content. The closing quote is at
+/// the span's end.
+#[inline(always)]
+fn quoted_at(line: &[u8], p: usize) -> Option<(usize, usize)> {
+    if line.get(p) != Some(&b'"') {
+        return None;
+    }
+    let content = p + 1;
+    let end = string_end(line, content);
+    // Anything else stops it: a control byte, a byte above 0x7e, a
+    // backslash.
+    (line.get(end) == Some(&b'"') && end - content < MAX_STRING).then_some((content, end))
+}
+
 /// Root-position moves remembered by text: `pm` and the first move of `pv`
 /// are the same text in the same position, so one lookup serves both.
 /// Texts of up to seven bytes (every SAN move but a rare few) are kept as
@@ -423,6 +439,39 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
             return false;
         }
         let first = rec.operands.len();
+        if info.max == 1 && kind != MOVE {
+            // One string or integer (most operations): read straight,
+            // with no operand loop. opcode_at stopped at a ' '.
+            let start = p + 1;
+            let (span, value, after) = if kind == QUOTED {
+                let Some((content, end)) = quoted_at(line, start) else { return false };
+                (content..end, Value::String, end + 1)
+            } else {
+                let Some((v, end)) = integer_at(line, start) else { return false };
+                if v < info.lo || v > info.hi {
+                    return false;
+                }
+                (start..end, Value::Integer(v), end)
+            };
+            if line.get(after) != Some(&b';') {
+                return false;
+            }
+            p = after + 1;
+            if BUILD {
+                rec.operands.push(OperandSlot {
+                    span: Span { start: span.start as u32, end: span.end as u32 },
+                    offset: span.start as u32,
+                    value,
+                });
+                rec.ops.push(OpSlot {
+                    name: Name::Known(op),
+                    offset: op_start as u32,
+                    end: p as u32,
+                    operands: Span { start: first as u32, end: first as u32 + 1 },
+                });
+            }
+            continue;
+        }
         // Operands read, the first one's move (for the cross-checks) and
         // the previous one's text (for the order of a set).
         let mut count = 0usize;
@@ -442,21 +491,8 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
             }
             let start = p;
             let value = if kind == QUOTED {
-                if line.get(p) != Some(&b'"') {
-                    return false;
-                }
-                p += 1;
-                let content = p;
-                // Printing ASCII only: no escapes, no control bytes, no
-                // bytes that need a UTF-8 check.
-                p = string_end(line, p);
-                if line.get(p) != Some(&b'"') {
-                    // A control byte, a byte above 0x7e, a backslash.
-                    return false;
-                }
-                if p - content >= MAX_STRING {
-                    return false;
-                }
+                let Some((content, end)) = quoted_at(line, p) else { return false };
+                p = end;
                 if BUILD {
                     rec.operands.push(OperandSlot {
                         span: Span { start: content as u32, end: p as u32 },
