@@ -209,8 +209,24 @@ impl Board {
     #[must_use]
     #[inline(always)]
     pub fn attackers_of(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+        self.attackers_with::<false>(sq, attacker, occupied)
+    }
+
+    /// [`Board::attackers_of`], with rooks by
+    /// [`attacks::rook_attacks_compact`] when `COMPACT` (for the record
+    /// reader, which looks up scattered squares).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn attackers_with<const COMPACT: bool>(
+        &self,
+        sq: Square,
+        attacker: Color,
+        occupied: Bitboard,
+    ) -> Bitboard {
         let them = self.by_color[attacker.index()];
-        ((attacks::rook_attacks(sq, occupied) & self.rooks_and_queens())
+        let rook =
+            if COMPACT { attacks::rook_attacks_compact(sq, occupied) } else { attacks::rook_attacks(sq, occupied) };
+        ((rook & self.rooks_and_queens())
             | (attacks::bishop_attacks(sq, occupied) & self.bishops_and_queens())
             | (attacks::knight_attacks(sq) & self.knights())
             | (attacks::king_attacks(sq) & self.kings())

@@ -137,10 +137,10 @@ impl Setup {
             }
         }
         let occ = board.occupied();
-        if board.attackers_of(their_king, self.turn, occ).any() {
+        if board.attackers_with::<true>(their_king, self.turn, occ).any() {
             return None;
         }
-        let checkers = board.attackers_of(our_king, self.turn.other(), occ);
+        let checkers = board.attackers_with::<true>(our_king, self.turn.other(), occ);
         (!checkers.more_than_one()).then_some(checkers)
     }
 }
@@ -909,6 +909,13 @@ impl Position {
     #[inline(always)]
     pub(crate) fn attacked_by_them(&self, sq: Square, occupied: Bitboard) -> bool {
         self.board.attackers_of(sq, self.turn.other(), occupied).any()
+    }
+
+    /// [`Position::attacked_by_them`] for the record reader's SAN checks
+    /// (see [`attacks::rook_attacks_compact`]).
+    #[inline(always)]
+    pub(crate) fn attacked_by_them_compact(&self, sq: Square, occupied: Bitboard) -> bool {
+        self.board.attackers_with::<true>(sq, self.turn.other(), occupied).any()
     }
 
     /// Whether the en passant capture from `from` to `ep` leaves the king

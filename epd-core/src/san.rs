@@ -698,10 +698,12 @@ impl Position {
             // A slider checks only along a line through the king: test the
             // line first, the blockers only then.
             Role::Bishop => attacks::bishop_rays(king).contains(to) && attacks::bishop_attacks(to, occ).contains(king),
-            Role::Rook => attacks::rook_rays(king).contains(to) && attacks::rook_attacks(to, occ).contains(king),
+            Role::Rook => {
+                attacks::rook_rays(king).contains(to) && attacks::rook_attacks_compact(to, occ).contains(king)
+            }
             Role::Queen => {
                 (attacks::rook_rays(king) | attacks::bishop_rays(king)).contains(to)
-                    && attacks::queen_attacks(to, occ).contains(king)
+                    && (attacks::rook_attacks_compact(to, occ) | attacks::bishop_attacks(to, occ)).contains(king)
             }
         };
         if direct {
@@ -716,7 +718,7 @@ impl Position {
             return false;
         }
         let ours = self.board.by_color(us) - Bitboard::from(from);
-        ((attacks::rook_attacks(king, occ) & self.board.rooks_and_queens() & ours)
+        ((attacks::rook_attacks_compact(king, occ) & self.board.rooks_and_queens() & ours)
             | (attacks::bishop_attacks(king, occ) & self.board.bishops_and_queens() & ours))
             .any()
     }
@@ -789,7 +791,7 @@ impl Position {
                 }
                 c
             }
-            r => attacks::attacks(us.other(), r, to, occ),
+            r => attacks::piece_attacks_compact(r, to, occ),
         } & pieces;
         if geometric.is_empty() {
             return geometric;
@@ -798,9 +800,9 @@ impl Position {
             // Each king is tested with itself lifted off the board (a
             // playable position has one, tested without a loop).
             if geometric.more_than_one() {
-                return geometric.into_iter().filter(|&k| !self.attacked_by_them(to, occ ^ k)).collect();
+                return geometric.into_iter().filter(|&k| !self.attacked_by_them_compact(to, occ ^ k)).collect();
             }
-            return if self.attacked_by_them(to, occ ^ geometric) { Bitboard::EMPTY } else { geometric };
+            return if self.attacked_by_them_compact(to, occ ^ geometric) { Bitboard::EMPTY } else { geometric };
         }
         if role == Role::Pawn && Some(to) == self.ep_square && !occ.contains(to) {
             // En passant: the general test simulates the capture.
