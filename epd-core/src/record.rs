@@ -333,16 +333,10 @@ impl Record {
     /// no diagnostic and find already canonical, as decided by its fast
     /// path, which does not build the record: the stream verbs then copy
     /// the line as it stands. `false` says nothing of the line, which
-    /// [`Record::parse_into_slow`] then reads. The record is left as it
+    /// [`Record::parse_into_general`] then reads. The record is left as it
     /// was.
     pub(crate) fn is_canonical_line(&mut self, line: &[u8]) -> bool {
         fast::parse::<false>(self, line)
-    }
-
-    /// [`Record::parse_into`] for a line [`Record::is_canonical_line`] has
-    /// already turned down: its fast path is not tried again.
-    pub(crate) fn parse_into_slow(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
-        self.parse_with(line, mode, diags, false);
     }
 
     /// The fast path's verdicts on `line`, building the record and only
@@ -350,18 +344,15 @@ impl Record {
     #[doc(hidden)]
     pub fn fast_path_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
         let judged = self.is_canonical_line(line);
-        self.buf.clear();
-        self.ops.clear();
-        self.operands.clear();
-        self.position = None;
-        self.buf.extend_from_slice(line);
-        self.source_len = line.len() as u32;
+        self.start(line);
         let built = fast::parse::<true>(self, line);
         (built, judged)
     }
 
     /// [`Record::parse_into`] without its fast path for canonical lines:
-    /// for tests that hold the two paths to the same result.
+    /// for tests that hold the two paths to the same result, and for the
+    /// stream verbs once [`Record::is_canonical_line`] has turned a line
+    /// down (the fast path is then not tried again).
     #[doc(hidden)]
     pub fn parse_into_general(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
         self.parse_with(line, mode, diags, false);
@@ -391,7 +382,8 @@ impl Record {
             && ops(self) == ops(other)
     }
 
-    fn parse_with(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>, fast: bool) {
+    /// Clears the record for `line`, holding a copy of it.
+    fn start(&mut self, line: &[u8]) {
         self.buf.clear();
         self.ops.clear();
         self.operands.clear();
@@ -400,6 +392,10 @@ impl Record {
         // spans of this copy; converted texts are appended after it.
         self.buf.extend_from_slice(line);
         self.source_len = line.len() as u32;
+    }
+
+    fn parse_with(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>, fast: bool) {
+        self.start(line);
         if fast && fast::parse::<true>(self, line) {
             self.source_canonical = true;
             return;
