@@ -233,7 +233,7 @@ pub(crate) fn rook_attacks_compact(sq: Square, occupied: Bitboard) -> Bitboard {
 /// Squares a knight, bishop, rook, queen or king on `sq` attacks (as
 /// [`attacks`]), rooks and queens by [`rook_attacks_compact`].
 #[must_use]
-#[inline]
+#[inline(always)]
 pub(crate) fn piece_attacks_compact(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
     match role {
         Role::Pawn => Bitboard::EMPTY,
