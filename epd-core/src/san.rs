@@ -548,6 +548,38 @@ impl Position {
                 (role, file, rank, capture, to, promotion, sp.suffix)
             }
         };
+        // One jump on the role; each arm is the check below with its role
+        // a constant, so the role tests in it (the origins' attack kind,
+        // the disambiguation rule, the direct-check kind) fold away.
+        let parts = (file, rank, capture, to, promotion, suffix);
+        match role {
+            Role::Pawn => self.strict_normal::<0>(parts),
+            Role::Knight => self.strict_normal::<1>(parts),
+            Role::Bishop => self.strict_normal::<2>(parts),
+            Role::Rook => self.strict_normal::<3>(parts),
+            Role::Queen => self.strict_normal::<4>(parts),
+            Role::King => self.strict_normal::<5>(parts),
+        }
+    }
+
+    /// [`Position::strict_fast`] for a piece or pawn move of the role
+    /// `Role::ALL[R]`: the one legal move the parts name, if they are its
+    /// canonical spelling (capture mark, minimal disambiguation, check
+    /// mark).
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn strict_normal<const R: usize>(
+        &self,
+        (file, rank, capture, to, promotion, suffix): (
+            Option<File>,
+            Option<Rank>,
+            bool,
+            Square,
+            Option<Role>,
+            Option<Suffix>,
+        ),
+    ) -> Option<Move> {
+        let role = Role::ALL[R];
         let (m, all) = self.match_normal(role, file, rank, to, promotion)?;
         let sq = m.from();
         let captures = self.is_capture(m);
