@@ -253,22 +253,21 @@ static PIECE_LETTER: [u8; 256] = {
     t
 };
 
-/// The parts of a move written in the shape canonical SAN of a piece or
-/// pawn move has, `[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`, read
-/// from the end: role, origin file and rank, capture mark, target,
-/// promotion and check mark. `None` for any other text. Whether the parts
-/// are the canonical ones for the position is for the caller to check.
+/// The parts of a move of the role `Role::ALL[R]` written in the shape
+/// canonical SAN of a piece or pawn move has,
+/// `[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`, read from the end:
+/// origin file and rank, capture mark, target, promotion and check mark.
+/// The caller has read the piece letter (none for a pawn, `R == 0`). `None`
+/// for any other text. Whether the parts are the canonical ones for the
+/// position is for the caller to check.
 #[allow(clippy::type_complexity)]
-#[inline]
-fn split_canonical_shape(
+#[inline(always)]
+fn split_canonical_shape<const R: usize>(
     s: &[u8],
-) -> Option<(Role, Option<File>, Option<Rank>, bool, Square, Option<Role>, Option<Suffix>)> {
-    // A table, not a `match`: the piece letter is data, and a jump on it
-    // is often mispredicted.
-    let index = PIECE_LETTER[usize::from(*s.first()?)];
-    let (role, start) = (Role::ALL[usize::from(index)], usize::from(index != 0));
+) -> Option<(Option<File>, Option<Rank>, bool, Square, Option<Role>, Option<Suffix>)> {
+    let start = usize::from(R != 0);
     let mut end = s.len();
-    let suffix = match s[end - 1] {
+    let suffix = match *s.last()? {
         b'+' => Some(Suffix::Check),
         b'#' => Some(Suffix::Checkmate),
         _ => None,
@@ -277,7 +276,7 @@ fn split_canonical_shape(
         end -= 1;
     }
     let mut promotion = None;
-    if end >= start + 4 && s[end - 2] == b'=' {
+    if R == 0 && end >= 4 && s[end - 2] == b'=' {
         promotion = Some(match s[end - 1] {
             b'N' => Role::Knight,
             b'B' => Role::Bishop,
@@ -303,7 +302,7 @@ fn split_canonical_shape(
         [f, r] => (Some(File::from_char(f)?), Some(Rank::from_char(r)?)),
         _ => return None,
     };
-    Some((role, file, rank, capture, to, promotion, suffix))
+    Some((file, rank, capture, to, promotion, suffix))
 }
 
 fn parse_san_text(s: &[u8], mode: SanMode, b_is_bishop: bool) -> Result<SanPlus, SanError> {
@@ -540,45 +539,28 @@ impl Position {
             let m = self.resolve_castle(side).ok()?;
             return self.check_mark_ok(m, suffix).then_some(m);
         }
-        let (role, file, rank, capture, to, promotion, suffix) = match split_canonical_shape(s) {
-            Some(parts) => parts,
-            None => {
-                let sp = parse_san_text(s, SanMode::Strict, false).ok()?;
-                let San::Normal { role, file, rank, capture, to, promotion } = sp.san else { return None };
-                (role, file, rank, capture, to, promotion, sp.suffix)
-            }
-        };
-        // One jump on the role; each arm is the check below with its role
-        // a constant, so the role tests in it (the origins' attack kind,
-        // the disambiguation rule, the direct-check kind) fold away.
-        let parts = (file, rank, capture, to, promotion, suffix);
-        match role {
-            Role::Pawn => self.strict_normal::<0>(parts),
-            Role::Knight => self.strict_normal::<1>(parts),
-            Role::Bishop => self.strict_normal::<2>(parts),
-            Role::Rook => self.strict_normal::<3>(parts),
-            Role::Queen => self.strict_normal::<4>(parts),
-            Role::King => self.strict_normal::<5>(parts),
+        // One jump on the piece letter (none: a pawn); each arm reads and
+        // checks the move with its role a constant, so the role tests in it
+        // (promotion, the origins' attack kind, the disambiguation rule,
+        // the direct-check kind) fold away. Text of any other shape is
+        // left to the caller's general decoding.
+        match PIECE_LETTER[usize::from(*s.first()?)] {
+            0 => self.strict_normal::<0>(s),
+            1 => self.strict_normal::<1>(s),
+            2 => self.strict_normal::<2>(s),
+            3 => self.strict_normal::<3>(s),
+            4 => self.strict_normal::<4>(s),
+            _ => self.strict_normal::<5>(s),
         }
     }
 
     /// [`Position::strict_fast`] for a piece or pawn move of the role
-    /// `Role::ALL[R]`: the one legal move the parts name, if they are its
+    /// `Role::ALL[R]`: the one legal move `s` names, if `s` is its
     /// canonical spelling (capture mark, minimal disambiguation, check
     /// mark).
     #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn strict_normal<const R: usize>(
-        &self,
-        (file, rank, capture, to, promotion, suffix): (
-            Option<File>,
-            Option<Rank>,
-            bool,
-            Square,
-            Option<Role>,
-            Option<Suffix>,
-        ),
-    ) -> Option<Move> {
+    fn strict_normal<const R: usize>(&self, s: &[u8]) -> Option<Move> {
+        let (file, rank, capture, to, promotion, suffix) = split_canonical_shape::<R>(s)?;
         let role = Role::ALL[R];
         let (m, all) = self.match_normal(role, file, rank, to, promotion)?;
         let sq = m.from();
@@ -1081,6 +1063,76 @@ mod tests {
                 assert_eq!(p.strict_fast(text.as_bytes()), general, "{fen}: {text}");
             }
         }
+    }
+
+    /// The strict fast check, one specialized body per role, against the
+    /// general strict decoder: on positions of seeded random play (every
+    /// role, captures, checks, mates, promotions, en passant, pins) it
+    /// takes the canonical SAN of every legal move as that move, and for
+    /// each misspelling (check mark dropped, added or changed, capture mark
+    /// dropped or added, an origin file or rank added, another promotion
+    /// piece, a lower-case piece letter) it answers `None` (the caller then
+    /// decodes the general way) or exactly what the strict decoder says.
+    #[test]
+    fn strict_fast_agrees_with_strict_decoding_on_every_move_and_misspelling() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut positions, mut moves, mut roles) = (0, 0, [0usize; 6]);
+        for start in [Position::startpos(), pos(KIWIPETE), pos("8/2P5/8/KP5r/8/8/4p1k1/8 w - - 0 1")] {
+            for _game in 0..6 {
+                let mut p = start;
+                for _ply in 0..120 {
+                    let legal = p.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    positions += 1;
+                    for &m in &legal {
+                        let canonical = p.san(m);
+                        assert_eq!(p.strict_fast(canonical.as_bytes()), Some(m), "{}: {canonical}", p.fen());
+                        moves += 1;
+                        roles[m.role() as usize] += 1;
+                        let body = canonical.trim_end_matches(['+', '#']);
+                        let mut variants = vec![
+                            body.to_string(),
+                            format!("{body}+"),
+                            format!("{body}#"),
+                            format!("{canonical}+"),
+                            body.replacen('x', "", 1),
+                            canonical.to_lowercase(),
+                        ];
+                        if let Some(i) = body.find(|c: char| c.is_ascii_lowercase()) {
+                            // An origin file or rank, a capture mark, before the target.
+                            let at = body.len() - body.trim_end_matches(['=', 'N', 'B', 'R', 'Q']).len();
+                            let target = body.len() - at - 2;
+                            for extra in [&m.from().to_string()[..1], &m.from().to_string()[1..], "x"] {
+                                variants.push(format!("{}{extra}{}", &body[..target.max(i)], &body[target.max(i)..]));
+                            }
+                        }
+                        for promo in ["=Q", "=N", "=K", "=P", ""] {
+                            if let Some(i) = body.find('=') {
+                                variants.push(format!("{}{promo}", &body[..i]));
+                            }
+                        }
+                        for text in variants {
+                            let mut out = Vec::new();
+                            let general = p.decode_san(text.as_bytes(), SanMode::Strict, &mut out).ok();
+                            let fast = p.strict_fast(text.as_bytes());
+                            assert!(fast.is_none() || fast == general, "{}: {text}: {fast:?} vs {general:?}", p.fen());
+                        }
+                    }
+                    let pick = (next() % legal.len() as u64) as usize;
+                    p.play_unchecked(legal[pick]);
+                }
+            }
+        }
+        assert!(positions > 1000 && moves > 20_000, "{positions} positions, {moves} moves");
+        assert!(roles.iter().all(|&n| n > 500), "moves by role: {roles:?}");
     }
 
     #[test]
