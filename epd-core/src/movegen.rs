@@ -298,6 +298,66 @@ impl Position {
         a.0
     }
 
+    /// `true` if the side to move, which must be in check, has a legal
+    /// move: what proving a check mark (`+`, not `#`) needs. The same answer
+    /// as [`Position::has_legal_moves`], found the way a player looks: a
+    /// king step to a safe square, then (against one checker) a capture of
+    /// the checker or a piece put between. Rooks are looked up in the
+    /// compact tables: the record reader asks this once in a few records,
+    /// when the 800 KB rook magic table is out of cache. A position with an
+    /// en passant square is left to the general generator.
+    #[must_use]
+    pub(crate) fn has_evasion(&self) -> bool {
+        let us = self.turn;
+        let board = &self.board;
+        let ours = board.by_color(us);
+        let occ = board.occupied();
+        let king = self.our_king();
+        for to in attacks::king_attacks(king) - ours {
+            if !self.attacked_by_them_compact(to, occ ^ king) {
+                return true;
+            }
+        }
+        let Some(checker) = self.checkers.single_square() else {
+            // Double check (only the king moves), or no check at all.
+            return self.checkers.is_empty() && self.has_legal_moves();
+        };
+        if self.ep_square.is_some() {
+            return self.has_legal_moves();
+        }
+        // A pinned piece has no move in check: no square of its pin line
+        // blocks or takes a checker.
+        let movers = ours - board.kings() - self.pinned;
+        // The checker taken (by a pawn on the last rank: a promotion).
+        if (board.attackers_with::<true>(checker, us, occ) & movers).any() {
+            return true;
+        }
+        let gap = between(king, checker);
+        if gap.is_empty() {
+            return false;
+        }
+        // A pawn pushed between, one square or two.
+        let pawns = board.pawns() & movers;
+        let (up, third) = match us {
+            Color::White => (8, Bitboard::from_rank(Rank::new(2).unwrap_or(Rank::FIRST))),
+            Color::Black => (-8, Bitboard::from_rank(Rank::new(5).unwrap_or(Rank::FIRST))),
+        };
+        let single = shift(pawns, up) - occ;
+        let double = shift(single & third, up) - occ;
+        if ((single | double) & gap).any() {
+            return true;
+        }
+        // A piece put between.
+        let knights = board.knights() & movers;
+        let diagonal = board.bishops_and_queens() & movers;
+        let straight = board.rooks_and_queens() & movers;
+        gap.into_iter().any(|sq| {
+            (attacks::knight_attacks(sq) & knights).any()
+                || (attacks::bishop_attacks(sq, occ) & diagonal).any()
+                || (attacks::rook_attacks_compact(sq, occ) & straight).any()
+        })
+    }
+
     /// Legal moves of pieces of `role` to `to` (castling excluded; each
     /// promotion piece is a move of its own).
     #[must_use]
@@ -320,5 +380,96 @@ impl Position {
             }
         }
         list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Move, Position};
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    /// Each way out of check, and each way it is barred, against the
+    /// general generator (which `has_evasion` must always agree with).
+    #[test]
+    fn has_evasion_finds_each_kind_of_evasion() {
+        for (fen, evades) in [
+            // Back-rank mate; the same with a rook that can interpose.
+            ("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", false),
+            ("R5k1/5ppp/8/8/8/8/2r5/6K1 b - - 0 1", true),
+            // Smothered mate (a knight: nothing to put between); the same
+            // with a rook that takes the knight.
+            ("6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1", false),
+            ("6rk/5Npp/8/8/8/8/5r2/6K1 b - - 0 1", true),
+            // Double check: only the king may move, and cannot.
+            ("6rk/5Np1/8/8/8/8/8/6KR b - - 0 1", false),
+            // Double check where the queen could take one checker or block
+            // the other: still mate.
+            ("6rk/5Np1/8/3q4/8/8/8/6KR b - - 0 1", false),
+            // The only piece that could interpose is pinned.
+            ("R5k1/5bpp/8/8/8/8/B7/6K1 b - - 0 1", false),
+            // The only way out: a pawn pushed one square, or two, between.
+            ("4k3/8/8/b7/8/8/2P1PP2/3BKB2 w - - 0 1", true),
+            ("4k3/8/8/6PP/r6K/6pP/2P5/4b3 w - - 0 1", true),
+            // The only way out: a promotion between; a pawn taking the checker.
+            ("r6K/4P1PP/8/8/8/8/8/k7 w - - 0 1", true),
+            ("7k/8/8/8/8/5n2/4RNP1/3RKB2 w - - 0 1", true),
+            // En passant takes the checking pawn.
+            ("8/8/8/2k5/3Pp3/8/8/K7 b - d3 0 1", true),
+            // Fool's mate.
+            ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", false),
+        ] {
+            let p = pos(fen);
+            assert!(p.is_check(), "{fen}: not in check");
+            assert_eq!(p.has_legal_moves(), evades, "{fen}: the general generator");
+            assert_eq!(p.has_evasion(), evades, "{fen}");
+        }
+    }
+
+    /// On every position in check reached by seeded random play (and after
+    /// every checking move of every position visited), `has_evasion` says
+    /// what the general generator says.
+    #[test]
+    fn has_evasion_agrees_with_the_generator() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut checks, mut mates) = (0, 0);
+        let starts = [
+            Position::startpos(),
+            pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+            pos("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+            pos("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"),
+        ];
+        for start in starts {
+            for _game in 0..40 {
+                let mut p = start;
+                for _ply in 0..150 {
+                    let legal = p.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    for &m in &legal {
+                        if p.gives_check(m) {
+                            let mut q = p;
+                            q.play_unchecked(m);
+                            let general = q.has_legal_moves();
+                            assert_eq!(q.has_evasion(), general, "{} after {m:?}", p.fen());
+                            checks += 1;
+                            mates += usize::from(!general);
+                        }
+                    }
+                    let m: Move = legal[(next() % legal.len() as u64) as usize];
+                    p.play_unchecked(m);
+                }
+            }
+        }
+        assert!(checks > 20_000 && mates > 200, "{checks} checks, {mates} mates");
     }
 }

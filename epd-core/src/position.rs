@@ -457,7 +457,7 @@ impl Position {
     #[inline(always)]
     pub(crate) fn from_plain_setup<const HASH: bool>(setup: &Setup, checkers: Bitboard, pieces_hash: u64) -> Position {
         let mut pos = Position::bare(setup);
-        pos.update_check_info(false);
+        pos.update_check_info::<true>(false);
         pos.checkers = checkers;
         if HASH {
             pos.hash = pos.hash_with_pieces(pieces_hash);
@@ -469,7 +469,7 @@ impl Position {
     #[inline(always)]
     fn with_check_info(setup: Setup) -> Position {
         let mut pos = Position::bare(&setup);
-        pos.update_check_info(true);
+        pos.update_check_info::<false>(true);
         pos
     }
 
@@ -630,14 +630,17 @@ impl Position {
         h
     }
 
+    /// Checkers (looked for only if `may_be_check`; rooks by the compact
+    /// tables when `COMPACT`) and pinned pieces of the side to move.
     #[inline(always)]
-    fn update_check_info(&mut self, may_be_check: bool) {
+    fn update_check_info<const COMPACT: bool>(&mut self, may_be_check: bool) {
         let us = self.turn;
         let them = us.other();
         let king = self.our_king();
         let occ = self.board.occupied();
         let theirs = self.board.by_color(them);
-        self.checkers = if may_be_check { self.board.attackers_of(king, them, occ) } else { Bitboard::EMPTY };
+        self.checkers =
+            if may_be_check { self.board.attackers_with::<COMPACT>(king, them, occ) } else { Bitboard::EMPTY };
         let snipers = ((attacks::rook_rays(king) & self.board.rooks_and_queens())
             | (attacks::bishop_rays(king) & self.board.bishops_and_queens()))
             & theirs;
@@ -750,7 +753,15 @@ impl Position {
             self.fullmoves = self.fullmoves.saturating_add(1);
         }
         self.turn = them;
-        self.update_check_info(gives_check != Some(false));
+        // The unhashed plays serve only to check moves (SAN check marks, a
+        // record's pv), one position after another with no search to keep
+        // the 800 KB rook magic table in cache: they look rooks up in the
+        // compact tables.
+        if HASH {
+            self.update_check_info::<false>(gives_check != Some(false));
+        } else {
+            self.update_check_info::<true>(gives_check != Some(false));
+        }
         if HASH {
             if self.ep_square.is_some() {
                 if let Some(ep) = self.legal_ep_square() {
@@ -820,7 +831,7 @@ impl Position {
         p.hash ^= zobrist::BLACK_TO_MOVE;
         p.turn = p.turn.other();
         p.halfmoves = p.halfmoves.saturating_add(1);
-        p.update_check_info(true);
+        p.update_check_info::<false>(true);
         p
     }
 

@@ -596,8 +596,8 @@ impl Position {
     fn check_mark_ok(&self, m: Move, suffix: Option<Suffix>) -> bool {
         match (self.gives_check(m), suffix) {
             (false, None) => true,
-            (true, Some(Suffix::Check)) => self.played_unhashed(m).has_legal_moves(),
-            (true, Some(Suffix::Checkmate)) => !self.played_unhashed(m).has_legal_moves(),
+            (true, Some(Suffix::Check)) => self.played_unhashed(m).has_evasion(),
+            (true, Some(Suffix::Checkmate)) => !self.played_unhashed(m).has_evasion(),
             _ => false,
         }
     }
@@ -686,7 +686,7 @@ impl Position {
     fn append_canonical_san<B: ByteSink>(&self, m: Move, rivals: Bitboard, out: &mut B) {
         self.append_san_body_with(m, rivals, out);
         if self.gives_check(m) {
-            out.put(if self.played_unhashed(m).has_legal_moves() { b'+' } else { b'#' });
+            out.put(if self.played_unhashed(m).has_evasion() { b'+' } else { b'#' });
         }
     }
 
