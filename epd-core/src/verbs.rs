@@ -257,8 +257,8 @@ fn run_from<R: BufRead, W: Write>(
                             summary.lines += 1;
                             summary.records += 1;
                             if *verb != Verb::Check {
-                                output.write_all(text)?;
-                                output.write_all(b"\n")?;
+                                // The line and its newline, as they stand.
+                                output.write_all(&available[..=i])?;
                             }
                             input.consume(i + 1);
                             continue;
