@@ -319,11 +319,9 @@ mod tests {
 
     #[test]
     fn sliders_match_naive_rays() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::testing::XorShift(0x9E37_79B9_7F4A_7C15);
         for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next();
             // Sparse and dense boards, the empty and the full one.
             for occ in [Bitboard(x & (x >> 3)), Bitboard(x | (x >> 5)), Bitboard(0), Bitboard(!0)] {
                 for sq in Square::all() {

@@ -930,19 +930,10 @@ mod tests {
 
     #[test]
     fn any_bytes_give_an_error_not_a_panic() {
-        let mut x = 12345u64;
+        let mut x = crate::testing::XorShift(12345);
+        let a = b"rnbqkpRNBQKP12345678/ wb-KQkqe3 \0\xff";
         for len in 0..200 {
-            let bytes: Vec<u8> = (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    {
-                        let a = b"rnbqkpRNBQKP12345678/ wb-KQkqe3 \0\xff";
-                        a[(x % a.len() as u64) as usize]
-                    }
-                })
-                .collect();
+            let bytes: Vec<u8> = (0..len).map(|_| a[x.below(a.len())]).collect();
             let _ = Position::from_fen_bytes(&bytes, ParseMode::Lenient);
             let _ = Position::from_fen_bytes(&bytes, ParseMode::Strict);
         }

@@ -40,6 +40,8 @@ mod san;
 mod score;
 pub mod search;
 mod square;
+#[cfg(test)]
+mod testing;
 pub mod verbs;
 mod zobrist;
 

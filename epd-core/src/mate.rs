@@ -700,7 +700,7 @@ mod tests {
 
     #[test]
     fn check_info_agrees_with_gives_check() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut seed = crate::testing::XorShift(0x9E37_79B9_7F4A_7C15);
         let mut tested = 0;
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
@@ -721,10 +721,7 @@ mod tests {
                         assert_eq!(info.gives_check(&pos, m), pos.gives_check(m), "{} {}", pos.fen(), pos.san(m));
                         tested += 1;
                     }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+                    pos.play_unchecked(moves[seed.below(moves.len())]);
                 }
             }
         }

@@ -385,7 +385,7 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Move, Position};
+    use crate::Position;
 
     fn pos(fen: &str) -> Position {
         Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
@@ -433,13 +433,6 @@ mod tests {
     /// what the general generator says.
     #[test]
     fn has_evasion_agrees_with_the_generator() {
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let (mut checks, mut mates) = (0, 0);
         let starts = [
             Position::startpos(),
@@ -447,29 +440,18 @@ mod tests {
             pos("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
             pos("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"),
         ];
-        for start in starts {
-            for _game in 0..40 {
-                let mut p = start;
-                for _ply in 0..150 {
-                    let legal = p.legal_moves();
-                    if legal.is_empty() {
-                        break;
-                    }
-                    for &m in &legal {
-                        if p.gives_check(m) {
-                            let mut q = p;
-                            q.play_unchecked(m);
-                            let general = q.has_legal_moves();
-                            assert_eq!(q.has_evasion(), general, "{} after {m:?}", p.fen());
-                            checks += 1;
-                            mates += usize::from(!general);
-                        }
-                    }
-                    let m: Move = legal[(next() % legal.len() as u64) as usize];
-                    p.play_unchecked(m);
+        crate::testing::random_play(&starts, 40, 150, 0x9e37_79b9_7f4a_7c15, |p, legal| {
+            for &m in legal {
+                if p.gives_check(m) {
+                    let mut q = *p;
+                    q.play_unchecked(m);
+                    let general = q.has_legal_moves();
+                    assert_eq!(q.has_evasion(), general, "{} after {m:?}", p.fen());
+                    checks += 1;
+                    mates += usize::from(!general);
                 }
             }
-        }
+        });
         assert!(checks > 20_000 && mates > 200, "{checks} checks, {mates} mates");
     }
 }

@@ -575,16 +575,9 @@ mod tests {
         assert_eq!(g.moves.len(), 2);
         assert_eq!(g.warnings.len(), 1);
         // Random bytes: no panic.
-        let mut x = 1u64;
-        let noise: Vec<u8> = (0..200_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let a = b"[]{}();\"\n 1.e4xO-$!?abc\r\\";
-                a[(x % a.len() as u64) as usize]
-            })
-            .collect();
+        let mut x = crate::testing::XorShift(1);
+        let a = b"[]{}();\"\n 1.e4xO-$!?abc\r\\";
+        let noise: Vec<u8> = (0..200_000).map(|_| a[x.below(a.len())]).collect();
         let mut out = Vec::new();
         let _ = to_epd(&noise[..], &mut out, &EpdOptions::default(), |_| {}).unwrap();
     }

@@ -1075,62 +1075,45 @@ mod tests {
     /// decodes the general way) or exactly what the strict decoder says.
     #[test]
     fn strict_fast_agrees_with_strict_decoding_on_every_move_and_misspelling() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let (mut positions, mut moves, mut roles) = (0, 0, [0usize; 6]);
-        for start in [Position::startpos(), pos(KIWIPETE), pos("8/2P5/8/KP5r/8/8/4p1k1/8 w - - 0 1")] {
-            for _game in 0..6 {
-                let mut p = start;
-                for _ply in 0..120 {
-                    let legal = p.legal_moves();
-                    if legal.is_empty() {
-                        break;
+        let starts = [Position::startpos(), pos(KIWIPETE), pos("8/2P5/8/KP5r/8/8/4p1k1/8 w - - 0 1")];
+        crate::testing::random_play(&starts, 6, 120, 0x2545_f491_4f6c_dd1d, |p, legal| {
+            positions += 1;
+            for &m in legal {
+                let canonical = p.san(m);
+                assert_eq!(p.strict_fast(canonical.as_bytes()), Some(m), "{}: {canonical}", p.fen());
+                moves += 1;
+                roles[m.role() as usize] += 1;
+                let body = canonical.trim_end_matches(['+', '#']);
+                let mut variants = vec![
+                    body.to_string(),
+                    format!("{body}+"),
+                    format!("{body}#"),
+                    format!("{canonical}+"),
+                    body.replacen('x', "", 1),
+                    canonical.to_lowercase(),
+                ];
+                if let Some(i) = body.find(|c: char| c.is_ascii_lowercase()) {
+                    // An origin file or rank, a capture mark, before the target.
+                    let at = body.len() - body.trim_end_matches(['=', 'N', 'B', 'R', 'Q']).len();
+                    let target = body.len() - at - 2;
+                    for extra in [&m.from().to_string()[..1], &m.from().to_string()[1..], "x"] {
+                        variants.push(format!("{}{extra}{}", &body[..target.max(i)], &body[target.max(i)..]));
                     }
-                    positions += 1;
-                    for &m in &legal {
-                        let canonical = p.san(m);
-                        assert_eq!(p.strict_fast(canonical.as_bytes()), Some(m), "{}: {canonical}", p.fen());
-                        moves += 1;
-                        roles[m.role() as usize] += 1;
-                        let body = canonical.trim_end_matches(['+', '#']);
-                        let mut variants = vec![
-                            body.to_string(),
-                            format!("{body}+"),
-                            format!("{body}#"),
-                            format!("{canonical}+"),
-                            body.replacen('x', "", 1),
-                            canonical.to_lowercase(),
-                        ];
-                        if let Some(i) = body.find(|c: char| c.is_ascii_lowercase()) {
-                            // An origin file or rank, a capture mark, before the target.
-                            let at = body.len() - body.trim_end_matches(['=', 'N', 'B', 'R', 'Q']).len();
-                            let target = body.len() - at - 2;
-                            for extra in [&m.from().to_string()[..1], &m.from().to_string()[1..], "x"] {
-                                variants.push(format!("{}{extra}{}", &body[..target.max(i)], &body[target.max(i)..]));
-                            }
-                        }
-                        for promo in ["=Q", "=N", "=K", "=P", ""] {
-                            if let Some(i) = body.find('=') {
-                                variants.push(format!("{}{promo}", &body[..i]));
-                            }
-                        }
-                        for text in variants {
-                            let mut out = Vec::new();
-                            let general = p.decode_san(text.as_bytes(), SanMode::Strict, &mut out).ok();
-                            let fast = p.strict_fast(text.as_bytes());
-                            assert!(fast.is_none() || fast == general, "{}: {text}: {fast:?} vs {general:?}", p.fen());
-                        }
+                }
+                for promo in ["=Q", "=N", "=K", "=P", ""] {
+                    if let Some(i) = body.find('=') {
+                        variants.push(format!("{}{promo}", &body[..i]));
                     }
-                    let pick = (next() % legal.len() as u64) as usize;
-                    p.play_unchecked(legal[pick]);
+                }
+                for text in variants {
+                    let mut out = Vec::new();
+                    let general = p.decode_san(text.as_bytes(), SanMode::Strict, &mut out).ok();
+                    let fast = p.strict_fast(text.as_bytes());
+                    assert!(fast.is_none() || fast == general, "{}: {text}: {fast:?} vs {general:?}", p.fen());
                 }
             }
-        }
+        });
         assert!(positions > 1000 && moves > 20_000, "{positions} positions, {moves} moves");
         assert!(roles.iter().all(|&n| n > 500), "moves by role: {roles:?}");
     }
@@ -1254,18 +1237,11 @@ mod tests {
         // Every string the fast parser accepts must parse the same way in
         // the general parser (strict and lenient).
         let alphabet = b"NBRQKabcdefgh12345678x=+#";
-        let mut x = 7u64;
+        let mut x = crate::testing::XorShift(7);
         let mut accepted = 0;
         for len in 1..9 {
             for _ in 0..20_000 {
-                let s: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        alphabet[(x % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
+                let s: Vec<u8> = (0..len).map(|_| alphabet[x.below(alphabet.len())]).collect();
                 if let Some(fast) = parse_common_san(&s) {
                     accepted += 1;
                     // The general path, bypassing the fast one.
@@ -1281,17 +1257,10 @@ mod tests {
     fn any_bytes_give_an_error_not_a_panic() {
         let p = pos(KIWIPETE);
         let alphabet = b"NBRQKPnbrqkpabcdefgh12345678xX=+#-O0o()!?/:. e\0\xff";
-        let mut x = 99u64;
+        let mut x = crate::testing::XorShift(99);
         for len in 0..12 {
             for _ in 0..3000 {
-                let s: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        alphabet[(x % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
+                let s: Vec<u8> = (0..len).map(|_| alphabet[x.below(alphabet.len())]).collect();
                 for mode in [SanMode::Strict, SanMode::Lenient] {
                     if let Ok(m) = p.parse_san(&s, mode) {
                         assert!(p.is_legal(m));

@@ -394,13 +394,8 @@ mod tests {
     #[test]
     fn evaluation_is_colour_symmetric_on_random_positions() {
         // A xorshift generator so the test replays exactly.
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::testing::XorShift(0x2545_F491_4F6C_DD1D);
+        let mut next = move || rng.next();
         let mut checked = 0;
         for _ in 0..60 {
             let mut p = Position::startpos();
