@@ -128,6 +128,21 @@ fn shift(b: Bitboard, delta: i32) -> Bitboard {
     }
 }
 
+/// For the pawns of `us`: the index step of a push, the rank a single
+/// push from the home rank reaches (a pawn there may push once more) and
+/// the rank of promotion.
+#[inline(always)]
+fn pawn_ranks(us: Color) -> (i32, Bitboard, Bitboard) {
+    match us {
+        Color::White => {
+            (8, Bitboard::from_rank(Rank::new(2).unwrap_or(Rank::FIRST)), Bitboard::from_rank(Rank::EIGHTH))
+        }
+        Color::Black => {
+            (-8, Bitboard::from_rank(Rank::new(5).unwrap_or(Rank::FIRST)), Bitboard::from_rank(Rank::FIRST))
+        }
+    }
+}
+
 const NOT_FILE_A: Bitboard = Bitboard(0xfefe_fefe_fefe_fefe);
 const NOT_FILE_H: Bitboard = Bitboard(0x7f7f_7f7f_7f7f_7f7f);
 
@@ -212,14 +227,7 @@ impl Position {
         let occ = ours | theirs;
         let pawns = board.pawns() & ours;
         let pinned = self.pinned;
-        let (up, third, last) = match us {
-            Color::White => {
-                (8, Bitboard::from_rank(Rank::new(2).unwrap_or(Rank::FIRST)), Bitboard::from_rank(Rank::EIGHTH))
-            }
-            Color::Black => {
-                (-8, Bitboard::from_rank(Rank::new(5).unwrap_or(Rank::FIRST)), Bitboard::from_rank(Rank::FIRST))
-            }
-        };
+        let (up, third, last) = pawn_ranks(us);
         let empty = !occ;
 
         let free = pawns - pinned;
@@ -338,10 +346,7 @@ impl Position {
         }
         // A pawn pushed between, one square or two.
         let pawns = board.pawns() & movers;
-        let (up, third) = match us {
-            Color::White => (8, Bitboard::from_rank(Rank::new(2).unwrap_or(Rank::FIRST))),
-            Color::Black => (-8, Bitboard::from_rank(Rank::new(5).unwrap_or(Rank::FIRST))),
-        };
+        let (up, third, _) = pawn_ranks(us);
         let single = shift(pawns, up) - occ;
         let double = shift(single & third, up) - occ;
         if ((single | double) & gap).any() {
