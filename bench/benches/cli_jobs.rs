@@ -22,9 +22,6 @@ use std::time::{Duration, Instant};
 
 use epd_bench::median;
 
-/// The file of issue 5: 242,201 FEN lines (every record converted).
-const DEFAULT_DATA: &str = "/work/shared/corpora/UHO_4060_v3.epd";
-
 /// One run: wall time and CPU time of the child, and its exit code.
 /// The CPU time comes from GNU time (`-o FILE -f "%U %S"`), which adds
 /// a fork and an exec to the wall time of both job counts alike.
@@ -62,7 +59,9 @@ fn main() {
         std::env::args().any(|a| a == "--quick" || a == "--test") || std::env::var_os("EPD_BENCH_QUICK").is_some();
     let rounds: usize =
         std::env::var("EPD_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(if quick { 1 } else { 21 });
-    let data = PathBuf::from(std::env::var_os("EPD_BENCH_DATA").unwrap_or_else(|| DEFAULT_DATA.into()));
+    // The file of issue 5: 242,201 FEN lines (every record converted).
+    let data =
+        std::env::var_os("EPD_BENCH_DATA").map_or_else(|| epd_testkit::corpus_path("UHO_4060_v3.epd"), PathBuf::from);
     if !data.is_file() {
         println!("cli_jobs: {} not found; set EPD_BENCH_DATA", data.display());
         return;

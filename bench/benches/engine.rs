@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use epd_core::search::{Limits, Searcher};
 use epd_core::{Opcode, ParseMode, Position, Record};
+use epd_engine::search::{SearchLimits, Searcher};
 
 const POSITIONS: [&str; 5] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -27,22 +27,14 @@ const POSITIONS: [&str; 5] = [
 ];
 
 fn corpora() -> PathBuf {
-    if let Some(dir) = std::env::var_os("EPDKIT_CORPORA") {
-        return PathBuf::from(dir);
-    }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|a| a.join("shared").join("corpora"))
-        .find(|c| c.join("MANIFEST.tsv").is_file())
-        .unwrap_or_else(|| PathBuf::from("/work/shared/corpora"))
+    epd_testkit::corpus_dir()
 }
 
-fn search(searcher: &mut Searcher, pos: &Position, limits: &Limits) -> epd_core::search::Outcome {
+fn search(searcher: &mut Searcher, pos: &Position, limits: &SearchLimits) -> epd_engine::search::Outcome {
     searcher.search(pos, &[], limits, &AtomicBool::new(false), &mut |_| {})
 }
 
-fn wac(limits: &Limits, count: usize, label: &str) {
+fn wac(limits: &SearchLimits, count: usize, label: &str) {
     let path = corpora().join("wac_arasan.epd");
     let text = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut searcher = Searcher::new(32);
@@ -77,7 +69,7 @@ fn main() {
     for fen in POSITIONS {
         let pos: Position = fen.parse().unwrap_or_else(|e| panic!("{fen}: {e}"));
         searcher.clear();
-        let out = search(&mut searcher, &pos, &Limits { depth: Some(depth), ..Limits::default() });
+        let out = search(&mut searcher, &pos, &SearchLimits { depth: Some(depth), ..SearchLimits::default() });
         nodes += out.nodes;
         time += out.elapsed;
         let nps = out.nodes as f64 / out.elapsed.as_secs_f64().max(1e-9);
@@ -91,10 +83,14 @@ fn main() {
 
     println!("| suite | result | nodes | time |\n|---|---|---|---|");
     if quick {
-        wac(&Limits { nodes: Some(20_000), ..Limits::default() }, 10, "20k nodes each");
+        wac(&SearchLimits { nodes: Some(20_000), ..SearchLimits::default() }, 10, "20k nodes each");
         return;
     }
-    wac(&Limits { nodes: Some(100_000), ..Limits::default() }, 50, "100k nodes each");
+    wac(&SearchLimits { nodes: Some(100_000), ..SearchLimits::default() }, 50, "100k nodes each");
     let ms = std::env::var("EPD_BENCH_WAC_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
-    wac(&Limits { movetime: Some(Duration::from_millis(ms)), ..Limits::default() }, 50, &format!("{ms} ms each"));
+    wac(
+        &SearchLimits { movetime: Some(Duration::from_millis(ms)), ..SearchLimits::default() },
+        50,
+        &format!("{ms} ms each"),
+    );
 }

@@ -2,7 +2,7 @@
 //!
 //! The positions: every matetrack.epd record labelled `bm #1`, `#2` or
 //! `#3`, and every position of sunfish_mate2.fen and sunfish_mate3.fen.
-//! For each one, EPD Kit's prover (`epd_core::mate::MateSolver`, the
+//! For each one, EPD Kit's prover (`epd_engine::mate::MateSolver`, the
 //! search behind `epd mate -n 3`) runs passes 1, 2, 3 as `epd mate` does;
 //! then Stockfish (one thread, 64 MB hash, `ucinewgame` before each
 //! position) is asked `go mate N` with N the position's known length, and
@@ -21,20 +21,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use epd_bench::median;
-use epd_core::mate::MateSolver;
 use epd_core::{Opcode, ParseMode, Position, Record};
+use epd_engine::mate::MateSolver;
 
 fn corpora() -> PathBuf {
-    if let Some(d) = std::env::var_os("EPDKIT_CORPORA") {
-        return d.into();
-    }
-    for d in ["../shared/corpora", "../../shared/corpora", "/work/shared/corpora"] {
-        let p = PathBuf::from(d);
-        if p.join("MANIFEST.tsv").is_file() {
-            return p;
-        }
-    }
-    panic!("shared corpora not found; set EPDKIT_CORPORA");
+    epd_testkit::corpus_dir()
 }
 
 /// (label, position, known mate length).

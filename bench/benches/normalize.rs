@@ -46,9 +46,6 @@ use epd_bench::{median, paired_ratio, timed, Measured, Samples};
 use epd_core::verbs::{self, Options, Verb};
 use epd_core::{has_errors, Diagnostic, ParseMode, Record};
 
-/// The data set of issue 3 (see its README.md next to it).
-const DEFAULT_DATA: &str = "/work/shared/bench/bench-100k.epd";
-
 /// Records given to python-chess per round (about 3,000 records/s).
 const PY_RECORDS: usize = 10_000;
 
@@ -465,7 +462,8 @@ const PY: usize = 4;
 
 fn main() {
     let cfg = config();
-    let path = PathBuf::from(std::env::var_os("EPD_BENCH_DATA").unwrap_or_else(|| DEFAULT_DATA.into()));
+    // The data set of issue 3 (shared/bench, see its README.md).
+    let path = std::env::var_os("EPD_BENCH_DATA").map_or_else(epd_testkit::bench_corpus_path, PathBuf::from);
     let full = match std::fs::read(&path) {
         Ok(d) => d,
         Err(e) => {

@@ -28,7 +28,8 @@ use std::collections::HashSet;
 use std::hint::black_box;
 use std::ops::Range;
 
-use epd_bench::{mega, paired_ratio, ratio, timed, Measured, XorShift64};
+use epd_bench::{mega, paired_ratio, ratio, timed, Measured};
+use epd_testkit::XorShift;
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
@@ -103,7 +104,7 @@ struct SanData {
 
 impl SanData {
     fn build(games: usize, max_plies: usize, seed: u64) -> SanData {
-        let mut rng = XorShift64::new(seed);
+        let mut rng = XorShift::new(seed);
         let mut seen = HashSet::new();
         let mut data = SanData { fens: Vec::new(), bytes: Vec::new(), sans: Vec::new(), per_pos: Vec::new() };
         for _ in 0..games {

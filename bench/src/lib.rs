@@ -1,40 +1,13 @@
 //! Benchmark helpers shared by the benches of this (never published)
-//! crate: a seeded PRNG, timing samples with medians, and number
-//! formatting for the Markdown tables pasted into `BENCHMARKS.md`.
+//! crate: timing samples with medians, and number
+//! formatting for the Markdown tables pasted into `BENCHMARKS.md`. The
+//! seeded generator and corpus lookup are `epd-testkit`'s.
 //!
 //! The peer libraries (cozy-chess, shakmaty) are dev-dependencies used by
 //! the benches only; nothing here depends on them.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// xorshift64 (Marsaglia): tiny, seeded, deterministic on every platform.
-#[derive(Clone, Debug)]
-pub struct XorShift64(u64);
-
-impl XorShift64 {
-    /// A generator from a seed (a zero seed is replaced, xorshift needs a
-    /// non-zero state).
-    #[must_use]
-    pub fn new(seed: u64) -> XorShift64 {
-        XorShift64(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// A number in `0..n` (`n > 0`); the modulo bias is irrelevant here.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
 
 /// The median of `xs` (the mean of the two middle values for an even
 /// count); `NaN` for an empty slice.
@@ -205,20 +178,6 @@ pub fn release_cli() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn xorshift_is_deterministic_and_nonzero() {
-        let mut a = XorShift64::new(42);
-        let mut b = XorShift64::new(42);
-        for _ in 0..100 {
-            let x = a.next_u64();
-            assert_eq!(x, b.next_u64());
-            assert_ne!(x, 0);
-        }
-        assert!(XorShift64::new(0).next_u64() != 0);
-        let mut r = XorShift64::new(7);
-        assert!((0..1000).all(|_| r.below(5) < 5));
-    }
 
     #[test]
     fn medians() {

@@ -110,8 +110,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,
-        Command::Analyze(args) => cmd::analyze::run(epd_core::analysis::Verb::Analyze, args, &mut out)?,
-        Command::Target(args) => cmd::analyze::run(epd_core::analysis::Verb::Target, args, &mut out)?,
+        Command::Analyze(args) => cmd::analyze::run(epd_engine::analysis::Verb::Analyze, args, &mut out)?,
+        Command::Target(args) => cmd::analyze::run(epd_engine::analysis::Verb::Target, args, &mut out)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;

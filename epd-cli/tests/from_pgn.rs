@@ -16,16 +16,7 @@ fn pgn_extract() -> Option<PathBuf> {
 }
 
 fn corpus(name: &str) -> PathBuf {
-    if let Some(dir) = std::env::var_os("EPDKIT_CORPORA") {
-        return PathBuf::from(dir).join(name);
-    }
-    for a in PathBuf::from(env!("CARGO_MANIFEST_DIR")).ancestors() {
-        let c = a.join("shared").join("corpora").join(name);
-        if c.is_file() {
-            return c;
-        }
-    }
-    PathBuf::from("/work/shared/corpora").join(name)
+    epd_testkit::corpus_path(name)
 }
 
 fn four_fields(text: &str) -> Vec<String> {

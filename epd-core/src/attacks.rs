@@ -319,7 +319,7 @@ mod tests {
 
     #[test]
     fn sliders_match_naive_rays() {
-        let mut rng = crate::testing::XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut rng = epd_testkit::XorShift::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..2000 {
             let x = rng.next();
             // Sparse and dense boards, the empty and the full one.

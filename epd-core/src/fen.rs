@@ -930,7 +930,7 @@ mod tests {
 
     #[test]
     fn any_bytes_give_an_error_not_a_panic() {
-        let mut x = crate::testing::XorShift(12345);
+        let mut x = epd_testkit::XorShift::new(12345);
         let a = b"rnbqkpRNBQKP12345678/ wb-KQkqe3 \0\xff";
         for len in 0..200 {
             let bytes: Vec<u8> = (0..len).map(|_| a[x.below(a.len())]).collect();

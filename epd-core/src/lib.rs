@@ -16,16 +16,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod analysis;
 pub mod attacks;
 mod bitboard;
 mod board;
 mod color;
 mod diag;
 pub mod diagram;
-pub mod engine;
 mod fen;
-pub mod mate;
 mod movegen;
 mod moves;
 mod opcode;
@@ -38,7 +35,6 @@ mod registers;
 mod role;
 mod san;
 mod score;
-pub mod search;
 mod square;
 #[cfg(test)]
 mod testing;

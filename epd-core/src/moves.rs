@@ -247,6 +247,13 @@ impl Deref for MoveList {
     }
 }
 
+impl AsRef<[Move]> for MoveList {
+    #[inline(always)]
+    fn as_ref(&self) -> &[Move] {
+        self
+    }
+}
+
 impl DerefMut for MoveList {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut [Move] {

@@ -575,7 +575,7 @@ mod tests {
         assert_eq!(g.moves.len(), 2);
         assert_eq!(g.warnings.len(), 1);
         // Random bytes: no panic.
-        let mut x = crate::testing::XorShift(1);
+        let mut x = epd_testkit::XorShift::new(1);
         let a = b"[]{}();\"\n 1.e4xO-$!?abc\r\\";
         let noise: Vec<u8> = (0..200_000).map(|_| a[x.below(a.len())]).collect();
         let mut out = Vec::new();

@@ -816,11 +816,12 @@ impl Position {
         Position::from_setup(s).ok()
     }
 
-    /// The null move without revalidating the position (the search's fast
-    /// path): the side to move must not be in check. The halfmove clock
-    /// advances as for a move.
+    /// The null move without revalidating the position (a search's fast
+    /// path; [`Position::null_move`] checks). The side to move must not be
+    /// in check: if it is, the result is an invalid position. The halfmove
+    /// clock advances as for a move.
     #[must_use]
-    pub(crate) fn null_move_unchecked(&self) -> Position {
+    pub fn null_move_unchecked(&self) -> Position {
         let mut p = *self;
         if p.ep_square.is_some() {
             if let Some(ep) = p.legal_ep_square() {

@@ -1077,7 +1077,7 @@ mod tests {
     fn strict_fast_agrees_with_strict_decoding_on_every_move_and_misspelling() {
         let (mut positions, mut moves, mut roles) = (0, 0, [0usize; 6]);
         let starts = [Position::startpos(), pos(KIWIPETE), pos("8/2P5/8/KP5r/8/8/4p1k1/8 w - - 0 1")];
-        crate::testing::random_play(&starts, 6, 120, 0x2545_f491_4f6c_dd1d, |p, legal| {
+        epd_testkit::random_play(&starts, 6, 120, 0x2545_f491_4f6c_dd1d, |p, legal| {
             positions += 1;
             for &m in legal {
                 let canonical = p.san(m);
@@ -1237,7 +1237,7 @@ mod tests {
         // Every string the fast parser accepts must parse the same way in
         // the general parser (strict and lenient).
         let alphabet = b"NBRQKabcdefgh12345678x=+#";
-        let mut x = crate::testing::XorShift(7);
+        let mut x = epd_testkit::XorShift::new(7);
         let mut accepted = 0;
         for len in 1..9 {
             for _ in 0..20_000 {
@@ -1257,7 +1257,7 @@ mod tests {
     fn any_bytes_give_an_error_not_a_panic() {
         let p = pos(KIWIPETE);
         let alphabet = b"NBRQKPnbrqkpabcdefgh12345678xX=+#-O0o()!?/:. e\0\xff";
-        let mut x = crate::testing::XorShift(99);
+        let mut x = epd_testkit::XorShift::new(99);
         for len in 0..12 {
             for _ in 0..3000 {
                 let s: Vec<u8> = (0..len).map(|_| alphabet[x.below(alphabet.len())]).collect();

@@ -141,7 +141,7 @@ pub(crate) fn line_too_long() -> Diagnostic {
 /// Parses `line` into `rec` as the engine verbs do, whose lines are read
 /// whole: a line over `MAX_LINE` is not parsed and gets only the E003
 /// error, so the caller copies it through as any invalid record.
-pub(crate) fn parse_capped(rec: &mut Record, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+pub fn parse_capped(rec: &mut Record, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
     if line.len() > MAX_LINE {
         diags.push(line_too_long());
     } else {

@@ -4,9 +4,9 @@
 
 use std::sync::atomic::AtomicBool;
 
-use epd_core::search::{Limits, Searcher};
 use epd_core::{Opcode, ParseMode, Record};
-use epd_tests::corpus;
+use epd_engine::search::{SearchLimits, Searcher};
+use epd_testkit::corpus;
 
 /// Nodes per position.
 const BUDGET: u64 = 100_000;
@@ -29,7 +29,7 @@ fn solves_most_of_the_first_50_win_at_chess_positions() {
         let bm: Vec<_> = rec.get_known(Opcode::Bm).unwrap_or_else(|| panic!("no bm")).moves().flatten().collect();
         assert!(!bm.is_empty());
         searcher.clear();
-        let limits = Limits { nodes: Some(BUDGET), ..Limits::default() };
+        let limits = SearchLimits { nodes: Some(BUDGET), ..SearchLimits::default() };
         let out = searcher.search(&pos, &[], &limits, &AtomicBool::new(false), &mut |_| {});
         assert!(out.nodes <= BUDGET);
         let best = out.best.unwrap_or_else(|| panic!("no move"));

@@ -2,9 +2,9 @@
 //! replayed from the written SAN and must end in checkmate; dm must be the
 //! shortest mate, checked against a naive, unpruned AND/OR search.
 
-use epd_core::mate::{self, MateSolver, Options};
 use epd_core::{Opcode, ParseMode, Position, Record, SanMode};
-use epd_tests::corpus;
+use epd_engine::mate::{self, MateSolver, Options};
+use epd_testkit::corpus;
 
 /// Runs pfms over `data`; returns the output lines (one per input line).
 fn pfms(data: &[u8], moves: u32, single_pass: bool) -> (Vec<Vec<u8>>, mate::Summary) {

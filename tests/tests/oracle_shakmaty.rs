@@ -2,7 +2,7 @@
 //! move sets, SAN strings, check, checkmate, stalemate, insufficient
 //! material and positions after each move, over random legal play.
 
-use epd_tests::random_positions;
+use epd_testkit::random_positions;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _};

@@ -1,7 +1,7 @@
 //! Exact perft node counts on every record of the real perft suites.
 
 use epd_core::{parse_perft_record, perft};
-use epd_tests::corpus;
+use epd_testkit::corpus;
 
 fn verify(name: &str, max_depth: u32) -> (usize, usize) {
     let data = corpus(name);

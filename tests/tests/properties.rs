@@ -8,11 +8,11 @@
 use epd_core::{
     has_errors, perft, perft_divide, Clock, Date, OperandInput, ParseMode, Position, Record, TimeOfDay, Value,
 };
-use epd_tests::{random_positions, Rng};
+use epd_testkit::{random_positions, XorShift};
 
 /// A string of up to 255 bytes from an alphabet rich in what needs care:
 /// quotes, backslashes, semicolons, blanks, digits, non-ASCII UTF-8.
-fn random_string(rng: &mut Rng) -> Vec<u8> {
+fn random_string(rng: &mut XorShift) -> Vec<u8> {
     const PIECES: &[&str] = &["\"", "\\", ";", " ", "a", "Z", "0", "9", "é", "#", "+", "-", "=", "\\\"", "x y"];
     let mut s = Vec::new();
     let want = rng.below(80);
@@ -27,12 +27,12 @@ fn random_string(rng: &mut Rng) -> Vec<u8> {
 }
 
 /// An i64 spread over every magnitude, extremes included.
-fn random_integer(rng: &mut Rng, non_negative: bool) -> i64 {
+fn random_integer(rng: &mut XorShift, non_negative: bool) -> i64 {
     let v = match rng.below(6) {
         0 => i64::MAX,
         1 => 0,
         2 => i64::MAX - rng.below(1000) as i64,
-        _ => (rng.next_u64() >> rng.below(63)) as i64,
+        _ => (rng.next() >> rng.below(63)) as i64,
     };
     if non_negative || rng.below(2) == 0 {
         v.abs()
@@ -55,7 +55,7 @@ enum Expect {
 
 /// A record on `pos` with random operations of every operand type; the
 /// expectation for each opcode set.
-fn random_record(rng: &mut Rng, pos: &Position) -> (Record, Vec<(&'static str, Expect)>) {
+fn random_record(rng: &mut XorShift, pos: &Position) -> (Record, Vec<(&'static str, Expect)>) {
     let mut rec = Record::from_position(pos);
     let mut expect = Vec::new();
     let moves = pos.legal_moves();
@@ -122,7 +122,7 @@ fn random_record(rng: &mut Rng, pos: &Position) -> (Record, Vec<(&'static str, E
         expect.push(("ts", Expect::Text(text)));
     }
     if rng.below(2) == 0 {
-        let clock = |rng: &mut Rng| Clock {
+        let clock = |rng: &mut XorShift| Clock {
             days: rng.below(1000) as u16,
             hours: rng.below(24) as u8,
             minutes: rng.below(60) as u8,
@@ -147,7 +147,7 @@ fn random_record(rng: &mut Rng, pos: &Position) -> (Record, Vec<(&'static str, E
 /// that were stored.
 #[test]
 fn generated_records_round_trip_through_canonical_text() {
-    let mut rng = Rng::new(0x7ec0_2d2d);
+    let mut rng = XorShift::new(0x7ec0_2d2d);
     let positions = random_positions(31, 40, 80);
     let mut with_escapes = 0;
     for (i, pos) in positions.iter().enumerate() {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use epd_core::{MoveKind, Position};
-use epd_tests::Rng;
+use epd_testkit::XorShift;
 
 /// Positions wanted; games are played until there are this many.
 const POSITIONS: usize = 12_000;
@@ -35,7 +35,7 @@ struct Coverage {
 /// games favour captures and promotions (to reach endgames and
 /// insufficient material) and run long.
 fn positions(seed: u64) -> (Vec<Position>, Coverage) {
-    let mut rng = Rng::new(seed);
+    let mut rng = XorShift::new(seed);
     let mut out = Vec::with_capacity(POSITIONS);
     let mut cov = Coverage::default();
     let mut game = 0;

@@ -7,11 +7,11 @@
 //! and one output line per input line, copying invalid records through;
 //! and its output is a fixed point.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use epd_core::verbs::normalize_str;
 use epd_core::{has_errors, Code, Diagnostic, ParseMode, Record, Severity};
-use epd_tests::corpus_dir;
+use epd_testkit::corpus_dir;
 
 /// The UHO book has 242,201 lines; the first 20,000 are plenty.
 const UHO: &str = "UHO_4060_v3.epd";
@@ -84,7 +84,7 @@ fn corpora() -> Vec<Corpus> {
 }
 
 fn corpus_named(name: &str) -> Corpus {
-    let data = epd_tests::corpus(name);
+    let data = epd_testkit::corpus(name);
     Corpus { name: name.to_string(), data }
 }
 
@@ -294,7 +294,7 @@ fn lenient_records_are_written_as_strict_epd() {
 /// leniently, with the counters as hmvc and fmvn.
 #[test]
 fn fen_books_are_epd_only_leniently() {
-    let data = epd_tests::corpus(UHO);
+    let data = epd_testkit::corpus(UHO);
     let sample = first_lines(&data, UHO_SAMPLE_LINES);
     let mut n = 0;
     for line in lines(sample) {
@@ -332,7 +332,7 @@ fn bench_file_is_its_own_normal_form() {
 /// bytes included), line for line.
 #[test]
 fn destruction_test_is_reported_line_by_line() {
-    let data = epd_tests::corpus("destruction-test.epd");
+    let data = epd_testkit::corpus("destruction-test.epd");
     let input = lines(&data);
     let mut records = 0;
     let mut reported = 0;
@@ -432,7 +432,7 @@ fn known_lines_read_as_the_specification_says() {
         ),
     ];
     for &(name, n, mode, want) in rows {
-        let data = epd_tests::corpus(name);
+        let data = epd_testkit::corpus(name);
         let line = lines(&data)[n - 1];
         let (rec, diags) = Record::parse(line, mode);
         assert!(!has_errors(&diags), "{name}:{n} {mode:?}: {}", show(&diags));
@@ -446,7 +446,7 @@ fn known_lines_read_as_the_specification_says() {
     // Mate notation (matetrack): `bm #1` is dm 1 (§6.8), `bm #-5` the
     // losing mate in 5, ce -32767 + 2*5 = -32757 (§6.7); `ep` is an
     // operation of an unknown opcode without operands (§5.3).
-    let data = epd_tests::corpus("matetrack.epd");
+    let data = epd_testkit::corpus("matetrack.epd");
     let all = lines(&data);
     let (rec, diags) = Record::parse(all[0], ParseMode::Lenient);
     assert!(!has_errors(&diags), "{}", show(&diags));
@@ -464,7 +464,7 @@ fn known_lines_read_as_the_specification_says() {
 #[test]
 fn source_canonical_flag_is_exact() {
     use epd_core::{ParseMode, Record};
-    let dir = epd_tests::corpus_dir();
+    let dir = epd_testkit::corpus_dir();
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
@@ -508,11 +508,11 @@ fn parallel_verbs_equal_serial_byte_for_byte() {
     let mut input = Vec::new();
     for name in ["destruction-test.epd", "bratko-kopec.epd", "matetrack.epd", "wac_arasan.epd", "STS1-STS15_LAN_v3.epd"]
     {
-        input.extend_from_slice(&epd_tests::corpus(name));
+        input.extend_from_slice(&epd_testkit::corpus(name));
     }
     // A string continued on the next line, and over-long lines.
     input.extend_from_slice(b"8/8/8/8/8/8/8/K6k w - - c0 \"split\nstring\"; id \"x\";\n");
-    let uho = epd_tests::corpus("UHO_4060_v3.epd");
+    let uho = epd_testkit::corpus("UHO_4060_v3.epd");
     input.extend_from_slice(&uho[..uho.len().min(2 << 20)]);
     for verb in [Verb::Normalize, Verb::Repair, Verb::Check, Verb::Purge(vec!["id".into(), "c0".into()])] {
         for mode in [ParseMode::Strict, ParseMode::Lenient] {
@@ -757,12 +757,6 @@ fn fast_path_builds_what_the_general_parser_builds() {
 }
 
 fn bench_data() -> Vec<u8> {
-    let dir = corpus_dir();
-    let candidates =
-        [dir.join("../bench/bench-100k.epd"), Path::new("/work/shared/bench/bench-100k.epd").to_path_buf()];
-    let path = candidates
-        .iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("bench-100k.epd not found beside {} (shared/bench)", dir.display()));
-    std::fs::read(path).unwrap()
+    let path = epd_testkit::bench_corpus_path();
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }

@@ -10,7 +10,7 @@ use epd_core::verbs::{normalize_str, run, Options, Verb};
 use epd_core::{
     has_errors, Code, Diagnostic, Opcode, OperandInput, ParseMode, Position, Record, Score, Severity, Value,
 };
-use epd_tests::{random_positions, Rng};
+use epd_testkit::{random_positions, XorShift};
 
 /// The starting array (§4.4 gives these four fields).
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
@@ -1202,7 +1202,7 @@ fn normalization_is_idempotent_and_canonical_form_parses_back() {
 /// bm in ASCII order and pv in play order, and normalizes to itself.
 #[test]
 fn canonical_form_of_built_records_round_trips() {
-    let mut rng = Rng::new(0x5eed_e9d0);
+    let mut rng = XorShift::new(0x5eed_e9d0);
     let mut file = Vec::new();
     let mut n = 0;
     for pos in random_positions(11, 30, 120).into_iter().step_by(3) {
@@ -1232,7 +1232,7 @@ fn canonical_form_of_built_records_round_trips() {
         rec.set("pm", &[OperandInput::Move(pv[0])]).unwrap();
         let ce = (rng.below(65535) as i64) - 32768;
         rec.set("ce", &[OperandInput::Integer(ce)]).unwrap();
-        rec.set("acn", &[OperandInput::Integer(rng.next_u64() as i64 & i64::MAX)]).unwrap();
+        rec.set("acn", &[OperandInput::Integer(rng.next() as i64 & i64::MAX)]).unwrap();
         let id = format!("rand.{n:04}");
         rec.set("id", &[OperandInput::String(id.as_bytes())]).unwrap();
         rec.set("Xprivate", &[OperandInput::Raw(b"a-b"), OperandInput::Raw(b"7")]).unwrap();

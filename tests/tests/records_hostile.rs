@@ -3,9 +3,9 @@
 
 use epd_core::verbs::{normalize_str, run, Options, Verb};
 use epd_core::{has_errors, ParseMode, Record};
-use epd_tests::{corpus, Rng};
+use epd_testkit::{corpus, XorShift};
 
-fn mutate(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
+fn mutate(rng: &mut XorShift, line: &[u8]) -> Vec<u8> {
     const ALPHABET: &[u8] = b" ;\"\\#+-=x/0123456789abcdefghKQRBNPkqrbnpOw-\t\0\r\xff\xe9";
     let mut v = line.to_vec();
     for _ in 0..1 + rng.below(4) {
@@ -32,7 +32,7 @@ fn mutate(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
 
 #[test]
 fn mutated_real_records_never_panic_and_normalize_is_idempotent() {
-    let mut rng = Rng::new(77);
+    let mut rng = XorShift::new(77);
     let mut lines: Vec<Vec<u8>> = Vec::new();
     for name in ["wac_arasan.epd", "bratko-kopec.epd", "STS1-STS15_LAN_v3.epd", "destruction-test.epd", "matetrack.epd"]
     {
@@ -68,9 +68,9 @@ fn mutated_real_records_never_panic_and_normalize_is_idempotent() {
 
 #[test]
 fn random_bytes_and_huge_inputs_get_diagnostics() {
-    let mut rng = Rng::new(5);
+    let mut rng = XorShift::new(5);
     // 3 MB of random bytes through normalize and check.
-    let noise: Vec<u8> = (0..3 << 20).map(|_| (rng.next_u64() & 0xff) as u8).collect();
+    let noise: Vec<u8> = (0..3 << 20).map(|_| (rng.next() & 0xff) as u8).collect();
     for mode in [ParseMode::Strict, ParseMode::Lenient] {
         let (out, summary) = normalize_str(&noise, mode);
         assert_eq!(summary.lines as usize, noise.split(|&b| b == b'\n').count() - usize::from(noise.ends_with(b"\n")));

@@ -1,7 +1,7 @@
 //! Round-trip properties on positions from random legal play.
 
 use epd_core::{Move, ParseMode, Position, SanMode, Setup};
-use epd_tests::random_positions;
+use epd_testkit::random_positions;
 
 #[test]
 fn fen_written_then_parsed_gives_the_same_position() {

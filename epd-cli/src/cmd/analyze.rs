@@ -6,9 +6,9 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use epd_core::analysis::{self, Options, Progress, Summary, Verb};
-use epd_core::engine::{Engine, Limits, UciConfig, UciEngine};
 use epd_core::verbs::LineReport;
+use epd_engine::analysis::{self, Options, Progress, Summary, Verb};
+use epd_engine::{Engine, Limits, UciConfig, UciEngine};
 
 use crate::Outcome;
 

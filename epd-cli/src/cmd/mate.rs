@@ -5,8 +5,8 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::time::Instant;
 
 use anyhow::Context;
-use epd_core::mate::{self, Options, Summary};
 use epd_core::verbs::LineReport;
+use epd_engine::mate::{self, Options, Summary};
 
 use crate::Outcome;
 

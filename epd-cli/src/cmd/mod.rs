@@ -33,9 +33,9 @@ pub fn render_text(file: &str, quiet: bool, r: &LineReport<'_>, out: &mut Vec<u8
 pub fn builtin_engine(
     hash_mb: Option<u32>,
     options: &[(String, String)],
-) -> anyhow::Result<Box<dyn epd_core::engine::Engine>> {
+) -> anyhow::Result<Box<dyn epd_engine::Engine>> {
     if let Some((name, _)) = options.iter().find(|(n, _)| n != "Threads" && n != "Hash") {
         anyhow::bail!("--option {name}: options are for UCI engines; the built-in engine takes --hash only");
     }
-    Ok(Box::new(epd_core::engine::Builtin::new(hash_mb.unwrap_or(16) as usize)))
+    Ok(Box::new(epd_engine::Builtin::new(hash_mb.unwrap_or(16) as usize)))
 }

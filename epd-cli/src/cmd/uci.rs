@@ -11,6 +11,6 @@ use crate::Outcome;
 pub fn run() -> anyhow::Result<Outcome> {
     // The search thread writes too, so each line takes the stdout lock
     // itself rather than one writer holding it for the whole session.
-    epd_core::search::uci::serve(io::stdin().lock(), io::stdout())?;
+    epd_engine::uci_server::serve(io::stdin().lock(), io::stdout())?;
     Ok(Outcome::Ok)
 }

@@ -38,7 +38,8 @@
 //! acs (whole seconds).
 //!
 //! ```
-//! use epd_core::{mate::MateSolver, Position};
+//! use epd_core::Position;
+//! use epd_engine::mate::MateSolver;
 //!
 //! let pos: Position = "6k1/5ppp/8/8/8/8/8/R5K1 w - -".parse().unwrap();
 //! let mut solver = MateSolver::new();
@@ -50,9 +51,11 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use crate::diag::{has_errors, Code, Diagnostic};
-use crate::verbs::LineReport;
-use crate::{attacks, Bitboard, Move, MoveKind, MoveList, Opcode, OperandInput, ParseMode, Position, Record, Square};
+use epd_core::verbs::LineReport;
+use epd_core::{
+    attacks, Bitboard, Move, MoveKind, MoveList, Opcode, OperandInput, ParseMode, Position, Record, Square,
+};
+use epd_core::{has_errors, Code, Diagnostic};
 
 /// The longest mate length (fullmoves) the solver accepts.
 pub const MAX_MATE_MOVES: u32 = 60;
@@ -458,7 +461,7 @@ pub fn solve_record(
     solver: &mut MateSolver,
     options: &Options,
     trust_dm: bool,
-) -> Result<Option<u32>, crate::SetError> {
+) -> Result<Option<u32>, epd_core::SetError> {
     let n = options.moves.clamp(1, MAX_MATE_MOVES);
     let existing = if trust_dm { rec.get_known(Opcode::Dm).and_then(|o| o.operand(0)?.as_integer()) } else { None };
     // §7.3: search only when there is no dm, or a dm greater than N; a
@@ -538,7 +541,7 @@ fn process_line(line: &[u8], rec: &mut Record, solver: &mut MateSolver, options:
         r.out.push(b'\n');
         return r;
     }
-    crate::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
+    epd_core::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
     r.invalid = has_errors(&r.diags) || rec.position().is_none();
     if r.invalid {
         if !options.drop_invalid {
@@ -557,7 +560,7 @@ fn process_line(line: &[u8], rec: &mut Record, solver: &mut MateSolver, options:
         match solve_record(rec, solver, options, trust_dm) {
             Ok(found) => r.solved = found,
             Err(e) => r.diags.push(Diagnostic {
-                severity: crate::Severity::Error,
+                severity: epd_core::Severity::Error,
                 code: Code::OutOfRange,
                 offset: 0,
                 opcode: Some("pv".into()),
@@ -641,8 +644,8 @@ pub fn run_parallel<R: BufRead, W: Write>(
             }
             for d in &r.diags {
                 match d.severity {
-                    crate::Severity::Error => summary.errors += 1,
-                    crate::Severity::Warning => summary.warnings += 1,
+                    epd_core::Severity::Error => summary.errors += 1,
+                    epd_core::Severity::Warning => summary.warnings += 1,
                 }
             }
             summary.invalid += u64::from(r.invalid);
@@ -700,7 +703,7 @@ mod tests {
 
     #[test]
     fn check_info_agrees_with_gives_check() {
-        let mut seed = crate::testing::XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut seed = epd_testkit::XorShift::new(0x9E37_79B9_7F4A_7C15);
         let mut tested = 0;
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",

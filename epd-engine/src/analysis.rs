@@ -38,10 +38,10 @@ use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use crate::diag::{has_errors, Code, Diagnostic};
 use crate::engine::{Analysis, Engine, Limits};
-use crate::verbs::LineReport;
-use crate::{Move, Opcode, OperandInput, ParseMode, Record, Severity};
+use epd_core::verbs::LineReport;
+use epd_core::{has_errors, Code, Diagnostic};
+use epd_core::{Move, Opcode, OperandInput, ParseMode, Record, Severity};
 
 /// Which verb.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -152,7 +152,7 @@ impl core::ops::AddAssign for Summary {
 ///
 /// # Errors
 /// Never in practice: the moves are legal and the numbers in range.
-pub fn apply(rec: &mut Record, a: &Analysis, options: &Options) -> Result<(), crate::SetError> {
+pub fn apply(rec: &mut Record, a: &Analysis, options: &Options) -> Result<(), epd_core::SetError> {
     let pv: Vec<OperandInput<'_>> = a.pv.iter().map(|&m| OperandInput::Move(m)).collect();
     rec.set("pv", &pv)?;
     match a.score {
@@ -223,7 +223,7 @@ fn process_line<E: Engine + ?Sized>(
         return r;
     }
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    crate::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
+    epd_core::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
     let pos = rec.position().copied();
     let Some(pos) = pos.filter(|_| !has_errors(&r.diags)) else {
         r.invalid = true;
@@ -395,7 +395,7 @@ pub fn run<R: BufRead, W: Write, E: Engine>(
 mod tests {
     use super::*;
     use crate::engine::EngineError;
-    use crate::{Position, Score};
+    use epd_core::{Position, Score};
     use std::time::Duration;
 
     /// An engine that plays the first legal move in ASCII SAN order and
@@ -515,7 +515,7 @@ mod tests {
         ] {
             let (rec, _) = Record::parse(line.as_bytes(), ParseMode::Lenient);
             let pos = *rec.position().unwrap();
-            let m = pos.parse_san(pm.as_bytes(), crate::SanMode::Lenient).unwrap();
+            let m = pos.parse_san(pm.as_bytes(), epd_core::SanMode::Lenient).unwrap();
             assert_eq!(verdict(&rec, Some(m)), expected, "{line} {pm}");
         }
     }

@@ -9,8 +9,8 @@
 //! knights, advanced passed pawns, a sheltered king in the middlegame and
 //! an active one in the endgame), not taken from another engine.
 
-use crate::attacks;
-use crate::{Bitboard, Color, Position, Role, Square};
+use epd_core::attacks;
+use epd_core::{Bitboard, Color, Position, Role, Square};
 
 /// Game phase weights of knight, bishop, rook and queen; 24 is a full
 /// middlegame, 0 a pawn (or bare) ending.
@@ -319,7 +319,8 @@ fn king_distance(a: Square, b: Square) -> i32 {
 /// point of view. Dead positions (insufficient material) score 0.
 ///
 /// ```
-/// use epd_core::{search::evaluate, Position};
+/// use epd_core::Position;
+/// use epd_engine::search::evaluate;
 /// assert!(evaluate(&Position::startpos()).abs() < 50);
 /// let up_a_queen: Position = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1".parse().unwrap();
 /// assert!(evaluate(&up_a_queen) > 800);
@@ -366,7 +367,7 @@ pub fn evaluate(pos: &Position) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Board, Piece, Setup};
+    use epd_core::{Board, Piece, Setup};
 
     fn pos(fen: &str) -> Position {
         Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
@@ -394,7 +395,7 @@ mod tests {
     #[test]
     fn evaluation_is_colour_symmetric_on_random_positions() {
         // A xorshift generator so the test replays exactly.
-        let mut rng = crate::testing::XorShift(0x2545_F491_4F6C_DD1D);
+        let mut rng = epd_testkit::XorShift::new(0x2545_F491_4F6C_DD1D);
         let mut next = move || rng.next();
         let mut checked = 0;
         for _ in 0..60 {

@@ -1,7 +1,7 @@
 //! The transposition table: buckets of four entries keyed by the Zobrist
 //! hash, replacing the shallowest or oldest entry of a full bucket.
 
-use crate::Move;
+use epd_core::Move;
 
 /// What a stored score means relative to the true value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Role, Square};
+    use epd_core::{Role, Square};
 
     #[test]
     fn stores_probes_and_replaces() {

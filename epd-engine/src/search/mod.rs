@@ -2,7 +2,7 @@
 //! (principal variation search with aspiration windows, null-move
 //! pruning, late move reductions, check extension, quiescence), a
 //! transposition table, and the static [`evaluate`]. The analysis verbs
-//! use it when no external engine is named, and [`uci::serve`] exposes it
+//! use it when no external engine is named, and [`crate::uci_server::serve`] exposes it
 //! over the UCI protocol (`epd uci`).
 //!
 //! Scores are exact: [`Outcome::score`] comes from the last completed
@@ -12,13 +12,13 @@
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
-//! use epd_core::search::{Limits, Searcher};
+//! use epd_engine::search::{SearchLimits, Searcher};
 //! use epd_core::{Position, Score};
 //!
 //! // Scholar's mate is one move away.
 //! let pos: Position = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 4 4".parse().unwrap();
 //! let mut searcher = Searcher::new(16);
-//! let limits = Limits { depth: Some(3), ..Limits::default() };
+//! let limits = SearchLimits { depth: Some(3), ..SearchLimits::default() };
 //! let out = searcher.search(&pos, &[], &limits, &AtomicBool::new(false), &mut |_| {});
 //! assert_eq!(out.score, Some(Score::MateIn(1)));
 //! assert_eq!(pos.uci(out.best.unwrap()), "f3f7");
@@ -27,7 +27,6 @@
 mod eval;
 mod order;
 mod tt;
-pub mod uci;
 
 pub use eval::evaluate;
 
@@ -35,7 +34,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::{Move, Position, Score};
+use epd_core::{Move, Position, Score};
 use order::Picker;
 use tt::{Bound, Table};
 
@@ -55,7 +54,7 @@ const DELTA_MARGIN: i32 = 200;
 
 /// When to stop searching. All `None` searches until the stop flag is set.
 #[derive(Clone, Debug, Default)]
-pub struct Limits {
+pub struct SearchLimits {
     /// The last iteration's depth, in plies.
     pub depth: Option<u32>,
     /// Nodes to search (checked at every node; the first iteration
@@ -70,7 +69,7 @@ pub struct Limits {
 /// A progress report: one completed iteration, or the exact best move of
 /// the iteration a stop interrupted (then the [`Outcome`]'s answer).
 #[derive(Clone, Debug)]
-pub struct Info {
+pub struct SearchInfo {
     /// The iteration's depth in plies.
     pub depth: u32,
     /// The deepest ply reached (extensions and quiescence included).
@@ -183,9 +182,9 @@ impl Searcher {
         &mut self,
         pos: &Position,
         history: &[u64],
-        limits: &Limits,
+        limits: &SearchLimits,
         stop: &AtomicBool,
-        on_info: &mut dyn FnMut(&Info),
+        on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Outcome {
         let start = Instant::now();
         let moves = pos.legal_moves();
@@ -264,7 +263,7 @@ impl Searcher {
                 // An interrupted iteration counts only through a root move
                 // it finished with an exact score.
                 if let Some(line) = t.iter_best.take() {
-                    on_info(&Info {
+                    on_info(&SearchInfo {
                         depth,
                         seldepth: t.seldepth,
                         score: to_score(line.score),
@@ -278,7 +277,7 @@ impl Searcher {
             }
             let Some(line) = t.iter_best.take() else { break };
             prev = score;
-            on_info(&Info {
+            on_info(&SearchInfo {
                 depth,
                 seldepth: t.seldepth,
                 score: to_score(line.score),
@@ -736,14 +735,14 @@ mod tests {
         Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
     }
 
-    fn run(p: &Position, history: &[u64], limits: &Limits) -> (Outcome, Vec<Info>) {
+    fn run(p: &Position, history: &[u64], limits: &SearchLimits) -> (Outcome, Vec<SearchInfo>) {
         let mut infos = Vec::new();
         let out = Searcher::new(8).search(p, history, limits, &AtomicBool::new(false), &mut |i| infos.push(i.clone()));
         (out, infos)
     }
 
-    fn depth(d: u32) -> Limits {
-        Limits { depth: Some(d), ..Limits::default() }
+    fn depth(d: u32) -> SearchLimits {
+        SearchLimits { depth: Some(d), ..SearchLimits::default() }
     }
 
     /// Plays `pv` from `p`, failing on an illegal move.
@@ -783,7 +782,7 @@ mod tests {
     #[test]
     fn the_mate_limit_stops_at_a_proven_mate() {
         let p = pos("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
-        let (out, _) = run(&p, &[], &Limits { mate: Some(2), ..Limits::default() });
+        let (out, _) = run(&p, &[], &SearchLimits { mate: Some(2), ..SearchLimits::default() });
         assert_eq!(out.score, Some(Score::MateIn(2)));
         assert!(out.depth <= 6, "{}", out.depth);
         // Mated-in-1 proves the mate for the side to move of pv[0]'s reply.
@@ -807,7 +806,8 @@ mod tests {
     #[test]
     fn the_node_limit_is_honoured_exactly() {
         for budget in [5_000u64, 40_000] {
-            let (out, _) = run(&Position::startpos(), &[], &Limits { nodes: Some(budget), ..Limits::default() });
+            let (out, _) =
+                run(&Position::startpos(), &[], &SearchLimits { nodes: Some(budget), ..SearchLimits::default() });
             assert_eq!(out.nodes, budget);
             assert!(out.best.is_some());
         }
@@ -817,7 +817,7 @@ mod tests {
     fn the_movetime_limit_is_honoured() {
         let p = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8");
         let t = Duration::from_millis(300);
-        let (out, _) = run(&p, &[], &Limits { movetime: Some(t), ..Limits::default() });
+        let (out, _) = run(&p, &[], &SearchLimits { movetime: Some(t), ..SearchLimits::default() });
         assert!(out.elapsed >= t, "{:?}", out.elapsed);
         assert!(out.elapsed < t + Duration::from_millis(700), "{:?}", out.elapsed);
         assert!(out.best.is_some() && out.depth >= 2);
@@ -834,7 +834,7 @@ mod tests {
         let p = Position::startpos();
         let started = Instant::now();
         let mut last = None;
-        let out = Searcher::new(8).search(&p, &[], &Limits::default(), &stop, &mut |i| last = Some(i.clone()));
+        let out = Searcher::new(8).search(&p, &[], &SearchLimits::default(), &stop, &mut |i| last = Some(i.clone()));
         let took = started.elapsed();
         setter.join().unwrap_or_else(|_| panic!("setter thread"));
         assert!(took >= Duration::from_millis(200) && took < Duration::from_millis(1200), "{took:?}");
@@ -848,7 +848,7 @@ mod tests {
     #[test]
     fn a_stop_before_the_start_still_completes_depth_one() {
         let p = Position::startpos();
-        let out = Searcher::new(1).search(&p, &[], &Limits::default(), &AtomicBool::new(true), &mut |_| {});
+        let out = Searcher::new(1).search(&p, &[], &SearchLimits::default(), &AtomicBool::new(true), &mut |_| {});
         assert_eq!(out.depth, 1);
         assert!(out.best.is_some() && out.score.is_some());
     }
@@ -877,7 +877,7 @@ mod tests {
         let p = pos("6k1/1r6/3Q4/8/8/8/8/6K1 w - - 10 40");
         let (first, _) = run(&p, &[], &depth(6));
         let m = first.best.unwrap_or_else(|| panic!("no move"));
-        assert!(!p.is_capture(m) && m.role() != crate::Role::Pawn, "{m:?} cannot repeat");
+        assert!(!p.is_capture(m) && m.role() != epd_core::Role::Pawn, "{m:?} cannot repeat");
         assert!(matches!(first.score, Some(Score::Centipawns(c)) if c > 300), "{:?}", first.score);
         // Had the game already passed through the position after `m`,
         // the engine plays something else that keeps the win.

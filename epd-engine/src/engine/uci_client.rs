@@ -36,7 +36,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::{Analysis, Engine, EngineError, Limits};
-use crate::{Move, Position, Score};
+use epd_core::{Move, Position, Score};
 
 /// How to start and set up a UCI engine.
 #[derive(Clone, Debug)]
@@ -350,7 +350,7 @@ impl Engine for UciEngine {
 
 /// One parsed `info` line (the fields the verbs use).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Info<'a> {
+pub(crate) struct UciInfo<'a> {
     /// `depth`.
     pub depth: Option<u32>,
     /// `seldepth`.
@@ -388,16 +388,16 @@ const INFO_KEYWORDS: &[&str] = &[
     "wdl",
 ];
 
-impl<'a> Info<'a> {
+impl<'a> UciInfo<'a> {
     /// Parses an `info` line; `None` for any other line. Unknown tokens
     /// are skipped; a malformed number leaves its field unset.
     #[must_use]
-    pub fn parse(line: &'a str) -> Option<Info<'a>> {
+    pub fn parse(line: &'a str) -> Option<UciInfo<'a>> {
         let mut tokens = line.split_ascii_whitespace().peekable();
         if tokens.next() != Some("info") {
             return None;
         }
-        let mut info = Info::default();
+        let mut info = UciInfo::default();
         while let Some(t) = tokens.next() {
             match t {
                 "depth" => info.depth = tokens.next().and_then(|v| v.parse().ok()),
@@ -444,7 +444,7 @@ impl<'a> Info<'a> {
 /// Converts coordinate moves to moves legal from `pos`, stopping at the
 /// first one that is not legal there.
 #[must_use]
-pub fn legal_prefix(pos: &Position, moves: &[&str]) -> Vec<Move> {
+pub(crate) fn legal_prefix(pos: &Position, moves: &[&str]) -> Vec<Move> {
     let mut p = *pos;
     let mut out = Vec::with_capacity(moves.len());
     for m in moves {
@@ -462,7 +462,7 @@ pub fn legal_prefix(pos: &Position, moves: &[&str]) -> Vec<Move> {
 /// Follows one search's output, line by line, and turns it into an
 /// [`Analysis`] at `bestmove`.
 #[derive(Clone, Debug)]
-pub struct SearchLines {
+pub(crate) struct SearchLines {
     pos: Position,
     exact: Analysis,
     /// The pv of the latest line with any pv (bounded or not).
@@ -485,7 +485,7 @@ impl SearchLines {
     /// nor `(none)`/`0000` in a position without moves, when no legal pv
     /// can stand in for it.
     pub fn feed(&mut self, line: &str) -> Result<Option<Analysis>, EngineError> {
-        if let Some(info) = Info::parse(line) {
+        if let Some(info) = UciInfo::parse(line) {
             if info.multipv.is_some_and(|k| k != 1) {
                 return Ok(None);
             }
@@ -574,7 +574,7 @@ mod tests {
 
     #[test]
     fn info_lines_parse() {
-        let i = Info::parse(
+        let i = UciInfo::parse(
             "info depth 20 seldepth 31 multipv 1 score cp -35 upperbound nodes 1234 nps 99 hashfull 3 tbhits 0 time 12 pv e2e4 e7e5",
         )
         .unwrap();
@@ -584,13 +584,13 @@ mod tests {
         assert!(i.bound);
         assert_eq!(i.nodes, Some(1234));
         assert_eq!(i.pv, ["e2e4", "e7e5"]);
-        let i = Info::parse("info depth 5 score mate -3 pv a1a2").unwrap();
+        let i = UciInfo::parse("info depth 5 score mate -3 pv a1a2").unwrap();
         assert_eq!(i.score, Some(Score::MatedIn(3)));
         assert!(!i.bound);
-        let i = Info::parse("info string NNUE evaluation using nn.nnue score cp 5").unwrap();
+        let i = UciInfo::parse("info string NNUE evaluation using nn.nnue score cp 5").unwrap();
         assert_eq!(i.score, None);
-        assert!(Info::parse("bestmove e2e4").is_none());
-        let i = Info::parse("info score cp 12 wdl 400 300 300 pv d2d4").unwrap();
+        assert!(UciInfo::parse("bestmove e2e4").is_none());
+        let i = UciInfo::parse("info score cp 12 wdl 400 300 300 pv d2d4").unwrap();
         assert_eq!(i.pv, ["d2d4"]);
     }
 

@@ -1,7 +1,7 @@
 //! Move ordering: static exchange evaluation, MVV-LVA, and the scored
 //! move list the search picks from best first.
 
-use crate::{Bitboard, Move, MoveKind, MoveList, Position, Role, MAX_LEGAL_MOVES};
+use epd_core::{Bitboard, Move, MoveKind, MoveList, Position, Role, MAX_LEGAL_MOVES};
 
 /// Piece values for exchanges (the king's is large: it is never lost).
 pub(crate) const SEE_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 20_000];
@@ -35,7 +35,7 @@ pub(crate) fn see(pos: &Position, m: Move) -> i32 {
         on_square = SEE_VALUE[p.index()];
     }
     if m.is_en_passant() {
-        occ ^= Bitboard::from(crate::Square::from_coords(to.file(), m.from().rank()));
+        occ ^= Bitboard::from(epd_core::Square::from_coords(to.file(), m.from().rank()));
     }
     let mut side = pos.turn().other();
     let mut d = 0;

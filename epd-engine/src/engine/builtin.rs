@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::{Analysis, Engine, EngineError, Limits};
 use crate::search::{self, Searcher};
-use crate::Position;
+use epd_core::Position;
 
 /// The built-in alpha-beta searcher as an analysis engine.
 #[derive(Debug)]
@@ -49,7 +49,7 @@ impl Engine for Builtin {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let l = search::Limits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
+        let l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
         let out = self.searcher.search(pos, &[], &l, stop, &mut |_| {});
         if !pos.has_legal_moves() {
             return Ok(Analysis { nodes: Some(out.nodes), elapsed: out.elapsed, ..Analysis::no_moves(pos) });
@@ -69,7 +69,7 @@ impl Engine for Builtin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Score;
+    use epd_core::Score;
 
     #[test]
     fn finds_mates_and_reports_no_move_positions() {

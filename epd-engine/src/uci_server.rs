@@ -6,7 +6,7 @@
 //! with an `info string` saying why; nothing a GUI sends can panic it.
 //!
 //! ```
-//! use epd_core::search::uci::serve;
+//! use epd_engine::uci_server::serve;
 //! let mut out = Vec::new();
 //! serve(&b"uci\nposition startpos moves e2e4 e7e5\ngo depth 3\nquit\n"[..], &mut out).unwrap();
 //! let text = String::from_utf8(out).unwrap();
@@ -20,8 +20,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::Duration;
 
-use super::{Info, Limits, Searcher};
-use crate::{Move, Position, Score};
+use crate::search::{SearchInfo, SearchLimits, Searcher};
+use epd_core::{Move, Position, Score};
 
 const DEFAULT_HASH_MB: usize = 16;
 const MAX_HASH_MB: usize = 4096;
@@ -272,8 +272,8 @@ impl<'scope, 'env, W: Write + Send> Server<'scope, 'env, W> {
     }
 
     /// The limits of a `go` command, and whether it searches until `stop`.
-    fn parse_go(&self, tokens: &[&str]) -> Result<(Limits, bool), String> {
-        let mut limits = Limits::default();
+    fn parse_go(&self, tokens: &[&str]) -> Result<(SearchLimits, bool), String> {
+        let mut limits = SearchLimits::default();
         let mut infinite = false;
         let (mut wtime, mut btime, mut winc, mut binc, mut movestogo) = (None, None, None, None, None);
         let mut i = 1;
@@ -330,7 +330,7 @@ impl<'scope, 'env, W: Write + Send> Server<'scope, 'env, W> {
             infinite = true; // a bare `go`
         }
         if infinite {
-            limits = Limits { mate: limits.mate, ..Limits::default() };
+            limits = SearchLimits { mate: limits.mate, ..SearchLimits::default() };
         }
         Ok((limits, infinite))
     }
@@ -344,7 +344,7 @@ fn clip(s: &str) -> &str {
     }
 }
 
-fn info_line(_pos: &Position, info: &Info, chess960: bool) -> String {
+fn info_line(_pos: &Position, info: &SearchInfo, chess960: bool) -> String {
     let (kind, value) = info.score.to_uci();
     let ms = info.elapsed.as_millis();
     let nps = (u128::from(info.nodes) * 1000).checked_div(ms).unwrap_or(0);

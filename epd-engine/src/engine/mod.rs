@@ -32,13 +32,13 @@ use core::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::{Move, Position, Record, Score};
+use epd_core::{Move, Position, Record, Score};
 
 mod builtin;
-pub mod uci;
+mod uci_client;
 
 pub use builtin::Builtin;
-pub use uci::{UciConfig, UciEngine};
+pub use uci_client::{UciConfig, UciEngine};
 
 /// How much effort one position gets. See the module documentation for
 /// which limits are hard and which soft.

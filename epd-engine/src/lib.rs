@@ -1,0 +1,36 @@
+//! # epd-engine
+//!
+//! Chess engines for EPD Kit, over the pure core of `epd-core`:
+//!
+//! - the [`Engine`] trait, its [`Limits`] and [`Analysis`], with three
+//!   kinds behind it: any UCI engine run as a child process
+//!   ([`UciEngine`]), the built-in searcher ([`Builtin`], [`search`]), and
+//!   a C engine through the C ABI's analysis hook;
+//! - [`uci_server`]: the built-in searcher served over UCI (`epd uci`);
+//! - [`mate`]: the exact forced-mate prover and the pfms verb (EPD §7.3);
+//! - [`analysis`]: the pfga and pfts verbs (EPD §7.2, §7.5).
+//!
+//! This crate starts processes (UCI engines) and threads; `epd-core`
+//! starts neither.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use epd_core::Position;
+//! use epd_engine::{Builtin, Engine, Limits};
+//!
+//! let pos: Position = "6k1/5ppp/8/8/8/8/8/R5K1 w - -".parse().unwrap();
+//! let mut engine = Builtin::default();
+//! let a = engine.analyze(&pos, &Limits::depth(3), &AtomicBool::new(false)).unwrap();
+//! assert_eq!(pos.san(a.pv[0]), "Ra8#");
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod analysis;
+mod engine;
+pub mod mate;
+pub mod search;
+pub mod uci_server;
+
+pub use engine::{Analysis, Builtin, Engine, EngineError, Limits, UciConfig, UciEngine};

@@ -1,0 +1,193 @@
+//! What EPD Kit's tests and benchmarks share, written once: where the real
+//! corpora are, one seeded generator, and seeded random play.
+//!
+//! Never published. `epd-core`'s own unit tests use it as a
+//! dev-dependency: [`XorShift`] is plain data, and [`random_play`] is
+//! generic over [`Playable`], which `epd-core` implements for its test
+//! build's `Position` (a dev-dependency cycle sees two copies of the type).
+
+use std::path::PathBuf;
+
+/// The first existing `shared/<sub>` folder beside the workspace or one of
+/// its ancestors (CI clones the project with `shared/` beside it), or the
+/// folder named by the environment variable `var`. Panics when neither
+/// exists: the corpus tests must never be skipped silently.
+fn shared_dir(var: &str, sub: &str, marker: &str) -> PathBuf {
+    if let Some(dir) = std::env::var_os(var) {
+        return PathBuf::from(dir);
+    }
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|a| a.join("shared").join(sub))
+        .find(|c| c.join(marker).is_file())
+        .unwrap_or_else(|| panic!("shared/{sub} not found beside the workspace: set {var} to its directory"))
+}
+
+/// The directory of the real-world corpora (`shared/corpora`): the
+/// directory named by `$EPDKIT_CORPORA`, else `shared/corpora` beside the
+/// workspace or one of its ancestors. Panics if there is none.
+#[must_use]
+pub fn corpus_dir() -> PathBuf {
+    shared_dir("EPDKIT_CORPORA", "corpora", "MANIFEST.tsv")
+}
+
+/// The path of one corpus file (which may not exist).
+#[must_use]
+pub fn corpus_path(name: &str) -> PathBuf {
+    corpus_dir().join(name)
+}
+
+/// Reads a corpus file whole; panics if it cannot.
+#[must_use]
+pub fn corpus(name: &str) -> Vec<u8> {
+    let path = corpus_path(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The benchmark corpus, `bench-100k.epd` (`shared/bench`, or the
+/// directory named by `$EPDKIT_BENCH`). Panics if there is none.
+#[must_use]
+pub fn bench_corpus_path() -> PathBuf {
+    shared_dir("EPDKIT_BENCH", "bench", "bench-100k.epd").join("bench-100k.epd")
+}
+
+/// xorshift64 (Marsaglia; shifts 13, 7, 17): tiny, seeded, the same
+/// sequence on every platform, so a test that draws from it replays
+/// exactly.
+#[derive(Clone, Debug)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// A generator from a seed; 0, which xorshift cannot leave, is
+    /// replaced by a fixed odd constant.
+    #[must_use]
+    pub const fn new(seed: u64) -> XorShift {
+        XorShift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+    }
+
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (`n` must not be 0; the modulo bias does not
+    /// matter to a test).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n + 8);
+        while v.len() < n {
+            v.extend_from_slice(&self.next().to_le_bytes());
+        }
+        v.truncate(n);
+        v
+    }
+}
+
+/// A position random play can walk: its legal moves, and playing one.
+pub trait Playable: Clone {
+    /// A move.
+    type Move: Copy;
+    /// The legal moves.
+    type Moves: AsRef<[Self::Move]>;
+    /// The legal moves of this position.
+    fn legal(&self) -> Self::Moves;
+    /// Plays a legal move.
+    fn play(&mut self, m: Self::Move);
+}
+
+impl Playable for epd_core::Position {
+    type Move = epd_core::Move;
+    type Moves = epd_core::MoveList;
+    fn legal(&self) -> epd_core::MoveList {
+        self.legal_moves()
+    }
+    fn play(&mut self, m: epd_core::Move) {
+        self.play_unchecked(m);
+    }
+}
+
+/// Calls `visit` on every position of seeded random games: `games` games
+/// from each of `starts`, of at most `plies` plies each (a game ends early
+/// at mate or stalemate), with each position's legal moves.
+pub fn random_play<P: Playable>(
+    starts: &[P],
+    games: usize,
+    plies: usize,
+    seed: u64,
+    mut visit: impl FnMut(&P, &[P::Move]),
+) {
+    let mut rng = XorShift::new(seed);
+    for start in starts {
+        for _ in 0..games {
+            let mut p = start.clone();
+            for _ in 0..plies {
+                let legal = p.legal();
+                let legal = legal.as_ref();
+                if legal.is_empty() {
+                    break;
+                }
+                visit(&p, legal);
+                let m = legal[rng.below(legal.len())];
+                p.play(m);
+            }
+        }
+    }
+}
+
+/// Every position of seeded random play from the start position: `games`
+/// games of at most `plies` plies.
+#[must_use]
+pub fn random_positions(seed: u64, games: usize, plies: usize) -> Vec<epd_core::Position> {
+    let mut out = Vec::new();
+    random_play(&[epd_core::Position::startpos()], games, plies, seed, |p, _| out.push(*p));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xorshift_replays_and_never_sticks_at_zero() {
+        let mut a = XorShift::new(42);
+        let mut b = XorShift::new(42);
+        let xs: Vec<u64> = (0..100).map(|_| a.next()).collect();
+        assert!(xs.iter().all(|&x| x != 0));
+        assert_eq!(xs, (0..100).map(|_| b.next()).collect::<Vec<_>>());
+        assert_ne!(XorShift::new(0).next(), 0);
+        // Marsaglia's xorshift64 (13, 7, 17) from 1: a value worked out
+        // by hand from the three shifts.
+        let mut one = XorShift::new(1);
+        let x = 1u64 ^ (1 << 13);
+        let x = x ^ (x >> 7);
+        let x = x ^ (x << 17);
+        assert_eq!(one.next(), x);
+        assert_eq!(XorShift::new(9).bytes(13).len(), 13);
+    }
+
+    #[test]
+    fn random_positions_are_legal_play_from_the_start() {
+        let ps = random_positions(3, 4, 30);
+        assert_eq!(ps[0], epd_core::Position::startpos());
+        assert!(ps.len() > 30 && ps.len() <= 120);
+        // Each position but a game's first follows from the one before by
+        // a legal move, or starts a new game.
+        for w in ps.windows(2) {
+            let follows = w[0].legal_moves().iter().any(|&m| {
+                let mut p = w[0];
+                p.play_unchecked(m);
+                p == w[1]
+            });
+            assert!(follows || w[1] == epd_core::Position::startpos());
+        }
+    }
+}
