@@ -23,10 +23,10 @@ TIMEOUT="${TIMEOUT:-10}"            # seconds for one input
 # and halves their speed: they run without a sanitizer (overflow checks and
 # debug assertions stay on). capi, which crosses the unsafe FFI layer, runs
 # under AddressSanitizer. SANITIZER overrides both.
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-fuzz}"
+# CARGO_TARGET_DIR is optional (cargo fuzz defaults to fuzz/target).
 
 corpora=""
-for d in "${EPDKIT_CORPORA:-}" ../../shared/corpora ../shared/corpora /work/shared/corpora; do
+for d in "${EPDKIT_CORPORA:-}" ../../shared/corpora; do
   if [ -n "$d" ] && [ -f "$d/MANIFEST.tsv" ]; then corpora="$d"; break; fi
 done
 [ -n "$corpora" ] || { echo "shared/corpora not found: set EPDKIT_CORPORA" >&2; exit 1; }

@@ -43,7 +43,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use epd_bench::{median, paired_ratio, timed, Measured, Samples};
-use epd_core::verbs::{self, Options, Verb};
+use epd_core::verbs::{self, Verb, VerbOptions};
 use epd_core::{has_errors, Diagnostic, ParseMode, Record};
 
 /// Records given to python-chess per round (about 3,000 records/s).
@@ -103,8 +103,8 @@ fn first_lines(data: &[u8], n: usize) -> &[u8] {
 /// The verb over the whole in-memory file, as the CLI runs it.
 fn epd_verb(data: &[u8], out: &mut Vec<u8>) -> u64 {
     out.clear();
-    let opts = Options { mode: ParseMode::Strict, drop_invalid: false };
-    let summary = verbs::run(data, &mut *out, &Verb::Normalize, &opts, |_| {}).expect("writing to a Vec");
+    let opts = VerbOptions { mode: ParseMode::Strict, drop_invalid: false };
+    let summary = verbs::run_verb(data, &mut *out, &Verb::Normalize, &opts, |_| {}).expect("writing to a Vec");
     assert_eq!(summary.invalid, 0, "epd-core verb: invalid records");
     summary.records
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod files;
 mod input;
 
 /// EPD Kit: check, normalize and analyse EPD chess records.
@@ -79,6 +80,9 @@ pub enum Outcome {
     Ok,
     /// The input had problems; diagnostics were printed (exit 1).
     Invalid,
+    /// Stopped by this signal after writing every finished record (exit
+    /// 128 + the signal: 130 for SIGINT, 143 for SIGTERM).
+    Interrupted(i32),
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
@@ -89,6 +93,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     use epd_core::{verbs::Verb, ParseMode};
+    use epd_engine::analysis::AnalysisVerb;
     let outcome = match cli.command {
         Command::Normalize(args) => cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?,
         Command::Purge(args) => cmd::stream::run_purge(args, &mut out)?,
@@ -110,8 +115,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,
-        Command::Analyze(args) => cmd::analyze::run(epd_engine::analysis::Verb::Analyze, args, &mut out)?,
-        Command::Target(args) => cmd::analyze::run(epd_engine::analysis::Verb::Target, args, &mut out)?,
+        Command::Analyze(args) => cmd::analyze::run(AnalysisVerb::Analyze, args, &mut out)?,
+        Command::Target(args) => cmd::analyze::run(AnalysisVerb::Target, args, &mut out)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;
@@ -123,6 +128,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid) => ExitCode::from(1),
+        Ok(Outcome::Interrupted(sig)) => ExitCode::from(u8::try_from(128 + sig).unwrap_or(130)),
         Err(e) => {
             // A closed pipe (`epd moves ... | head`) is not an error.
             if e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))

@@ -932,11 +932,42 @@ mod tests {
     fn any_bytes_give_an_error_not_a_panic() {
         let mut x = epd_testkit::XorShift::new(12345);
         let a = b"rnbqkpRNBQKP12345678/ wb-KQkqe3 \0\xff";
-        for len in 0..200 {
-            let bytes: Vec<u8> = (0..len).map(|_| a[x.below(a.len())]).collect();
-            let _ = Position::from_fen_bytes(&bytes, ParseMode::Lenient);
-            let _ = Position::from_fen_bytes(&bytes, ParseMode::Strict);
+        let start = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let (mut ok, mut err) = (0, 0);
+        for len in 0..400 {
+            // Random strings of the FEN alphabet, and the start position
+            // with one byte replaced (which often stays valid).
+            let bytes: Vec<u8> = if len % 2 == 0 {
+                (0..len / 2).map(|_| a[x.below(a.len())]).collect()
+            } else {
+                let mut b = start.to_vec();
+                let at = x.below(b.len());
+                b[at] = a[x.below(a.len())];
+                b
+            };
+            let strict = Position::from_fen_bytes(&bytes, ParseMode::Strict);
+            let lenient = Position::from_fen_bytes(&bytes, ParseMode::Lenient);
+            match (&strict, &lenient) {
+                // What strict reading accepts, lenient reading accepts the same.
+                (Ok(s), Ok(l)) => assert_eq!(s, l, "{}", String::from_utf8_lossy(&bytes)),
+                (Ok(_), Err(e)) => panic!("lenient rejects what strict accepts: {e}"),
+                _ => {}
+            }
+            for r in [strict, lenient] {
+                match r {
+                    // A position read is written back and read again the same.
+                    Ok(p) => {
+                        ok += 1;
+                        assert_eq!(Position::from_fen_bytes(p.fen().as_bytes(), ParseMode::Strict).ok(), Some(p));
+                    }
+                    Err(e) => {
+                        err += 1;
+                        assert!(!e.to_string().is_empty());
+                    }
+                }
+            }
         }
+        assert!(ok > 20 && err > 200, "{ok} read, {err} refused");
     }
 
     #[test]

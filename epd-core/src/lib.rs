@@ -29,6 +29,7 @@ mod opcode;
 mod operand;
 mod perft;
 pub mod pgn;
+pub mod pipeline;
 mod position;
 mod record;
 mod registers;

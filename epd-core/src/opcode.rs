@@ -309,7 +309,7 @@ impl Opcode {
             | V5 | V6 | V7 | V8 | V9 => OperandType::String,
             Refcom | Refreq => OperandType::Identifier,
             Ptp => {
-                if index % 2 == 0 {
+                if index.is_multiple_of(2) {
                     OperandType::Identifier
                 } else {
                     OperandType::String

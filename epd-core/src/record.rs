@@ -553,7 +553,7 @@ impl Record {
                 Arity::Exactly(k) => n == k as usize,
                 Arity::Optional => n <= 1,
                 Arity::Any => true,
-                Arity::Pairs => n % 2 == 0,
+                Arity::Pairs => n.is_multiple_of(2),
             };
             if !ok {
                 return err(format!("{opcode}: wrong number of operands ({n})"));
@@ -1403,7 +1403,7 @@ impl Parser<'_, '_> {
             Arity::Exactly(k) => n == k as usize,
             Arity::Optional => n <= 1,
             Arity::Any => true,
-            Arity::Pairs => n % 2 == 0,
+            Arity::Pairs => n.is_multiple_of(2),
         };
         if !arity_ok {
             let want = match op.arity() {

@@ -180,7 +180,7 @@ impl Square {
     /// `true` for dark squares (a1 is dark).
     #[must_use]
     pub const fn is_dark(self) -> bool {
-        (self.0 / 8 + self.0 % 8) % 2 == 0
+        (self.0 / 8 + self.0 % 8).is_multiple_of(2)
     }
 
     /// Parses a square name such as `e4`.

@@ -33,45 +33,39 @@
 //! to whichever engine is free; output stays in input order, and at most
 //! a few records per engine are held in memory.
 
-use std::collections::BTreeMap;
-use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
 
 use crate::engine::{Analysis, Engine, Limits};
-use epd_core::verbs::LineReport;
-use epd_core::{has_errors, Code, Diagnostic};
-use epd_core::{Move, Opcode, OperandInput, ParseMode, Record, Severity};
+use epd_core::pipeline::{Interrupted, Processor, Summary};
+use epd_core::{Code, Diagnostic, Move, Opcode, OperandInput, ParseMode, Record, Severity};
 
-/// Which verb.
+/// Which analysis verb.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Verb {
+pub enum AnalysisVerb {
     /// pfga: general analysis.
     Analyze,
     /// pfts: target search.
     Target,
 }
 
-/// Options for [`run`].
+/// Options of an [`Analyzer`].
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct AnalysisOptions {
     /// The verb.
-    pub verb: Verb,
+    pub verb: AnalysisVerb,
     /// The effort per record.
     pub limits: Limits,
     /// Add `acd`, `acn` and `acs`.
     pub counters: bool,
     /// Add `sm` (the same move as pm).
     pub sm: bool,
-    /// Leave invalid records out of the output instead of copying them.
-    pub drop_invalid: bool,
 }
 
-impl Options {
+impl AnalysisOptions {
     /// The verb with these limits, no counters, no sm.
     #[must_use]
-    pub fn new(verb: Verb, limits: Limits) -> Options {
-        Options { verb, limits, counters: false, sm: false, drop_invalid: false }
+    pub fn new(verb: AnalysisVerb, limits: Limits) -> AnalysisOptions {
+        AnalysisOptions { verb, limits, counters: false, sm: false }
     }
 }
 
@@ -95,8 +89,8 @@ pub fn verdict(rec: &Record, pm: Option<Move>) -> Verdict {
         return Verdict::Unscored;
     }
     let Some(pm) = pm else { return Verdict::Missed };
-    let hit = bm.map_or(true, |b| b.contains(&pm));
-    let avoided = am.map_or(true, |a| !a.contains(&pm));
+    let hit = bm.is_none_or(|b| b.contains(&pm));
+    let avoided = am.is_none_or(|a| !a.contains(&pm));
     if hit && avoided {
         Verdict::Solved
     } else {
@@ -104,15 +98,9 @@ pub fn verdict(rec: &Record, pm: Option<Move>) -> Verdict {
     }
 }
 
-/// Counts from one [`run`].
+/// What the analysis verbs count beyond the pipeline's line accounting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Lines read.
-    pub lines: u64,
-    /// Records read (non-blank lines).
-    pub records: u64,
-    /// Records with at least one error (copied unchanged).
-    pub invalid: u64,
+pub struct AnalysisCounts {
     /// Records analysed.
     pub analyzed: u64,
     /// Records on which the engine failed.
@@ -125,34 +113,27 @@ pub struct Summary {
     pub unscored: u64,
     /// Nodes the engines reported, all records.
     pub nodes: u64,
-    /// Warnings reported.
-    pub warnings: u64,
-    /// Errors reported (engine faults included).
-    pub errors: u64,
 }
 
-impl core::ops::AddAssign for Summary {
-    /// Adds another run's counts (several files).
-    fn add_assign(&mut self, o: Summary) {
-        self.lines += o.lines;
-        self.records += o.records;
-        self.invalid += o.invalid;
+impl core::ops::AddAssign for AnalysisCounts {
+    fn add_assign(&mut self, o: AnalysisCounts) {
         self.analyzed += o.analyzed;
         self.faults += o.faults;
         self.solved += o.solved;
         self.missed += o.missed;
         self.unscored += o.unscored;
         self.nodes += o.nodes;
-        self.warnings += o.warnings;
-        self.errors += o.errors;
     }
 }
+
+/// The summary of an analysis run.
+pub type AnalysisSummary = Summary<AnalysisCounts>;
 
 /// Writes the analysis into the record (see the module documentation).
 ///
 /// # Errors
 /// Never in practice: the moves are legal and the numbers in range.
-pub fn apply(rec: &mut Record, a: &Analysis, options: &Options) -> Result<(), epd_core::SetError> {
+pub fn apply(rec: &mut Record, a: &Analysis, options: &AnalysisOptions) -> Result<(), epd_core::SetError> {
     let pv: Vec<OperandInput<'_>> = a.pv.iter().map(|&m| OperandInput::Move(m)).collect();
     rec.set("pv", &pv)?;
     match a.score {
@@ -192,203 +173,83 @@ pub fn apply(rec: &mut Record, a: &Analysis, options: &Options) -> Result<(), ep
     Ok(())
 }
 
-/// What became of one line.
-#[derive(Debug, Default)]
-struct LineResult {
-    out: Vec<u8>,
-    diags: Vec<Diagnostic>,
-    blank: bool,
-    invalid: bool,
-    analyzed: bool,
-    fault: bool,
-    verdict: Option<Verdict>,
-    nodes: u64,
-}
-
 fn engine_diag(severity: Severity, message: String) -> Diagnostic {
     Diagnostic { severity, code: Code::EngineFault, offset: 0, opcode: None, operand: None, message }
 }
 
-fn process_line<E: Engine + ?Sized>(
-    line: &[u8],
-    rec: &mut Record,
-    engine: &mut E,
-    options: &Options,
-    stop: &AtomicBool,
-) -> LineResult {
-    let mut r = LineResult::default();
-    if line.iter().all(|&b| b.is_ascii_whitespace() || b == 0) {
-        r.blank = true;
-        r.out.push(b'\n');
-        return r;
+/// pfga or pfts with one engine, as a [`Processor`] of the line pipeline
+/// (`epd_core::pipeline::run`): one analyzer per worker thread, each with
+/// its own engine. Records are read leniently.
+///
+/// When `stop` is raised, the search in progress is told to stop and its
+/// record is not written (the pipeline ends the run there).
+#[derive(Debug)]
+pub struct Analyzer<'a, E: Engine + ?Sized> {
+    engine: &'a mut E,
+    options: &'a AnalysisOptions,
+    stop: &'a AtomicBool,
+}
+
+impl<'a, E: Engine + ?Sized> Analyzer<'a, E> {
+    /// An analyzer over `engine`.
+    pub fn new(engine: &'a mut E, options: &'a AnalysisOptions, stop: &'a AtomicBool) -> Analyzer<'a, E> {
+        Analyzer { engine, options, stop }
     }
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    epd_core::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
-    let pos = rec.position().copied();
-    let Some(pos) = pos.filter(|_| !has_errors(&r.diags)) else {
-        r.invalid = true;
-        if !options.drop_invalid {
-            r.out.extend_from_slice(line);
-            r.out.push(b'\n');
+}
+
+impl<E: Engine + ?Sized> Processor for Analyzer<'_, E> {
+    type Counts = AnalysisCounts;
+
+    fn mode(&self) -> ParseMode {
+        ParseMode::Lenient
+    }
+
+    fn record(
+        &mut self,
+        rec: &mut Record,
+        _text: &[u8],
+        diags: &mut Vec<Diagnostic>,
+        out: &mut Vec<u8>,
+        counts: &mut AnalysisCounts,
+    ) -> Result<(), Interrupted> {
+        let Some(pos) = rec.position().copied() else { return Ok(()) };
+        let engine = &mut *self.engine;
+        let result = engine.new_game().and_then(|()| engine.analyze_record(rec, &pos, &self.options.limits, self.stop));
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(Interrupted);
         }
-        return r;
-    };
-    let result = engine.new_game().and_then(|()| engine.analyze_record(rec, &pos, &options.limits, stop));
-    match result {
-        Ok(a) => {
-            r.analyzed = true;
-            r.nodes = a.nodes.unwrap_or(0);
-            if a.score.is_none() {
-                r.diags.push(engine_diag(
-                    Severity::Warning,
-                    format!("{} gave no exact score: ce left out", engine.name()),
+        match result {
+            Ok(a) => {
+                counts.analyzed += 1;
+                counts.nodes += a.nodes.unwrap_or(0);
+                if a.score.is_none() {
+                    diags.push(engine_diag(
+                        Severity::Warning,
+                        format!("{} gave no exact score: ce left out", engine.name()),
+                    ));
+                }
+                if let Err(e) = apply(rec, &a, self.options) {
+                    diags.push(engine_diag(Severity::Error, format!("analysis not recordable: {e}")));
+                    counts.faults += 1;
+                }
+                match verdict(rec, a.pv.first().copied()) {
+                    Verdict::Solved => counts.solved += 1,
+                    Verdict::Missed => counts.missed += 1,
+                    Verdict::Unscored => counts.unscored += 1,
+                }
+            }
+            Err(e) => {
+                counts.faults += 1;
+                diags.push(engine_diag(
+                    Severity::Error,
+                    format!("{}: {e}; record written without analysis", engine.name()),
                 ));
             }
-            if let Err(e) = apply(rec, &a, options) {
-                r.diags.push(engine_diag(Severity::Error, format!("analysis not recordable: {e}")));
-                r.fault = true;
-            }
-            r.verdict = Some(verdict(rec, a.pv.first().copied()));
         }
-        Err(e) => {
-            r.fault = true;
-            r.diags
-                .push(engine_diag(Severity::Error, format!("{}: {e}; record written without analysis", engine.name())));
-        }
+        rec.append_canonical(out);
+        out.push(b'\n');
+        Ok(())
     }
-    rec.append_canonical(&mut r.out);
-    r.out.push(b'\n');
-    r
-}
-
-/// Where a run stands, after each line written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Progress {
-    /// Lines written.
-    pub lines: u64,
-    /// Records analysed so far.
-    pub analyzed: u64,
-    /// Solved so far.
-    pub solved: u64,
-    /// Missed so far.
-    pub missed: u64,
-    /// Engine faults so far.
-    pub faults: u64,
-}
-
-/// Runs pfga or pfts over `input` (see the module documentation), one
-/// worker thread per engine in `engines` (at least one). Each engine
-/// analyses the records it is handed; output is in input order.
-///
-/// `report` gets each line's diagnostics; `progress` is called after each
-/// line written.
-///
-/// # Errors
-/// I/O errors; an error if `engines` is empty or a worker thread dies.
-pub fn run<R: BufRead, W: Write, E: Engine>(
-    mut input: R,
-    mut output: W,
-    options: &Options,
-    engines: &mut [E],
-    mut report: impl FnMut(&LineReport<'_>),
-    mut progress: impl FnMut(&Progress),
-) -> io::Result<Summary> {
-    if engines.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no engine to analyse with"));
-    }
-    let window = engines.len() * 4;
-    let stop = AtomicBool::new(false);
-    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<u8>)>(window);
-    let job_rx = Mutex::new(job_rx);
-    let (res_tx, res_rx) = mpsc::channel::<(u64, Vec<u8>, LineResult)>();
-    let mut summary = Summary::default();
-    let mut prog = Progress::default();
-    std::thread::scope(|scope| {
-        for engine in engines.iter_mut() {
-            let (job_rx, res_tx, stop) = (&job_rx, res_tx.clone(), &stop);
-            scope.spawn(move || {
-                let mut rec = Record::default();
-                loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((i, line)) = job else { return };
-                    let r = process_line(&line, &mut rec, engine, options, stop);
-                    if res_tx.send((i, line, r)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(res_tx);
-        let mut job_tx = Some(job_tx);
-        let result = (|| -> io::Result<()> {
-            let (mut read, mut written) = (0u64, 0u64);
-            let mut pending: BTreeMap<u64, (Vec<u8>, LineResult)> = BTreeMap::new();
-            loop {
-                while job_tx.is_some() && read - written < window as u64 {
-                    let mut line = Vec::with_capacity(128);
-                    if input.read_until(b'\n', &mut line)? == 0 {
-                        job_tx = None;
-                        break;
-                    }
-                    if line.last() == Some(&b'\n') {
-                        line.pop();
-                    }
-                    if let Some(tx) = &job_tx {
-                        tx.send((read, line)).map_err(|_| io::Error::other("analysis workers stopped"))?;
-                    }
-                    read += 1;
-                }
-                if job_tx.is_none() && written == read {
-                    return Ok(());
-                }
-                let (i, line, r) = res_rx.recv().map_err(|_| io::Error::other("an analysis worker died"))?;
-                pending.insert(i, (line, r));
-                while let Some((line, r)) = pending.remove(&written) {
-                    written += 1;
-                    summary.lines += 1;
-                    summary.records += u64::from(!r.blank);
-                    for d in &r.diags {
-                        match d.severity {
-                            Severity::Error => summary.errors += 1,
-                            Severity::Warning => summary.warnings += 1,
-                        }
-                    }
-                    summary.invalid += u64::from(r.invalid);
-                    summary.analyzed += u64::from(r.analyzed);
-                    summary.faults += u64::from(r.fault);
-                    summary.nodes += r.nodes;
-                    match r.verdict {
-                        Some(Verdict::Solved) => summary.solved += 1,
-                        Some(Verdict::Missed) => summary.missed += 1,
-                        Some(Verdict::Unscored) => summary.unscored += 1,
-                        None => {}
-                    }
-                    if !r.diags.is_empty() {
-                        report(&LineReport { line_no: summary.lines, text: &line, diagnostics: &r.diags });
-                    }
-                    output.write_all(&r.out)?;
-                    prog = Progress {
-                        lines: summary.lines,
-                        analyzed: summary.analyzed,
-                        solved: summary.solved,
-                        missed: summary.missed,
-                        faults: summary.faults,
-                    };
-                    progress(&prog);
-                }
-            }
-        })();
-        if result.is_err() {
-            stop.store(true, Ordering::Relaxed);
-        }
-        drop(job_tx);
-        result
-    })?;
-    output.flush()?;
-    Ok(summary)
 }
 
 #[cfg(test)]
@@ -434,19 +295,30 @@ mod tests {
         }
     }
 
-    fn run_str(input: &str, options: &Options, jobs: usize) -> (String, Summary, Vec<(u64, Code)>) {
+    fn run_str(input: &str, options: &AnalysisOptions, jobs: usize) -> (String, AnalysisSummary, Vec<(u64, Code)>) {
         let mut engines: Vec<FirstMove> = (0..jobs).map(|_| FirstMove { calls: 0 }).collect();
+        let stop = AtomicBool::new(false);
+        let mut workers: Vec<_> = engines.iter_mut().map(|e| Analyzer::new(e, options, &stop)).collect();
         let mut out = Vec::new();
         let mut diags = Vec::new();
-        let s = run(
-            input.as_bytes(),
-            &mut out,
-            options,
-            &mut engines,
-            |r| diags.extend(r.diagnostics.iter().map(|d| (r.line_no, d.code))),
-            |_| {},
-        )
-        .unwrap();
+        // Diagnostics rendered as "line code" pairs, read back in order.
+        let render = |r: &epd_core::pipeline::LineReport<'_>, buf: &mut Vec<u8>| {
+            for d in r.diagnostics {
+                buf.extend_from_slice(format!("{} {}\n", r.line_no, d.code.as_str()).as_bytes());
+            }
+        };
+        let mut emit = |b: &[u8]| {
+            for l in String::from_utf8_lossy(b).lines() {
+                let (n, c) = l.split_once(' ').unwrap();
+                let code = Code::ALL.iter().copied().find(|k| k.as_str() == c).unwrap();
+                diags.push((n.parse().unwrap(), code));
+            }
+        };
+        let config = epd_core::pipeline::Config { flush_each: true, ..Default::default() };
+        let s =
+            epd_core::pipeline::run(input.as_bytes(), &mut out, &mut workers, &config, &render, &mut emit, &mut |_| {})
+                .unwrap();
+        assert_eq!(s.lines, input.lines().count() as u64);
         (String::from_utf8(out).unwrap(), s, diags)
     }
 
@@ -459,7 +331,7 @@ mod tests {
                      rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"c\"; ce 5;\n\
                      this is not a record\n\
                      rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - id \"mated\"; ce 3;\n";
-        let options = Options::new(Verb::Target, Limits::depth(1));
+        let options = AnalysisOptions::new(AnalysisVerb::Target, Limits::depth(1));
         for jobs in [1, 3] {
             let (out, s, diags) = run_str(input, &options, jobs);
             let lines: Vec<&str> = out.lines().collect();
@@ -478,8 +350,8 @@ mod tests {
                 lines[5],
                 "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - ce -32767; id \"mated\"; pv;"
             );
-            assert_eq!((s.records, s.invalid, s.analyzed), (5, 1, 4));
-            assert_eq!((s.solved, s.missed, s.unscored), (1, 1, 2));
+            assert_eq!((s.records, s.invalid, s.counts.analyzed), (5, 1, 4));
+            assert_eq!((s.counts.solved, s.counts.missed, s.counts.unscored), (1, 1, 2));
             assert_eq!(diags.iter().map(|d| d.0).collect::<Vec<_>>().first(), Some(&5));
         }
     }
@@ -488,7 +360,7 @@ mod tests {
     fn a_fault_is_recorded_and_the_run_goes_on() {
         // White's only move, Kxb2, is a capture: the test engine fails there.
         let input = "k7/8/8/8/8/8/1q6/K7 w - - bm Kxb2;\n6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#;\n";
-        let mut options = Options::new(Verb::Target, Limits::depth(1));
+        let mut options = AnalysisOptions::new(AnalysisVerb::Target, Limits::depth(1));
         options.counters = true;
         options.sm = true;
         let (out, s, diags) = run_str(input, &options, 2);
@@ -499,7 +371,7 @@ mod tests {
             "6k1/5ppp/8/8/8/8/8/R5K1 w - - acd 3; acn 100; acs 0; bm Ra8#; ce 12; pm Kf1; pv Kf1; sm Kf1;"
         );
         assert_eq!(diags, [(1, Code::EngineFault)]);
-        assert_eq!((s.faults, s.errors, s.solved, s.missed), (1, 1, 0, 1));
+        assert_eq!((s.counts.faults, s.errors, s.counts.solved, s.counts.missed), (1, 1, 0, 1));
     }
 
     #[test]

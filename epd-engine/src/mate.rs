@@ -48,14 +48,13 @@
 //! assert_eq!(pos.san(mate.pv[0]), "Ra8#");
 //! ```
 
-use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use epd_core::verbs::LineReport;
+use epd_core::pipeline::{Interrupted, Processor, Summary};
 use epd_core::{
     attacks, Bitboard, Move, MoveKind, MoveList, Opcode, OperandInput, ParseMode, Position, Record, Square,
 };
-use epd_core::{has_errors, Code, Diagnostic};
+use epd_core::{Code, Diagnostic};
 
 /// The longest mate length (fullmoves) the solver accepts.
 pub const MAX_MATE_MOVES: u32 = 60;
@@ -196,7 +195,7 @@ impl MateSolver {
             for &d in pos.legal_moves().iter() {
                 let next = pos.played(d);
                 let k = (1..n).find(|&k| self.attack(&next, k, 2))?;
-                if best.as_ref().map_or(true, |b| k > b.0) {
+                if best.as_ref().is_none_or(|b| k > b.0) {
                     best = Some((k, d, next));
                 }
             }
@@ -398,35 +397,27 @@ impl CheckInfo {
     }
 }
 
-/// Options for [`run`].
+/// Options of a [`MateProver`].
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct MateOptions {
     /// The mate length N in fullmoves (1..=`MAX_MATE_MOVES`).
     pub moves: u32,
     /// The spec's literal single pass: search only for mates within N and
     /// write `dm N`. Otherwise passes 1, 2, …, N, so dm is the shortest.
     pub single_pass: bool,
-    /// Leave invalid records out of the output instead of copying them.
-    pub drop_invalid: bool,
     /// Transposition table size, `2^bits` buckets.
     pub table_bits: u32,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options { moves: 1, single_pass: false, drop_invalid: false, table_bits: 20 }
+impl Default for MateOptions {
+    fn default() -> MateOptions {
+        MateOptions { moves: 1, single_pass: false, table_bits: 20 }
     }
 }
 
-/// Counts from one [`run`].
+/// What pfms counts beyond the pipeline's line accounting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Lines read.
-    pub lines: u64,
-    /// Records read (non-blank lines).
-    pub records: u64,
-    /// Records with at least one error (copied unchanged).
-    pub invalid: u64,
+pub struct MateCounts {
     /// Records searched.
     pub searched: u64,
     /// Records skipped because they already held a dm of at most N.
@@ -435,11 +426,24 @@ pub struct Summary {
     pub solved: Vec<u64>,
     /// Nodes searched, all records.
     pub nodes: u64,
-    /// Warnings reported.
-    pub warnings: u64,
-    /// Errors reported.
-    pub errors: u64,
 }
+
+impl core::ops::AddAssign for MateCounts {
+    fn add_assign(&mut self, o: MateCounts) {
+        self.searched += o.searched;
+        self.skipped += o.skipped;
+        self.nodes += o.nodes;
+        if self.solved.len() < o.solved.len() {
+            self.solved.resize(o.solved.len(), 0);
+        }
+        for (t, k) in self.solved.iter_mut().zip(&o.solved) {
+            *t += k;
+        }
+    }
+}
+
+/// The summary of a pfms run.
+pub type MateSummary = Summary<MateCounts>;
 
 /// `true` if the record's dm was read leniently from mate notation
 /// (`bm #N`) and so is a claim to re-prove, not a recorded result.
@@ -459,7 +463,7 @@ fn dm_from_mate_notation(diags: &[Diagnostic]) -> bool {
 pub fn solve_record(
     rec: &mut Record,
     solver: &mut MateSolver,
-    options: &Options,
+    options: &MateOptions,
     trust_dm: bool,
 ) -> Result<Option<u32>, epd_core::SetError> {
     let n = options.moves.clamp(1, MAX_MATE_MOVES);
@@ -497,172 +501,80 @@ pub fn solve_record(
     Ok(Some(dm))
 }
 
-/// Runs pfms over `input`: every valid record is searched (unless a
-/// recorded dm ≤ N makes it unnecessary) and written in canonical form,
-/// with dm, pm, pv, acn and acs added when a mate is found. Records are
-/// read leniently; `bm #N` mate notation is re-proved, not trusted, and is
-/// replaced by the proven dm. Invalid records are copied unchanged (a
-/// string continued on the next line is not joined, unlike the stream
-/// verbs). Records keep their order.
+/// pfms as a [`Processor`] of the line pipeline
+/// (`epd_core::pipeline::run`), one per worker thread, each with its own
+/// solver and table. Every valid record is searched (unless a recorded
+/// dm ≤ N makes it unnecessary) and written in canonical form, with dm,
+/// pm, pv, acn and acs added when a mate is found. Records are read
+/// leniently; `bm #N` mate notation is re-proved, not trusted, and is
+/// replaced by the proven dm.
 ///
 /// Passes 1, 2, …, N over the file (§7.3) give each record the result of
 /// iterative deepening on that record alone, which is what this does, one
-/// record at a time (bounded memory).
-///
-/// # Errors
-/// Only I/O errors.
-pub fn run<R: BufRead, W: Write>(
-    input: R,
-    output: W,
-    options: &Options,
-    report: impl FnMut(&LineReport<'_>),
-) -> io::Result<Summary> {
-    run_parallel(input, output, options, 1, report)
+/// record at a time (bounded memory). With several workers, output (dm,
+/// pm, pv: all but acn and acs, which count each worker's own work) is
+/// the same as with one.
+#[derive(Debug)]
+pub struct MateProver<'a> {
+    solver: MateSolver,
+    options: &'a MateOptions,
 }
 
-/// What became of one line.
-#[derive(Default)]
-struct LineResult {
-    /// The output, newline included (empty when the line is dropped).
-    out: Vec<u8>,
-    diags: Vec<Diagnostic>,
-    blank: bool,
-    invalid: bool,
-    skipped: bool,
-    searched: bool,
-    solved: Option<u32>,
-    nodes: u64,
+impl<'a> MateProver<'a> {
+    /// A prover with a table of `options.table_bits`.
+    #[must_use]
+    pub fn new(options: &'a MateOptions) -> MateProver<'a> {
+        MateProver { solver: MateSolver::with_table_bits(options.table_bits), options }
+    }
 }
 
-fn process_line(line: &[u8], rec: &mut Record, solver: &mut MateSolver, options: &Options) -> LineResult {
-    let mut r = LineResult::default();
-    if line.iter().all(|&b| b.is_ascii_whitespace() || b == 0) {
-        r.blank = true;
-        r.out.push(b'\n');
-        return r;
-    }
-    epd_core::verbs::parse_capped(rec, line, ParseMode::Lenient, &mut r.diags);
-    r.invalid = has_errors(&r.diags) || rec.position().is_none();
-    if r.invalid {
-        if !options.drop_invalid {
-            r.out.extend_from_slice(line);
-            r.out.push(b'\n');
-        }
-        return r;
-    }
-    let trust_dm = !dm_from_mate_notation(&r.diags);
-    let existing = rec.get_known(Opcode::Dm).and_then(|o| o.operand(0)?.as_integer());
-    if trust_dm && existing.is_some_and(|d| d <= i64::from(options.moves)) {
-        r.skipped = true;
-    } else {
-        r.searched = true;
-        let before = solver.nodes();
-        match solve_record(rec, solver, options, trust_dm) {
-            Ok(found) => r.solved = found,
-            Err(e) => r.diags.push(Diagnostic {
-                severity: epd_core::Severity::Error,
-                code: Code::OutOfRange,
-                offset: 0,
-                opcode: Some("pv".into()),
-                operand: None,
-                message: format!("mate found but not recordable: {e}"),
-            }),
-        }
-        r.nodes = solver.nodes() - before;
-    }
-    rec.append_canonical(&mut r.out);
-    r.out.push(b'\n');
-    r
-}
+impl Processor for MateProver<'_> {
+    type Counts = MateCounts;
 
-/// Lines per batch handed to the workers of [`run_parallel`].
-const BATCH_LINES: usize = 256;
+    fn mode(&self) -> ParseMode {
+        ParseMode::Lenient
+    }
 
-/// [`run`] on `jobs` worker threads, each with its own solver and table.
-/// Output (dm, pm, pv: all but acn and acs, which count each worker's own
-/// work) and diagnostics are the same as with one job, in input order;
-/// memory stays bounded (one batch of lines in flight).
-///
-/// # Errors
-/// Only I/O errors.
-pub fn run_parallel<R: BufRead, W: Write>(
-    mut input: R,
-    mut output: W,
-    options: &Options,
-    jobs: usize,
-    mut report: impl FnMut(&LineReport<'_>),
-) -> io::Result<Summary> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-
-    let jobs = jobs.max(1);
-    let mut solvers: Vec<(MateSolver, Record)> =
-        (0..jobs).map(|_| (MateSolver::with_table_bits(options.table_bits), Record::default())).collect();
-    let mut summary =
-        Summary { solved: vec![0; options.moves.clamp(1, MAX_MATE_MOVES) as usize], ..Summary::default() };
-    let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH_LINES);
-    loop {
-        batch.clear();
-        while batch.len() < if jobs == 1 { 1 } else { BATCH_LINES } {
-            let mut line = Vec::with_capacity(128);
-            if input.read_until(b'\n', &mut line)? == 0 {
-                break;
-            }
-            if line.last() == Some(&b'\n') {
-                line.pop();
-            }
-            batch.push(line);
-        }
-        if batch.is_empty() {
-            break;
-        }
-        let results: Vec<LineResult> = if jobs == 1 {
-            let (solver, rec) = &mut solvers[0];
-            batch.iter().map(|l| process_line(l, rec, solver, options)).collect()
+    fn record(
+        &mut self,
+        rec: &mut Record,
+        _text: &[u8],
+        diags: &mut Vec<Diagnostic>,
+        out: &mut Vec<u8>,
+        counts: &mut MateCounts,
+    ) -> Result<(), Interrupted> {
+        let options = self.options;
+        let n = options.moves.clamp(1, MAX_MATE_MOVES);
+        counts.solved.resize(n as usize, 0);
+        let trust_dm = !dm_from_mate_notation(diags);
+        let existing = rec.get_known(Opcode::Dm).and_then(|o| o.operand(0)?.as_integer());
+        if trust_dm && existing.is_some_and(|d| d <= i64::from(options.moves)) {
+            counts.skipped += 1;
         } else {
-            let next = AtomicUsize::new(0);
-            let slots: Vec<Mutex<Option<LineResult>>> = batch.iter().map(|_| Mutex::new(None)).collect();
-            std::thread::scope(|scope| {
-                for (solver, rec) in &mut solvers {
-                    let (next, slots, batch) = (&next, &slots, &batch);
-                    scope.spawn(move || loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(line) = batch.get(i) else { return };
-                        let r = process_line(line, rec, solver, options);
-                        if let Ok(mut slot) = slots[i].lock() {
-                            *slot = Some(r);
-                        }
-                    });
+            counts.searched += 1;
+            let before = self.solver.nodes();
+            match solve_record(rec, &mut self.solver, options, trust_dm) {
+                Ok(Some(dm)) => {
+                    if let Some(c) = counts.solved.get_mut(dm as usize - 1) {
+                        *c += 1;
+                    }
                 }
-            });
-            slots.into_iter().map(|m| m.into_inner().ok().flatten().unwrap_or_default()).collect()
-        };
-        for (line, r) in batch.iter().zip(&results) {
-            summary.lines += 1;
-            if !r.blank {
-                summary.records += 1;
+                Ok(None) => {}
+                Err(e) => diags.push(Diagnostic {
+                    severity: epd_core::Severity::Error,
+                    code: Code::OutOfRange,
+                    offset: 0,
+                    opcode: Some("pv".into()),
+                    operand: None,
+                    message: format!("mate found but not recordable: {e}"),
+                }),
             }
-            for d in &r.diags {
-                match d.severity {
-                    epd_core::Severity::Error => summary.errors += 1,
-                    epd_core::Severity::Warning => summary.warnings += 1,
-                }
-            }
-            summary.invalid += u64::from(r.invalid);
-            summary.skipped += u64::from(r.skipped);
-            summary.searched += u64::from(r.searched);
-            summary.nodes += r.nodes;
-            if let Some(c) = r.solved.and_then(|dm| summary.solved.get_mut(dm as usize - 1)) {
-                *c += 1;
-            }
-            if !r.diags.is_empty() {
-                report(&LineReport { line_no: summary.lines, text: line, diagnostics: &r.diags });
-            }
-            output.write_all(&r.out)?;
+            counts.nodes += self.solver.nodes() - before;
         }
+        rec.append_canonical(out);
+        out.push(b'\n');
+        Ok(())
     }
-    output.flush()?;
-    Ok(summary)
 }
 
 #[cfg(test)]

@@ -12,9 +12,10 @@ use crate::position::{boxed, epd_int64, epd_move, epd_position, free_boxed};
 use crate::ptr::{arg_mut, arg_ref, c_str, slice, Out};
 use crate::record::{epd_record, no_position};
 use crate::score::epd_score;
-use ::epd_engine::analysis::{self, Verb};
+use ::epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
 use ::epd_engine::{Analysis, Engine, EngineError, Limits};
 use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong, c_void};
+use epd_core::pipeline::{self, Config};
 use epd_core::{Move, OperandInput, Position, Score};
 use std::fmt;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -573,18 +574,18 @@ pub struct epd_analysis_summary {
     pub unscored: c_ulong,
 }
 
-impl From<&analysis::Summary> for epd_analysis_summary {
-    fn from(s: &analysis::Summary) -> epd_analysis_summary {
+impl From<&AnalysisSummary> for epd_analysis_summary {
+    fn from(s: &AnalysisSummary) -> epd_analysis_summary {
         let sat = |v: u64| c_ulong::try_from(v).unwrap_or(c_ulong::MAX);
         epd_analysis_summary {
             lines: sat(s.lines),
             records: sat(s.records),
             invalid: sat(s.invalid),
-            analyzed: sat(s.analyzed),
-            faults: sat(s.faults),
-            solved: sat(s.solved),
-            missed: sat(s.missed),
-            unscored: sat(s.unscored),
+            analyzed: sat(s.counts.analyzed),
+            faults: sat(s.counts.faults),
+            solved: sat(s.counts.solved),
+            missed: sat(s.counts.missed),
+            unscored: sat(s.counts.unscored),
         }
     }
 }
@@ -592,7 +593,7 @@ impl From<&analysis::Summary> for epd_analysis_summary {
 fn run_engine(
     e: &epd_engine,
     goal: epd_search_goal,
-    input: impl Read,
+    input: impl Read + Send,
     output: impl Write,
     out_summary: *mut epd_analysis_summary,
     what: &str,
@@ -608,12 +609,15 @@ fn run_engine(
         nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
         ..Limits::default()
     };
-    let mut options = analysis::Options::new(verb, limits);
+    let mut options = AnalysisOptions::new(verb, limits);
     options.counters = e.counters;
     let mut hooks: Vec<Hook> = (0..e.jobs.max(1)).map(|_| Hook::of(e, goal)).collect();
+    let stop = AtomicBool::new(false);
+    let mut workers: Vec<_> = hooks.iter_mut().map(|h| Analyzer::new(h, &options, &stop)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
-    let summary = analysis::run(input, output, &options, &mut hooks, |_| {}, |_| {})
+    let config = Config { flush_each: true, ..Config::default() };
+    let summary = pipeline::run(input, output, &mut workers, &config, &|_, _| {}, &mut |_| {}, &mut |_| {})
         .map_err(|err| crate::verbs::io_error(&err, what))?;
     if let Some(o) = Out::optional(out_summary) {
         o.set(epd_analysis_summary::from(&summary));

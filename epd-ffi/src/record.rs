@@ -922,7 +922,7 @@ pub extern "C" fn epd_record_set_san(
         let text = bytes(text, len, "text")?;
         let mode = san_mode(mode)?;
         let mut pos = *r.rec.position().ok_or_else(no_position)?;
-        let sequence = Opcode::from_name(name.as_bytes()).map_or(true, |k| k.order() == Order::Sequence);
+        let sequence = Opcode::from_name(name.as_bytes()).is_none_or(|k| k.order() == Order::Sequence);
         let mut inputs = Vec::new();
         for token in text.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty()) {
             let m = pos.parse_san(token, mode).map_err(|e| {

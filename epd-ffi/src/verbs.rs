@@ -10,7 +10,8 @@ use crate::position::{boxed, epd_parse_mode, free_boxed, parse_mode};
 use crate::ptr::{arg_mut, arg_ref, bytes, c_str, c_utf8, owned_string, Out};
 use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_ulong, c_void};
-use epd_core::verbs::{self, LineReport, Options, Summary, Verb};
+use epd_core::pipeline::{LineReport, PipelineError};
+use epd_core::verbs::{self, Verb, VerbOptions, VerbSummary};
 use epd_core::{is_valid_opcode, ParseMode};
 use std::fmt;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -76,13 +77,13 @@ fn sat(v: u64) -> c_ulong {
     c_ulong::try_from(v).unwrap_or(c_ulong::MAX)
 }
 
-impl From<&Summary> for epd_verb_summary {
-    fn from(s: &Summary) -> epd_verb_summary {
+impl From<&VerbSummary> for epd_verb_summary {
+    fn from(s: &VerbSummary) -> epd_verb_summary {
         epd_verb_summary {
             lines: sat(s.lines),
             records: sat(s.records),
             invalid: sat(s.invalid),
-            changed: sat(s.changed),
+            changed: sat(s.counts.changed),
             warnings: sat(s.warnings),
             errors: sat(s.errors),
         }
@@ -288,8 +289,8 @@ impl Write for CallbackWriter {
     }
 }
 
-pub(crate) fn io_error(e: &io::Error, what: &str) -> Error {
-    match e.get_ref().and_then(|inner| inner.downcast_ref::<CallbackFailed>()) {
+pub(crate) fn io_error(e: &PipelineError, what: &str) -> Error {
+    match e.io().get_ref().and_then(|inner| inner.downcast_ref::<CallbackFailed>()) {
         Some(cb) => Error::new(EPD_STATUS_CALLBACK, cb.0.clone()),
         None => Error::new(EPD_STATUS_IO, format!("{what}: {e}")),
     }
@@ -308,7 +309,7 @@ fn run(
         EPD_VERB_PURGE => Verb::Purge(config.purge.clone()),
         _ => Verb::Repair,
     };
-    let options = Options { mode: config.mode, drop_invalid: config.drop_invalid };
+    let options = VerbOptions { mode: config.mode, drop_invalid: config.drop_invalid };
     let stop = Cell::new(false);
     let input = BufReader::with_capacity(64 << 10, Stoppable { inner: input, stop: &stop });
     let output = BufWriter::with_capacity(64 << 10, Stoppable { inner: output, stop: &stop });
@@ -325,7 +326,7 @@ fn run(
             }
         }
     };
-    let summary = verbs::run(input, output, &verb, &options, report).map_err(|e| io_error(&e, what))?;
+    let summary = verbs::run_verb(input, output, &verb, &options, report).map_err(|e| io_error(&e, what))?;
     if stop.get() {
         return Err(Error::new(EPD_STATUS_CALLBACK, "the report callback stopped the run"));
     }

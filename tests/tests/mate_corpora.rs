@@ -2,15 +2,23 @@
 //! replayed from the written SAN and must end in checkmate; dm must be the
 //! shortest mate, checked against a naive, unpruned AND/OR search.
 
+use epd_core::pipeline::{self, Config};
 use epd_core::{Opcode, ParseMode, Position, Record, SanMode};
-use epd_engine::mate::{self, MateSolver, Options};
+use epd_engine::mate::{MateOptions as Options, MateProver, MateSolver, MateSummary};
 use epd_testkit::corpus;
 
+/// pfms over `data` on the line pipeline with `jobs` workers.
+fn run_pfms(data: &[u8], out: &mut Vec<u8>, opts: &Options, jobs: usize) -> MateSummary {
+    let mut workers: Vec<MateProver<'_>> = (0..jobs).map(|_| MateProver::new(opts)).collect();
+    let config = Config { flush_each: true, ..Config::default() };
+    pipeline::run(data, out, &mut workers, &config, &|_, _| {}, &mut |_| {}, &mut |_| {}).unwrap()
+}
+
 /// Runs pfms over `data`; returns the output lines (one per input line).
-fn pfms(data: &[u8], moves: u32, single_pass: bool) -> (Vec<Vec<u8>>, mate::Summary) {
+fn pfms(data: &[u8], moves: u32, single_pass: bool) -> (Vec<Vec<u8>>, MateSummary) {
     let mut out = Vec::new();
     let opts = Options { moves, single_pass, ..Options::default() };
-    let summary = mate::run(data, &mut out, &opts, |_| {}).unwrap();
+    let summary = run_pfms(data, &mut out, &opts, 1);
     let mut lines: Vec<Vec<u8>> = out.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
     assert_eq!(lines.pop().as_deref(), Some(&b""[..]), "output ends with a newline");
     (lines, summary)
@@ -116,8 +124,8 @@ fn matetrack_mates_up_to_3_are_found_and_shortest() {
         }
     }
     assert_eq!(&solved[1..], &[4, 17, 23]);
-    assert_eq!(summary.solved, vec![4, 17, 23]);
-    assert_eq!(summary.searched as usize, input.len());
+    assert_eq!(summary.counts.solved, vec![4, 17, 23]);
+    assert_eq!(summary.counts.searched as usize, input.len());
     assert!(unsolved_long > 1000);
     assert!(mated > 0);
 }
@@ -130,7 +138,7 @@ fn matetrack_long_mates_have_no_naive_mate_in_2() {
     let mut solver = MateSolver::with_table_bits(16);
     let mut sampled = 0;
     for (i, line) in data.split(|&b| b == b'\n').enumerate().filter(|(i, _)| i % 97 == 0) {
-        if claimed_mate(line).map_or(true, |k| k < 5) {
+        if claimed_mate(line).is_none_or(|k| k < 5) {
             continue;
         }
         let pos = *Record::parse(line, ParseMode::Lenient).0.position().unwrap();
@@ -188,13 +196,13 @@ fn recorded_dm_is_honoured_and_mate_notation_reproved() {
     // An explicit dm <= N: skipped, written unchanged (canonical).
     let (out, s) = pfms(format!("{fen} dm 1;\n").as_bytes(), 3, false);
     assert_eq!(out, vec![format!("{fen} dm 1;").into_bytes()]);
-    assert_eq!((s.searched, s.skipped), (0, 1));
+    assert_eq!((s.counts.searched, s.counts.skipped), (0, 1));
     // An explicit dm > N is searched; a shorter mate replaces it.
     let (out, _) = pfms(format!("{fen} dm 5;\n").as_bytes(), 2, false);
     assert_eq!(check_output("dm 5", &out[0]).dm, Some(1));
     // `bm #3` is a claim, not a result: re-proved, and replaced by dm 1.
     let (out, s) = pfms(format!("{fen} bm #3;\n").as_bytes(), 3, false);
-    assert_eq!(s.searched, 1);
+    assert_eq!(s.counts.searched, 1);
     let got = check_output("bm #3", &out[0]);
     assert_eq!(got.dm, Some(1));
     assert!(!out[0].windows(2).any(|w| w == b"bm"));
@@ -284,9 +292,9 @@ fn jobs_give_the_same_records() {
     let data: Vec<u8> = corpus("matetrack.epd").split_inclusive(|&b| b == b'\n').take(700).flatten().copied().collect();
     let opts = Options { moves: 3, ..Options::default() };
     let (mut one, mut four) = (Vec::new(), Vec::new());
-    let s1 = mate::run(&data[..], &mut one, &opts, |_| {}).unwrap();
-    let s4 = mate::run_parallel(&data[..], &mut four, &opts, 4, |_| {}).unwrap();
+    let s1 = run_pfms(&data[..], &mut one, &opts, 1);
+    let s4 = run_pfms(&data[..], &mut four, &opts, 4);
     assert_eq!(strip(&one), strip(&four));
-    assert_eq!(s1.solved, s4.solved);
+    assert_eq!(s1.counts.solved, s4.counts.solved);
     assert_eq!((s1.records, s1.warnings), (s4.records, s4.warnings));
 }

@@ -173,8 +173,8 @@ fn normalize_is_idempotent_on_every_file() {
                     a.get(at).map(|l| text(l)),
                     b.get(at).map(|l| text(l))
                 ));
-            } else if summary.changed != 0 {
-                failures.push(format!("{} {mode:?}: second pass reports {} changes", c.name, summary.changed));
+            } else if summary.counts.changed != 0 {
+                failures.push(format!("{} {mode:?}: second pass reports {} changes", c.name, summary.counts.changed));
             }
         }
     }
@@ -320,7 +320,7 @@ fn bench_file_is_its_own_normal_form() {
     let (out, summary) = normalize_str(&data, ParseMode::Strict);
     assert_eq!(summary.records, 100_000);
     assert_eq!((summary.invalid, summary.errors, summary.warnings), (0, 0, 0), "{summary:?}");
-    assert_eq!(summary.changed, 0, "{summary:?}");
+    assert_eq!(summary.counts.changed, 0, "{summary:?}");
     if out != data {
         let at = lines(&out).iter().zip(lines(&data)).position(|(a, b)| *a != b);
         panic!("output differs at line {at:?}");
@@ -500,10 +500,31 @@ fn source_canonical_flag_is_exact() {
     assert!(!rec.is_source_canonical());
 }
 
-/// `run_parallel` gives exactly the serial output, diagnostics and summary.
+/// The pipeline on `jobs` worker threads, handing out batches of about
+/// 256 KiB (or, with `one_by_one`, a record at a time, as the engine
+/// verbs do).
+#[allow(clippy::too_many_arguments)]
+fn run_parallel(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    verb: &epd_core::verbs::Verb,
+    options: &epd_core::verbs::VerbOptions,
+    jobs: usize,
+    one_by_one: bool,
+    render: impl Fn(&epd_core::pipeline::LineReport<'_>, &mut Vec<u8>) + Sync,
+    mut emit: impl FnMut(&[u8]),
+) -> Result<epd_core::verbs::VerbSummary, epd_core::pipeline::PipelineError> {
+    use epd_core::pipeline::{self, Config};
+    let mut workers = vec![epd_core::verbs::StreamVerb::new(verb.clone(), options.mode); jobs];
+    let config = Config { drop_invalid: options.drop_invalid, flush_each: one_by_one, stop: None };
+    pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
+}
+
+/// The parallel pipeline gives exactly the serial output, diagnostics and
+/// summary.
 #[test]
 fn parallel_verbs_equal_serial_byte_for_byte() {
-    use epd_core::verbs::{run, run_parallel, Options, Verb};
+    use epd_core::verbs::{run_verb as run, Verb, VerbOptions as Options};
     use epd_core::ParseMode;
     let mut input = Vec::new();
     for name in ["destruction-test.epd", "bratko-kopec.epd", "matetrack.epd", "wac_arasan.epd", "STS1-STS15_LAN_v3.epd"]
@@ -519,18 +540,18 @@ fn parallel_verbs_equal_serial_byte_for_byte() {
             let options = Options { mode, drop_invalid: false };
             let mut serial = Vec::new();
             let mut serial_diags = Vec::new();
-            let render = |r: &epd_core::verbs::LineReport<'_>, out: &mut Vec<u8>| {
+            let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut Vec<u8>| {
                 out.extend_from_slice(format!("{} {:?}\n", r.line_no, r.diagnostics).as_bytes());
             };
             let s1 = run(&input[..], &mut serial, &verb, &options, |r| render(r, &mut serial_diags)).unwrap();
-            for jobs in [1, 2, 3] {
+            for (jobs, one_by_one) in [(1, false), (2, false), (3, false), (2, true)] {
                 let mut par = Vec::new();
                 let mut par_diags = Vec::new();
-                let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, render, |b| {
+                let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, one_by_one, render, |b| {
                     par_diags.extend_from_slice(b)
                 })
                 .unwrap();
-                assert_eq!(s1, s2, "{verb:?} {mode:?} jobs {jobs}");
+                assert_eq!(s1, s2, "{verb:?} {mode:?} jobs {jobs} one by one {one_by_one}");
                 assert!(serial == par, "{verb:?} {mode:?} jobs {jobs}: output differs");
                 assert!(serial_diags == par_diags, "{verb:?} {mode:?} jobs {jobs}: diagnostics differ");
             }
@@ -546,7 +567,8 @@ fn parallel_verbs_equal_serial_byte_for_byte() {
 /// number of quotes.
 #[test]
 fn parallel_batches_cut_anywhere_equal_serial() {
-    use epd_core::verbs::{run, run_parallel, Options, Verb, MAX_LINE};
+    use epd_core::pipeline::MAX_LINE;
+    use epd_core::verbs::{run_verb as run, Verb, VerbOptions as Options};
     use epd_core::ParseMode;
     let start = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
     let record = |i: usize| format!("{} id \"n{i}\"; bm e4;\n", std::str::from_utf8(start).unwrap()).into_bytes();
@@ -597,7 +619,7 @@ fn parallel_batches_cut_anywhere_equal_serial() {
                 [(ParseMode::Strict, false), (ParseMode::Lenient, false), (ParseMode::Strict, true)]
             {
                 let options = Options { mode, drop_invalid };
-                let render = |r: &epd_core::verbs::LineReport<'_>, out: &mut Vec<u8>| {
+                let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut Vec<u8>| {
                     out.extend_from_slice(format!("{} {:?}\n", r.line_no, r.diagnostics).as_bytes());
                 };
                 let mut serial = Vec::new();
@@ -606,7 +628,7 @@ fn parallel_batches_cut_anywhere_equal_serial() {
                 for jobs in [1, 2] {
                     let mut par = Vec::new();
                     let mut par_diags = Vec::new();
-                    let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, render, |b| {
+                    let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, false, render, |b| {
                         par_diags.extend_from_slice(b)
                     })
                     .unwrap();

@@ -6,7 +6,7 @@
 //! specification text (the section is cited beside each table), never
 //! copied from the library's output.
 
-use epd_core::verbs::{normalize_str, run, Options, Verb};
+use epd_core::verbs::{normalize_str, run_verb as run, Verb, VerbOptions as Options};
 use epd_core::{
     has_errors, Code, Diagnostic, Opcode, OperandInput, ParseMode, Position, Record, Score, Severity, Value,
 };
@@ -1168,7 +1168,7 @@ fn normalization_is_idempotent_and_canonical_form_parses_back() {
         assert_eq!(String::from_utf8_lossy(&twice), String::from_utf8_lossy(&once), "{mode:?}");
         assert_eq!(s1.lines, inputs.len() as u64);
         assert_eq!(s2.lines, inputs.len() as u64);
-        assert_eq!(s2.changed, 0, "{mode:?}");
+        assert_eq!(s2.counts.changed, 0, "{mode:?}");
         assert_eq!(s1.invalid, s2.invalid);
         let out_lines: Vec<&[u8]> = once.split(|&b| b == b'\n').collect();
         assert_eq!(out_lines.len(), inputs.len() + 1);
@@ -1257,7 +1257,7 @@ fn canonical_form_of_built_records_round_trips() {
     assert!(n > 500, "{n}");
     let (norm, summary) = normalize_str(&file, S);
     assert_eq!(summary.invalid, 0);
-    assert_eq!(summary.changed, 0);
+    assert_eq!(summary.counts.changed, 0);
     assert_eq!(norm, file);
 }
 

@@ -1,7 +1,7 @@
 //! Hostile input: whatever the bytes, the record parser and the verbs give
 //! diagnostics, never a panic, and normalizing stays idempotent.
 
-use epd_core::verbs::{normalize_str, run, Options, Verb};
+use epd_core::verbs::{normalize_str, run_verb as run, Verb, VerbOptions as Options};
 use epd_core::{has_errors, ParseMode, Record};
 use epd_testkit::{corpus, XorShift};
 

@@ -2,14 +2,15 @@
 //! every record by an engine.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use epd_core::verbs::LineReport;
-use epd_engine::analysis::{self, Options, Progress, Summary, Verb};
+use epd_core::pipeline::{self, Config, LineReport};
+use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
 use epd_engine::{Engine, Limits, UciConfig, UciEngine};
 
+use crate::files::{Plan, Stop};
 use crate::Outcome;
 
 pub const ANALYZE_EXAMPLES: &str = "Examples:
@@ -170,29 +171,24 @@ fn count_lines(path: &str) -> Option<u64> {
 
 pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let limits = limits(&args);
-    let options = Options { verb, limits, counters: args.counters, sm: args.sm, drop_invalid: args.drop_invalid };
+    let options = AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm };
+    let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
     let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine))?;
-    let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
+    let stop = Stop::install()?;
+    let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()) };
     let mut err = BufWriter::new(io::stderr().lock());
-    let mut file_out = match &args.output {
-        Some(path) if path != "-" => {
-            Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?))
-        }
-        _ => None,
-    };
     let terminal = io::stderr().is_terminal();
-    let mut total = Summary::default();
     let start = Instant::now();
-    for name in &files {
-        let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        let input: Box<dyn Read> = if name == "-" {
-            Box::new(io::stdin())
-        } else {
-            Box::new(File::open(name).with_context(|| format!("cannot open {name}"))?)
-        };
+    let engine_name = engines.first().map_or("?", |e| e.name()).to_owned();
+    let jobs = engines.len();
+    let mut workers: Vec<_> = engines.iter_mut().map(|e| Analyzer::new(&mut **e, &options, stop.flag())).collect();
+    let mut files = 0;
+    let quiet = args.quiet;
+    let total = plan.run(stdout, |display, input, _, out| {
+        files += 1;
         let input = BufReader::with_capacity(1 << 16, input);
-        let bar = if terminal && !args.quiet {
-            let bar = match (name != "-").then(|| count_lines(name)).flatten() {
+        let bar = if terminal && !quiet {
+            let bar = match (display != "<stdin>").then(|| count_lines(display)).flatten() {
                 Some(n) => indicatif::ProgressBar::new(n),
                 None => indicatif::ProgressBar::new_spinner(),
             };
@@ -206,75 +202,72 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
         } else {
             None
         };
-        let mut buf = Vec::new();
-        let report = |r: &LineReport<'_>| {
-            buf.clear();
-            super::render_text(display, args.quiet, r, &mut buf);
-            match &bar {
-                Some(b) => b.suspend(|| {
-                    let _ = err.write_all(&buf);
-                    let _ = err.flush();
-                }),
-                None => {
-                    let _ = err.write_all(&buf);
-                }
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| super::render_text(display, quiet, r, buf);
+        let mut emit = |bytes: &[u8]| match &bar {
+            Some(b) => b.suspend(|| {
+                let _ = err.write_all(bytes);
+                let _ = err.flush();
+            }),
+            None => {
+                let _ = err.write_all(bytes);
+                let _ = err.flush();
             }
         };
-        let progress = |p: &Progress| {
+        let mut progress = |p: &AnalysisSummary| {
             if let Some(b) = &bar {
                 b.set_position(p.lines);
-                let faults = if p.faults > 0 { format!(", {} engine faults", p.faults) } else { String::new() };
-                b.set_message(format!("solved {}/{}{faults}", p.solved, p.solved + p.missed));
+                let c = &p.counts;
+                let faults = if c.faults > 0 { format!(", {} engine faults", c.faults) } else { String::new() };
+                b.set_message(format!("solved {}/{}{faults}", c.solved, c.solved + c.missed));
             }
         };
-        let s = match file_out.as_mut() {
-            Some(w) => analysis::run(input, w, &options, &mut engines, report, progress),
-            None => analysis::run(input, &mut *stdout, &options, &mut engines, report, progress),
-        }
-        .with_context(|| format!("while processing {display}"))?;
+        let s = pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut progress);
         if let Some(b) = bar {
             b.finish_and_clear();
         }
-        if !args.quiet || verb == Verb::Target {
-            let _ = writeln!(err, "{}", summary_line(display, verb, &s));
+        if let Ok(s) = &s {
+            if !quiet || verb == Verb::Target {
+                let _ = writeln!(err, "{}", summary_line(display, verb, s));
+            }
         }
-        total += s;
-    }
-    if let Some(mut w) = file_out {
-        w.flush()?;
-    }
-    stdout.flush()?;
-    if files.len() > 1 && (!args.quiet || verb == Verb::Target) {
+        s
+    })?;
+    if files > 1 && (!args.quiet || verb == Verb::Target) {
         let _ = writeln!(err, "{}", summary_line("total", verb, &total));
     }
     if !args.quiet {
         let secs = start.elapsed().as_secs_f64();
+        let nodes = total.counts.nodes;
         let _ = writeln!(
             err,
-            "engine {} x{}; {} nodes, {secs:.2}s, {:.0} nodes/s",
-            engines.first().map_or("?", |e| e.name()),
-            engines.len(),
-            total.nodes,
-            total.nodes as f64 / secs.max(1e-9)
+            "engine {engine_name} x{jobs}; {nodes} nodes, {secs:.2}s, {:.0} nodes/s",
+            nodes as f64 / secs.max(1e-9)
         );
     }
+    if total.interrupted {
+        let _ = writeln!(err, "interrupted: every record finished before the signal was written");
+    }
     err.flush()?;
-    if total.faults > 0 {
-        bail!("the engine failed on {} record(s); they were written without analysis", total.faults);
+    if let (Some(sig), true) = (stop.signal(), total.interrupted) {
+        return Ok(Outcome::Interrupted(sig));
+    }
+    if total.counts.faults > 0 {
+        bail!("the engine failed on {} record(s); they were written without analysis", total.counts.faults);
     }
     Ok(if total.invalid > 0 { Outcome::Invalid } else { Outcome::Ok })
 }
 
 /// `wac.epd: 290/300 solved, 10 missed, 0 unscored; 300 analysed, 0 invalid, 0 engine faults`
-fn summary_line(name: &str, verb: Verb, s: &Summary) -> String {
-    let tail = format!("{} analysed, {} invalid, {} engine faults", s.analyzed, s.invalid, s.faults);
+fn summary_line(name: &str, verb: Verb, s: &AnalysisSummary) -> String {
+    let c = &s.counts;
+    let tail = format!("{} analysed, {} invalid, {} engine faults", c.analyzed, s.invalid, c.faults);
     match verb {
         Verb::Target => format!(
             "{name}: {}/{} solved, {} missed, {} unscored (no bm or am); {tail}",
-            s.solved,
-            s.solved + s.missed,
-            s.missed,
-            s.unscored
+            c.solved,
+            c.solved + c.missed,
+            c.missed,
+            c.unscored
         ),
         Verb::Analyze => format!("{name}: {} records; {tail}", s.records),
     }

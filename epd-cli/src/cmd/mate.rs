@@ -1,13 +1,12 @@
 //! `epd mate -n N [FILE...]`: pfms, the forced-mate search (§7.3).
 
-use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Write};
 use std::time::Instant;
 
-use anyhow::Context;
-use epd_core::verbs::LineReport;
-use epd_engine::mate::{self, Options, Summary};
+use epd_core::pipeline::{self, Config, LineReport};
+use epd_engine::mate::{MateOptions, MateProver};
 
+use crate::files::{Plan, Stop};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -45,73 +44,48 @@ pub struct Args {
 }
 
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let options = Options {
-        moves: args.moves,
-        single_pass: args.single_pass,
-        drop_invalid: args.drop_invalid,
-        table_bits: args.hash_bits,
-    };
-    let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
+    let options = MateOptions { moves: args.moves, single_pass: args.single_pass, table_bits: args.hash_bits };
+    let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let stop = Stop::install()?;
+    let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()) };
     let mut err = BufWriter::new(io::stderr().lock());
-    let mut file_out = match &args.output {
-        Some(path) if path != "-" => {
-            Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?))
-        }
-        _ => None,
-    };
     let start = Instant::now();
-    let mut total = Summary { solved: vec![0; args.moves as usize], ..Summary::default() };
-    for name in &files {
-        let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        let input: Box<dyn Read> = if name == "-" {
-            Box::new(io::stdin())
-        } else {
-            Box::new(File::open(name).with_context(|| format!("cannot open {name}"))?)
-        };
+    let mut workers: Vec<MateProver<'_>> = (0..args.jobs.max(1)).map(|_| MateProver::new(&options)).collect();
+    let quiet = args.quiet;
+    let mut total = plan.run(stdout, |display, input, _, out| {
         let input = BufReader::with_capacity(1 << 16, input);
-        let mut buf = Vec::new();
-        let report = |r: &LineReport<'_>| {
-            buf.clear();
-            super::render_text(display, args.quiet, r, &mut buf);
-            let _ = err.write_all(&buf);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| super::render_text(display, quiet, r, buf);
+        let mut emit = |bytes: &[u8]| {
+            let _ = err.write_all(bytes);
+            let _ = err.flush();
         };
-        let s = match file_out.as_mut() {
-            Some(w) => mate::run_parallel(input, w, &options, args.jobs, report),
-            None => mate::run_parallel(input, &mut *stdout, &options, args.jobs, report),
-        }
-        .with_context(|| format!("while processing {display}"))?;
-        total.lines += s.lines;
-        total.records += s.records;
-        total.invalid += s.invalid;
-        total.searched += s.searched;
-        total.skipped += s.skipped;
-        total.nodes += s.nodes;
-        total.warnings += s.warnings;
-        total.errors += s.errors;
-        for (t, k) in total.solved.iter_mut().zip(&s.solved) {
-            *t += k;
-        }
-    }
-    if let Some(mut w) = file_out {
-        w.flush()?;
-    }
-    stdout.flush()?;
+        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
+    })?;
+    total.counts.solved.resize(args.moves as usize, 0);
     let secs = start.elapsed().as_secs_f64();
-    let solved: Vec<String> = total.solved.iter().enumerate().map(|(k, c)| format!("dm {}: {c}", k + 1)).collect();
+    let solved: Vec<String> =
+        total.counts.solved.iter().enumerate().map(|(k, c)| format!("dm {}: {c}", k + 1)).collect();
     let _ = writeln!(
         err,
         "{} records, {} searched, {} skipped (dm <= {}), {} invalid; solved {} ({}); {} nodes, {:.2}s, {:.0} nodes/s",
         total.records,
-        total.searched,
-        total.skipped,
+        total.counts.searched,
+        total.counts.skipped,
         args.moves,
         total.invalid,
-        total.solved.iter().sum::<u64>(),
+        total.counts.solved.iter().sum::<u64>(),
         solved.join(", "),
-        total.nodes,
+        total.counts.nodes,
         secs,
-        total.nodes as f64 / secs.max(1e-9),
+        total.counts.nodes as f64 / secs.max(1e-9),
     );
+    if total.interrupted {
+        let _ = writeln!(err, "interrupted: every record finished before the signal was written");
+    }
     err.flush()?;
-    Ok(if total.invalid > 0 { Outcome::Invalid } else { Outcome::Ok })
+    Ok(match stop.signal() {
+        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
+        _ if total.invalid > 0 => Outcome::Invalid,
+        _ => Outcome::Ok,
+    })
 }

@@ -9,7 +9,7 @@ pub mod show;
 pub mod stream;
 pub mod uci;
 
-use epd_core::{verbs::LineReport, Severity};
+use epd_core::{pipeline::LineReport, Severity};
 use std::io::Write as _;
 
 /// Renders a line's diagnostics as text (`file:line:col: severity[code]:

@@ -6,8 +6,10 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
 use anyhow::Context;
+use epd_core::pipeline::{self, Config, Interrupted, LineReport, NoCounts, Processor};
 use epd_core::{diagram, has_errors, Opcode, ParseMode, Record};
 
+use crate::files::{Plan, Stop};
 use crate::Outcome;
 
 pub const SHOW_EXAMPLES: &str = "Examples:
@@ -123,38 +125,67 @@ pub struct ConvertArgs {
     files: Vec<String>,
 }
 
-pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mut outcome = Outcome::Ok;
-    let inputs = if args.files.is_empty() { vec!["-".to_string()] } else { args.files.clone() };
-    for input in inputs {
-        for (name, line, text) in lines_of(std::slice::from_ref(&input))? {
-            let (rec, diags) = Record::parse(&text, ParseMode::Lenient);
-            if has_errors(&diags) {
-                report(&name, line, &text, &diags);
-                outcome = Outcome::Invalid;
-                writeln!(out, "{}", String::from_utf8_lossy(&text))?;
-                continue;
-            }
-            match args.to {
-                Target::Epd => {
-                    let mut buf = Vec::new();
-                    rec.append_canonical(&mut buf);
-                    buf.push(b'\n');
-                    out.write_all(&buf)?;
+/// `epd convert` as a processor of the line pipeline: each valid record
+/// in the target notation; invalid records are copied through byte for
+/// byte by the pipeline.
+#[derive(Clone, Copy, Debug)]
+struct Convert {
+    to: Target,
+}
+
+impl Processor for Convert {
+    type Counts = NoCounts;
+
+    fn mode(&self) -> ParseMode {
+        ParseMode::Lenient
+    }
+
+    fn record(
+        &mut self,
+        rec: &mut Record,
+        _text: &[u8],
+        _diags: &mut Vec<epd_core::Diagnostic>,
+        out: &mut Vec<u8>,
+        _counts: &mut NoCounts,
+    ) -> Result<(), Interrupted> {
+        match self.to {
+            Target::Epd => rec.append_canonical(out),
+            Target::Fen => {
+                let mut setup = rec.setup().clone();
+                let int = |op| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
+                if let Some(h) = int(Opcode::Hmvc).and_then(|v| u32::try_from(v).ok()) {
+                    setup.halfmoves = h;
                 }
-                Target::Fen => {
-                    let mut setup = rec.setup().clone();
-                    let int = |op| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
-                    if let Some(h) = int(Opcode::Hmvc).and_then(|v| u32::try_from(v).ok()) {
-                        setup.halfmoves = h;
-                    }
-                    if let Some(f) = int(Opcode::Fmvn).and_then(|v| u32::try_from(v).ok()) {
-                        setup.fullmoves = f;
-                    }
-                    writeln!(out, "{}", setup.fen())?;
+                if let Some(f) = int(Opcode::Fmvn).and_then(|v| u32::try_from(v).ok()) {
+                    setup.fullmoves = f;
                 }
+                out.extend_from_slice(setup.fen().as_bytes());
             }
         }
+        out.push(b'\n');
+        Ok(())
     }
-    Ok(outcome)
+}
+
+pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let plan = Plan::new(&args.files, None, false)?;
+    let stop = Stop::install()?;
+    let config = Config { drop_invalid: false, flush_each: false, stop: Some(stop.flag()) };
+    let mut err = io::BufWriter::new(io::stderr().lock());
+    let mut proc = Convert { to: args.to };
+    let total = plan.run(out, |display, input, _, out| {
+        let input = BufReader::with_capacity(1 << 16, input);
+        let mut report = |r: &LineReport<'_>| {
+            let mut buf = Vec::new();
+            super::render_text(display, false, r, &mut buf);
+            let _ = err.write_all(&buf);
+        };
+        pipeline::run_serial(input, out, &mut proc, &config, &mut report, &mut |_| {})
+    })?;
+    err.flush()?;
+    Ok(match stop.signal() {
+        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
+        _ if total.invalid > 0 => Outcome::Invalid,
+        _ => Outcome::Ok,
+    })
 }

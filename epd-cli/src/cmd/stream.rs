@@ -1,13 +1,14 @@
 //! `epd normalize|purge|repair|check [FILE...]`: the stream verbs.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::Path;
 
-use anyhow::{bail, Context};
-use epd_core::verbs::{self, LineReport, Options, Summary, Verb};
+use anyhow::bail;
+use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::verbs::{StreamVerb, Verb};
 use epd_core::{Diagnostic, ParseMode, Severity};
 
+use crate::files::{Plan, Stop};
 use crate::Outcome;
 
 pub const NORMALIZE_EXAMPLES: &str = "Examples:
@@ -71,10 +72,11 @@ pub struct Common {
 
 #[derive(clap::Args, Debug)]
 pub struct PurgeArgs {
-    /// The opcodes to remove, then the input files. Use `--` before a file
-    /// named like an opcode.
+    /// The opcodes to remove, then the input files (the first word that is
+    /// not an opcode, or names a file, starts the files). Use `--` before
+    /// a file named like an opcode.
     #[arg(required = true, value_name = "OPCODE")]
-    opcodes: Vec<String>,
+    opcode: String,
     #[command(flatten)]
     common: Common,
 }
@@ -89,7 +91,7 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     let mut common = args.common;
     let mut opcodes = Vec::new();
     let mut files = Vec::new();
-    for w in args.opcodes.into_iter().chain(std::mem::take(&mut common.files)) {
+    for w in std::iter::once(args.opcode).chain(std::mem::take(&mut common.files)) {
         if files.is_empty() && is_opcode(&w) && !Path::new(&w).exists() {
             opcodes.push(w);
         } else {
@@ -101,12 +103,6 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     }
     common.files = files;
     run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
-}
-
-struct Reporter<'a> {
-    err: BufWriter<io::StderrLock<'a>>,
-    format: DiagFormat,
-    quiet: bool,
 }
 
 /// Renders one line's diagnostics (used on worker threads too), writing
@@ -150,125 +146,41 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
     } else {
         default_mode
     };
-    let options = Options { mode, drop_invalid: args.drop_invalid };
-    let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
-    if args.in_place && (verb == Verb::Check || files.iter().any(|f| f == "-")) {
-        bail!("--in-place needs FILE arguments (not stdin) and a verb that writes records");
+    if args.in_place && verb == Verb::Check {
+        bail!("--in-place needs a verb that writes records");
     }
+    let plan = Plan::new(&args.files, args.output.as_deref(), args.in_place)?;
+    let stop = Stop::install()?;
+    let config = Config { drop_invalid: args.drop_invalid, flush_each: false, stop: Some(stop.flag()) };
     let stderr = io::stderr();
-    let mut rep = Reporter { err: BufWriter::new(stderr.lock()), format: args.format, quiet: args.quiet };
-    let mut total = Summary::default();
-    let mut file_out = match &args.output {
-        Some(path) if path != "-" => {
-            Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?))
-        }
-        _ => None,
-    };
-    for name in &files {
-        let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        let input: Box<dyn Read + Send> = if name == "-" {
-            Box::new(io::stdin())
-        } else {
-            Box::new(File::open(name).with_context(|| format!("cannot open {name}"))?)
-        };
-        let size = if name == "-" { None } else { std::fs::metadata(name).ok().map(|m| m.len()) };
+    let mut err = BufWriter::new(stderr.lock());
+    let (format, quiet) = (args.format, args.quiet);
+    let mut workers = vec![StreamVerb::new(verb.clone(), mode); args.jobs.max(1)];
+    let total = plan.run(stdout, |display, input, size, out| {
         let input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
-        let summary = if args.in_place {
-            let path = Path::new(name);
-            let tmp = temp_path(path);
-            let result = (|| -> anyhow::Result<Summary> {
-                let mut w =
-                    BufWriter::new(File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?);
-                let s = process(input, &mut w, &verb, &options, args.jobs, display, &mut rep)?;
-                let f = w.into_inner().map_err(|e| e.into_error())?;
-                f.sync_all()?;
-                if let Ok(meta) = std::fs::metadata(path) {
-                    let _ = std::fs::set_permissions(&tmp, meta.permissions());
-                }
-                std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {name}"))?;
-                Ok(s)
-            })();
-            if result.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            result?
-        } else {
-            match file_out.as_mut() {
-                Some(w) => process(input, w, &verb, &options, args.jobs, display, &mut rep)?,
-                None => process(input, &mut *stdout, &verb, &options, args.jobs, display, &mut rep)?,
-            }
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(format, quiet, display, r, buf);
+        let mut emit = |bytes: &[u8]| {
+            let _ = err.write_all(bytes);
         };
-        total += summary;
-    }
-    if let Some(mut w) = file_out {
-        w.flush()?;
-    }
-    stdout.flush()?;
-    if args.format == DiagFormat::Text && (verb == Verb::Check || total.invalid > 0) {
+        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
+    })?;
+    if args.format == DiagFormat::Text && (verb == Verb::Check || total.invalid > 0 || total.interrupted) {
         let _ = writeln!(
-            rep.err,
-            "{} records, {} invalid, {} errors, {} warnings",
-            total.records, total.invalid, total.errors, total.warnings
+            err,
+            "{} records, {} invalid, {} errors, {} warnings{}",
+            total.records,
+            total.invalid,
+            total.errors,
+            total.warnings,
+            if total.interrupted { " (interrupted)" } else { "" }
         );
     }
-    rep.err.flush()?;
-    Ok(if total.invalid > 0 { Outcome::Invalid } else { Outcome::Ok })
-}
-
-fn process<R: BufRead + Send, W: Write + ?Sized>(
-    input: R,
-    out: &mut W,
-    verb: &Verb,
-    options: &Options,
-    jobs: usize,
-    display: &str,
-    rep: &mut Reporter<'_>,
-) -> anyhow::Result<Summary> {
-    let out = &mut *out;
-    let (format, quiet) = (rep.format, rep.quiet);
-    let err = &mut rep.err;
-    let s = if jobs > 1 {
-        verbs::run_parallel(
-            input,
-            WriteRef(out),
-            verb,
-            options,
-            jobs,
-            |r, buf| render(format, quiet, display, r, buf),
-            |bytes| {
-                let _ = err.write_all(bytes);
-            },
-        )
-    } else {
-        let mut buf = Vec::new();
-        verbs::run(input, WriteRef(out), verb, options, |r| {
-            buf.clear();
-            render(format, quiet, display, r, &mut buf);
-            let _ = err.write_all(&buf);
-        })
-    };
-    s.with_context(|| format!("while processing {display}"))
-}
-
-/// A `Write` over a `&mut (dyn Write or W)`, so both paths take a sized
-/// writer.
-struct WriteRef<'a, W: Write + ?Sized>(&'a mut W);
-
-impl<W: Write + ?Sized> Write for WriteRef<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.0.write_all(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.epd-tmp-{}", std::process::id()))
+    err.flush()?;
+    Ok(match stop.signal() {
+        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
+        _ if total.invalid > 0 => Outcome::Invalid,
+        _ => Outcome::Ok,
+    })
 }
 
 /// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs

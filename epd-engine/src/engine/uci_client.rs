@@ -140,11 +140,14 @@ impl UciEngine {
         if self.process.is_some() {
             return Ok(());
         }
-        let mut child = Command::new(&self.config.program)
-            .args(&self.config.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+        let mut command = Command::new(&self.config.program);
+        command.args(&self.config.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        // A process group of its own: a Ctrl-C at the terminal reaches the
+        // verb, which stops its engines in order, and not the engines
+        // themselves mid-record.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| EngineError::Spawn { program: self.config.program.clone(), detail: e.to_string() })?;
         self.starts += 1;

@@ -1,0 +1,220 @@
+//! What every file verb of the CLI does around the line pipeline: opening
+//! the inputs, choosing the output (`-o`, `--in-place`, stdout), stopping
+//! cleanly on SIGINT or SIGTERM, and naming the right file when I/O
+//! fails.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use epd_core::pipeline::{PipelineError, Summary};
+
+/// Raised by SIGINT or SIGTERM: the run takes no new record, writes
+/// every finished one, prints its summary and exits 128 + the signal.
+/// A second signal while the first is being handled ends the process at
+/// once.
+#[derive(Debug)]
+pub struct Stop {
+    flag: Arc<AtomicBool>,
+    signal: Arc<AtomicUsize>,
+}
+
+impl Stop {
+    /// Installs the handlers.
+    ///
+    /// # Errors
+    /// The handlers could not be installed.
+    pub fn install() -> anyhow::Result<Stop> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let stop = Stop { flag: Arc::new(AtomicBool::new(false)), signal: Arc::new(AtomicUsize::new(0)) };
+        for sig in [SIGINT, SIGTERM] {
+            // Registered first, so it sees the flag as the previous signal
+            // left it: only a second signal exits at once.
+            signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, Arc::clone(&stop.flag))?;
+            signal_hook::flag::register_usize(sig, Arc::clone(&stop.signal), sig as usize)?;
+            signal_hook::flag::register(sig, Arc::clone(&stop.flag))?;
+        }
+        Ok(stop)
+    }
+
+    /// The flag the pipeline watches.
+    #[must_use]
+    pub fn flag(&self) -> &AtomicBool {
+        &self.flag
+    }
+
+    /// The signal received, if any.
+    #[must_use]
+    pub fn signal(&self) -> Option<i32> {
+        match self.signal.load(Ordering::Relaxed) {
+            0 => None,
+            s => i32::try_from(s).ok(),
+        }
+    }
+}
+
+/// Where a run writes.
+#[derive(Debug, PartialEq, Eq)]
+enum Target {
+    Stdout,
+    File(String),
+    InPlace,
+}
+
+/// The inputs and output of a file verb.
+#[derive(Debug)]
+pub struct Plan {
+    files: Vec<String>,
+    target: Target,
+}
+
+/// `true` if `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+impl Plan {
+    /// The plan for `files` (none: standard input) and `-o OUTPUT` or
+    /// `--in-place`. `-o` naming one of the inputs never destroys it: with
+    /// one input the run is an in-place rewrite, with several it is
+    /// refused (exit 2).
+    ///
+    /// # Errors
+    /// `--in-place` without files, or `-o` naming one input of several.
+    pub fn new(files: &[String], output: Option<&str>, in_place: bool) -> anyhow::Result<Plan> {
+        let files: Vec<String> = if files.is_empty() { vec!["-".into()] } else { files.to_vec() };
+        let has_stdin = files.iter().any(|f| f == "-");
+        let target = match output {
+            _ if in_place => {
+                if has_stdin {
+                    bail!("--in-place needs FILE arguments, not standard input");
+                }
+                Target::InPlace
+            }
+            None | Some("-") => Target::Stdout,
+            Some(out) => {
+                let clash = files.iter().filter(|f| *f != "-").any(|f| same_file(Path::new(f), Path::new(out)));
+                match (clash, files.len()) {
+                    (false, _) => Target::File(out.to_owned()),
+                    (true, 1) => Target::InPlace,
+                    (true, _) => bail!("-o {out} is also one of the inputs: write elsewhere, or use --in-place"),
+                }
+            }
+        };
+        Ok(Plan { files, target })
+    }
+
+    /// Runs `each` over every input in turn: it gets the name to show,
+    /// the input, its size when known, and the output. Stops after an
+    /// input whose run was interrupted. Returns the sum of the summaries.
+    ///
+    /// # Errors
+    /// An input that cannot be opened or read, an output that cannot be
+    /// created or written: each error names its file.
+    pub fn run<C: Default + core::ops::AddAssign>(
+        &self,
+        stdout: &mut dyn Write,
+        mut each: impl FnMut(&str, Box<dyn Read + Send>, Option<u64>, &mut dyn Write) -> Result<Summary<C>, PipelineError>,
+    ) -> anyhow::Result<Summary<C>> {
+        let mut total = Summary::<C>::default();
+        let mut file_out = match &self.target {
+            Target::File(path) => {
+                Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?))
+            }
+            _ => None,
+        };
+        let out_name = match &self.target {
+            Target::File(path) => path.as_str(),
+            _ => "<stdout>",
+        };
+        for name in &self.files {
+            let display = if name == "-" { "<stdin>" } else { name.as_str() };
+            let (input, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
+                (Box::new(io::stdin()), None)
+            } else {
+                let meta = std::fs::metadata(name).with_context(|| format!("cannot open {name}"))?;
+                if meta.is_dir() {
+                    bail!("cannot read {name}: it is a directory");
+                }
+                (Box::new(File::open(name).with_context(|| format!("cannot open {name}"))?), Some(meta.len()))
+            };
+            let blame = |e: PipelineError, out: &str| match e {
+                PipelineError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {display}")),
+                PipelineError::Write(e) => anyhow::Error::new(e).context(format!("cannot write {out}")),
+            };
+            let summary = if self.target == Target::InPlace {
+                rewrite(Path::new(name), |w| each(display, input, size, w)).map_err(|e| match e {
+                    Rewrite::Pipeline(e) => blame(e, display),
+                    Rewrite::Other(e) => e,
+                })?
+            } else {
+                let r = match file_out.as_mut() {
+                    Some(w) => each(display, input, size, w),
+                    None => each(display, input, size, &mut *stdout),
+                };
+                r.map_err(|e| blame(e, out_name))?
+            };
+            let stopped = summary.interrupted;
+            total += summary;
+            if stopped {
+                break;
+            }
+        }
+        if let Some(mut w) = file_out {
+            w.flush().with_context(|| format!("cannot write {out_name}"))?;
+        }
+        stdout.flush().context("cannot write <stdout>")?;
+        Ok(total)
+    }
+}
+
+enum Rewrite {
+    Pipeline(PipelineError),
+    Other(anyhow::Error),
+}
+
+/// The temporary file an in-place rewrite of `path` writes first.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.epd-tmp-{}", std::process::id()))
+}
+
+/// Rewrites `path` atomically: `work` writes a temporary file beside it,
+/// which replaces the original only when the run finished. On an error or
+/// an interruption the original is left untouched and the temporary file
+/// removed.
+fn rewrite<C>(
+    path: &Path,
+    work: impl FnOnce(&mut dyn Write) -> Result<Summary<C>, PipelineError>,
+) -> Result<Summary<C>, Rewrite> {
+    let tmp = temp_path(path);
+    let result = (|| -> Result<Summary<C>, Rewrite> {
+        let file =
+            File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display())).map_err(Rewrite::Other)?;
+        let mut w = BufWriter::new(file);
+        let s = work(&mut w).map_err(Rewrite::Pipeline)?;
+        if s.interrupted {
+            return Ok(s);
+        }
+        let f = w.into_inner().map_err(|e| Rewrite::Pipeline(PipelineError::Write(e.into_error())))?;
+        f.sync_all().map_err(|e| Rewrite::Pipeline(PipelineError::Write(e)))?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            let _ = std::fs::set_permissions(&tmp, meta.permissions());
+        }
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("cannot replace {}", path.display()))
+            .map_err(Rewrite::Other)?;
+        Ok(s)
+    })();
+    if !matches!(&result, Ok(s) if !s.interrupted) {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
