@@ -16,7 +16,7 @@ use epd_core::{MoveKind, Position};
 use epd_testkit::XorShift;
 
 /// Positions wanted; games are played until there are this many.
-const POSITIONS: usize = 12_000;
+const POSITIONS: usize = 20_000;
 
 /// What the generated positions cover, so the test cannot pass vacuously.
 #[derive(Debug, Default)]
@@ -121,7 +121,7 @@ fn agrees_with_python_chess_on_random_play() {
         eprintln!("skipped: python-chess is not installed (pip install chess==1.11.2)");
         return;
     }
-    let (positions, cov) = positions(0xd1ff);
+    let (positions, cov) = positions(0x5eed);
     assert!(positions.len() >= 10_000);
     eprintln!("{} positions: {cov:?}", positions.len());
     // Every convention the script aligns is exercised.
