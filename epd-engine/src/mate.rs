@@ -29,7 +29,7 @@
 //! plies, be cut short by a draw claim). Repetitions cannot create a mate,
 //! so they need no care.
 //!
-//! [`run`] is the pfms verb. Records are read leniently; an explicit `dm`
+//! [`MateProver`] is the pfms verb. Records are read leniently; an explicit `dm`
 //! is a recorded result (records with `dm ≤ N` are skipped, §7.3), but a
 //! `dm` the lenient reader made from mate notation (`bm #N`, diagnostic
 //! E028) is a claim: such records are searched, and a proven mate replaces
