@@ -42,13 +42,54 @@ mod testing;
 pub mod verbs;
 mod zobrist;
 
+/// Hooks for tests that hold the record reader's two paths to one answer
+/// (the integration tests and the fuzz targets); only with the
+/// `test-hooks` feature, never part of the API.
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks {
+    use crate::{Diagnostic, ParseMode, Record};
+
+    /// The record reader's internals, for tests.
+    pub trait RecordTestHooks {
+        /// The fast path's verdicts on `line`: building the record, and
+        /// only judging it.
+        fn fast_path_verdicts(&mut self, line: &[u8]) -> (bool, bool);
+        /// `Record::parse_into` without its fast path.
+        fn parse_into_general(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>);
+        /// The same fields, operations, operand slots and texts, offsets
+        /// included.
+        fn same_parse(&self, other: &Record) -> bool;
+        /// `Record::append_canonical` always encoding, never copying the
+        /// source line.
+        fn append_canonical_encoded(&self, out: &mut Vec<u8>);
+    }
+
+    impl RecordTestHooks for Record {
+        fn fast_path_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
+            self.fast_verdicts(line)
+        }
+        fn parse_into_general(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+            self.parse_general(line, mode, diags);
+        }
+        fn same_parse(&self, other: &Record) -> bool {
+            self.is_same_parse(other)
+        }
+        fn append_canonical_encoded(&self, out: &mut Vec<u8>) {
+            self.encode_canonical(out);
+        }
+    }
+}
+
 pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::Color;
 pub use diag::{has_errors, Code, Diagnostic, Severity};
 pub use fen::{parse_fields, Counters, FenError, FenField, Fix, ParseError, ParseMode, ParsedFields};
 pub use moves::{Move, MoveKind, MoveList, MAX_LEGAL_MOVES};
-pub use opcode::{is_valid_opcode, Arity, Opcode, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS};
+pub use opcode::{
+    is_valid_opcode, Arity, CrossCheck, Opcode, OperandType, Order, EXCLUSIVE_PAIRS, FIRST_MOVE_PAIRS, NEED_SM,
+    REFCOM_COMMANDS, REFREQ_REQUESTS,
+};
 pub use operand::{append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
 pub use perft::{parse_perft_record, perft, perft_divide, perft_full, PerftExpectation, PerftRecord, PerftRecordError};
 pub use position::{History, IllegalMoveError, Position, PositionError, Setup, Status, Validation};

@@ -55,6 +55,55 @@ pub enum Arity {
     Pairs,
 }
 
+impl Arity {
+    /// `true` if an operation may have `n` operands.
+    #[must_use]
+    pub const fn accepts(self, n: usize) -> bool {
+        match self {
+            Arity::Exactly(k) => n == k as usize,
+            Arity::Optional => n <= 1,
+            Arity::Any => true,
+            Arity::Pairs => n.is_multiple_of(2),
+        }
+    }
+}
+
+/// The cross-checks between the operations of one record, written once:
+/// the general parser makes them all, and the record fast path takes only
+/// opcodes whose checks it makes (see [`Opcode::cross_check`]).
+///
+/// The move of the first opcode must be the first move of the second
+/// (pm and pv, sm and sv).
+pub const FIRST_MOVE_PAIRS: [(Opcode, Opcode); 2] = [(Opcode::Pm, Opcode::Pv), (Opcode::Sm, Opcode::Sv)];
+
+/// Opcodes that exclude each other in one record (§6: a draw offer and
+/// its claim, an acceptance and a rejection, a resignation and any draw
+/// operation).
+pub const EXCLUSIVE_PAIRS: [(Opcode, Opcode); 6] = [
+    (Opcode::DrawAccept, Opcode::DrawReject),
+    (Opcode::DrawClaim, Opcode::DrawOffer),
+    (Opcode::Resign, Opcode::DrawAccept),
+    (Opcode::Resign, Opcode::DrawClaim),
+    (Opcode::Resign, Opcode::DrawOffer),
+    (Opcode::Resign, Opcode::DrawReject),
+];
+
+/// Opcodes that need an sm operation in the same record.
+pub const NEED_SM: [Opcode; 2] = [Opcode::DrawOffer, Opcode::DrawClaim];
+
+/// Which cross-checks an opcode takes part in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CrossCheck {
+    /// None.
+    None,
+    /// A first-move check ([`FIRST_MOVE_PAIRS`]): the slot is the
+    /// opcode's place in that table, 0 and 1 for the first pair's two
+    /// opcodes, 2 and 3 for the second's.
+    FirstMove(u8),
+    /// Another check ([`EXCLUSIVE_PAIRS`], [`NEED_SM`]).
+    Other,
+}
+
 /// Whether an opcode's operands may be reordered by normalization.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Order {
@@ -324,6 +373,47 @@ impl Opcode {
             }
             DrawAccept | DrawClaim | DrawOffer | DrawReject | Resign | Noop => OperandType::Any,
         }
+    }
+
+    /// The cross-checks this opcode takes part in, from the tables
+    /// [`FIRST_MOVE_PAIRS`], [`EXCLUSIVE_PAIRS`] and [`NEED_SM`].
+    #[must_use]
+    pub const fn cross_check(self) -> CrossCheck {
+        let me = self as usize;
+        let mut i = 0;
+        while i < FIRST_MOVE_PAIRS.len() {
+            let (a, b) = FIRST_MOVE_PAIRS[i];
+            if a as usize == me {
+                return CrossCheck::FirstMove(2 * i as u8);
+            }
+            if b as usize == me {
+                return CrossCheck::FirstMove(2 * i as u8 + 1);
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < EXCLUSIVE_PAIRS.len() {
+            let (a, b) = EXCLUSIVE_PAIRS[i];
+            if a as usize == me || b as usize == me {
+                return CrossCheck::Other;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < NEED_SM.len() {
+            if NEED_SM[i] as usize == me {
+                return CrossCheck::Other;
+            }
+            i += 1;
+        }
+        CrossCheck::None
+    }
+
+    /// `true` for the opcodes whose moves are played one after the other
+    /// (pv, sv), each from the position the one before it leaves.
+    #[must_use]
+    pub const fn plays_in_sequence(self) -> bool {
+        matches!(self, Opcode::Pv | Opcode::Sv)
     }
 
     /// Whether normalization may sort the operands.

@@ -424,7 +424,7 @@ fn serial<P: Processor, R: BufRead, W: Write>(
                         // A canonical line is judged without building its
                         // record; any other is then read in full.
                         let as_is = rec.is_canonical_line(text) || {
-                            rec.parse_into_general(text, mode, &mut diags);
+                            rec.parse_general(text, mode, &mut diags);
                             diags.is_empty() && rec.is_source_canonical()
                         };
                         if as_is {

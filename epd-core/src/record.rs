@@ -7,7 +7,10 @@
 //! in the steady state.
 
 use crate::diag::{Code, Diagnostic, Severity};
-use crate::opcode::{is_valid_opcode, Arity, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS};
+use crate::opcode::{
+    is_valid_opcode, Arity, OperandType, Order, EXCLUSIVE_PAIRS, FIRST_MOVE_PAIRS, NEED_SM, REFCOM_COMMANDS,
+    REFREQ_REQUESTS,
+};
 use crate::operand::{append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
 use crate::{parse_fields, Counters, Move, Opcode, ParseMode, Position, SanError, SanMode, Score, Setup, Validation};
 use core::fmt;
@@ -333,7 +336,7 @@ impl Record {
     /// no diagnostic and find already canonical, as decided by its fast
     /// path, which does not build the record: the stream verbs then copy
     /// the line as it stands. `false` says nothing of the line, which
-    /// [`Record::parse_into_general`] then reads. The record is left as it
+    /// [`Record::parse_general`] then reads. The record is left as it
     /// was.
     pub(crate) fn is_canonical_line(&mut self, line: &[u8]) -> bool {
         fast::parse::<false>(self, line)
@@ -341,8 +344,7 @@ impl Record {
 
     /// The fast path's verdicts on `line`, building the record and only
     /// judging it (for tests that hold the two to the same answer).
-    #[doc(hidden)]
-    pub fn fast_path_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
+    pub(crate) fn fast_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
         let judged = self.is_canonical_line(line);
         self.start(line);
         let built = fast::parse::<true>(self, line);
@@ -353,16 +355,14 @@ impl Record {
     /// for tests that hold the two paths to the same result, and for the
     /// stream verbs once [`Record::is_canonical_line`] has turned a line
     /// down (the fast path is then not tried again).
-    #[doc(hidden)]
-    pub fn parse_into_general(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
+    pub(crate) fn parse_general(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>) {
         self.parse_with(line, mode, diags, false);
     }
 
     /// `true` if the two records hold the same fields, operations, operand
     /// slots and texts, offsets included (for tests of the fast path).
-    #[doc(hidden)]
     #[must_use]
-    pub fn same_parse(&self, other: &Record) -> bool {
+    pub(crate) fn is_same_parse(&self, other: &Record) -> bool {
         let ops = |r: &Record| {
             r.ops
                 .iter()
@@ -549,13 +549,7 @@ impl Record {
         let known = Opcode::from_name(opcode.as_bytes());
         if let Some(op) = known {
             let n = operands.len();
-            let ok = match op.arity() {
-                Arity::Exactly(k) => n == k as usize,
-                Arity::Optional => n <= 1,
-                Arity::Any => true,
-                Arity::Pairs => n.is_multiple_of(2),
-            };
-            if !ok {
+            if !op.arity().accepts(n) {
                 return err(format!("{opcode}: wrong number of operands ({n})"));
             }
         }
@@ -680,13 +674,12 @@ impl Record {
             out.extend_from_slice(&self.buf[..self.source_len as usize]);
             return;
         }
-        self.append_canonical_encoded(out);
+        self.encode_canonical(out);
     }
 
     /// [`Record::append_canonical`] always encoding, never copying the
     /// source line: for tests that check the source-canonical flag.
-    #[doc(hidden)]
-    pub fn append_canonical_encoded(&self, out: &mut Vec<u8>) {
+    pub(crate) fn encode_canonical(&self, out: &mut Vec<u8>) {
         self.setup.append_epd_fields(out);
         let mut order: [u16; 64] = [0; 64];
         let mut heap;
@@ -1399,13 +1392,7 @@ impl Parser<'_, '_> {
         }
         let toks: &[Token] = if marks { &filtered } else { tokens };
         let n = toks.len();
-        let arity_ok = match op.arity() {
-            Arity::Exactly(k) => n == k as usize,
-            Arity::Optional => n <= 1,
-            Arity::Any => true,
-            Arity::Pairs => n.is_multiple_of(2),
-        };
-        if !arity_ok {
+        if !op.arity().accepts(n) {
             let want = match op.arity() {
                 Arity::Exactly(0) => "no operands".to_string(),
                 Arity::Exactly(1) => "exactly one operand".to_string(),
@@ -1419,7 +1406,7 @@ impl Parser<'_, '_> {
         }
         // Moves: sequence opcodes play each move in turn.
         let mut seq_pos = if moves { self.rec.position } else { None };
-        let is_sequence = matches!(op, Opcode::Pv | Opcode::Sv);
+        let is_sequence = op.plays_in_sequence();
         for (i, t) in toks.iter().enumerate() {
             let text = &line[t.start..t.end];
             let want = op.operand_type(i);
@@ -1850,9 +1837,8 @@ impl Parser<'_, '_> {
         for (off, name) in &dups {
             findings.push((Code::DuplicateOpcode, *off, None, format!("opcode {name} appears more than once")));
         }
-        for (single, seq, code) in
-            [(Opcode::Pm, Opcode::Pv, Code::PmNotPvHead), (Opcode::Sm, Opcode::Sv, Code::SmNotSvHead)]
-        {
+        for (single, seq) in FIRST_MOVE_PAIRS {
+            let code = if single == Opcode::Pm { Code::PmNotPvHead } else { Code::SmNotSvHead };
             if !has(single) || !has(seq) {
                 continue;
             }
@@ -1867,14 +1853,7 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        for (a, b) in [
-            (Opcode::DrawAccept, Opcode::DrawReject),
-            (Opcode::DrawClaim, Opcode::DrawOffer),
-            (Opcode::Resign, Opcode::DrawAccept),
-            (Opcode::Resign, Opcode::DrawClaim),
-            (Opcode::Resign, Opcode::DrawOffer),
-            (Opcode::Resign, Opcode::DrawReject),
-        ] {
+        for (a, b) in EXCLUSIVE_PAIRS {
             if has(a) && has(b) {
                 let off = rec.get_known(b).map_or(0, |o| o.offset());
                 findings.push((
@@ -1885,7 +1864,7 @@ impl Parser<'_, '_> {
                 ));
             }
         }
-        for op in [Opcode::DrawOffer, Opcode::DrawClaim] {
+        for op in NEED_SM {
             if has(op) && !has(Opcode::Sm) {
                 let off = rec.get_known(op).map_or(0, |o| o.offset());
                 findings.push((

@@ -5,6 +5,7 @@
 //! what the general parser builds, and judging a line without building
 //! it (as the stream verbs do) gives the same verdict.
 
+use epd_core::test_hooks::RecordTestHooks as _;
 use epd_core::{has_errors, ParseMode, Record};
 use libfuzzer_sys::fuzz_target;
 

@@ -5,6 +5,7 @@
 //! (records_corpora.rs), parallel mate equal to serial (mate_corpora.rs),
 //! mutated records (records_hostile.rs).
 
+use epd_core::test_hooks::RecordTestHooks as _;
 use epd_core::{
     has_errors, perft, perft_divide, Clock, Date, OperandInput, ParseMode, Position, Record, TimeOfDay, Value,
 };

@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use epd_core::test_hooks::RecordTestHooks as _;
 use epd_core::verbs::normalize_str;
 use epd_core::{has_errors, Code, Diagnostic, ParseMode, Record, Severity};
 use epd_testkit::corpus_dir;

@@ -6,6 +6,7 @@
 //! specification text (the section is cited beside each table), never
 //! copied from the library's output.
 
+use epd_core::test_hooks::RecordTestHooks as _;
 use epd_core::verbs::{normalize_str, run_verb as run, Verb, VerbOptions as Options};
 use epd_core::{
     has_errors, Code, Diagnostic, Opcode, OperandInput, ParseMode, Position, Record, Score, Severity, Value,
@@ -72,7 +73,14 @@ fn has_code(diags: &[Diagnostic], code: &str, sev: Severity) -> bool {
 
 /// Checks one record; returns a description of what is wrong, if anything.
 fn check_one(text: &str, mode: ParseMode, expect: Expect) -> Option<String> {
-    let (_, diags) = Record::parse(text.as_bytes(), mode);
+    let (rec, diags) = Record::parse(text.as_bytes(), mode);
+    // Every row, clean or not, through both parsers: the fast path (tried
+    // first by Record::parse) and the general one must agree.
+    let (mut general, mut general_diags) = (Record::default(), Vec::new());
+    general.parse_into_general(text.as_bytes(), mode, &mut general_diags);
+    if !rec.same_parse(&general) || diags != general_diags {
+        return Some(format!("{mode:?} {text:?}: the fast and the general parser differ"));
+    }
     for d in &diags {
         if d.offset > text.len() {
             return Some(format!("{mode:?} {text:?}: offset {} beyond the line: {}", d.offset, show(&diags)));

@@ -14,7 +14,7 @@
 
 use super::{find_any, Name, OpSlot, OperandSlot, Record, Span, Value, MAX_SPEC_LINE, MAX_STRING};
 use crate::fen::{canonical_placement, castling_letter};
-use crate::opcode::{Arity, OperandType, Order};
+use crate::opcode::{Arity, CrossCheck, OperandType, Order};
 use crate::{Bitboard, Color, Move, Opcode, Position, Role, Setup, Square};
 
 /// String content the fast path takes as it stands: printing ASCII but
@@ -303,25 +303,24 @@ static INFO: [Info; Opcode::ALL.len()] = {
     let mut i = 0;
     while i < Opcode::ALL.len() {
         let op = Opcode::ALL[i];
-        let kind = match op {
-            Opcode::Cc
-            | Opcode::Ptp
-            | Opcode::Refcom
-            | Opcode::Refreq
-            | Opcode::Ts
-            | Opcode::DrawAccept
-            | Opcode::DrawClaim
-            | Opcode::DrawOffer
-            | Opcode::DrawReject
-            | Opcode::Resign
-            | Opcode::Noop => NONE,
-            _ => match op.operand_type(0) {
-                OperandType::Integer => INTEGER,
-                OperandType::Move => MOVE,
-                OperandType::String => QUOTED,
-                _ => NONE,
-            },
+        // The operands' kind from the catalog: opcodes whose operands are
+        // of another type (clocks, dates, identifiers, anything) or that
+        // take part in a cross-check this reader does not make are left
+        // to the general parser.
+        let kind = match (op.cross_check(), op.operand_type(0)) {
+            (CrossCheck::Other, _) => NONE,
+            (_, OperandType::Integer) => INTEGER,
+            (_, OperandType::Move) => MOVE,
+            (_, OperandType::String) => QUOTED,
+            _ => NONE,
         };
+        // Every operand of an opcode read here is of one type (the
+        // reader reads them all as the first).
+        let mut k = 1;
+        while k < 4 && kind != NONE {
+            assert!(op.operand_type(k) as u8 == op.operand_type(0) as u8);
+            k += 1;
+        }
         let (min, max) = match op.arity() {
             Arity::Exactly(k) => (k, k),
             Arity::Optional => (0, 1),
@@ -333,17 +332,18 @@ static INFO: [Info; Opcode::ALL.len()] = {
             Some(r) => r,
             None => (i64::MIN, i64::MAX),
         };
-        let head = match op {
-            Opcode::Pm => 0,
-            Opcode::Pv => 1,
-            Opcode::Sm => 2,
-            Opcode::Sv => 3,
+        // This reader's first-move check holds four slots.
+        let head = match op.cross_check() {
+            CrossCheck::FirstMove(slot) => {
+                assert!(slot < 4);
+                slot
+            }
             _ => 4,
         };
         let set = matches!(op.order(), Order::Set);
         // The reader checks a set's order among moves only.
         assert!(!set || kind == MOVE || kind == NONE);
-        let sequence = matches!(op, Opcode::Pv | Opcode::Sv);
+        let sequence = op.plays_in_sequence();
         t[op as usize] = Info { kind, min, max, set, sequence, head, lo, hi };
         i += 1;
     }
@@ -586,6 +586,35 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path reads only what it checks: every opcode taking part
+    /// in a cross-check it does not make is left to the general parser,
+    /// and the catalog's first-move pairs are the slots it compares.
+    #[test]
+    fn the_fast_path_takes_its_opcodes_and_checks_from_the_catalog() {
+        for op in Opcode::ALL {
+            let info = INFO[op as usize];
+            if op.cross_check() == CrossCheck::Other {
+                assert_eq!(info.kind, NONE, "{}", op.name());
+            }
+            assert_eq!(info.sequence, op.plays_in_sequence(), "{}", op.name());
+            let readable = matches!(op.operand_type(0), OperandType::Integer | OperandType::Move | OperandType::String);
+            assert_eq!(info.kind != NONE, readable && op.cross_check() != CrossCheck::Other, "{}", op.name());
+        }
+        for (i, (a, b)) in crate::opcode::FIRST_MOVE_PAIRS.iter().enumerate() {
+            assert_eq!((INFO[*a as usize].head, INFO[*b as usize].head), (2 * i as u8, 2 * i as u8 + 1));
+        }
+        // Records the general parser reads clean, with an operation under
+        // another cross-check: the fast path declines each.
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        for ops in ["draw_offer; sm e4;", "draw_claim; sm e4;", "draw_accept;", "draw_reject;", "resign;"] {
+            let line = format!("{start} {ops}");
+            let (_, diags) = Record::parse(line.as_bytes(), crate::ParseMode::Strict);
+            assert!(diags.is_empty(), "{line}: {diags:?}");
+            let mut rec = Record::default();
+            assert!(!parse::<false>(&mut rec, line.as_bytes()), "{line}");
+        }
+    }
 
     /// The word-at-a-time scan stops exactly where a byte-by-byte one does,
     /// for every stop byte at every offset.
