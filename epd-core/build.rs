@@ -7,41 +7,9 @@
 use std::fmt::Write as _;
 use std::{env, fs, path::PathBuf};
 
-const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-
-fn slide(sq: usize, occ: u64, dirs: &[(i32, i32); 4]) -> u64 {
-    let mut out = 0u64;
-    let (f0, r0) = ((sq % 8) as i32, (sq / 8) as i32);
-    for &(df, dr) in dirs {
-        let (mut f, mut r) = (f0 + df, r0 + dr);
-        while (0..8).contains(&f) && (0..8).contains(&r) {
-            let b = 1u64 << (r * 8 + f);
-            out |= b;
-            if occ & b != 0 {
-                break;
-            }
-            f += df;
-            r += dr;
-        }
-    }
-    out
-}
-
-fn relevant_mask(sq: usize, dirs: &[(i32, i32); 4]) -> u64 {
-    let mut out = 0u64;
-    let (f0, r0) = ((sq % 8) as i32, (sq / 8) as i32);
-    for &(df, dr) in dirs {
-        let (mut f, mut r) = (f0 + df, r0 + dr);
-        // Stop one short of the edge: edge squares never block anything beyond.
-        while (0..8).contains(&(f + df)) && (0..8).contains(&(r + dr)) {
-            out |= 1u64 << (r * 8 + f);
-            f += df;
-            r += dr;
-        }
-    }
-    out
-}
+#[path = "src/rays.rs"]
+mod rays;
+use rays::{relevant_mask, slide, BISHOP_DIRS, ROOK_DIRS};
 
 struct Rng(u64);
 impl Rng {
@@ -96,6 +64,7 @@ fn find_magic(sq: usize, dirs: &[(i32, i32); 4], rng: &mut Rng) -> (u64, u64, u3
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/rays.rs");
     let mut rng = Rng(0x0123_4567_89AB_CDEF);
     let mut src = String::new();
     let mut table: Vec<u64> = Vec::new();

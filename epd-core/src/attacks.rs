@@ -100,26 +100,19 @@ const fn pair_table(line: bool) -> [[u64; 64]; 64] {
     t
 }
 
-const fn ray_table(diagonal: bool) -> [u64; 64] {
+/// The squares a slider on each square attacks on an empty board.
+const fn ray_table(dirs: &[(i32, i32); 4]) -> [u64; 64] {
     let mut t = [0u64; 64];
-    let mut a: usize = 0;
-    while a < 64 {
-        let mut b: usize = 0;
-        while b < 64 {
-            let (df, dr) = ((a % 8) as i32 - (b % 8) as i32, (a / 8) as i32 - (b / 8) as i32);
-            let on = if diagonal { df != 0 && (df == dr || df == -dr) } else { (df == 0) != (dr == 0) };
-            if on {
-                t[a] |= 1u64 << b;
-            }
-            b += 1;
-        }
-        a += 1;
+    let mut sq = 0;
+    while sq < 64 {
+        t[sq] = crate::rays::slide(sq, 0, dirs);
+        sq += 1;
     }
     t
 }
 
-static ROOK_RAYS: [u64; 64] = ray_table(false);
-static BISHOP_RAYS: [u64; 64] = ray_table(true);
+static ROOK_RAYS: [u64; 64] = ray_table(&crate::rays::ROOK_DIRS);
+static BISHOP_RAYS: [u64; 64] = ray_table(&crate::rays::BISHOP_DIRS);
 
 /// Squares a rook on `sq` would attack on an empty board.
 #[must_use]

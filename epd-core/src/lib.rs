@@ -31,6 +31,7 @@ mod perft;
 pub mod pgn;
 pub mod pipeline;
 mod position;
+mod rays;
 mod record;
 mod registers;
 mod role;

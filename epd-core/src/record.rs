@@ -344,6 +344,7 @@ impl Record {
 
     /// The fast path's verdicts on `line`, building the record and only
     /// judging it (for tests that hold the two to the same answer).
+    #[cfg(feature = "test-hooks")]
     pub(crate) fn fast_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
         let judged = self.is_canonical_line(line);
         self.start(line);
@@ -362,6 +363,7 @@ impl Record {
     /// `true` if the two records hold the same fields, operations, operand
     /// slots and texts, offsets included (for tests of the fast path).
     #[must_use]
+    #[cfg(feature = "test-hooks")]
     pub(crate) fn is_same_parse(&self, other: &Record) -> bool {
         let ops = |r: &Record| {
             r.ops
