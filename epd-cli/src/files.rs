@@ -54,6 +54,17 @@ impl Stop {
             s => i32::try_from(s).ok(),
         }
     }
+
+    /// How a run that read `total` ends: stopped by a signal (exit 128 +
+    /// the signal), with invalid records (exit 1), or fine.
+    #[must_use]
+    pub fn outcome<C>(&self, total: &Summary<C>) -> crate::Outcome {
+        match self.signal() {
+            Some(sig) if total.interrupted => crate::Outcome::Interrupted(sig),
+            _ if total.invalid > 0 => crate::Outcome::Invalid,
+            _ => crate::Outcome::Ok,
+        }
+    }
 }
 
 /// Where a run writes.

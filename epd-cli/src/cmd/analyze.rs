@@ -248,13 +248,11 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
         let _ = writeln!(err, "interrupted: every record finished before the signal was written");
     }
     err.flush()?;
-    if let (Some(sig), true) = (stop.signal(), total.interrupted) {
-        return Ok(Outcome::Interrupted(sig));
-    }
-    if total.counts.faults > 0 {
+    let outcome = stop.outcome(&total);
+    if total.counts.faults > 0 && !matches!(outcome, Outcome::Interrupted(_)) {
         bail!("the engine failed on {} record(s); they were written without analysis", total.counts.faults);
     }
-    Ok(if total.invalid > 0 { Outcome::Invalid } else { Outcome::Ok })
+    Ok(outcome)
 }
 
 /// `wac.epd: 290/300 solved, 10 missed, 0 unscored; 300 analysed, 0 invalid, 0 engine faults`

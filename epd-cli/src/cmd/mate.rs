@@ -83,9 +83,5 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         let _ = writeln!(err, "interrupted: every record finished before the signal was written");
     }
     err.flush()?;
-    Ok(match stop.signal() {
-        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
-        _ if total.invalid > 0 => Outcome::Invalid,
-        _ => Outcome::Ok,
-    })
+    Ok(stop.outcome(&total))
 }

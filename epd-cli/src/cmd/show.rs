@@ -183,9 +183,5 @@ pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Out
         pipeline::run_serial(input, out, &mut proc, &config, &mut report, &mut |_| {})
     })?;
     err.flush()?;
-    Ok(match stop.signal() {
-        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
-        _ if total.invalid > 0 => Outcome::Invalid,
-        _ => Outcome::Ok,
-    })
+    Ok(stop.outcome(&total))
 }

@@ -176,11 +176,7 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
         );
     }
     err.flush()?;
-    Ok(match stop.signal() {
-        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
-        _ if total.invalid > 0 => Outcome::Invalid,
-        _ => Outcome::Ok,
-    })
+    Ok(stop.outcome(&total))
 }
 
 /// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs
