@@ -190,11 +190,13 @@ fn integer_at(line: &[u8], mut p: usize) -> Option<(i64, usize)> {
             if digit > 9 {
                 break;
             }
-            v = v * 10 + i64::from(digit);
-            p += 1;
-            if p - start > 18 {
+            // Past 18 bytes the general reader takes the integer (checked
+            // before the digit is added, so the sum cannot overflow).
+            if p + 1 - start > 18 {
                 return None;
             }
+            v = v * 10 + i64::from(digit);
+            p += 1;
         }
     }
     if line[start] == b'0' && (n > 1 || neg) {
