@@ -349,3 +349,17 @@ fn header_version_macros_match_cargo_toml() {
         assert!(header.contains(&line), "header lacks {line:?}");
     }
 }
+
+/// Everything the header declares or includes sits inside its include
+/// guard: the first directive opens the guard and the last closes it, so
+/// a second inclusion reads nothing at all (`#include <stddef.h>` used to
+/// sit before the guard).
+#[test]
+fn header_include_guard_encloses_everything() {
+    let header = fs::read_to_string(workspace().join("include/epdkit.h")).unwrap();
+    let directives: Vec<&str> = header.lines().map(str::trim_start).filter(|l| l.starts_with('#')).collect();
+    assert_eq!(directives.first(), Some(&"#ifndef EPDKIT_H"));
+    assert_eq!(directives.get(1), Some(&"#define EPDKIT_H"));
+    assert_eq!(directives.last(), Some(&"#endif /* EPDKIT_H */"));
+    assert!(directives.contains(&"#include <stddef.h>"));
+}
