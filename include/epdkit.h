@@ -1041,6 +1041,11 @@ epd_status epd_position_play(struct epd_position *position, struct epd_move mv);
 /**
  * Sets the halfmove clock and fullmove number (as read from hmvc and
  * fmvn operations, say). The fullmove number must be at least 1.
+ *
+ * Errors: EPD_STATUS_OUT_OF_RANGE, the position unchanged, when
+ * `fullmoves` is 0 or either value is 2^32 or more (these are values out
+ * of the counters' range, not malformed arguments, so not
+ * EPD_STATUS_INVALID_ARGUMENT).
  */
 epd_status epd_position_set_counters(struct epd_position *position, unsigned long halfmoves, unsigned long fullmoves);
 
@@ -1394,6 +1399,15 @@ epd_status epd_record_set_moves(struct epd_record *record, const char *opcode, c
  * (EPD_SAN_STRICT or EPD_SAN_LENIENT) in the record's position; for
  * sequences (pv, sv, pm, sm) each in the position after the ones before
  * it. Moves are stored in canonical SAN.
+ *
+ * Errors: text that does not decode to a move gives the SAN status of
+ * that move, as epd_position_parse_san does (EPD_STATUS_SAN_SYNTAX,
+ * EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_AMBIGUOUS_MOVE,
+ * EPD_STATUS_NOT_CANONICAL), the message naming the token; moves that
+ * decode but that the opcode does not take (a wrong count) give
+ * EPD_STATUS_REFUSED, as the other epd_record_set_ functions do; a record
+ * without a position gives EPD_STATUS_NO_POSITION. On any failure the
+ * record is unchanged.
  */
 epd_status epd_record_set_san(struct epd_record *record, const char *opcode, const char *text, size_t len, epd_san_mode mode);
 

@@ -511,6 +511,11 @@ pub extern "C" fn epd_position_play(position: *mut epd_position, mv: epd_move) -
 
 /// Sets the halfmove clock and fullmove number (as read from hmvc and
 /// fmvn operations, say). The fullmove number must be at least 1.
+///
+/// Errors: EPD_STATUS_OUT_OF_RANGE, the position unchanged, when
+/// `fullmoves` is 0 or either value is 2^32 or more (these are values out
+/// of the counters' range, not malformed arguments, so not
+/// EPD_STATUS_INVALID_ARGUMENT).
 #[no_mangle]
 pub extern "C" fn epd_position_set_counters(
     position: *mut epd_position,

@@ -908,6 +908,15 @@ pub extern "C" fn epd_record_set_moves(
 /// (EPD_SAN_STRICT or EPD_SAN_LENIENT) in the record's position; for
 /// sequences (pv, sv, pm, sm) each in the position after the ones before
 /// it. Moves are stored in canonical SAN.
+///
+/// Errors: text that does not decode to a move gives the SAN status of
+/// that move, as epd_position_parse_san does (EPD_STATUS_SAN_SYNTAX,
+/// EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_AMBIGUOUS_MOVE,
+/// EPD_STATUS_NOT_CANONICAL), the message naming the token; moves that
+/// decode but that the opcode does not take (a wrong count) give
+/// EPD_STATUS_REFUSED, as the other epd_record_set_ functions do; a record
+/// without a position gives EPD_STATUS_NO_POSITION. On any failure the
+/// record is unchanged.
 #[no_mangle]
 pub extern "C" fn epd_record_set_san(
     record: *mut epd_record,

@@ -413,3 +413,59 @@ not a record
         epd_engine_free(engine);
     }
 }
+
+/// The statuses the header documents for counters out of range and for
+/// SAN text an opcode cannot take, with the handle unchanged on failure.
+#[test]
+fn documented_statuses_of_set_counters_and_set_san() {
+    let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 7 12";
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_STRICT, &mut pos), EPD_STATUS_OK);
+    let fen_of = |p| {
+        let mut text = ptr::null_mut();
+        assert_eq!(epd_position_fen(p, &mut text), EPD_STATUS_OK);
+        owned(text)
+    };
+    assert_eq!(epd_position_set_counters(pos, 0, 0), EPD_STATUS_OUT_OF_RANGE);
+    assert_eq!(epd_position_set_counters(pos, 5, 0), EPD_STATUS_OUT_OF_RANGE);
+    assert_eq!(fen_of(pos), fen, "the position changed on failure");
+    assert_eq!(epd_position_set_counters(pos, 3, 40), EPD_STATUS_OK);
+    assert_eq!(fen_of(pos), "4k3/8/8/8/8/8/8/R3K3 w - - 3 40");
+    epd_position_free(pos);
+
+    let (st, rec) = parse("4k3/8/8/8/8/8/8/R3K3 w - - id \"x\";", EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK);
+    let before = canonical(rec);
+    let set = |op: &str, san: &str| {
+        let op = format!("{op}\0");
+        epd_record_set_san(rec, op.as_ptr().cast(), san.as_ptr().cast(), san.len(), EPD_SAN_STRICT)
+    };
+    // Text that is not a legal move: the move's own status, as
+    // epd_position_parse_san gives it.
+    for (san, want) in [
+        ("Ra9", EPD_STATUS_SAN_SYNTAX),
+        ("Qd8", EPD_STATUS_ILLEGAL_MOVE),
+        ("Ra8", EPD_STATUS_NOT_CANONICAL),
+        ("Kd1 Ra8+", EPD_STATUS_OK),
+    ] {
+        let mut mv = epd_move { from: 0, to: 0, role: 0, promotion: 0, kind: 0 };
+        let p = {
+            let mut p = ptr::null_mut();
+            epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_STRICT, &mut p);
+            p
+        };
+        let first = san.split(' ').next().unwrap();
+        let direct = epd_position_parse_san(p, first.as_ptr().cast(), first.len(), EPD_SAN_STRICT, &mut mv);
+        epd_position_free(p);
+        assert_eq!(set("bm", san), want, "{san}");
+        assert_eq!(direct, want, "{san} through epd_position_parse_san");
+    }
+    let after = canonical(rec);
+    // Moves that decode but that the opcode cannot take: refused, the
+    // record unchanged.
+    assert_eq!(set("pm", "Kd1 Ke7"), EPD_STATUS_REFUSED);
+    assert_eq!(set("id", "Ra8+"), EPD_STATUS_REFUSED);
+    assert_eq!(canonical(rec), after);
+    assert_ne!(after, before);
+    epd_record_free(rec);
+}
