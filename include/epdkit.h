@@ -126,6 +126,12 @@ extern "C" {
 #define EPD_POSITION_SEVENTY_FIVE_MOVES 32
 
 /**
+ * The most diagnostics a parse keeps for one record (see
+ * epd_record_parse).
+ */
+#define EPD_MAX_DIAGNOSTICS 100
+
+/**
  * The longest opcode is 15 characters: a buffer of EPD_OPCODE_BUFFER_SIZE
  * bytes always holds one with its NUL (epd_record_opcode).
  */
@@ -1126,7 +1132,15 @@ epd_status epd_diagnostics_get(const struct epd_diagnostics *diagnostics, size_t
 
 /**
  * Parses one record from `len` bytes at `line` (without its line
- * terminator; a trailing CR or NUL is ignored).
+ * terminator). A trailing CR is whitespace. A NUL byte or whitespace
+ * other than single spaces is accepted, with a warning in strict mode
+ * (E004, E005) and silently in lenient mode, which reads such bytes as
+ * whitespace (the same as every other lenient reader of the kit).
+ *
+ * At most EPD_MAX_DIAGNOSTICS diagnostics are kept per record: past that,
+ * the last one kept is the first left out (the first error left out, if
+ * one was, so an invalid record stays invalid), its message ending with
+ * how many more were not shown.
  *
  * `mode` is EPD_PARSE_STRICT or EPD_PARSE_LENIENT. If `diagnostics` is
  * not NULL, its contents are replaced by every diagnostic found, errors

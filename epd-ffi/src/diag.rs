@@ -17,6 +17,10 @@ pub const EPD_SEVERITY_WARNING: epd_severity = 0;
 /// The record is invalid.
 pub const EPD_SEVERITY_ERROR: epd_severity = 1;
 
+/// The most diagnostics a parse keeps for one record (see
+/// epd_record_parse).
+pub const EPD_MAX_DIAGNOSTICS: usize = 100;
+
 /// One finding about a record, as a plain value filled in by
 /// epd_diagnostics_get or passed to an epd_report_callback.
 ///

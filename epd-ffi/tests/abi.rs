@@ -469,3 +469,50 @@ fn documented_statuses_of_set_counters_and_set_san() {
     assert_ne!(after, before);
     epd_record_free(rec);
 }
+
+/// Diagnostics kept per record are capped as the header says, and a
+/// trailing NUL is a strict warning and lenient silence.
+#[test]
+fn diagnostic_cap_and_trailing_nul_are_as_documented() {
+    assert_eq!(EPD_MAX_DIAGNOSTICS, epd_core::MAX_DIAGNOSTICS);
+    let mut diags = ptr::null_mut();
+    assert_eq!(epd_diagnostics_new(&mut diags), EPD_STATUS_OK);
+    let read = |line: &[u8], mode| {
+        let mut rec = ptr::null_mut();
+        let st = epd_record_parse(line.as_ptr().cast(), line.len(), mode, diags, &mut rec);
+        epd_record_free(rec);
+        let mut n = 0usize;
+        assert_eq!(epd_diagnostics_count(diags, &mut n), EPD_STATUS_OK);
+        let all: Vec<(epd_severity, String, String)> = (0..n)
+            .map(|i| {
+                // SAFETY: plain data, written by the call below.
+                let mut d: epd_diagnostic = unsafe { std::mem::zeroed() };
+                assert_eq!(epd_diagnostics_get(diags, i, &mut d), EPD_STATUS_OK);
+                // SAFETY: NUL-terminated, borrowed from `diags`.
+                let code = unsafe { CStr::from_ptr(d.code_text.as_ptr()) }.to_string_lossy().into_owned();
+                // SAFETY: as above.
+                let msg = unsafe { CStr::from_ptr(d.message) }.to_string_lossy().into_owned();
+                (d.severity, code, msg)
+            })
+            .collect();
+        (st, all)
+    };
+    // 150 bad operations: the cap, the last one kept saying what was left out.
+    let mut line = b"4k3/8/8/8/8/8/8/4K3 w - -".to_vec();
+    for i in 0..150 {
+        line.extend_from_slice(format!(" ce {};", 40000 + i).as_bytes());
+    }
+    let (st, all) = read(&line, EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_INVALID_RECORD);
+    assert_eq!(all.len(), EPD_MAX_DIAGNOSTICS);
+    assert!(all.last().unwrap().2.contains("more diagnostics for this record not shown"), "{:?}", all.last());
+    assert_eq!(all.last().unwrap().0, EPD_SEVERITY_ERROR);
+    // A trailing NUL.
+    let nul = b"4k3/8/8/8/8/8/8/4K3 w - -\0";
+    let (st, all) = read(nul, EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK);
+    assert_eq!(all.iter().map(|d| (d.0, d.1.as_str())).collect::<Vec<_>>(), [(EPD_SEVERITY_WARNING, "E004")]);
+    let (st, all) = read(nul, EPD_PARSE_LENIENT);
+    assert_eq!((st, all.len()), (EPD_STATUS_OK, 0));
+    epd_diagnostics_free(diags);
+}
