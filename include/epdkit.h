@@ -1184,8 +1184,10 @@ void epd_record_free(struct epd_record *record);
 
 /**
  * The record's position as a new epd_position in *out_position (free it
- * with epd_position_free). EPD_STATUS_NO_POSITION if the position fields
- * describe no position on which moves are defined.
+ * with epd_position_free), its move counters taken from the record's
+ * hmvc and fmvn operations where present (else 0 and 1), as
+ * `epd convert --to fen` writes them. EPD_STATUS_NO_POSITION if the
+ * position fields describe no position on which moves are defined.
  */
 epd_status epd_record_position(const struct epd_record *record, struct epd_position **out_position);
 

@@ -459,6 +459,33 @@ impl Record {
         self.position.as_ref()
     }
 
+    /// The move counters the record carries: the halfmove clock from
+    /// `hmvc` and the fullmove number from `fmvn` (§6.9, §6.11), each where
+    /// present and within `u32` (fmvn at least 1), else those of the
+    /// position fields (0 and 1: EPD has no counter fields).
+    #[must_use]
+    pub fn move_counters(&self) -> (u32, u32) {
+        let int = |op: Opcode| {
+            self.get_known(op)
+                .and_then(|o| o.operand(0))
+                .and_then(|o| o.as_integer())
+                .and_then(|v| u32::try_from(v).ok())
+        };
+        let halfmoves = int(Opcode::Hmvc).unwrap_or(self.setup.halfmoves);
+        let fullmoves = int(Opcode::Fmvn).filter(|&f| f >= 1).unwrap_or(self.setup.fullmoves);
+        (halfmoves, fullmoves)
+    }
+
+    /// The position with the counters of [`Record::move_counters`]: what
+    /// the record describes, as a FEN would give it.
+    #[must_use]
+    pub fn position_with_counters(&self) -> Option<Position> {
+        let mut pos = *self.position.as_ref()?;
+        let (h, f) = self.move_counters();
+        pos.set_counters(h, f);
+        Some(pos)
+    }
+
     /// The number of operations.
     #[must_use]
     pub fn len(&self) -> usize {

@@ -263,15 +263,17 @@ pub extern "C" fn epd_record_free(record: *mut epd_record) {
 }
 
 /// The record's position as a new epd_position in *out_position (free it
-/// with epd_position_free). EPD_STATUS_NO_POSITION if the position fields
-/// describe no position on which moves are defined.
+/// with epd_position_free), its move counters taken from the record's
+/// hmvc and fmvn operations where present (else 0 and 1), as
+/// `epd convert --to fen` writes them. EPD_STATUS_NO_POSITION if the
+/// position fields describe no position on which moves are defined.
 #[no_mangle]
 pub extern "C" fn epd_record_position(record: *const epd_record, out_position: *mut *mut epd_position) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_position, "out_position")?;
-        let pos = r.rec.position().ok_or_else(no_position)?;
-        out.set(boxed(epd_position { pos: *pos }));
+        let pos = r.rec.position_with_counters().ok_or_else(no_position)?;
+        out.set(boxed(epd_position { pos }));
         Ok(())
     })
 }

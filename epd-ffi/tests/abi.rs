@@ -516,3 +516,23 @@ fn diagnostic_cap_and_trailing_nul_are_as_documented() {
     assert_eq!((st, all.len()), (EPD_STATUS_OK, 0));
     epd_diagnostics_free(diags);
 }
+
+/// epd_record_position carries the record's hmvc and fmvn into the
+/// position's counters, as `epd convert --to fen` does (it gave 0 1).
+#[test]
+fn record_position_takes_hmvc_and_fmvn() {
+    let position_fen = |line: &str| {
+        let (st, rec) = parse(line, EPD_PARSE_STRICT);
+        assert_eq!(st, EPD_STATUS_OK);
+        let mut pos = ptr::null_mut();
+        assert_eq!(epd_record_position(rec, &mut pos), EPD_STATUS_OK);
+        let mut text = ptr::null_mut();
+        assert_eq!(epd_position_fen(pos, &mut text), EPD_STATUS_OK);
+        epd_position_free(pos);
+        epd_record_free(rec);
+        owned(text)
+    };
+    assert_eq!(position_fen("4k3/8/8/8/8/8/8/R3K3 w - - fmvn 10; hmvc 99;"), "4k3/8/8/8/8/8/8/R3K3 w - - 99 10");
+    assert_eq!(position_fen("4k3/8/8/8/8/8/8/R3K3 w - - hmvc 7;"), "4k3/8/8/8/8/8/8/R3K3 w - - 7 1");
+    assert_eq!(position_fen("4k3/8/8/8/8/8/8/R3K3 w - -"), "4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use epd_core::pipeline::{self, Config, Interrupted, LineReport, NoCounts, Processor};
-use epd_core::{diagram, has_errors, Opcode, ParseMode, Record};
+use epd_core::{diagram, has_errors, ParseMode, Record};
 
 use crate::files::{Plan, Stop};
 use crate::Outcome;
@@ -152,13 +152,7 @@ impl Processor for Convert {
             Target::Epd => rec.append_canonical(out),
             Target::Fen => {
                 let mut setup = rec.setup().clone();
-                let int = |op| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
-                if let Some(h) = int(Opcode::Hmvc).and_then(|v| u32::try_from(v).ok()) {
-                    setup.halfmoves = h;
-                }
-                if let Some(f) = int(Opcode::Fmvn).and_then(|v| u32::try_from(v).ok()) {
-                    setup.fullmoves = f;
-                }
+                (setup.halfmoves, setup.fullmoves) = rec.move_counters();
                 out.extend_from_slice(setup.fen().as_bytes());
             }
         }
