@@ -963,10 +963,15 @@ epd_status epd_position_new(struct epd_position **out_position);
  * bytes at `text` (no NUL needed; nothing but blanks may follow the
  * fields) and validates the position.
  *
- * `mode` is EPD_PARSE_STRICT or EPD_PARSE_LENIENT. On success
- * *out_position receives a new position (free it with
- * epd_position_free). Fails with EPD_STATUS_FEN_SYNTAX (column in
- * epd_last_error_column()) or EPD_STATUS_ILLEGAL_POSITION.
+ * `mode` is EPD_PARSE_STRICT or EPD_PARSE_LENIENT, with one meaning
+ * across the library: lenient reading accepts the legacy dialects of the
+ * fields and a position no legal game reaches but on which moves are
+ * defined (an impossible check, say), exactly the positions
+ * epd_record_parse accepts leniently (with warning E032); strict reading
+ * wants a position a legal game reaches. On success *out_position
+ * receives a new position (free it with epd_position_free). Fails with
+ * EPD_STATUS_FEN_SYNTAX (column in epd_last_error_column()) or
+ * EPD_STATUS_ILLEGAL_POSITION.
  */
 epd_status epd_position_from_fen(const char *text, size_t len, epd_parse_mode mode, struct epd_position **out_position);
 

@@ -6,7 +6,7 @@
 //! given as the pawn's square, fullmove number 0, runs of blanks) and
 //! reports every change it made as a [`Fix`].
 
-use crate::{Bitboard, Board, Color, File, Piece, Position, PositionError, Rank, Role, Setup, Square};
+use crate::{Bitboard, Board, Color, File, Piece, Position, PositionError, Rank, Role, Setup, Square, Validation};
 use core::fmt;
 
 /// How strictly to read text.
@@ -742,7 +742,12 @@ impl Position {
         Position::from_fen_bytes(fen.as_bytes(), ParseMode::Strict)
     }
 
-    /// Parses a FEN or EPD position fields in the given mode.
+    /// Parses a FEN or EPD position fields in the given mode. Lenient
+    /// reading means what it means for records: the legacy dialects of the
+    /// fields, and a position no legal game reaches but on which moves are
+    /// defined ([`Validation::Playable`]; a record read leniently gets
+    /// warning E032 for it). Strict reading wants a reachable position
+    /// ([`Validation::Full`]).
     ///
     /// # Errors
     /// [`ParseError`]: a syntax error or an illegal position.
@@ -755,7 +760,11 @@ impl Position {
                 expected: "the end of the position",
             }));
         }
-        Ok(Position::from_setup(parsed.setup)?)
+        let validation = match mode {
+            ParseMode::Strict => Validation::Full,
+            ParseMode::Lenient => Validation::Playable,
+        };
+        Ok(Position::from_setup_with(parsed.setup, validation)?)
     }
 
     /// The six FEN fields.
@@ -953,12 +962,13 @@ mod tests {
                 (Ok(_), Err(e)) => panic!("lenient rejects what strict accepts: {e}"),
                 _ => {}
             }
-            for r in [strict, lenient] {
+            for (r, mode) in [(strict, ParseMode::Strict), (lenient, ParseMode::Lenient)] {
                 match r {
-                    // A position read is written back and read again the same.
+                    // A position read is written back and read again the
+                    // same, in the same mode.
                     Ok(p) => {
                         ok += 1;
-                        assert_eq!(Position::from_fen_bytes(p.fen().as_bytes(), ParseMode::Strict).ok(), Some(p));
+                        assert_eq!(Position::from_fen_bytes(p.fen().as_bytes(), mode).ok(), Some(p));
                     }
                     Err(e) => {
                         err += 1;

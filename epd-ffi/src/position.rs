@@ -285,10 +285,15 @@ pub extern "C" fn epd_position_new(out_position: *mut *mut epd_position) -> epd_
 /// bytes at `text` (no NUL needed; nothing but blanks may follow the
 /// fields) and validates the position.
 ///
-/// `mode` is EPD_PARSE_STRICT or EPD_PARSE_LENIENT. On success
-/// *out_position receives a new position (free it with
-/// epd_position_free). Fails with EPD_STATUS_FEN_SYNTAX (column in
-/// epd_last_error_column()) or EPD_STATUS_ILLEGAL_POSITION.
+/// `mode` is EPD_PARSE_STRICT or EPD_PARSE_LENIENT, with one meaning
+/// across the library: lenient reading accepts the legacy dialects of the
+/// fields and a position no legal game reaches but on which moves are
+/// defined (an impossible check, say), exactly the positions
+/// epd_record_parse accepts leniently (with warning E032); strict reading
+/// wants a position a legal game reaches. On success *out_position
+/// receives a new position (free it with epd_position_free). Fails with
+/// EPD_STATUS_FEN_SYNTAX (column in epd_last_error_column()) or
+/// EPD_STATUS_ILLEGAL_POSITION.
 #[no_mangle]
 pub extern "C" fn epd_position_from_fen(
     text: *const c_char,

@@ -536,3 +536,30 @@ fn record_position_takes_hmvc_and_fmvn() {
     assert_eq!(position_fen("4k3/8/8/8/8/8/8/R3K3 w - - hmvc 7;"), "4k3/8/8/8/8/8/8/R3K3 w - - 7 1");
     assert_eq!(position_fen("4k3/8/8/8/8/8/8/R3K3 w - -"), "4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
 }
+
+/// Lenient means one thing: a position no legal game reaches (an
+/// impossible check) is read by epd_position_from_fen exactly when
+/// epd_record_parse reads it (leniently, with E032).
+#[test]
+fn lenient_position_and_record_reading_accept_the_same_positions() {
+    for fen in [
+        "B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1",
+        "k7/8/8/8/8/1n6/2n5/K7 w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "8/8/8/8/8/8/8/K7 w - - 0 1",
+    ] {
+        for mode in [EPD_PARSE_STRICT, EPD_PARSE_LENIENT] {
+            let mut pos = ptr::null_mut();
+            let p = epd_position_from_fen(fen.as_ptr().cast(), fen.len(), mode, &mut pos);
+            epd_position_free(pos);
+            let epd = fen.rsplitn(3, ' ').nth(2).unwrap();
+            let (r, rec) = parse(epd, mode);
+            epd_record_free(rec);
+            assert_eq!(p == EPD_STATUS_OK, r == EPD_STATUS_OK, "{fen} mode {mode}: position {p}, record {r}");
+        }
+    }
+    let fen = "B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1";
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_LENIENT, &mut pos), EPD_STATUS_OK);
+    epd_position_free(pos);
+}
