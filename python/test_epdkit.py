@@ -143,3 +143,31 @@ class Verbs(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HeaderDrift(unittest.TestCase):
+    """The binding's copies of the C constants equal the header's."""
+
+    def test_constants_match_the_header(self):
+        import re
+
+        header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "epdkit.h")
+        with open(header, encoding="utf-8") as f:
+            defined = dict(re.findall(r"^#define (EPD_[A-Z0-9_]+) (-?\d+)$", f.read(), re.M))
+        copies = {
+            "OK": "EPD_STATUS_OK",
+            "NULL_POINTER": "EPD_STATUS_NULL_POINTER",
+            "INVALID_ARGUMENT": "EPD_STATUS_INVALID_ARGUMENT",
+            "INVALID_UTF8": "EPD_STATUS_INVALID_UTF8",
+            "INVALID_RECORD": "EPD_STATUS_INVALID_RECORD",
+            "NOT_FOUND": "EPD_STATUS_NOT_FOUND",
+            "STRICT": "EPD_PARSE_STRICT",
+            "LENIENT": "EPD_PARSE_LENIENT",
+        }
+        # Every constant of the module that names a C one is listed.
+        for name in dir(epdkit):
+            if name.isupper() and isinstance(getattr(epdkit, name), int) and not name.startswith("_"):
+                self.assertIn(name, copies, f"epdkit.{name} has no header counterpart listed here")
+        for py, c in copies.items():
+            self.assertIn(c, defined, c)
+            self.assertEqual(getattr(epdkit, py), int(defined[c]), f"epdkit.{py} != {c}")
