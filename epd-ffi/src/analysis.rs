@@ -31,7 +31,11 @@ use std::time::{Duration, Instant};
 /// called epd_engine_analyze_record.
 #[allow(non_camel_case_types)]
 pub type epd_search_callback = Option<
-    extern "C" fn(user: *mut c_void, request: *const epd_search_request, result: *mut epd_search_result) -> c_int,
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        request: *const epd_search_request,
+        result: *mut epd_search_result,
+    ) -> c_int,
 >;
 
 /// What a search is for (epd_search_request_goal). Values are stable.
@@ -52,7 +56,7 @@ pub const EPD_SEARCH_TARGET: epd_search_goal = 1;
 /// make thread-safe if engines are used from several threads.
 #[allow(non_camel_case_types)]
 pub struct epd_engine {
-    callback: extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
+    callback: unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
     user: *mut c_void,
     depth: u32,
     time_ms: u64,
@@ -341,7 +345,7 @@ fn engine_error(message: String) -> Error {
 /// worker threads can own a copy.
 #[derive(Clone, Copy)]
 struct Hook {
-    callback: extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
+    callback: unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
     user: *mut c_void,
     depth: u32,
     time_ms: u64,
@@ -391,7 +395,11 @@ impl Hook {
             seconds: None,
             error: None,
         };
-        let rc = (self.callback)(self.user, &request, &mut result);
+        // SAFETY: the engine's search callback with its own `user` pointer
+        // and a request and a result that live for the call, as
+        // epd_search_callback documents; the moves it reports go through
+        // the checked epd_search_result_ functions.
+        let rc = unsafe { (self.callback)(self.user, &request, &mut result) };
         if rc != 0 {
             let why = result.error.take().unwrap_or_else(|| format!("the search callback returned {rc}"));
             return Err(format!("engine failed: {why}"));

@@ -35,14 +35,14 @@ pub const EPD_VERB_REPAIR: epd_verb = 3;
 /// with the callback.
 #[allow(non_camel_case_types)]
 pub type epd_read_callback =
-    Option<extern "C" fn(user: *mut c_void, buf: *mut c_char, len: usize, out_read: *mut usize) -> c_int>;
+    Option<unsafe extern "C" fn(user: *mut c_void, buf: *mut c_char, len: usize, out_read: *mut usize) -> c_int>;
 
 /// Writes up to `len` bytes from `buf`, stores how many in *out_written
 /// (at least 1 when `len` > 0) and returns 0; returns non-zero on failure
 /// (the run then stops with EPD_STATUS_CALLBACK).
 #[allow(non_camel_case_types)]
 pub type epd_write_callback =
-    Option<extern "C" fn(user: *mut c_void, buf: *const c_char, len: usize, out_written: *mut usize) -> c_int>;
+    Option<unsafe extern "C" fn(user: *mut c_void, buf: *const c_char, len: usize, out_written: *mut usize) -> c_int>;
 
 /// Receives one diagnostic of a verb run with the line it concerns (`len`
 /// bytes at `line`, not NUL-terminated). Everything is borrowed for the
@@ -50,7 +50,12 @@ pub type epd_write_callback =
 /// (which then returns EPD_STATUS_CALLBACK; no further callback is made).
 #[allow(non_camel_case_types)]
 pub type epd_report_callback = Option<
-    extern "C" fn(user: *mut c_void, diagnostic: *const epd_diagnostic, line: *const c_char, len: usize) -> c_int,
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        diagnostic: *const epd_diagnostic,
+        line: *const c_char,
+        len: usize,
+    ) -> c_int,
 >;
 
 /// Counts from one verb run. Counts beyond the range of unsigned long
@@ -246,14 +251,17 @@ impl<T: Write> Write for Stoppable<'_, T> {
 }
 
 struct CallbackReader {
-    f: extern "C" fn(*mut c_void, *mut c_char, usize, *mut usize) -> c_int,
+    f: unsafe extern "C" fn(*mut c_void, *mut c_char, usize, *mut usize) -> c_int,
     user: *mut c_void,
 }
 
 impl Read for CallbackReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut n = 0usize;
-        let rc = (self.f)(self.user, buf.as_mut_ptr().cast(), buf.len(), &mut n);
+        // SAFETY: the caller's read callback, given its own `user` pointer,
+        // a buffer of `buf.len()` writable bytes and a valid out-pointer, as
+        // epd_read_callback documents; what it writes is checked below.
+        let rc = unsafe { (self.f)(self.user, buf.as_mut_ptr().cast(), buf.len(), &mut n) };
         if rc != 0 {
             return Err(callback_failed(format!("the read callback returned {rc}")));
         }
@@ -265,7 +273,7 @@ impl Read for CallbackReader {
 }
 
 struct CallbackWriter {
-    f: extern "C" fn(*mut c_void, *const c_char, usize, *mut usize) -> c_int,
+    f: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut usize) -> c_int,
     user: *mut c_void,
 }
 
@@ -275,7 +283,10 @@ impl Write for CallbackWriter {
             return Ok(0);
         }
         let mut n = 0usize;
-        let rc = (self.f)(self.user, buf.as_ptr().cast(), buf.len(), &mut n);
+        // SAFETY: the caller's write callback, given its own `user` pointer,
+        // `buf.len()` readable bytes and a valid out-pointer, as
+        // epd_write_callback documents; its count is checked below.
+        let rc = unsafe { (self.f)(self.user, buf.as_ptr().cast(), buf.len(), &mut n) };
         if rc != 0 {
             return Err(callback_failed(format!("the write callback returned {rc}")));
         }
@@ -321,7 +332,10 @@ fn run(
             }
             let owned = Owned::new(d, r.line_no);
             let view = owned.view();
-            if cb(config.reporter_user, &view, r.text.as_ptr().cast(), r.text.len()) != 0 {
+            // SAFETY: the caller's report callback with its own `user`
+            // pointer, a diagnostic and a line borrowed for the call, as
+            // epd_report_callback documents.
+            if unsafe { cb(config.reporter_user, &view, r.text.as_ptr().cast(), r.text.len()) } != 0 {
                 stop.set(true);
             }
         }
