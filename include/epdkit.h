@@ -23,9 +23,13 @@
  *   epd_status_message, epd_last_error_*, and the _free functions.
  *
  * Out-parameters (out_...) come last and are written only on success;
- *   on failure they keep whatever they held. Out-parameters documented
- *   as optional may be NULL; every other pointer argument must not be
- *   NULL (NULL gives EPD_STATUS_NULL_POINTER, never a crash).
+ *   on failure they keep whatever they held. One exception, as with
+ *   snprintf: a function that fills a caller's buffer and fails with
+ *   EPD_STATUS_BUFFER_TOO_SMALL writes the size it needs into its length
+ *   or count out-parameter (and nothing into the buffer).
+ *   Out-parameters documented as optional may be NULL; every other
+ *   pointer argument must not be NULL (NULL gives
+ *   EPD_STATUS_NULL_POINTER, never a crash).
  *
  * Handles (epd_position, epd_record, ...) are opaque: create them with
  *   the matching _new, _parse or _clone function and free them with their
@@ -1023,10 +1027,10 @@ epd_status epd_position_status(const struct epd_position *position, unsigned int
 /**
  * Writes the legal moves into `moves` (room for `capacity` moves) and
  * their number into *out_count. A capacity of EPD_MAX_LEGAL_MOVES always
- * suffices; with less room than needed nothing is written and the status
- * is EPD_STATUS_BUFFER_TOO_SMALL. `moves` may be NULL only if
- * `capacity` is 0 (to learn the count, which then must be 0 for success:
- * use a full buffer instead).
+ * suffices; with less room than needed nothing is written to `moves`,
+ * the status is EPD_STATUS_BUFFER_TOO_SMALL and *out_count receives the
+ * number of legal moves (the room needed). `moves` may be NULL only if
+ * `capacity` is 0, which is how to learn the count alone.
  */
 epd_status epd_position_legal_moves(const struct epd_position *position, struct epd_move *moves, size_t capacity, size_t *out_count);
 
@@ -1213,11 +1217,15 @@ epd_status epd_record_canonical(const struct epd_record *record, char **out_text
 /**
  * Writes the canonical encoding, NUL-terminated, into the caller's buffer
  * `buf` of `capacity` bytes, and its length (without the NUL) into
- * *out_len. With too little room nothing is written to `buf` or
- * *out_len and the status is EPD_STATUS_BUFFER_TOO_SMALL. No allocation
- * for the caller to free: the fast path for normalizing many records.
+ * *out_len. With too little room nothing is written to `buf`, the status
+ * is EPD_STATUS_BUFFER_TOO_SMALL and *out_len receives the length the
+ * text needs (without the NUL: a buffer of *out_len + 1 bytes suffices).
+ * No allocation for the caller to free: the fast path for normalizing
+ * many records. The record is not changed, so threads may share it (the
+ * library encodes into a buffer of the calling thread's own, kept for the
+ * next call).
  */
-epd_status epd_record_canonical_into(struct epd_record *record, char *buf, size_t capacity, size_t *out_len);
+epd_status epd_record_canonical_into(const struct epd_record *record, char *buf, size_t capacity, size_t *out_len);
 
 /**
  * The number of operations in *out_count.

@@ -38,7 +38,7 @@ fn rust_api(lines: &[&[u8]]) -> usize {
 
 type ParseInto =
     extern "C" fn(*mut epd_record, *const c_char, usize, epd_parse_mode, *mut epd_diagnostics) -> epd_status;
-type CanonicalInto = extern "C" fn(*mut epd_record, *mut c_char, usize, *mut usize) -> epd_status;
+type CanonicalInto = extern "C" fn(*const epd_record, *mut c_char, usize, *mut usize) -> epd_status;
 type Canonical = extern "C" fn(*const epd_record, *mut *mut c_char, *mut usize) -> epd_status;
 
 /// The allocation-free path: parse_into a reused record, canonical into a

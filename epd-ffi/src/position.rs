@@ -436,10 +436,10 @@ pub extern "C" fn epd_position_status(position: *const epd_position, out_flags: 
 
 /// Writes the legal moves into `moves` (room for `capacity` moves) and
 /// their number into *out_count. A capacity of EPD_MAX_LEGAL_MOVES always
-/// suffices; with less room than needed nothing is written and the status
-/// is EPD_STATUS_BUFFER_TOO_SMALL. `moves` may be NULL only if
-/// `capacity` is 0 (to learn the count, which then must be 0 for success:
-/// use a full buffer instead).
+/// suffices; with less room than needed nothing is written to `moves`,
+/// the status is EPD_STATUS_BUFFER_TOO_SMALL and *out_count receives the
+/// number of legal moves (the room needed). `moves` may be NULL only if
+/// `capacity` is 0, which is how to learn the count alone.
 #[no_mangle]
 pub extern "C" fn epd_position_legal_moves(
     position: *const epd_position,
@@ -455,6 +455,7 @@ pub extern "C" fn epd_position_legal_moves(
         }
         let list = p.pos.legal_moves();
         if list.len() > capacity {
+            out.set(list.len());
             return Err(Error::new(
                 EPD_STATUS_BUFFER_TOO_SMALL,
                 format!("{} legal moves, room for {capacity}", list.len()),

@@ -3,8 +3,9 @@
 
 use crate::diag::epd_diagnostics;
 use crate::error::{
-    epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_INVALID_RECORD, EPD_STATUS_NOT_FOUND,
-    EPD_STATUS_NO_POSITION, EPD_STATUS_OUT_OF_RANGE, EPD_STATUS_REFUSED, EPD_STATUS_WRONG_TYPE,
+    epd_status, guard, Error, Result, EPD_STATUS_BUFFER_TOO_SMALL, EPD_STATUS_INVALID_ARGUMENT,
+    EPD_STATUS_INVALID_RECORD, EPD_STATUS_NOT_FOUND, EPD_STATUS_NO_POSITION, EPD_STATUS_OUT_OF_RANGE,
+    EPD_STATUS_REFUSED, EPD_STATUS_WRONG_TYPE,
 };
 use crate::position::{boxed, epd_int64, epd_move, epd_parse_mode, epd_position, free_boxed, parse_mode};
 use crate::ptr::{arg_mut, arg_ref, bytes, c_utf8, copy_to_buffer, owned_string, slice, Out};
@@ -33,13 +34,11 @@ pub struct epd_record {
     pub(crate) rec: Record,
     /// Reused diagnostics buffer (no meaning of its own).
     scratch: Vec<Diagnostic>,
-    /// Reused encoding buffer of epd_record_canonical_into.
-    text: Vec<u8>,
 }
 
 impl epd_record {
     pub(crate) fn new(rec: Record) -> epd_record {
-        epd_record { rec, scratch: Vec::new(), text: Vec::new() }
+        epd_record { rec, scratch: Vec::new() }
     }
 }
 
@@ -322,26 +321,39 @@ pub extern "C" fn epd_record_canonical(
 
 /// Writes the canonical encoding, NUL-terminated, into the caller's buffer
 /// `buf` of `capacity` bytes, and its length (without the NUL) into
-/// *out_len. With too little room nothing is written to `buf` or
-/// *out_len and the status is EPD_STATUS_BUFFER_TOO_SMALL. No allocation
-/// for the caller to free: the fast path for normalizing many records.
+/// *out_len. With too little room nothing is written to `buf`, the status
+/// is EPD_STATUS_BUFFER_TOO_SMALL and *out_len receives the length the
+/// text needs (without the NUL: a buffer of *out_len + 1 bytes suffices).
+/// No allocation for the caller to free: the fast path for normalizing
+/// many records. The record is not changed, so threads may share it (the
+/// library encodes into a buffer of the calling thread's own, kept for the
+/// next call).
 #[no_mangle]
 pub extern "C" fn epd_record_canonical_into(
-    record: *mut epd_record,
+    record: *const epd_record,
     buf: *mut c_char,
     capacity: usize,
     out_len: *mut usize,
 ) -> epd_status {
+    thread_local! {
+        static TEXT: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+    }
     guard(|| {
-        let r = arg_mut(record, "record")?;
+        let r = arg_ref(record, "record")?;
         let out = Out::new(out_len, "out_len")?;
-        // The record's own buffer keeps this allocation-free in the steady
-        // state (hence the non-const record).
-        r.text.clear();
-        r.rec.append_canonical(&mut r.text);
-        copy_to_buffer(&r.text, buf, capacity, "buf")?;
-        out.set(r.text.len());
-        Ok(())
+        TEXT.with(|cell| {
+            let mut text = cell.borrow_mut();
+            text.clear();
+            r.rec.append_canonical(&mut text);
+            if let Err(e) = copy_to_buffer(&text, buf, capacity, "buf") {
+                if e.status == EPD_STATUS_BUFFER_TOO_SMALL {
+                    out.set(text.len());
+                }
+                return Err(e);
+            }
+            out.set(text.len());
+            Ok(())
+        })
     })
 }
 

@@ -563,3 +563,50 @@ fn lenient_position_and_record_reading_accept_the_same_positions() {
     assert_eq!(epd_position_from_fen(fen.as_ptr().cast(), fen.len(), EPD_PARSE_LENIENT, &mut pos), EPD_STATUS_OK);
     epd_position_free(pos);
 }
+
+/// Buffer functions tell the room they need on EPD_STATUS_BUFFER_TOO_SMALL,
+/// and epd_record_canonical_into reads a const record that threads share.
+#[test]
+fn buffer_too_small_tells_the_size_needed() {
+    let line = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"WAC.001\";";
+    let (st, rec) = parse(line, EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK);
+    let mut small = [0x55 as c_char; 10];
+    let mut n = 0usize;
+    assert_eq!(epd_record_canonical_into(rec, small.as_mut_ptr(), small.len(), &mut n), EPD_STATUS_BUFFER_TOO_SMALL);
+    assert_eq!(n, line.len(), "the length needed, without the NUL");
+    assert!(small.iter().all(|&b| b == 0x55), "the buffer was written");
+    let mut exact = vec![0 as c_char; n + 1];
+    assert_eq!(epd_record_canonical_into(rec, exact.as_mut_ptr(), exact.len(), &mut n), EPD_STATUS_OK);
+    // SAFETY: NUL-terminated by the call.
+    assert_eq!(unsafe { CStr::from_ptr(exact.as_ptr()) }.to_str().unwrap(), line);
+
+    // One record, read by four threads at once.
+    let shared = rec as usize;
+    let texts: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(move || {
+                    let mut buf = vec![0 as c_char; 256];
+                    let mut n = 0usize;
+                    for _ in 0..1000 {
+                        let st = epd_record_canonical_into(shared as *const epd_record, buf.as_mut_ptr(), 256, &mut n);
+                        assert_eq!(st, EPD_STATUS_OK);
+                    }
+                    // SAFETY: NUL-terminated by the call.
+                    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(texts.iter().all(|t| t == line));
+    epd_record_free(rec);
+
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_new(&mut pos), EPD_STATUS_OK);
+    let mut count = 0usize;
+    assert_eq!(epd_position_legal_moves(pos, ptr::null_mut(), 0, &mut count), EPD_STATUS_BUFFER_TOO_SMALL);
+    assert_eq!(count, 20);
+    epd_position_free(pos);
+}
