@@ -202,14 +202,9 @@ fn slow_suite(dir: &Path, records: usize) -> PathBuf {
 /// Sends `signal` to the run once `ready` says so; returns its output and
 /// exit code.
 fn interrupt(args: &[&str], dir: &Path, signal: &str, ready: impl Fn() -> bool) -> (Output, Duration) {
-    let child = Command::new(EPD)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut command = Command::new(EPD);
+    command.args(args).current_dir(dir).stdin(Stdio::null());
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let start = Instant::now();
     while !ready() {
         assert!(start.elapsed() < Duration::from_secs(60), "the run never got going");

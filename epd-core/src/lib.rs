@@ -38,8 +38,6 @@ mod role;
 mod san;
 mod score;
 mod square;
-#[cfg(test)]
-mod testing;
 pub mod verbs;
 mod zobrist;
 

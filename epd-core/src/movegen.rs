@@ -445,18 +445,24 @@ mod tests {
             pos("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
             pos("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"),
         ];
-        epd_testkit::random_play(&starts, 40, 150, 0x9e37_79b9_7f4a_7c15, |p, legal| {
-            for &m in legal {
-                if p.gives_check(m) {
-                    let mut q = *p;
-                    q.play_unchecked(m);
-                    let general = q.has_legal_moves();
-                    assert_eq!(q.has_evasion(), general, "{} after {m:?}", p.fen());
-                    checks += 1;
-                    mates += usize::from(!general);
+        epd_testkit::random_play(
+            &starts,
+            (40, 150, 0x9e37_79b9_7f4a_7c15),
+            Position::legal_moves,
+            Position::play_unchecked,
+            |p, legal| {
+                for &m in legal {
+                    if p.gives_check(m) {
+                        let mut q = *p;
+                        q.play_unchecked(m);
+                        let general = q.has_legal_moves();
+                        assert_eq!(q.has_evasion(), general, "{} after {m:?}", p.fen());
+                        checks += 1;
+                        mates += usize::from(!general);
+                    }
                 }
-            }
-        });
+            },
+        );
         assert!(checks > 20_000 && mates > 200, "{checks} checks, {mates} mates");
     }
 }

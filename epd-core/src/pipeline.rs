@@ -71,21 +71,28 @@ pub trait Processor: Send {
         false
     }
 
-    /// Handles one valid record `rec`, read from `text` (the line, or two
-    /// joined lines): appends the output line, `\n` included, to `out`,
-    /// and may add diagnostics (which do not make the record invalid).
+    /// Handles one valid record `rec`: appends the output line, `\n`
+    /// included, to `job.out`, and may add diagnostics to `job.diags`
+    /// (which do not make the record invalid).
     ///
     /// # Errors
-    /// [`Interrupted`] when a stop request cut the work short; `out` is
-    /// then discarded.
-    fn record(
-        &mut self,
-        rec: &mut Record,
-        text: &[u8],
-        diags: &mut Vec<Diagnostic>,
-        out: &mut Vec<u8>,
-        counts: &mut Self::Counts,
-    ) -> Result<(), Interrupted>;
+    /// [`Interrupted`] when a stop request cut the work short; the output
+    /// is then discarded.
+    fn record(&mut self, rec: &mut Record, job: Job<'_, Self::Counts>) -> Result<(), Interrupted>;
+}
+
+/// One valid record's work, handed to [`Processor::record`] with the
+/// record.
+#[derive(Debug)]
+pub struct Job<'a, C> {
+    /// The text the record was read from (the line, or two joined lines).
+    pub text: &'a [u8],
+    /// The record's diagnostics so far; a processor may add its own.
+    pub diags: &'a mut Vec<Diagnostic>,
+    /// Where the output line goes.
+    pub out: &'a mut Vec<u8>,
+    /// The verb's counts for this record.
+    pub counts: &'a mut C,
 }
 
 /// The counts of a verb that counts nothing of its own.
@@ -213,16 +220,16 @@ impl From<PipelineError> for io::Error {
 /// Reading the input or writing the output failed; an error too if
 /// `workers` is empty.
 pub fn run<P: Processor, R: BufRead + Send, W: Write>(
-    input: R,
-    output: W,
+    mut input: R,
+    mut output: W,
     workers: &mut [P],
     config: &Config<'_>,
     render: &(dyn Fn(&LineReport<'_>, &mut Vec<u8>) + Sync),
     emit: &mut dyn FnMut(&[u8]),
     progress: &mut dyn FnMut(&Summary<P::Counts>),
 ) -> Result<Summary<P::Counts>, PipelineError> {
-    match workers {
-        [] => Err(PipelineError::Read(io::Error::new(io::ErrorKind::InvalidInput, "no worker to run"))),
+    let jobs = match &mut *workers {
+        [] => return Err(PipelineError::Read(io::Error::new(io::ErrorKind::InvalidInput, "no worker to run"))),
         [one] => {
             let mut rendered = Vec::new();
             let mut sink = |r: &LineReport<'_>| {
@@ -230,10 +237,133 @@ pub fn run<P: Processor, R: BufRead + Send, W: Write>(
                 render(r, &mut rendered);
                 emit(&rendered);
             };
-            run_serial(input, output, one, config, &mut sink, progress)
+            return run_serial(input, output, one, config, &mut sink, progress);
         }
-        many => run_parallel(input, output, many, config, render, emit, progress),
-    }
+        _ => workers.len(),
+    };
+    // More workers: one thread each. Output, diagnostics and summary are
+    // the same as the serial run's, byte for byte and in the same order;
+    // memory stays bounded (a few batches per worker in flight).
+    let target = if config.flush_each { 1 } else { BATCH_BYTES };
+    let (batch_tx, batch_rx) = sync_channel::<Batch>(jobs * 2);
+    let batch_rx: Arc<Mutex<Receiver<Batch>>> = Arc::new(Mutex::new(batch_rx));
+    let (done_tx, done_rx) = sync_channel::<Result<Done<P::Counts>, PipelineError>>(jobs * 2);
+    let mut total = Summary::<P::Counts>::default();
+    let spare = &Spare::new(4 * jobs + 4);
+    let copy = workers[0].writes() && !config.drop_invalid;
+    // Raised when the writer stops early (a write error, or a stop
+    // request), so the reader and the workers stop too.
+    let halt = &AtomicBool::new(false);
+    std::thread::scope(|scope| -> Result<(), PipelineError> {
+        for proc in workers.iter_mut() {
+            let rx = Arc::clone(&batch_rx);
+            let tx = done_tx.clone();
+            scope.spawn(move || loop {
+                let batch = match rx.lock() {
+                    Ok(guard) => match guard.recv() {
+                        Ok(b) => b,
+                        Err(_) => return,
+                    },
+                    Err(_) => return,
+                };
+                let mut out = Output { inner: spare.take(), flush_each: false };
+                let mut rendered = Vec::new();
+                let result = if batch.kind == Piece::Tail {
+                    if copy {
+                        out.inner.extend_from_slice(&batch.data);
+                    }
+                    Ok(Summary::default())
+                } else {
+                    out.inner.reserve(batch.data.len() + batch.data.len() / 8);
+                    let before = batch.first_line - 1;
+                    let mut sink = |r: &LineReport<'_>| render(r, &mut rendered);
+                    let r = serial(&batch.data[..], &mut out, proc, config, before, &mut sink, &mut |_| {});
+                    if batch.kind == Piece::LongHead && copy {
+                        // The line goes on in the Tail pieces.
+                        out.inner.pop();
+                    }
+                    r
+                };
+                spare.give(batch.data);
+                let done = result.map(|summary| Done { index: batch.index, output: out.inner, rendered, summary });
+                if tx.send(done).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        // Reader thread: batches in order; it stops when the workers do.
+        let reader = scope.spawn(move || -> Result<(), PipelineError> {
+            let mut batcher = Batcher::new(&mut input, target);
+            while !halt.load(Ordering::Relaxed) && !config.stopped() {
+                let Some(b) = batcher.next_batch(spare.take())? else { break };
+                if batch_tx.send(b).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        // This thread writes results in order.
+        let mut pending: BTreeMap<u64, Done<P::Counts>> = BTreeMap::new();
+        let mut next = 0u64;
+        let mut failure: Option<PipelineError> = None;
+        let mut ended = false;
+        for done in done_rx.iter() {
+            match done {
+                Ok(d) => {
+                    pending.insert(d.index, d);
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    halt.store(true, Ordering::Relaxed);
+                    continue;
+                }
+            }
+            while let Some(d) = pending.remove(&next) {
+                next += 1;
+                if failure.is_none() && !ended {
+                    if !d.rendered.is_empty() {
+                        emit(&d.rendered);
+                    }
+                    let written =
+                        output.write_all(&d.output).and_then(
+                            |()| {
+                                if config.flush_each {
+                                    output.flush()
+                                } else {
+                                    Ok(())
+                                }
+                            },
+                        );
+                    if let Err(e) = written {
+                        failure = Some(PipelineError::Write(e));
+                        halt.store(true, Ordering::Relaxed);
+                    } else {
+                        // A batch cut short by a stop request ends the
+                        // output: what follows it is not in order.
+                        ended = d.summary.interrupted;
+                        total += d.summary;
+                        progress(&total);
+                        if ended {
+                            halt.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                spare.give(d.output);
+            }
+        }
+        let read_result =
+            reader.join().unwrap_or_else(|_| Err(PipelineError::Read(io::Error::other("the reader thread panicked"))));
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        read_result?;
+        if config.stopped() {
+            total.interrupted = true;
+        }
+        output.flush().map_err(PipelineError::Write)
+    })?;
+    Ok(total)
 }
 
 /// [`run`] with one worker on this thread, handing each line's
@@ -519,7 +649,8 @@ fn serial<P: Processor, R: BufRead, W: Write>(
         let invalid = has_errors(&diags) || rec.position().is_none();
         out.clear();
         let mut counts = P::Counts::default();
-        if !invalid && proc.record(&mut rec, text, &mut diags, &mut out, &mut counts).is_err() {
+        let job = Job { text, diags: &mut diags, out: &mut out, counts: &mut counts };
+        if !invalid && proc.record(&mut rec, job).is_err() {
             // Not finished: neither counted nor written.
             summary.records -= 1;
             summary.lines -= if two_lines { 2 } else { 1 };
@@ -810,141 +941,6 @@ fn count_newlines(s: &[u8]) -> u64 {
         n += u64::from(zero.count_ones());
     }
     n + chunks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
-}
-
-/// [`run`] on one thread per worker. Output, diagnostics and summary are
-/// the same as the serial run's, byte for byte and in the same order;
-/// memory stays bounded (a few batches per worker in flight).
-fn run_parallel<P: Processor, R: BufRead + Send, W: Write>(
-    mut input: R,
-    mut output: W,
-    workers: &mut [P],
-    config: &Config<'_>,
-    render: &(dyn Fn(&LineReport<'_>, &mut Vec<u8>) + Sync),
-    emit: &mut dyn FnMut(&[u8]),
-    progress: &mut dyn FnMut(&Summary<P::Counts>),
-) -> Result<Summary<P::Counts>, PipelineError> {
-    let jobs = workers.len();
-    let target = if config.flush_each { 1 } else { BATCH_BYTES };
-    let (batch_tx, batch_rx) = sync_channel::<Batch>(jobs * 2);
-    let batch_rx: Arc<Mutex<Receiver<Batch>>> = Arc::new(Mutex::new(batch_rx));
-    let (done_tx, done_rx) = sync_channel::<Result<Done<P::Counts>, PipelineError>>(jobs * 2);
-    let mut total = Summary::<P::Counts>::default();
-    let spare = &Spare::new(4 * jobs + 4);
-    let copy = workers[0].writes() && !config.drop_invalid;
-    // Raised when the writer stops early (a write error, or a stop
-    // request), so the reader and the workers stop too.
-    let halt = &AtomicBool::new(false);
-    std::thread::scope(|scope| -> Result<(), PipelineError> {
-        for proc in workers.iter_mut() {
-            let rx = Arc::clone(&batch_rx);
-            let tx = done_tx.clone();
-            scope.spawn(move || loop {
-                let batch = match rx.lock() {
-                    Ok(guard) => match guard.recv() {
-                        Ok(b) => b,
-                        Err(_) => return,
-                    },
-                    Err(_) => return,
-                };
-                let mut out = Output { inner: spare.take(), flush_each: false };
-                let mut rendered = Vec::new();
-                let result = if batch.kind == Piece::Tail {
-                    if copy {
-                        out.inner.extend_from_slice(&batch.data);
-                    }
-                    Ok(Summary::default())
-                } else {
-                    out.inner.reserve(batch.data.len() + batch.data.len() / 8);
-                    let before = batch.first_line - 1;
-                    let mut sink = |r: &LineReport<'_>| render(r, &mut rendered);
-                    let r = serial(&batch.data[..], &mut out, proc, config, before, &mut sink, &mut |_| {});
-                    if batch.kind == Piece::LongHead && copy {
-                        // The line goes on in the Tail pieces.
-                        out.inner.pop();
-                    }
-                    r
-                };
-                spare.give(batch.data);
-                let done = result.map(|summary| Done { index: batch.index, output: out.inner, rendered, summary });
-                if tx.send(done).is_err() {
-                    return;
-                }
-            });
-        }
-        drop(done_tx);
-        // Reader thread: batches in order; it stops when the workers do.
-        let reader = scope.spawn(move || -> Result<(), PipelineError> {
-            let mut batcher = Batcher::new(&mut input, target);
-            while !halt.load(Ordering::Relaxed) && !config.stopped() {
-                let Some(b) = batcher.next_batch(spare.take())? else { break };
-                if batch_tx.send(b).is_err() {
-                    break;
-                }
-            }
-            Ok(())
-        });
-        // This thread writes results in order.
-        let mut pending: BTreeMap<u64, Done<P::Counts>> = BTreeMap::new();
-        let mut next = 0u64;
-        let mut failure: Option<PipelineError> = None;
-        let mut ended = false;
-        for done in done_rx.iter() {
-            match done {
-                Ok(d) => {
-                    pending.insert(d.index, d);
-                }
-                Err(e) => {
-                    failure.get_or_insert(e);
-                    halt.store(true, Ordering::Relaxed);
-                    continue;
-                }
-            }
-            while let Some(d) = pending.remove(&next) {
-                next += 1;
-                if failure.is_none() && !ended {
-                    if !d.rendered.is_empty() {
-                        emit(&d.rendered);
-                    }
-                    let written =
-                        output.write_all(&d.output).and_then(
-                            |()| {
-                                if config.flush_each {
-                                    output.flush()
-                                } else {
-                                    Ok(())
-                                }
-                            },
-                        );
-                    if let Err(e) = written {
-                        failure = Some(PipelineError::Write(e));
-                        halt.store(true, Ordering::Relaxed);
-                    } else {
-                        // A batch cut short by a stop request ends the
-                        // output: what follows it is not in order.
-                        ended = d.summary.interrupted;
-                        total += d.summary;
-                        progress(&total);
-                        if ended {
-                            halt.store(true, Ordering::Relaxed);
-                        }
-                    }
-                }
-                spare.give(d.output);
-            }
-        }
-        let read_result =
-            reader.join().unwrap_or_else(|_| Err(PipelineError::Read(io::Error::other("the reader thread panicked"))));
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        read_result?;
-        if config.stopped() {
-            total.interrupted = true;
-        }
-        output.flush().map_err(PipelineError::Write)
-    })?;
-    Ok(total)
 }
 
 #[cfg(test)]

@@ -17,13 +17,27 @@ pub(crate) const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, 
 /// occupied squares are `occupied`: each ray stops at, and includes, the
 /// first occupied square.
 pub(crate) const fn slide(sq: usize, occupied: u64, dirs: &[(i32, i32); 4]) -> u64 {
+    rays(sq, occupied, dirs, 0)
+}
+
+/// The squares whose occupancy can change what a slider on `sq` attacks
+/// along `dirs`: its rays without their last square (an edge square never
+/// blocks anything beyond it).
+pub(crate) const fn relevant_mask(sq: usize, dirs: &[(i32, i32); 4]) -> u64 {
+    rays(sq, 0, dirs, 1)
+}
+
+/// The rays from `sq` along `dirs`, each stopping at the first square of
+/// `occupied` (included) and short of the board's edge by `margin`
+/// squares.
+const fn rays(sq: usize, occupied: u64, dirs: &[(i32, i32); 4], margin: i32) -> u64 {
     let mut out = 0u64;
     let (f0, r0) = ((sq % 8) as i32, (sq / 8) as i32);
     let mut d = 0;
     while d < 4 {
         let (df, dr) = dirs[d];
         let (mut f, mut r) = (f0 + df, r0 + dr);
-        while f >= 0 && f < 8 && r >= 0 && r < 8 {
+        while on_board(f, r) && on_board(f + margin * df, r + margin * dr) {
             let b = 1u64 << (r * 8 + f);
             out |= b;
             if occupied & b != 0 {
@@ -37,22 +51,6 @@ pub(crate) const fn slide(sq: usize, occupied: u64, dirs: &[(i32, i32); 4]) -> u
     out
 }
 
-/// The squares whose occupancy can change what a slider on `sq` attacks
-/// along `dirs`: its rays without their last square (an edge square never
-/// blocks anything beyond it).
-pub(crate) const fn relevant_mask(sq: usize, dirs: &[(i32, i32); 4]) -> u64 {
-    let mut out = 0u64;
-    let (f0, r0) = ((sq % 8) as i32, (sq / 8) as i32);
-    let mut d = 0;
-    while d < 4 {
-        let (df, dr) = dirs[d];
-        let (mut f, mut r) = (f0 + df, r0 + dr);
-        while f + df >= 0 && f + df < 8 && r + dr >= 0 && r + dr < 8 {
-            out |= 1u64 << (r * 8 + f);
-            f += df;
-            r += dr;
-        }
-        d += 1;
-    }
-    out
+const fn on_board(file: i32, rank: i32) -> bool {
+    file >= 0 && file < 8 && rank >= 0 && rank < 8
 }

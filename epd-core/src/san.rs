@@ -1077,43 +1077,49 @@ mod tests {
     fn strict_fast_agrees_with_strict_decoding_on_every_move_and_misspelling() {
         let (mut positions, mut moves, mut roles) = (0, 0, [0usize; 6]);
         let starts = [Position::startpos(), pos(KIWIPETE), pos("8/2P5/8/KP5r/8/8/4p1k1/8 w - - 0 1")];
-        epd_testkit::random_play(&starts, 6, 120, 0x2545_f491_4f6c_dd1d, |p, legal| {
-            positions += 1;
-            for &m in legal {
-                let canonical = p.san(m);
-                assert_eq!(p.strict_fast(canonical.as_bytes()), Some(m), "{}: {canonical}", p.fen());
-                moves += 1;
-                roles[m.role() as usize] += 1;
-                let body = canonical.trim_end_matches(['+', '#']);
-                let mut variants = vec![
-                    body.to_string(),
-                    format!("{body}+"),
-                    format!("{body}#"),
-                    format!("{canonical}+"),
-                    body.replacen('x', "", 1),
-                    canonical.to_lowercase(),
-                ];
-                if let Some(i) = body.find(|c: char| c.is_ascii_lowercase()) {
-                    // An origin file or rank, a capture mark, before the target.
-                    let at = body.len() - body.trim_end_matches(['=', 'N', 'B', 'R', 'Q']).len();
-                    let target = body.len() - at - 2;
-                    for extra in [&m.from().to_string()[..1], &m.from().to_string()[1..], "x"] {
-                        variants.push(format!("{}{extra}{}", &body[..target.max(i)], &body[target.max(i)..]));
+        epd_testkit::random_play(
+            &starts,
+            (6, 120, 0x2545_f491_4f6c_dd1d),
+            Position::legal_moves,
+            Position::play_unchecked,
+            |p, legal| {
+                positions += 1;
+                for &m in legal {
+                    let canonical = p.san(m);
+                    assert_eq!(p.strict_fast(canonical.as_bytes()), Some(m), "{}: {canonical}", p.fen());
+                    moves += 1;
+                    roles[m.role() as usize] += 1;
+                    let body = canonical.trim_end_matches(['+', '#']);
+                    let mut variants = vec![
+                        body.to_string(),
+                        format!("{body}+"),
+                        format!("{body}#"),
+                        format!("{canonical}+"),
+                        body.replacen('x', "", 1),
+                        canonical.to_lowercase(),
+                    ];
+                    if let Some(i) = body.find(|c: char| c.is_ascii_lowercase()) {
+                        // An origin file or rank, a capture mark, before the target.
+                        let at = body.len() - body.trim_end_matches(['=', 'N', 'B', 'R', 'Q']).len();
+                        let target = body.len() - at - 2;
+                        for extra in [&m.from().to_string()[..1], &m.from().to_string()[1..], "x"] {
+                            variants.push(format!("{}{extra}{}", &body[..target.max(i)], &body[target.max(i)..]));
+                        }
+                    }
+                    for promo in ["=Q", "=N", "=K", "=P", ""] {
+                        if let Some(i) = body.find('=') {
+                            variants.push(format!("{}{promo}", &body[..i]));
+                        }
+                    }
+                    for text in variants {
+                        let mut out = Vec::new();
+                        let general = p.decode_san(text.as_bytes(), SanMode::Strict, &mut out).ok();
+                        let fast = p.strict_fast(text.as_bytes());
+                        assert!(fast.is_none() || fast == general, "{}: {text}: {fast:?} vs {general:?}", p.fen());
                     }
                 }
-                for promo in ["=Q", "=N", "=K", "=P", ""] {
-                    if let Some(i) = body.find('=') {
-                        variants.push(format!("{}{promo}", &body[..i]));
-                    }
-                }
-                for text in variants {
-                    let mut out = Vec::new();
-                    let general = p.decode_san(text.as_bytes(), SanMode::Strict, &mut out).ok();
-                    let fast = p.strict_fast(text.as_bytes());
-                    assert!(fast.is_none() || fast == general, "{}: {text}: {fast:?} vs {general:?}", p.fen());
-                }
-            }
-        });
+            },
+        );
         assert!(positions > 1000 && moves > 20_000, "{positions} positions, {moves} moves");
         assert!(roles.iter().all(|&n| n > 500), "moves by role: {roles:?}");
     }

@@ -16,8 +16,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::diag::Diagnostic;
-use crate::pipeline::{self, Config, Interrupted, LineReport, PipelineError, Processor, Summary};
+use crate::pipeline::{self, Config, Interrupted, Job, LineReport, PipelineError, Processor, Summary};
 use crate::{ParseMode, Record};
 
 /// What to do with each record.
@@ -97,14 +96,8 @@ impl Processor for StreamVerb {
         matches!(self.verb, Verb::Normalize | Verb::Repair | Verb::Check)
     }
 
-    fn record(
-        &mut self,
-        rec: &mut Record,
-        text: &[u8],
-        _diags: &mut Vec<Diagnostic>,
-        out: &mut Vec<u8>,
-        counts: &mut VerbCounts,
-    ) -> Result<(), Interrupted> {
+    fn record(&mut self, rec: &mut Record, job: Job<'_, VerbCounts>) -> Result<(), Interrupted> {
+        let Job { text, out, counts, .. } = job;
         match &self.verb {
             Verb::Check => return Ok(()),
             Verb::Purge(ops) => {

@@ -36,7 +36,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::{Analysis, Engine, Limits};
-use epd_core::pipeline::{Interrupted, Processor, Summary};
+use epd_core::pipeline::{Interrupted, Job, Processor, Summary};
 use epd_core::{Code, Diagnostic, Move, Opcode, OperandInput, ParseMode, Record, Severity};
 
 /// Which analysis verb.
@@ -204,14 +204,8 @@ impl<E: Engine + ?Sized> Processor for Analyzer<'_, E> {
         ParseMode::Lenient
     }
 
-    fn record(
-        &mut self,
-        rec: &mut Record,
-        _text: &[u8],
-        diags: &mut Vec<Diagnostic>,
-        out: &mut Vec<u8>,
-        counts: &mut AnalysisCounts,
-    ) -> Result<(), Interrupted> {
+    fn record(&mut self, rec: &mut Record, job: Job<'_, AnalysisCounts>) -> Result<(), Interrupted> {
+        let Job { diags, out, counts, .. } = job;
         let Some(pos) = rec.position().copied() else { return Ok(()) };
         let engine = &mut *self.engine;
         let result = engine.new_game().and_then(|()| engine.analyze_record(rec, &pos, &self.options.limits, self.stop));

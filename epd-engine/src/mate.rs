@@ -50,7 +50,7 @@
 
 use std::time::Instant;
 
-use epd_core::pipeline::{Interrupted, Processor, Summary};
+use epd_core::pipeline::{Interrupted, Job, Processor, Summary};
 use epd_core::{
     attacks, Bitboard, Move, MoveKind, MoveList, Opcode, OperandInput, ParseMode, Position, Record, Square,
 };
@@ -535,14 +535,8 @@ impl Processor for MateProver<'_> {
         ParseMode::Lenient
     }
 
-    fn record(
-        &mut self,
-        rec: &mut Record,
-        _text: &[u8],
-        diags: &mut Vec<Diagnostic>,
-        out: &mut Vec<u8>,
-        counts: &mut MateCounts,
-    ) -> Result<(), Interrupted> {
+    fn record(&mut self, rec: &mut Record, job: Job<'_, MateCounts>) -> Result<(), Interrupted> {
+        let Job { diags, out, counts, .. } = job;
         let options = self.options;
         let n = options.moves.clamp(1, MAX_MATE_MOVES);
         counts.solved.resize(n as usize, 0);

@@ -2,9 +2,10 @@
 //! corpora are, one seeded generator, and seeded random play.
 //!
 //! Never published. `epd-core`'s own unit tests use it as a
-//! dev-dependency: [`XorShift`] is plain data, and [`random_play`] is
-//! generic over [`Playable`], which `epd-core` implements for its test
-//! build's `Position` (a dev-dependency cycle sees two copies of the type).
+//! dev-dependency: [`XorShift`] is plain data, and [`random_play`] takes
+//! the position's move generator as functions, so it walks the test
+//! build's `Position` too (a dev-dependency cycle sees two copies of the
+//! type).
 
 use std::path::PathBuf;
 
@@ -92,52 +93,31 @@ impl XorShift {
     }
 }
 
-/// A position random play can walk: its legal moves, and playing one.
-pub trait Playable: Clone {
-    /// A move.
-    type Move: Copy;
-    /// The legal moves.
-    type Moves: AsRef<[Self::Move]>;
-    /// The legal moves of this position.
-    fn legal(&self) -> Self::Moves;
-    /// Plays a legal move.
-    fn play(&mut self, m: Self::Move);
-}
-
-impl Playable for epd_core::Position {
-    type Move = epd_core::Move;
-    type Moves = epd_core::MoveList;
-    fn legal(&self) -> epd_core::MoveList {
-        self.legal_moves()
-    }
-    fn play(&mut self, m: epd_core::Move) {
-        self.play_unchecked(m);
-    }
-}
-
 /// Calls `visit` on every position of seeded random games: `games` games
 /// from each of `starts`, of at most `plies` plies each (a game ends early
-/// at mate or stalemate), with each position's legal moves.
-pub fn random_play<P: Playable>(
+/// at mate or stalemate), with each position's legal moves. `legal` lists
+/// a position's legal moves and `play` plays one: so the walk serves any
+/// position type, `epd-core`'s test build's included.
+pub fn random_play<P: Clone, M: Copy, L: AsRef<[M]>>(
     starts: &[P],
-    games: usize,
-    plies: usize,
-    seed: u64,
-    mut visit: impl FnMut(&P, &[P::Move]),
+    (games, plies, seed): (usize, usize, u64),
+    legal: impl Fn(&P) -> L,
+    play: impl Fn(&mut P, M),
+    mut visit: impl FnMut(&P, &[M]),
 ) {
     let mut rng = XorShift::new(seed);
     for start in starts {
         for _ in 0..games {
             let mut p = start.clone();
             for _ in 0..plies {
-                let legal = p.legal();
-                let legal = legal.as_ref();
-                if legal.is_empty() {
+                let moves = legal(&p);
+                let moves = moves.as_ref();
+                if moves.is_empty() {
                     break;
                 }
-                visit(&p, legal);
-                let m = legal[rng.below(legal.len())];
-                p.play(m);
+                visit(&p, moves);
+                let m = moves[rng.below(moves.len())];
+                play(&mut p, m);
             }
         }
     }
@@ -148,7 +128,16 @@ pub fn random_play<P: Playable>(
 #[must_use]
 pub fn random_positions(seed: u64, games: usize, plies: usize) -> Vec<epd_core::Position> {
     let mut out = Vec::new();
-    random_play(&[epd_core::Position::startpos()], games, plies, seed, |p, _| out.push(*p));
+    let start = [epd_core::Position::startpos()];
+    random_play(
+        &start,
+        (games, plies, seed),
+        epd_core::Position::legal_moves,
+        epd_core::Position::play_unchecked,
+        |p, _| {
+            out.push(*p);
+        },
+    );
     out
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use epd_core::pipeline::{self, Config, Interrupted, LineReport, NoCounts, Processor};
+use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
 use epd_core::{diagram, has_errors, ParseMode, Record};
 
 use crate::files::{Plan, Stop};
@@ -140,14 +140,8 @@ impl Processor for Convert {
         ParseMode::Lenient
     }
 
-    fn record(
-        &mut self,
-        rec: &mut Record,
-        _text: &[u8],
-        _diags: &mut Vec<epd_core::Diagnostic>,
-        out: &mut Vec<u8>,
-        _counts: &mut NoCounts,
-    ) -> Result<(), Interrupted> {
+    fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
+        let Job { out, .. } = job;
         match self.to {
             Target::Epd => rec.append_canonical(out),
             Target::Fen => {
