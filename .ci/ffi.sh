@@ -32,6 +32,10 @@ step "build libepdkit (release)"
 cargo build --release -p epd-ffi
 LIB="$PWD/target/release"
 test -f "$LIB/libepdkit.so" && test -f "$LIB/libepdkit.a"
+# The library's SONAME is libepdkit.so.0: programs linked against it look
+# for that name, which an install makes a symlink (epd-ffi/install.sh).
+objdump -p "$LIB/libepdkit.so" | grep -q 'SONAME *libepdkit.so.0$' || { echo "libepdkit.so has no SONAME libepdkit.so.0"; exit 1; }
+ln -sf libepdkit.so "$LIB/libepdkit.so.0"
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -119,6 +123,22 @@ for link in shared static; do
 done
 echo "valgrind: $runs runs, $fails failed"
 [ "$fails" -eq 0 ]
+
+step "install (epd-ffi/install.sh) and pkg-config"
+command -v pkg-config >/dev/null || { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"; $SUDO apt-get install -y pkgconf; }
+PREFIX="$WORK/prefix"
+bash epd-ffi/install.sh "$PREFIX"
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+test "$(pkg-config --modversion epdkit)" = "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
+# shellcheck disable=SC2046
+gcc -std=c89 "${C_STRICT[@]}" examples-c/epd_inspect.c -o "$WORK/inspect-pc" $(pkg-config --cflags --libs epdkit) -Wl,-rpath,"$PREFIX/lib"
+readelf -d "$WORK/inspect-pc" | grep -q 'NEEDED.*libepdkit.so.0' || { echo "not linked against libepdkit.so.0"; exit 1; }
+"$WORK/inspect-pc" "$WORK/clean.epd" > /dev/null
+# shellcheck disable=SC2046
+gcc -std=c89 "${C_STRICT[@]}" examples-c/epd_inspect.c -o "$WORK/inspect-pc-static" \
+  $(pkg-config --cflags epdkit) "$PREFIX/lib/libepdkit.a" $(pkg-config --static --libs-only-l epdkit | sed 's/-lepdkit//')
+"$WORK/inspect-pc-static" "$WORK/clean.epd" > /dev/null
+echo "installed, found by pkg-config, linked shared and static, ran"
 
 step "python binding (unittest)"
 EPDKIT_LIB="$LIB/libepdkit.so" python3 -m unittest discover -s python -v

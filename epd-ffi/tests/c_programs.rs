@@ -65,6 +65,13 @@ fn libs() -> &'static PathBuf {
         for name in ["libepdkit.so", "libepdkit.a"] {
             assert!(dir.join(name).exists(), "{} not built", dir.join(name).display());
         }
+        // Programs linked against the library look for its SONAME,
+        // libepdkit.so.0, which an install makes a symlink.
+        let soname = dir.join("libepdkit.so.0");
+        if !soname.exists() {
+            // Another test thread may make it at the same time.
+            let _ = std::os::unix::fs::symlink("libepdkit.so", &soname);
+        }
         dir
     })
 }
@@ -362,4 +369,18 @@ fn header_include_guard_encloses_everything() {
     assert_eq!(directives.get(1), Some(&"#define EPDKIT_H"));
     assert_eq!(directives.last(), Some(&"#endif /* EPDKIT_H */"));
     assert!(directives.contains(&"#include <stddef.h>"));
+}
+
+/// The shared library names its ABI: SONAME libepdkit.so.MAJOR, and a
+/// program linked against it needs that name.
+#[test]
+fn shared_library_has_a_soname() {
+    let lib = libs().join("libepdkit.so");
+    let out = Command::new("objdump").arg("-p").arg(&lib).output().expect("run objdump");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let soname = text.lines().find(|l| l.trim_start().starts_with("SONAME")).map(|l| l.split_whitespace().last());
+    assert_eq!(soname, Some(Some(format!("libepdkit.so.{}", env!("CARGO_PKG_VERSION_MAJOR")).as_str())), "{text}");
+    let exe = compile("soname_check", &[examples().join("epd_inspect.c")], Link::Shared);
+    let out = Command::new("objdump").arg("-p").arg(&exe).output().expect("run objdump");
+    assert!(String::from_utf8_lossy(&out.stdout).lines().any(|l| l.contains("NEEDED") && l.contains("libepdkit.so.0")));
 }
