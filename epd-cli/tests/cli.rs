@@ -121,3 +121,32 @@ fn every_subcommand_help_shows_examples() {
         assert!(stdout(&o).contains("Examples:"), "{sub} --help has no examples");
     }
 }
+
+/// Terminal escape sequences in the input are shown escaped in text
+/// diagnostics, never sent raw (issue 17: `printf '\x1b]0;PWNED\x07...'`).
+#[test]
+fn control_bytes_never_reach_the_terminal_raw() {
+    let o = epd_stdin(&["check", "-"], b"\x1b]0;PWNED\x07\x1b[31mRED\n");
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr.clone()).expect("utf-8");
+    assert!(err.contains("\\x1b]0;PWNED\\x07\\x1b[31mRED"), "{err}");
+    // Every byte value, inside a record and in a file name, through the
+    // engine verbs' path too.
+    for verb in [&["check", "--lenient", "-"][..], &["mate", "-n", "1", "-"]] {
+        let mut input = Vec::new();
+        for b in 0..=255u8 {
+            input.extend_from_slice(b"4k3/8/8/8/8/8/8/4K3 w - - c0 \"x");
+            input.push(if b == b'\n' { b' ' } else { b });
+            input.extend_from_slice(b"y\"; id ");
+            input.push(if b == b'\n' { b' ' } else { b });
+            input.extend_from_slice(b";\n");
+        }
+        let o = epd_stdin(verb, &input);
+        assert!(!o.stderr.is_empty());
+        let bad: Vec<u8> =
+            o.stderr.iter().copied().filter(|&b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f).collect();
+        assert!(bad.is_empty(), "{verb:?}: raw control bytes {bad:?} on stderr");
+        let text = String::from_utf8_lossy(&o.stderr);
+        assert!(!text.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)), "{verb:?}: a C1 control on stderr");
+    }
+}

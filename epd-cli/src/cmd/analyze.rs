@@ -10,6 +10,7 @@ use epd_core::pipeline::{self, Config, LineReport};
 use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
 use epd_engine::{Engine, Limits, UciConfig, UciEngine};
 
+use crate::diagnostics::{render, DiagFormat};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -202,7 +203,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
         } else {
             None
         };
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| super::render_text(display, quiet, r, buf);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(DiagFormat::Text, quiet, display, r, buf);
         let mut emit = |bytes: &[u8]| match &bar {
             Some(b) => b.suspend(|| {
                 let _ = err.write_all(bytes);

@@ -6,6 +6,7 @@ use std::time::Instant;
 use epd_core::pipeline::{self, Config, LineReport};
 use epd_engine::mate::{MateOptions, MateProver};
 
+use crate::diagnostics::{render, DiagFormat};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -54,7 +55,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let quiet = args.quiet;
     let mut total = plan.run(stdout, |display, input, _, out| {
         let input = BufReader::with_capacity(1 << 16, input);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| super::render_text(display, quiet, r, buf);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(DiagFormat::Text, quiet, display, r, buf);
         let mut emit = |bytes: &[u8]| {
             let _ = err.write_all(bytes);
             let _ = err.flush();

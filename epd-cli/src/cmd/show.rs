@@ -9,6 +9,7 @@ use anyhow::Context;
 use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
 use epd_core::{diagram, has_errors, ParseMode, Record};
 
+use crate::diagnostics::{render, DiagFormat};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -165,7 +166,7 @@ pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Out
         let input = BufReader::with_capacity(1 << 16, input);
         let mut report = |r: &LineReport<'_>| {
             let mut buf = Vec::new();
-            super::render_text(display, false, r, &mut buf);
+            render(DiagFormat::Text, false, display, r, &mut buf);
             let _ = err.write_all(&buf);
         };
         pipeline::run_serial(input, out, &mut proc, &config, &mut report, &mut |_| {})

@@ -6,8 +6,9 @@ use std::path::Path;
 use anyhow::bail;
 use epd_core::pipeline::{self, Config, LineReport};
 use epd_core::verbs::{StreamVerb, Verb};
-use epd_core::{Diagnostic, ParseMode, Severity};
+use epd_core::ParseMode;
 
+use crate::diagnostics::{render, DiagFormat};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -27,16 +28,6 @@ pub const CHECK_EXAMPLES: &str = "Examples:
   epd check suite.epd && echo valid
   epd check --lenient *.epd
   epd check --format json suite.epd | jq .code";
-
-/// How diagnostics are printed.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DiagFormat {
-    /// `file:line:col: error[CODE]: message`, then the offending text.
-    #[default]
-    Text,
-    /// One JSON object per diagnostic and line (JSON Lines).
-    Json,
-}
 
 /// Options shared by the stream verbs.
 #[derive(clap::Args, Debug)]
@@ -105,39 +96,6 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
 }
 
-/// Renders one line's diagnostics (used on worker threads too), writing
-/// straight into `out` without intermediate allocations.
-fn render(format: DiagFormat, quiet: bool, file: &str, r: &LineReport<'_>, out: &mut Vec<u8>) {
-    for d in r.diagnostics {
-        if quiet && d.severity == Severity::Warning {
-            continue;
-        }
-        match format {
-            DiagFormat::Text => {
-                let _ = write!(out, "{file}:{}:{}: {}[{}]: ", r.line_no, d.column(), d.severity, d.code.as_str());
-                out.extend_from_slice(d.message.as_bytes());
-                out.extend_from_slice(b"\n  ");
-                push_excerpt(r.text, out);
-                out.push(b'\n');
-            }
-            DiagFormat::Json => {
-                let _ = writeln!(out, "{}", json(file, r, d));
-            }
-        }
-    }
-}
-
-/// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs
-/// left out, invalid UTF-8 replaced.
-fn push_excerpt(text: &[u8], out: &mut Vec<u8>) {
-    let cut = &text[..text.len().min(200)];
-    if cut.iter().all(|&b| b.is_ascii() && b != 0 && b != b'\r') {
-        out.extend_from_slice(cut);
-    } else {
-        out.extend_from_slice(String::from_utf8_lossy(&excerpt(cut)).as_bytes());
-    }
-}
-
 pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mode = if args.strict {
         ParseMode::Strict
@@ -177,54 +135,6 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
     }
     err.flush()?;
     Ok(stop.outcome(&total))
-}
-
-/// The line as shown under a diagnostic: at most 200 bytes, NULs and CRs
-/// left out.
-fn excerpt(text: &[u8]) -> Vec<u8> {
-    text.iter().copied().filter(|&b| b != 0 && b != b'\r').take(200).collect()
-}
-
-fn json_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// One diagnostic as a JSON object.
-fn json(file: &str, r: &LineReport<'_>, d: &Diagnostic) -> String {
-    let mut s = String::from("{\"file\":");
-    json_str(file, &mut s);
-    s.push_str(&format!(",\"line\":{},\"column\":{},\"severity\":", r.line_no, d.column()));
-    json_str(&d.severity.to_string(), &mut s);
-    s.push_str(",\"code\":");
-    json_str(d.code.as_str(), &mut s);
-    s.push_str(",\"opcode\":");
-    match &d.opcode {
-        Some(o) => json_str(o, &mut s),
-        None => s.push_str("null"),
-    }
-    s.push_str(",\"operand\":");
-    match d.operand {
-        Some(i) => s.push_str(&i.to_string()),
-        None => s.push_str("null"),
-    }
-    s.push_str(",\"message\":");
-    json_str(&d.message, &mut s);
-    s.push_str(",\"text\":");
-    json_str(&String::from_utf8_lossy(&excerpt(r.text)), &mut s);
-    s.push('}');
-    s
 }
 
 /// Counts bytes read and shows a progress bar on a terminal for inputs
