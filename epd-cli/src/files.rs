@@ -146,15 +146,20 @@ impl Plan {
             _ => "<stdout>",
         };
         for name in &self.files {
-            let display = if name == "-" { "<stdin>" } else { name.as_str() };
-            let (input, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
-                (Box::new(io::stdin()), None)
-            } else {
-                let meta = std::fs::metadata(name).with_context(|| format!("cannot open {name}"))?;
-                if meta.is_dir() {
-                    bail!("cannot read {name}: it is a directory");
+            let (display, input, size): (&str, Box<dyn Read + Send>, Option<u64>) = match crate::input::source(name)? {
+                crate::input::Source::Stdin => ("<stdin>", Box::new(io::stdin()), None),
+                crate::input::Source::File(_) => {
+                    let file = File::open(name).with_context(|| format!("cannot open {name}"))?;
+                    let size = file.metadata().ok().map(|m| m.len());
+                    (name.as_str(), Box::new(file), size)
                 }
-                (Box::new(File::open(name).with_context(|| format!("cannot open {name}"))?), Some(meta.len()))
+                crate::input::Source::Text(text) => {
+                    if self.target == Target::InPlace {
+                        bail!("--in-place needs files; {name:?} is a position");
+                    }
+                    let bytes = format!("{text}\n").into_bytes();
+                    ("<argument>", Box::new(io::Cursor::new(bytes)), None)
+                }
             };
             let blame = |e: PipelineError, out: &str| match e {
                 PipelineError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {display}")),

@@ -45,3 +45,36 @@ pub fn position_arg(text: &str) -> Result<Position, BadRecord> {
         text: text.to_owned(),
     })
 }
+
+/// What a FILE-or-RECORD argument is, decided the same way by every
+/// command: standard input (`-`); an existing path, which must be a file
+/// (a directory is refused); or else a position (FEN, or an EPD record),
+/// which must at least have readable position fields.
+#[derive(Debug)]
+pub enum Source {
+    /// `-`.
+    Stdin,
+    /// An existing file.
+    File(String),
+    /// A record given on the command line.
+    Text(String),
+}
+
+/// Classifies one argument (see [`Source`]).
+///
+/// # Errors
+/// A directory, or an argument that is neither an existing path nor a
+/// position: `no such file, and not a position: ARG`.
+pub fn source(arg: &str) -> anyhow::Result<Source> {
+    if arg == "-" {
+        return Ok(Source::Stdin);
+    }
+    match std::fs::metadata(arg) {
+        Ok(m) if m.is_dir() => anyhow::bail!("cannot read {arg}: it is a directory"),
+        Ok(_) => Ok(Source::File(arg.to_owned())),
+        Err(_) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
+            Ok(_) => Ok(Source::Text(arg.to_owned())),
+            Err(e) => anyhow::bail!("no such file, and not a position: {arg} ({e})"),
+        },
+    }
+}

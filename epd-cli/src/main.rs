@@ -53,7 +53,7 @@ enum Command {
     Man,
     /// Validate only: print diagnostics, write no records.
     #[command(after_help = cmd::stream::CHECK_EXAMPLES)]
-    Check(cmd::stream::Common),
+    Check(cmd::stream::CheckArgs),
     /// Count leaf nodes of the legal move tree (perft), or verify a perft suite.
     #[command(after_help = cmd::perft::EXAMPLES)]
     Perft(cmd::perft::Args),
@@ -112,7 +112,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             Outcome::Ok
         }
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
-        Command::Check(args) => cmd::stream::run(Verb::Check, args, ParseMode::Strict, &mut out)?,
+        Command::Check(args) => cmd::stream::run(Verb::Check, args.into(), ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,

@@ -150,3 +150,50 @@ fn control_bytes_never_reach_the_terminal_raw() {
         assert!(!text.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)), "{verb:?}: a C1 control on stderr");
     }
 }
+
+/// Issue 17: a FILE-or-RECORD argument is decided one way everywhere: an
+/// existing path is a file, a directory is refused, anything else must be
+/// a position (exit 2 otherwise, never a diagnostic on `<argument>`).
+#[test]
+fn a_mistyped_file_name_is_not_read_as_a_position() {
+    for args in [
+        &["convert", "--to", "fen", "nosuch.epd"][..],
+        &["show", "nosuchfile.epd"],
+        &["check", "nosuch.epd"],
+        &["mate", "-n", "1", "nosuch.epd"],
+    ] {
+        let o = epd(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("no such file, and not a position: nosuch"), "{args:?}: {err}");
+        assert!(!err.contains("<argument>"), "{args:?}: {err}");
+    }
+    let dir = std::env::temp_dir();
+    let dir = dir.to_str().unwrap();
+    for args in [&["show", dir][..], &["check", dir], &["convert", "--to", "epd", dir]] {
+        let o = epd(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("it is a directory"), "{args:?}");
+    }
+    // A position is accepted where files are: analyze takes a FEN as show does.
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -";
+    let o = epd(&["analyze", "--depth", "2", "-q", fen]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).starts_with(&format!("{fen} ce ")), "{}", stdout(&o));
+}
+
+/// Issue 17: check offers only what means something for it, and value
+/// errors read as a person would write them.
+#[test]
+fn check_has_no_output_flags_and_value_errors_read_plainly() {
+    let o = epd(&["check", "x.epd", "-o", "y.epd"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!std::path::Path::new("y.epd").exists(), "check created its -o file");
+    let help = stdout(&epd(&["check", "--help"]));
+    for flag in ["--output", "--in-place", "--drop-invalid"] {
+        assert!(!help.contains(flag), "check --help offers {flag}");
+    }
+    let o = epd(&["analyze", "--movetime", "0", "x.epd"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--movetime <MS>': must be at least 1 ms"));
+}

@@ -24,6 +24,25 @@ pub const TARGET_EXAMPLES: &str = "Examples:
   epd target --depth 6 --jobs 2 bratko-kopec.epd
   epd target --engine stockfish --nodes 100000 -q wac.epd 2>&1 >/dev/null | tail -1";
 
+/// A time in milliseconds, at least 1, with a message a person would
+/// write when it is not.
+fn at_least_one_ms(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 ms".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err("must be a whole number of milliseconds, such as 500".into()),
+    }
+}
+
+/// A node count, at least 1.
+fn at_least_one_node(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 node".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err("must be a whole number of nodes, such as 100000".into()),
+    }
+}
+
 /// Options shared by `analyze` and `target`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,18 +59,18 @@ pub struct Args {
     engine_args: Vec<String>,
     /// Hard time per position, in milliseconds (default 1000 when no
     /// --depth or --nodes is given).
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MS", value_parser = at_least_one_ms)]
     movetime: Option<u64>,
     /// Soft depth target in plies: the engine stops when it reaches it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
     depth: Option<u32>,
     /// Soft node target: the engine stops when it has searched about N nodes.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = at_least_one_node)]
     nodes: Option<u64>,
     /// Hard wall-clock cap per position in milliseconds: the engine is told
     /// to stop then and what it found is used (default: movetime + grace;
     /// none for a depth or node search without --movetime).
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "MS", value_parser = at_least_one_ms)]
     timeout: Option<u64>,
     /// How long an engine may take to answer after it should have stopped
     /// before it is killed as hung, in milliseconds.

@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
-use std::path::Path;
 
 use anyhow::Context;
 use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
@@ -47,15 +46,22 @@ pub struct ShowArgs {
 fn lines_of(input: &[String]) -> anyhow::Result<Vec<(String, usize, Vec<u8>)>> {
     let joined = input.join(" ");
     let mut out = Vec::new();
-    let read: Option<(String, Box<dyn BufRead>)> = if input.is_empty() || joined == "-" {
-        Some(("<stdin>".into(), Box::new(BufReader::new(io::stdin()))))
-    } else if input.len() == 1 && Path::new(&joined).is_file() {
-        Some((
-            joined.clone(),
-            Box::new(BufReader::new(File::open(&joined).with_context(|| format!("cannot open {joined}"))?)),
-        ))
+    // One argument is a file, `-` or a record; several words are a
+    // record written without quotes.
+    let source = if input.is_empty() {
+        crate::input::Source::Stdin
+    } else if input.len() == 1 {
+        crate::input::source(&joined)?
     } else {
-        None
+        crate::input::Source::Text(joined.clone())
+    };
+    let read: Option<(String, Box<dyn BufRead>)> = match source {
+        crate::input::Source::Stdin => Some(("<stdin>".into(), Box::new(BufReader::new(io::stdin())))),
+        crate::input::Source::File(path) => Some((
+            path.clone(),
+            Box::new(BufReader::new(File::open(&path).with_context(|| format!("cannot open {path}"))?)),
+        )),
+        crate::input::Source::Text(_) => None,
     };
     match read {
         Some((name, r)) => {

@@ -61,6 +61,46 @@ pub struct Common {
     jobs: usize,
 }
 
+/// Options of `epd check`, which writes no records: no output file, no
+/// in-place rewrite, nothing to drop.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Input files; `-` or none for standard input.
+    #[arg(value_name = "FILE")]
+    files: Vec<String>,
+    /// Follow the specification to the letter (the default).
+    #[arg(long, conflicts_with = "lenient")]
+    strict: bool,
+    /// Accept the dialects real files contain, reporting each change.
+    #[arg(long)]
+    lenient: bool,
+    /// Print no warnings, only errors.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Diagnostics format on standard error.
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    format: DiagFormat,
+    /// Worker threads; the diagnostics are the same as with one.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+}
+
+impl From<CheckArgs> for Common {
+    fn from(a: CheckArgs) -> Common {
+        Common {
+            files: a.files,
+            output: None,
+            in_place: false,
+            strict: a.strict,
+            lenient: a.lenient,
+            drop_invalid: false,
+            quiet: a.quiet,
+            format: a.format,
+            jobs: a.jobs,
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 pub struct PurgeArgs {
     /// The opcodes to remove, then the input files (the first word that is
