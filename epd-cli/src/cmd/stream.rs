@@ -29,75 +29,57 @@ pub const CHECK_EXAMPLES: &str = "Examples:
   epd check --lenient *.epd
   epd check --format json suite.epd | jq .code";
 
-/// Options shared by the stream verbs.
+/// How the stream verbs read and report: shared by those that write
+/// records and by check.
 #[derive(clap::Args, Debug)]
-pub struct Common {
+pub struct Reading {
     /// Input files; `-` or none for standard input.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "in_place")]
-    output: Option<String>,
-    /// Rewrite each FILE in place, atomically (temporary file, then rename).
-    #[arg(short = 'i', long)]
-    in_place: bool,
     /// Follow the specification to the letter (default for all but repair).
     #[arg(long, conflicts_with = "lenient")]
     strict: bool,
     /// Accept the dialects real files contain, reporting each change.
     #[arg(long)]
     lenient: bool,
-    /// Leave invalid records out of the output (default: copy them unchanged).
-    #[arg(long)]
-    drop_invalid: bool,
     /// Print no warnings, only errors.
     #[arg(short = 'q', long)]
     quiet: bool,
     /// Diagnostics format on standard error.
     #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
     format: DiagFormat,
-    /// Worker threads; output order and bytes are the same as with one.
+    /// Worker threads; output and diagnostics are the same as with one.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
     jobs: usize,
+}
+
+/// Options of the stream verbs that write records.
+#[derive(clap::Args, Debug)]
+pub struct Common {
+    #[command(flatten)]
+    reading: Reading,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "in_place")]
+    output: Option<String>,
+    /// Rewrite each FILE in place, atomically (temporary file, then rename).
+    #[arg(short = 'i', long)]
+    in_place: bool,
+    /// Leave invalid records out of the output (default: copy them unchanged).
+    #[arg(long)]
+    drop_invalid: bool,
 }
 
 /// Options of `epd check`, which writes no records: no output file, no
 /// in-place rewrite, nothing to drop.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
-    /// Follow the specification to the letter (the default).
-    #[arg(long, conflicts_with = "lenient")]
-    strict: bool,
-    /// Accept the dialects real files contain, reporting each change.
-    #[arg(long)]
-    lenient: bool,
-    /// Print no warnings, only errors.
-    #[arg(short = 'q', long)]
-    quiet: bool,
-    /// Diagnostics format on standard error.
-    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-    format: DiagFormat,
-    /// Worker threads; the diagnostics are the same as with one.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
-    jobs: usize,
+    #[command(flatten)]
+    reading: Reading,
 }
 
 impl From<CheckArgs> for Common {
     fn from(a: CheckArgs) -> Common {
-        Common {
-            files: a.files,
-            output: None,
-            in_place: false,
-            strict: a.strict,
-            lenient: a.lenient,
-            drop_invalid: false,
-            quiet: a.quiet,
-            format: a.format,
-            jobs: a.jobs,
-        }
+        Common { reading: a.reading, output: None, in_place: false, drop_invalid: false }
     }
 }
 
@@ -122,7 +104,7 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     let mut common = args.common;
     let mut opcodes = Vec::new();
     let mut files = Vec::new();
-    for w in std::iter::once(args.opcode).chain(std::mem::take(&mut common.files)) {
+    for w in std::iter::once(args.opcode).chain(std::mem::take(&mut common.reading.files)) {
         if files.is_empty() && is_opcode(&w) && !Path::new(&w).exists() {
             opcodes.push(w);
         } else {
@@ -132,14 +114,15 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     if opcodes.is_empty() {
         bail!("purge needs at least one OPCODE");
     }
-    common.files = files;
+    common.reading.files = files;
     run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
 }
 
 pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mode = if args.strict {
+    let read = &args.reading;
+    let mode = if read.strict {
         ParseMode::Strict
-    } else if args.lenient {
+    } else if read.lenient {
         ParseMode::Lenient
     } else {
         default_mode
@@ -147,13 +130,13 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
     if args.in_place && verb == Verb::Check {
         bail!("--in-place needs a verb that writes records");
     }
-    let plan = Plan::new(&args.files, args.output.as_deref(), args.in_place)?;
+    let plan = Plan::new(&read.files, args.output.as_deref(), args.in_place)?;
     let stop = Stop::install()?;
     let config = Config { drop_invalid: args.drop_invalid, flush_each: false, stop: Some(stop.flag()) };
     let stderr = io::stderr();
     let mut err = BufWriter::new(stderr.lock());
-    let (format, quiet) = (args.format, args.quiet);
-    let mut workers = vec![StreamVerb::new(verb.clone(), mode); args.jobs.max(1)];
+    let (format, quiet) = (read.format, read.quiet);
+    let mut workers = vec![StreamVerb::new(verb.clone(), mode); read.jobs.max(1)];
     let total = plan.run(stdout, |display, input, size, out| {
         let input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
         let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(format, quiet, display, r, buf);
@@ -162,7 +145,7 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
         };
         pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
     })?;
-    if args.format == DiagFormat::Text && (verb == Verb::Check || total.invalid > 0 || total.interrupted) {
+    if format == DiagFormat::Text && (verb == Verb::Check || total.invalid > 0 || total.interrupted) {
         let _ = writeln!(
             err,
             "{} records, {} invalid, {} errors, {} warnings{}",
