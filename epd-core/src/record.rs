@@ -676,11 +676,11 @@ impl Record {
     /// opcodes (each with the blank before it), for removing them from the
     /// text without touching the rest (pfop).
     #[must_use]
-    pub fn source_ranges(&self, line: &[u8], opcodes: &[&str]) -> Vec<Range<usize>> {
+    pub fn source_ranges<S: AsRef<str>>(&self, line: &[u8], opcodes: &[S]) -> Vec<Range<usize>> {
         let mut out: Vec<Range<usize>> = self
             .ops
             .iter()
-            .filter(|o| o.end > o.offset && opcodes.iter().any(|c| c.as_bytes() == self.name_bytes(o.name)))
+            .filter(|o| o.end > o.offset && opcodes.iter().any(|c| c.as_ref().as_bytes() == self.name_bytes(o.name)))
             .map(|o| {
                 let mut start = o.offset as usize;
                 while start > 0 && matches!(line.get(start - 1), Some(b' ' | b'\t')) {

@@ -101,9 +101,8 @@ impl Processor for StreamVerb {
         match &self.verb {
             Verb::Check => return Ok(()),
             Verb::Purge(ops) => {
-                let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
                 let mut at = 0;
-                for r in rec.source_ranges(text, &ops) {
+                for r in rec.source_ranges(text, ops) {
                     out.extend_from_slice(&text[at..r.start]);
                     at = r.end;
                 }
