@@ -5,48 +5,222 @@
 //! name, the message and the excerpt, every byte below 0x20 but TAB, DEL,
 //! the C1 controls and bytes that are not UTF-8 are written escaped
 //! (`\x1b`, `\u{9b}`), so hostile input cannot drive the terminal.
+//!
+//! A [`Printer`] sits between the pipeline and standard error: the
+//! pipeline's workers render each diagnostic into a small frame (its
+//! severity, its code, its bytes), and the printer, in input order, shows
+//! the first `--max-errors` of them, counts the rest, notices binary
+//! input, and closes with per-file summaries and a hint.
 
-use std::io::Write as _;
+use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicU8, Ordering};
 
-use epd_core::pipeline::LineReport;
-use epd_core::{Diagnostic, Severity};
+use anstyle::{AnsiColor, Style};
+use epd_core::pipeline::{LineReport, Summary};
+use epd_core::{Code, Diagnostic, ParseMode, Severity};
 
 /// How diagnostics are printed.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DiagFormat {
-    /// `file:line:col: error[CODE]: message`, then the offending text.
+    /// `file:line:col: error[CODE]: message`, then the offending text
+    /// with a caret under the column.
     #[default]
     Text,
     /// One JSON object per diagnostic and line (JSON Lines).
     Json,
 }
 
-/// The most bytes of a line shown under a diagnostic.
-const EXCERPT: usize = 200;
+/// When to colour text diagnostics.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set or TERM is `dumb`.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
 
-/// Renders one line's diagnostics into `out` (on worker threads too),
-/// warnings left out when `quiet`.
-pub fn render(format: DiagFormat, quiet: bool, file: &str, r: &LineReport<'_>, out: &mut Vec<u8>) {
-    for d in r.diagnostics {
-        if quiet && d.severity == Severity::Warning {
-            continue;
-        }
-        match format {
-            DiagFormat::Text => {
-                push_escaped(file.as_bytes(), out);
-                let _ = write!(out, ":{}:{}: {}[{}]: ", r.line_no, d.column(), d.severity, d.code.as_str());
-                push_escaped(d.message.as_bytes(), out);
-                out.extend_from_slice(b"\n  ");
-                push_escaped(excerpt(r.text), out);
-                out.push(b'\n');
-            }
-            DiagFormat::Json => {
-                if serde_json::to_writer(&mut *out, &Json::new(file, r, d)).is_ok() {
-                    out.push(b'\n');
-                }
-            }
+/// The `--color` choice, set once by `main` (0 auto, 1 always, 2 never).
+static COLOR: AtomicU8 = AtomicU8::new(0);
+
+/// Records the `--color` choice for every printer of this run.
+pub fn set_color(choice: ColorChoice) {
+    COLOR.store(choice as u8, Ordering::Relaxed);
+}
+
+/// Whether standard error gets colour.
+#[must_use]
+pub fn stderr_color() -> bool {
+    match COLOR.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            io::stderr().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
         }
     }
+}
+
+/// The diagnostics options of every verb that reads records.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct DiagArgs {
+    /// Diagnostics format on standard error.
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    pub format: DiagFormat,
+    /// Show at most N diagnostics, then count the rest (0: show all).
+    /// Default: 200 when standard error is a terminal and the format is
+    /// text, else all.
+    #[arg(long, value_name = "N")]
+    pub max_errors: Option<u64>,
+}
+
+/// The default cap on a terminal.
+pub const TERMINAL_MAX: u64 = 200;
+
+/// The most bytes of a line shown under a diagnostic.
+const EXCERPT: usize = 160;
+
+/// The styles of text diagnostics (all plain without colour).
+#[derive(Clone, Copy, Debug)]
+struct Paint {
+    error: Style,
+    warning: Style,
+    place: Style,
+    caret: Style,
+    hint: Style,
+}
+
+impl Paint {
+    fn new(color: bool) -> Paint {
+        if !color {
+            let plain = Style::new();
+            return Paint { error: plain, warning: plain, place: plain, caret: plain, hint: plain };
+        }
+        let bold = Style::new().bold();
+        Paint {
+            error: bold.fg_color(Some(AnsiColor::Red.into())),
+            warning: bold.fg_color(Some(AnsiColor::Yellow.into())),
+            place: bold,
+            caret: bold.fg_color(Some(AnsiColor::Green.into())),
+            hint: bold.fg_color(Some(AnsiColor::Cyan.into())),
+        }
+    }
+}
+
+/// Writes `text` in `style`.
+fn styled(out: &mut Vec<u8>, style: Style, text: &[u8]) {
+    let _ = write!(out, "{}", style.render());
+    out.extend_from_slice(text);
+    let _ = write!(out, "{}", style.render_reset());
+}
+
+/// How one file's diagnostics are rendered: a plain value, copied to the
+/// worker threads.
+#[derive(Clone, Copy, Debug)]
+pub struct Render<'a> {
+    format: DiagFormat,
+    quiet: bool,
+    paint: Paint,
+    file: &'a str,
+}
+
+/// The length of a frame's header: severity (1), code (2), length (4).
+const HEADER: usize = 7;
+
+impl Render<'_> {
+    /// Renders one line's diagnostics into `out`, one frame each
+    /// (warnings left out when quiet). Runs on worker threads.
+    pub fn line(&self, r: &LineReport<'_>, out: &mut Vec<u8>) {
+        for d in r.diagnostics {
+            if self.quiet && d.severity == Severity::Warning {
+                continue;
+            }
+            let start = out.len();
+            out.extend_from_slice(&[0; HEADER]);
+            match self.format {
+                DiagFormat::Text => text(self.paint, self.file, r.line_no, r.text, d, out),
+                DiagFormat::Json => {
+                    if serde_json::to_writer(&mut *out, &Json::new(self.file, r, d)).is_ok() {
+                        out.push(b'\n');
+                    }
+                }
+            }
+            let len = u32::try_from(out.len() - start - HEADER).unwrap_or(u32::MAX);
+            let code = Code::ALL.iter().position(|&c| c == d.code).unwrap_or(0) as u16;
+            out[start] = u8::from(d.severity == Severity::Error);
+            out[start + 1..start + 3].copy_from_slice(&code.to_le_bytes());
+            out[start + 3..start + HEADER].copy_from_slice(&len.to_le_bytes());
+        }
+    }
+}
+
+/// `file:line:col: error[CODE]: message`, the excerpt, and a caret under
+/// the column.
+fn text(paint: Paint, file: &str, line_no: u64, line: &[u8], d: &Diagnostic, out: &mut Vec<u8>) {
+    let mut place = Vec::new();
+    push_escaped(file.as_bytes(), &mut place);
+    let _ = write!(place, ":{}:{}:", line_no, d.column());
+    styled(out, paint.place, &place);
+    out.push(b' ');
+    let (style, word) = match d.severity {
+        Severity::Error => (paint.error, "error"),
+        Severity::Warning => (paint.warning, "warning"),
+    };
+    styled(out, style, format!("{word}[{}]", d.code.as_str()).as_bytes());
+    out.extend_from_slice(b": ");
+    push_escaped(d.message.as_bytes(), out);
+    out.push(b'\n');
+    let (shown, caret) = excerpt(line, d.offset);
+    if shown.is_empty() && caret.is_none() {
+        return;
+    }
+    out.extend_from_slice(b"  ");
+    out.extend_from_slice(&shown);
+    out.push(b'\n');
+    if let Some(pad) = caret {
+        out.extend_from_slice(b"  ");
+        out.extend_from_slice(&pad);
+        styled(out, paint.caret, b"^");
+        out.push(b'\n');
+    }
+}
+
+/// The part of a line shown under a diagnostic, escaped, and the padding
+/// that puts a caret under byte `offset` (tabs kept as tabs, so the caret
+/// lines up whatever the tab stops). A window of [`EXCERPT`] bytes around
+/// the offset, with `...` where the line was cut; the CRs and NULs that
+/// end a line are left out (a diagnostic of its own names those). No
+/// caret when the offset is past the shown text by more than a column.
+fn excerpt(line: &[u8], offset: usize) -> (Vec<u8>, Option<Vec<u8>>) {
+    let end = line.iter().rposition(|&b| b != b'\r' && b != 0).map_or(0, |i| i + 1);
+    let line = &line[..end];
+    let from = if offset + 20 > EXCERPT { (offset + 40).saturating_sub(EXCERPT).min(line.len()) } else { 0 };
+    // Start on a character boundary.
+    let from = (from..line.len()).find(|&i| line[i] & 0xc0 != 0x80).unwrap_or(from);
+    let to = (from + EXCERPT).min(line.len());
+    let to = (to..line.len()).find(|&i| line[i] & 0xc0 != 0x80).unwrap_or(line.len());
+    let mut shown = Vec::new();
+    if from > 0 {
+        shown.extend_from_slice(b"...");
+    }
+    let mut pad = Vec::new();
+    if offset >= from && offset <= to {
+        let mut before = Vec::new();
+        push_escaped(&line[from..offset.min(line.len())], &mut before);
+        pad.extend(std::iter::repeat_n(b' ', if from > 0 { 3 } else { 0 }));
+        for c in String::from_utf8_lossy(&before).chars() {
+            pad.push(if c == '\t' { b'\t' } else { b' ' });
+        }
+    }
+    push_escaped(&line[from..to], &mut shown);
+    if to < line.len() {
+        shown.extend_from_slice(b"...");
+    }
+    let caret = (offset >= from && offset <= to).then_some(pad);
+    (shown, caret)
 }
 
 /// One diagnostic as a JSON object (field order as printed).
@@ -60,14 +234,15 @@ struct Json<'a> {
     opcode: Option<&'a str>,
     operand: Option<usize>,
     message: &'a str,
-    /// The excerpt: NULs and CRs left out, bytes that are not UTF-8
-    /// replaced (JSON escapes every control character).
+    /// The first bytes of the line: NULs and CRs left out, bytes that are
+    /// not UTF-8 replaced (JSON escapes every control character).
     text: String,
 }
 
 impl<'a> Json<'a> {
     fn new(file: &'a str, r: &LineReport<'_>, d: &'a Diagnostic) -> Json<'a> {
-        let kept: Vec<u8> = excerpt(r.text).iter().copied().filter(|&b| b != 0 && b != b'\r').collect();
+        let cut = &r.text[..r.text.len().min(200)];
+        let kept: Vec<u8> = cut.iter().copied().filter(|&b| b != 0 && b != b'\r').collect();
         Json {
             file,
             line: r.line_no,
@@ -82,19 +257,9 @@ impl<'a> Json<'a> {
     }
 }
 
-/// The part of a line shown under a diagnostic: its first bytes, without
-/// the CRs and NULs that end it (a CRLF line end, NUL padding: a
-/// diagnostic of its own names those).
-fn excerpt(text: &[u8]) -> &[u8] {
-    let cut = &text[..text.len().min(EXCERPT)];
-    let end = cut.iter().rposition(|&b| b != b'\r' && b != 0).map_or(0, |i| i + 1);
-    &cut[..end]
-}
-
 /// Appends `text` with every byte a terminal could act on escaped: C0
-/// controls but TAB, DEL and C1 controls as `\xNN` or `\u{NN}`, a
-/// backslash before an escape-like sequence left as it is, and bytes that
-/// are not UTF-8 as `\xNN`.
+/// controls but TAB, DEL and C1 controls as `\xNN` or `\u{NN}`, and bytes
+/// that are not UTF-8 as `\xNN`.
 pub fn push_escaped(text: &[u8], out: &mut Vec<u8>) {
     if text.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\t') {
         out.extend_from_slice(text);
@@ -119,6 +284,217 @@ pub fn push_escaped(text: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// Why an input looks like binary data rather than text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binary {
+    /// A NUL byte at this offset in the first block.
+    Nul(usize),
+    /// This share (percent) of the first block is neither printable text
+    /// nor UTF-8.
+    NotText(usize),
+}
+
+/// Sniffs the first block of an input (up to 8 KiB): binary when more
+/// than a tenth of it is neither printable text nor UTF-8 and a NUL byte
+/// comes in its first KiB, or when more than 30 % of it is. A text file
+/// with a stray NUL line, control bytes or Latin-1 letters is not binary;
+/// its lines get the usual diagnostics.
+#[must_use]
+pub fn sniff(head: &[u8]) -> Option<Binary> {
+    let head = &head[..head.len().min(8192)];
+    if head.len() < 32 {
+        return None;
+    }
+    let mut odd = 0usize;
+    for chunk in head.utf8_chunks() {
+        odd += chunk.invalid().len();
+        odd += chunk.valid().chars().filter(|&c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')).count();
+    }
+    let percent = odd * 100 / head.len();
+    let nul = head[..head.len().min(1024)].iter().position(|&b| b == 0);
+    match nul {
+        Some(i) if percent >= 10 => Some(Binary::Nul(i)),
+        _ if percent > 30 => Some(Binary::NotText(percent)),
+        _ => None,
+    }
+}
+
+/// Shows the diagnostics of a run in input order, capped; counts what it
+/// does not show; closes with per-file lines, totals and a hint.
+#[derive(Debug)]
+pub struct Printer {
+    format: DiagFormat,
+    quiet: bool,
+    color: bool,
+    /// Diagnostics still to show; `None`: no cap.
+    left: Option<u64>,
+    /// Diagnostics not shown because of the cap.
+    hidden: u64,
+    /// Diagnostics of the current file not shown because it is binary.
+    binary: bool,
+    /// Errors by code (index in `Code::ALL`), binary files left out.
+    by_code: Vec<u64>,
+}
+
+impl Printer {
+    /// A printer for these options; `quiet` leaves warnings out.
+    #[must_use]
+    pub fn new(args: &DiagArgs, quiet: bool) -> Printer {
+        let terminal = io::stderr().is_terminal();
+        let cap = match args.max_errors {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None if terminal && args.format == DiagFormat::Text => Some(TERMINAL_MAX),
+            None => None,
+        };
+        Printer {
+            format: args.format,
+            quiet,
+            color: args.format == DiagFormat::Text && stderr_color(),
+            left: cap,
+            hidden: 0,
+            binary: false,
+            by_code: vec![0; Code::ALL.len()],
+        }
+    }
+
+    /// The renderer of `file`'s diagnostics, for the pipeline.
+    #[must_use]
+    pub fn render<'a>(&self, file: &'a str) -> Render<'a> {
+        Render { format: self.format, quiet: self.quiet, paint: Paint::new(self.color), file }
+    }
+
+    /// Starts a file whose first block is `head`: binary input is
+    /// reported here, once, and its text diagnostics are counted but not
+    /// shown (JSON still lists them all).
+    pub fn start_file(&mut self, file: &str, head: &[u8], err: &mut dyn Write) {
+        self.binary = false;
+        if self.format != DiagFormat::Text {
+            return;
+        }
+        let Some(why) = sniff(head) else { return };
+        self.binary = true;
+        let why = match why {
+            Binary::Nul(i) => format!("a NUL byte at offset {i}"),
+            Binary::NotText(p) => format!("{p}% of its first bytes are not text"),
+        };
+        let mut out = Vec::new();
+        let mut name = Vec::new();
+        push_escaped(file.as_bytes(), &mut name);
+        let paint = Paint::new(self.color);
+        styled(&mut out, paint.place, &[&name[..], b":"].concat());
+        out.push(b' ');
+        styled(&mut out, paint.error, b"error");
+        let _ = writeln!(
+            out,
+            ": this looks like binary data, not EPD ({why}); its line diagnostics are counted, not shown \
+             (--format json lists them)"
+        );
+        let _ = err.write_all(&out);
+    }
+
+    /// Takes a batch of frames from [`Render::line`] and shows what the
+    /// cap allows.
+    pub fn emit(&mut self, mut frames: &[u8], err: &mut dyn Write) {
+        while frames.len() >= HEADER {
+            let code = usize::from(u16::from_le_bytes([frames[1], frames[2]]));
+            let error = frames[0] == 1;
+            let len = u32::from_le_bytes([frames[3], frames[4], frames[5], frames[6]]) as usize;
+            let end = (HEADER + len).min(frames.len());
+            let body = &frames[HEADER..end];
+            frames = &frames[end..];
+            if self.binary {
+                continue;
+            }
+            if let Some(n) = self.by_code.get_mut(code).filter(|_| error) {
+                *n += 1;
+            }
+            match &mut self.left {
+                Some(0) => self.hidden += 1,
+                Some(n) => {
+                    *n -= 1;
+                    let _ = err.write_all(body);
+                }
+                None => {
+                    let _ = err.write_all(body);
+                }
+            }
+        }
+    }
+
+    /// `NAME: 300 records, 2 invalid, 3 errors, 0 warnings` (text only).
+    pub fn summary_line<C>(&self, name: &str, s: &Summary<C>, err: &mut dyn Write) {
+        if self.format != DiagFormat::Text {
+            return;
+        }
+        let mut shown = Vec::new();
+        push_escaped(name.as_bytes(), &mut shown);
+        let _ = writeln!(
+            err,
+            "{}: {} records, {} invalid, {} errors, {} warnings{}",
+            String::from_utf8_lossy(&shown),
+            s.records,
+            s.invalid,
+            s.errors,
+            s.warnings,
+            if s.interrupted { " (interrupted)" } else { "" }
+        );
+    }
+
+    /// Closes the run: how many diagnostics the cap hid, and, when most
+    /// records failed a strict reading, a hint naming the commonest code.
+    pub fn finish<C>(&self, total: &Summary<C>, mode: ParseMode, err: &mut dyn Write) {
+        if self.format != DiagFormat::Text {
+            return;
+        }
+        let paint = Paint::new(self.color);
+        let mut out = Vec::new();
+        if self.hidden > 0 {
+            let _ = writeln!(out, "... {} more diagnostics not shown (--max-errors 0 shows them all)", self.hidden);
+        }
+        // The hint is for text in a dialect, not for binary files.
+        let text_diags: u64 = self.by_code.iter().sum();
+        if mode == ParseMode::Strict && total.records >= 4 && total.invalid * 2 > total.records && text_diags > 0 {
+            let common = self.by_code.iter().enumerate().max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)));
+            styled(&mut out, paint.hint, b"hint");
+            let _ = write!(
+                out,
+                ": {} of {} records are invalid when read strictly; --lenient accepts the dialects \
+                 real files use (reporting each change), and `epd repair` rewrites them in canonical form",
+                total.invalid, total.records
+            );
+            if let Some((i, &n)) = common.filter(|&(_, &n)| n > 0) {
+                let code = Code::ALL[i];
+                let _ = write!(out, ". Most frequent: {code} ({}), {n} times: epd explain {code}", code.summary());
+            }
+            out.push(b'\n');
+        }
+        let _ = err.write_all(&out);
+    }
+}
+
+/// Prints one diagnostic about a record given on the command line, the
+/// way the pipeline's are printed.
+pub fn print_argument(text: &str, d: &Diagnostic) {
+    let mut out = Vec::new();
+    let r = LineReport { line_no: 1, text: text.as_bytes(), diagnostics: std::slice::from_ref(d) };
+    let render =
+        Render { format: DiagFormat::Text, quiet: false, paint: Paint::new(stderr_color()), file: "<argument>" };
+    render.line(&r, &mut out);
+    let mut sink = Vec::new();
+    let mut printer = Printer {
+        format: DiagFormat::Text,
+        quiet: false,
+        color: false,
+        left: None,
+        hidden: 0,
+        binary: false,
+        by_code: vec![0; Code::ALL.len()],
+    };
+    printer.emit(&out, &mut sink);
+    let _ = io::stderr().write_all(&sink);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +516,43 @@ mod tests {
         let mut out = Vec::new();
         push_escaped("é\u{1b}[31m\u{9b}\t".as_bytes(), &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "é\\x1b[31m\\u{9b}\t");
+    }
+
+    #[test]
+    fn the_caret_sits_under_the_column() {
+        for (line, offset, shown, caret) in [
+            (&b"8/8/8 w - - bm Nf3"[..], 15, "8/8/8 w - - bm Nf3", "               "),
+            (b"a\tb c", 4, "a\tb c", " \t  "),
+            (b"\x1b[31m x", 6, "\\x1b[31m x", "         "),
+            (b"abc\r\0", 3, "abc", "   "),
+        ] {
+            let (s, c) = excerpt(line, offset);
+            assert_eq!(String::from_utf8(s).unwrap(), shown);
+            assert_eq!(String::from_utf8(c.unwrap()).unwrap(), caret, "{line:?}");
+        }
+        // A column far into a long line: a window around it.
+        let long: Vec<u8> = (0..1000).map(|i| b'a' + (i % 26) as u8).collect();
+        let (s, c) = excerpt(&long, 900);
+        let s = String::from_utf8(s).unwrap();
+        let c = c.unwrap();
+        assert!(s.starts_with("...") && s.ends_with("..."), "{s}");
+        assert_eq!(s.as_bytes()[c.len()], long[900]);
+    }
+
+    #[test]
+    fn binary_input_is_recognised_and_text_is_not() {
+        // A gzip header then compressed bytes.
+        let mut gz = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03".to_vec();
+        gz.extend((0u32..500).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8));
+        assert_eq!(sniff(&gz), Some(Binary::Nul(3)));
+        // Text with a line of NULs and one of control bytes is text.
+        let mut text = b"8/8/8/8/8/8/8/8 w - -\n\0\0\n\x1b[31m\n".to_vec();
+        text.extend_from_slice(&b"4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"good\";\n".repeat(3));
+        assert_eq!(sniff(&text), None);
+        assert_eq!(sniff("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - c0 \"Müller\";\n".as_bytes()), None);
+        let random: Vec<u8> = (0u32..4096).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8 | 1).collect();
+        assert!(matches!(sniff(&random), Some(Binary::NotText(_))));
+        let latin1: Vec<u8> = b"8/8/8/8/8/8/8/8 w - - c0 \"M\xfcller\";\n".repeat(10);
+        assert_eq!(sniff(&latin1), None);
     }
 }

@@ -4,7 +4,7 @@
 //! fails.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -80,6 +80,8 @@ enum Target {
 pub struct Plan {
     files: Vec<String>,
     target: Target,
+    /// `-o FILE` is extended, not replaced (a resumed run).
+    append: bool,
 }
 
 /// `true` if `a` and `b` name the same existing file.
@@ -119,7 +121,28 @@ impl Plan {
                 }
             }
         };
-        Ok(Plan { files, target })
+        Ok(Plan { files, target, append: false })
+    }
+
+    /// Writes at the end of the `-o` file instead of replacing it.
+    pub fn append(&mut self) {
+        self.append = true;
+    }
+
+    /// The number of inputs.
+    #[must_use]
+    pub fn inputs(&self) -> usize {
+        self.files.len()
+    }
+
+    /// The name shown for input `i`: the file, `<stdin>` or `<argument>`.
+    #[must_use]
+    pub fn name(&self, i: usize) -> &str {
+        match self.files.get(i).map(String::as_str) {
+            Some("-") | None => "<stdin>",
+            Some(f) if std::fs::metadata(f).is_ok() => f,
+            Some(_) => "<argument>",
+        }
     }
 
     /// Runs `each` over every input in turn: it gets the name to show,
@@ -137,7 +160,9 @@ impl Plan {
         let mut total = Summary::<C>::default();
         let mut file_out = match &self.target {
             Target::File(path) => {
-                Some(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?))
+                let file =
+                    if self.append { std::fs::OpenOptions::new().append(true).open(path) } else { File::create(path) };
+                Some(BufWriter::new(file.with_context(|| format!("cannot create {path}"))?))
             }
             _ => None,
         };
@@ -147,8 +172,14 @@ impl Plan {
         };
         for name in &self.files {
             let (display, input, size): (&str, Box<dyn Read + Send>, Option<u64>) = match crate::input::source(name)? {
-                crate::input::Source::Stdin => ("<stdin>", Box::new(io::stdin()), None),
-                crate::input::Source::File(_) => {
+                crate::input::Source::Stdin => {
+                    if io::stdin().is_terminal() {
+                        // Not a silent wait: say what the program expects.
+                        eprintln!("epd: reading records from the terminal; end with Ctrl-D (or give a FILE)");
+                    }
+                    ("<stdin>", Box::new(io::stdin()), None)
+                }
+                crate::input::Source::File => {
                     let file = File::open(name).with_context(|| format!("cannot open {name}"))?;
                     let size = file.metadata().ok().map(|m| m.len());
                     (name.as_str(), Box::new(file), size)

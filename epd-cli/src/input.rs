@@ -1,49 +1,36 @@
 //! Reading positions given on the command line.
 
-use epd_core::{parse_fields, Counters, ParseMode, Position};
+use epd_core::{parse_fields, Code, Counters, Diagnostic, ParseMode, Position, Severity};
 
-/// An argument that should hold a position could not be read.
+/// An argument that should hold a position could not be read: printed
+/// by the one diagnostic renderer as `<argument>:1:COL`.
 #[derive(Debug)]
 pub struct BadRecord {
-    pub column: usize,
-    pub code: &'static str,
-    pub message: String,
+    pub diagnostic: Diagnostic,
     pub text: String,
 }
 
 impl std::fmt::Display for BadRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "<argument>:1:{}: error[{}]: {}\n  {}\n  {:>width$}",
-            self.column,
-            self.code,
-            self.message,
-            self.text,
-            "^",
-            width = self.column
-        )
+        write!(f, "<argument>:1:{}: {}", self.diagnostic.column(), self.diagnostic)
     }
 }
 
 impl std::error::Error for BadRecord {}
 
+fn bad(code: Code, offset: usize, message: String, text: &str) -> BadRecord {
+    let diagnostic = Diagnostic { severity: Severity::Error, code, offset, opcode: None, operand: None, message };
+    BadRecord { diagnostic, text: text.to_owned() }
+}
+
 /// Reads a RECORD argument: a FEN, or an EPD record whose operations are
 /// ignored here. Lenient about dialect, strict about legality.
 pub fn position_arg(text: &str) -> Result<Position, BadRecord> {
     let bytes = text.as_bytes();
-    let parsed = parse_fields(bytes, ParseMode::Lenient, Counters::Optional).map_err(|e| BadRecord {
-        column: e.offset + 1,
-        code: "E001",
-        message: e.to_string(),
-        text: text.to_owned(),
-    })?;
-    Position::from_setup(parsed.setup).map_err(|e| BadRecord {
-        column: 1,
-        code: "E002",
-        message: format!("illegal position: {e}"),
-        text: text.to_owned(),
-    })
+    let parsed = parse_fields(bytes, ParseMode::Lenient, Counters::Optional)
+        .map_err(|e| bad(Code::PositionSyntax, e.offset, e.to_string(), text))?;
+    Position::from_setup(parsed.setup)
+        .map_err(|e| bad(Code::IllegalPosition, 0, format!("illegal position: {e}"), text))
 }
 
 /// What a FILE-or-RECORD argument is, decided the same way by every
@@ -55,7 +42,7 @@ pub enum Source {
     /// `-`.
     Stdin,
     /// An existing file.
-    File(String),
+    File,
     /// A record given on the command line.
     Text(String),
 }
@@ -71,7 +58,7 @@ pub fn source(arg: &str) -> anyhow::Result<Source> {
     }
     match std::fs::metadata(arg) {
         Ok(m) if m.is_dir() => anyhow::bail!("cannot read {arg}: it is a directory"),
-        Ok(_) => Ok(Source::File(arg.to_owned())),
+        Ok(_) => Ok(Source::File),
         Err(_) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
             Ok(_) => Ok(Source::Text(arg.to_owned())),
             Err(e) => anyhow::bail!("no such file, and not a position: {arg} ({e})"),

@@ -17,6 +17,9 @@ mod input;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour in diagnostics: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, global = true, default_value_t = diagnostics::ColorChoice::Auto, value_name = "WHEN")]
+    color: diagnostics::ColorChoice,
 }
 
 #[derive(Subcommand, Debug)]
@@ -87,6 +90,7 @@ pub enum Outcome {
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    diagnostics::set_color(cli.color);
     if let Command::Uci = cli.command {
         // Before the stdout lock below: the engine's search thread writes too.
         return cmd::uci::run();
@@ -139,7 +143,7 @@ fn main() -> ExitCode {
             // A record given on the command line that cannot be read is
             // invalid input (exit 1), reported as a diagnostic.
             if let Some(bad) = e.downcast_ref::<input::BadRecord>() {
-                eprintln!("{bad}");
+                diagnostics::print_argument(&bad.text, &bad.diagnostic);
                 return ExitCode::from(1);
             }
             eprintln!("epd: error: {e:#}");

@@ -102,10 +102,19 @@ fn line_count(data: &[u8]) -> usize {
 }
 
 /// The (line, column, code) of every diagnostic on stderr whose severity
-/// is `severity`, read from `file:line:col: severity[CODE]: message`.
+/// is `severity`, read from `file:line:col: severity[CODE]: message` or
+/// from the JSON Lines of `--format json`.
 fn diagnostics(run: &Run, file: &str, severity: &str) -> Vec<(usize, usize, String)> {
     let mut found = Vec::new();
     for line in run.stderr.lines() {
+        if line.starts_with('{') {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON diagnostic");
+            if v["file"] == file && v["severity"] == severity {
+                let n = |k: &str| v[k].as_u64().expect("a number") as usize;
+                found.push((n("line"), n("column"), v["code"].as_str().expect("a code").to_owned()));
+            }
+            continue;
+        }
         let Some(rest) = line.strip_prefix(file).and_then(|r| r.strip_prefix(':')) else { continue };
         let mut parts = rest.splitn(3, ':');
         let (Some(l), Some(c), Some(tail)) = (parts.next(), parts.next(), parts.next()) else { continue };
@@ -133,7 +142,8 @@ fn assert_sane(run: &Run, what: &str, input_len: usize) {
 /// output is the input, a final newline added if it had none.
 fn check_and_normalize_invalid(name: &str, data: &[u8]) -> Vec<(usize, usize, String)> {
     let file = TempFile::new(name, data);
-    let check = epd(&["check", file.path()]);
+    // JSON: binary input gets one line in text, every diagnostic here.
+    let check = epd(&["check", "--format", "json", file.path()]);
     assert_sane(&check, &format!("check {name}"), data.len());
     assert_eq!(check.code, 1, "check {name}: invalid input must exit 1");
     assert!(check.stdout.is_empty(), "check writes no records");
@@ -150,7 +160,7 @@ fn check_and_normalize_invalid(name: &str, data: &[u8]) -> Vec<(usize, usize, St
         assert!(code.len() == 4 && code.starts_with('E'), "{name}: code {code}");
     }
 
-    let normalize = epd(&["normalize", file.path()]);
+    let normalize = epd(&["normalize", "--format", "json", file.path()]);
     assert_sane(&normalize, &format!("normalize {name}"), data.len());
     assert_eq!(normalize.code, 1, "normalize {name}: invalid input must exit 1");
     assert_eq!(line_count(&normalize.stdout), line_count(data), "normalize {name}: a line was lost or added");
@@ -191,6 +201,17 @@ fn three_megabytes_of_random_bytes() {
     // Random lines are never records: one error at least per non-blank
     // line, so thousands (3 MiB holds about 12,000 '\n').
     assert!(errors.len() > 10_000, "only {} errors", errors.len());
+
+    // In text, binary input is reported once, not line by line (the
+    // issue: 200 KB of random bytes gave 3,225 lines of garbage).
+    let file = TempFile::new("random-text.bin", &data);
+    let run = epd(&["check", file.path()]);
+    assert_eq!(run.code, 1);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert!(lines[0].contains("this looks like binary data, not EPD"), "{}", head(&run.stderr));
+    assert_eq!(lines.len(), 2, "one message and the summary: {}", head(&run.stderr));
+    let counts = format!(" invalid, {} errors, ", errors.len());
+    assert!(lines[1].starts_with(&format!("{}: ", file.path())) && lines[1].contains(&counts), "{}", lines[1]);
 
     let file = TempFile::new("random.pgn", &data);
     let run = epd(&["from-pgn", file.path()]);

@@ -85,6 +85,8 @@ pub trait Processor: Send {
 /// record.
 #[derive(Debug)]
 pub struct Job<'a, C> {
+    /// The record's 1-based line number in the input.
+    pub line: u64,
     /// The text the record was read from (the line, or two joined lines).
     pub text: &'a [u8],
     /// The record's diagnostics so far; a processor may add its own.
@@ -114,6 +116,9 @@ pub struct Config<'a> {
     /// Raised to stop the run: no new record is taken, every finished one
     /// is written.
     pub stop: Option<&'a AtomicBool>,
+    /// Lines of the input already consumed before the run (a resumed
+    /// run): line numbers start after them.
+    pub lines_before: u64,
 }
 
 impl Config<'_> {
@@ -294,7 +299,7 @@ pub fn run<P: Processor, R: BufRead + Send, W: Write>(
         drop(done_tx);
         // Reader thread: batches in order; it stops when the workers do.
         let reader = scope.spawn(move || -> Result<(), PipelineError> {
-            let mut batcher = Batcher::new(&mut input, target);
+            let mut batcher = Batcher::new(&mut input, target, config.lines_before);
             while !halt.load(Ordering::Relaxed) && !config.stopped() {
                 let Some(b) = batcher.next_batch(spare.take())? else { break };
                 if batch_tx.send(b).is_err() {
@@ -381,7 +386,7 @@ pub fn run_serial<P: Processor, R: BufRead, W: Write>(
     progress: &mut dyn FnMut(&Summary<P::Counts>),
 ) -> Result<Summary<P::Counts>, PipelineError> {
     let mut output = Output { inner: output, flush_each: config.flush_each };
-    let s = serial(input, &mut output, proc, config, 0, report, progress)?;
+    let s = serial(input, &mut output, proc, config, config.lines_before, report, progress)?;
     output.inner.flush().map_err(PipelineError::Write)?;
     Ok(s)
 }
@@ -649,7 +654,7 @@ fn serial<P: Processor, R: BufRead, W: Write>(
         let invalid = has_errors(&diags) || rec.position().is_none();
         out.clear();
         let mut counts = P::Counts::default();
-        let job = Job { text, diags: &mut diags, out: &mut out, counts: &mut counts };
+        let job = Job { line: line_no, text, diags: &mut diags, out: &mut out, counts: &mut counts };
         if !invalid && proc.record(&mut rec, job).is_err() {
             // Not finished: neither counted nor written.
             summary.records -= 1;
@@ -765,8 +770,8 @@ struct Batcher<R> {
 }
 
 impl<R: BufRead> Batcher<R> {
-    fn new(input: R, target: usize) -> Batcher<R> {
-        Batcher { input, carry: Vec::new(), index: 0, line: 1, tail: false, eof: false, target }
+    fn new(input: R, target: usize, lines_before: u64) -> Batcher<R> {
+        Batcher { input, carry: Vec::new(), index: 0, line: 1 + lines_before, tail: false, eof: false, target }
     }
 
     /// Appends the carried bytes, or the next block of input, to `data`;

@@ -113,6 +113,21 @@ pub struct AnalysisCounts {
     pub unscored: u64,
     /// Nodes the engines reported, all records.
     pub nodes: u64,
+    /// Every scored record (with bm or am), in input order: where it is,
+    /// its id and how it fared. Grows with the scored records only, so a
+    /// run over unscored positions keeps none.
+    pub scored: Vec<Scored>,
+}
+
+/// One scored record of an analysis run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scored {
+    /// Its 1-based line in the input.
+    pub line: u64,
+    /// Its `id` operand, if it has one.
+    pub id: Option<String>,
+    /// Solved (pm in bm, not in am) or missed.
+    pub solved: bool,
 }
 
 impl core::ops::AddAssign for AnalysisCounts {
@@ -123,6 +138,7 @@ impl core::ops::AddAssign for AnalysisCounts {
         self.missed += o.missed;
         self.unscored += o.unscored;
         self.nodes += o.nodes;
+        self.scored.extend(o.scored);
     }
 }
 
@@ -205,7 +221,7 @@ impl<E: Engine + ?Sized> Processor for Analyzer<'_, E> {
     }
 
     fn record(&mut self, rec: &mut Record, job: Job<'_, AnalysisCounts>) -> Result<(), Interrupted> {
-        let Job { diags, out, counts, .. } = job;
+        let Job { line, diags, out, counts, .. } = job;
         let Some(pos) = rec.position().copied() else { return Ok(()) };
         let engine = &mut *self.engine;
         let result = engine.new_game().and_then(|()| engine.analyze_record(rec, &pos, &self.options.limits, self.stop));
@@ -226,10 +242,15 @@ impl<E: Engine + ?Sized> Processor for Analyzer<'_, E> {
                     diags.push(engine_diag(Severity::Error, format!("analysis not recordable: {e}")));
                     counts.faults += 1;
                 }
-                match verdict(rec, a.pv.first().copied()) {
+                let v = verdict(rec, a.pv.first().copied());
+                match v {
                     Verdict::Solved => counts.solved += 1,
                     Verdict::Missed => counts.missed += 1,
                     Verdict::Unscored => counts.unscored += 1,
+                }
+                if v != Verdict::Unscored {
+                    let id = rec.id().map(|id| String::from_utf8_lossy(id).into_owned());
+                    counts.scored.push(Scored { line, id, solved: v == Verdict::Solved });
                 }
             }
             Err(e) => {

@@ -517,7 +517,7 @@ fn run_parallel(
 ) -> Result<epd_core::verbs::VerbSummary, epd_core::pipeline::PipelineError> {
     use epd_core::pipeline::{self, Config};
     let mut workers = vec![epd_core::verbs::StreamVerb::new(verb.clone(), options.mode); jobs];
-    let config = Config { drop_invalid: options.drop_invalid, flush_each: one_by_one, stop: None };
+    let config = Config { drop_invalid: options.drop_invalid, flush_each: one_by_one, stop: None, lines_before: 0 };
     pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
 }
 

@@ -6,13 +6,16 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use epd_core::pipeline::{self, Config, LineReport};
-use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
+use epd_core::pipeline::{self, Config, LineReport, PipelineError};
+use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer, Scored};
 use epd_engine::{Engine, Limits, UciConfig, UciEngine};
+use std::path::Path;
 
-use crate::diagnostics::{render, DiagFormat};
+use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
+
+mod resume;
 
 pub const ANALYZE_EXAMPLES: &str = "Examples:
   epd analyze --movetime 500 suite.epd > analysed.epd       # the built-in engine
@@ -100,9 +103,31 @@ pub struct Args {
     /// Leave invalid records out of the output (default: copy them unchanged).
     #[arg(long)]
     drop_invalid: bool,
-    /// Print no warnings and no summary, only errors.
+    /// Quiet: no warnings, no progress bar and no summary (unless
+    /// --summary asks for one), only errors.
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// The summary on standard error at the end: `text` (the default,
+    /// with the ids of missed records), or `json` (one object on the last
+    /// line: counts, and the ids of solved and missed records).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    summary: Option<SummaryFormat>,
+    /// Go on with an interrupted run: `-o FILE` holds the first records of
+    /// this input's output (a torn last line is dropped); they are checked
+    /// against the input, kept, and the run goes on from the next record.
+    #[arg(long, requires = "output")]
+    resume: bool,
+    #[command(flatten)]
+    diag: DiagArgs,
+}
+
+/// How the run's summary is printed.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 fn limits(args: &Args) -> Limits {
@@ -192,21 +217,46 @@ fn count_lines(path: &str) -> Option<u64> {
 pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let limits = limits(&args);
     let options = AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm };
-    let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let mut plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let mut resumed = None;
+    if args.resume {
+        if plan.inputs() > 1 {
+            bail!("--resume takes one input");
+        }
+        let out = args.output.as_deref().unwrap_or("-");
+        if out == "-" {
+            bail!("--resume needs -o FILE, the output of the interrupted run");
+        }
+        resumed = Some(resume::prepare(Path::new(out))?);
+        plan.append();
+    }
     let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine))?;
     let stop = Stop::install()?;
-    let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()) };
     let mut err = BufWriter::new(io::stderr().lock());
     let terminal = io::stderr().is_terminal();
     let start = Instant::now();
     let engine_name = engines.first().map_or("?", |e| e.name()).to_owned();
     let jobs = engines.len();
     let mut workers: Vec<_> = engines.iter_mut().map(|e| Analyzer::new(&mut **e, &options, stop.flag())).collect();
-    let mut files = 0;
     let quiet = args.quiet;
+    let summary = args.summary.or((!quiet).then_some(SummaryFormat::Text));
+    let mut printer = Printer::new(&args.diag, quiet);
+    let mut per_file = Vec::new();
+    let drop_invalid = args.drop_invalid;
     let total = plan.run(stdout, |display, input, _, out| {
-        files += 1;
-        let input = BufReader::with_capacity(1 << 16, input);
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        // A resumed run: the records already in the output are checked
+        // against the input, counted, and skipped.
+        let (lines_before, mut earlier) = match resumed.take() {
+            Some(r) => {
+                let earlier = r.skip(&mut input, drop_invalid).map_err(PipelineError::Read)?;
+                (earlier.lines, earlier)
+            }
+            None => (0, AnalysisSummary::default()),
+        };
+        let config = Config { drop_invalid, flush_each: true, stop: Some(stop.flag()), lines_before };
+        let head = input.fill_buf().map_err(PipelineError::Read)?;
+        printer.start_file(display, head, &mut err);
         let bar = if terminal && !quiet {
             let bar = match (display != "<stdin>").then(|| count_lines(display)).flatten() {
                 Some(n) => indicatif::ProgressBar::new(n),
@@ -218,53 +268,81 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
                 bar.set_style(style.progress_chars("=> "));
             }
             bar.set_prefix(display.to_owned());
+            bar.set_position(lines_before);
             Some(bar)
         } else {
             None
         };
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(DiagFormat::Text, quiet, display, r, buf);
-        let mut emit = |bytes: &[u8]| match &bar {
-            Some(b) => b.suspend(|| {
-                let _ = err.write_all(bytes);
+        let render = printer.render(display);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
+        let mut emit = |bytes: &[u8]| {
+            let mut show = || {
+                printer.emit(bytes, &mut err);
                 let _ = err.flush();
-            }),
-            None => {
-                let _ = err.write_all(bytes);
-                let _ = err.flush();
+            };
+            match &bar {
+                Some(b) => b.suspend(show),
+                None => show(),
             }
         };
+        let base = earlier.counts.clone();
         let mut progress = |p: &AnalysisSummary| {
             if let Some(b) = &bar {
-                b.set_position(p.lines);
+                b.set_position(lines_before + p.lines);
                 let c = &p.counts;
                 let faults = if c.faults > 0 { format!(", {} engine faults", c.faults) } else { String::new() };
-                b.set_message(format!("solved {}/{}{faults}", c.solved, c.solved + c.missed));
+                let (solved, scored) = (base.solved + c.solved, base.solved + base.missed + c.solved + c.missed);
+                b.set_message(format!("solved {solved}/{scored}{faults}"));
             }
         };
         let s = pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut progress);
         if let Some(b) = bar {
             b.finish_and_clear();
         }
-        if let Ok(s) = &s {
-            if !quiet || verb == Verb::Target {
-                let _ = writeln!(err, "{}", summary_line(display, verb, s));
-            }
-        }
-        s
+        let s = s?;
+        earlier += s;
+        per_file.push((display.to_owned(), earlier.clone()));
+        Ok(earlier)
     })?;
-    if files > 1 && (!args.quiet || verb == Verb::Target) {
-        let _ = writeln!(err, "{}", summary_line("total", verb, &total));
+    printer.finish(&total, epd_core::ParseMode::Lenient, &mut err);
+    let secs = start.elapsed().as_secs_f64();
+    match summary {
+        Some(SummaryFormat::Text) => {
+            for (name, s) in &per_file {
+                let _ = writeln!(err, "{}", summary_line(name, verb, s));
+                if verb == Verb::Target || s.counts.missed > 0 {
+                    missed_lines(s, terminal, &mut err);
+                }
+            }
+            if per_file.len() > 1 {
+                let _ = writeln!(err, "{}", summary_line("total", verb, &total));
+            }
+            let nodes = total.counts.nodes;
+            let _ = writeln!(
+                err,
+                "engine {engine_name} x{jobs}; {nodes} nodes, {secs:.2}s, {:.0} nodes/s",
+                nodes as f64 / secs.max(1e-9)
+            );
+        }
+        Some(SummaryFormat::Json) => {
+            let json = JsonSummary {
+                kind: "summary",
+                verb: match verb {
+                    Verb::Analyze => "analyze",
+                    Verb::Target => "target",
+                },
+                engine: &engine_name,
+                jobs,
+                seconds: secs,
+                files: per_file.iter().map(|(name, s)| JsonCounts::new(name, s)).collect(),
+                total: JsonCounts::new("total", &total),
+            };
+            serde_json::to_writer(&mut err, &json)?;
+            writeln!(err)?;
+        }
+        None => {}
     }
-    if !args.quiet {
-        let secs = start.elapsed().as_secs_f64();
-        let nodes = total.counts.nodes;
-        let _ = writeln!(
-            err,
-            "engine {engine_name} x{jobs}; {nodes} nodes, {secs:.2}s, {:.0} nodes/s",
-            nodes as f64 / secs.max(1e-9)
-        );
-    }
-    if total.interrupted {
+    if total.interrupted && !quiet {
         let _ = writeln!(err, "interrupted: every record finished before the signal was written");
     }
     err.flush()?;
@@ -275,10 +353,92 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     Ok(outcome)
 }
 
+/// How a scored record is named in summaries: its id, else `line N`.
+fn name_of(s: &Scored) -> String {
+    s.id.clone().unwrap_or_else(|| format!("line {}", s.line))
+}
+
+/// The most missed ids listed on a terminal.
+const MISSED_ON_TERMINAL: usize = 30;
+
+/// `  missed: WAC.002, WAC.100, ...` (capped on a terminal).
+fn missed_lines(s: &AnalysisSummary, terminal: bool, err: &mut dyn Write) {
+    let missed: Vec<String> = s.counts.scored.iter().filter(|r| !r.solved).map(name_of).collect();
+    if missed.is_empty() {
+        return;
+    }
+    let cap = if terminal { MISSED_ON_TERMINAL } else { usize::MAX };
+    let shown = missed.len().min(cap);
+    let mut text = format!("  missed: {}", missed[..shown].join(", "));
+    if shown < missed.len() {
+        text.push_str(&format!(", and {} more (--summary json lists them all)", missed.len() - shown));
+    }
+    let mut escaped = Vec::new();
+    crate::diagnostics::push_escaped(text.as_bytes(), &mut escaped);
+    let _ = err.write_all(&escaped);
+    let _ = writeln!(err);
+}
+
+/// The JSON summary: `{"type":"summary", "verb", "engine", "jobs",
+/// "seconds", "files":[counts...], "total":counts}`.
+#[derive(serde::Serialize)]
+struct JsonSummary<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    verb: &'static str,
+    engine: &'a str,
+    jobs: usize,
+    seconds: f64,
+    files: Vec<JsonCounts>,
+    total: JsonCounts,
+}
+
+/// The counts of one file (or of all): records, their fate, and the ids
+/// (or `line N`) of the solved and missed records in input order.
+#[derive(serde::Serialize)]
+struct JsonCounts {
+    file: String,
+    records: u64,
+    invalid: u64,
+    analysed: u64,
+    engine_faults: u64,
+    solved: u64,
+    missed: u64,
+    unscored: u64,
+    nodes: u64,
+    interrupted: bool,
+    solved_ids: Vec<String>,
+    missed_ids: Vec<String>,
+}
+
+impl JsonCounts {
+    fn new(name: &str, s: &AnalysisSummary) -> JsonCounts {
+        let c = &s.counts;
+        let ids = |solved: bool| c.scored.iter().filter(|r| r.solved == solved).map(name_of).collect();
+        JsonCounts {
+            file: name.to_owned(),
+            records: s.records,
+            invalid: s.invalid,
+            analysed: c.analyzed,
+            engine_faults: c.faults,
+            solved: c.solved,
+            missed: c.missed,
+            unscored: c.unscored,
+            nodes: c.nodes,
+            interrupted: s.interrupted,
+            solved_ids: ids(true),
+            missed_ids: ids(false),
+        }
+    }
+}
+
 /// `wac.epd: 290/300 solved, 10 missed, 0 unscored; 300 analysed, 0 invalid, 0 engine faults`
 fn summary_line(name: &str, verb: Verb, s: &AnalysisSummary) -> String {
     let c = &s.counts;
     let tail = format!("{} analysed, {} invalid, {} engine faults", c.analyzed, s.invalid, c.faults);
+    let mut escaped = Vec::new();
+    crate::diagnostics::push_escaped(name.as_bytes(), &mut escaped);
+    let name = String::from_utf8_lossy(&escaped);
     match verb {
         Verb::Target => format!(
             "{name}: {}/{} solved, {} missed, {} unscored (no bm or am); {tail}",

@@ -1,12 +1,12 @@
 //! `epd mate -n N [FILE...]`: pfms, the forced-mate search (§7.3).
 
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
 use epd_core::pipeline::{self, Config, LineReport};
 use epd_engine::mate::{MateOptions, MateProver};
 
-use crate::diagnostics::{render, DiagFormat};
+use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -36,6 +36,8 @@ pub struct Args {
     /// Print no warnings, only errors.
     #[arg(short = 'q', long)]
     quiet: bool,
+    #[command(flatten)]
+    diag: DiagArgs,
     /// Transposition table size: 2^BITS buckets of 32 bytes.
     #[arg(long, value_name = "BITS", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=28))]
     hash_bits: u32,
@@ -48,20 +50,24 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let options = MateOptions { moves: args.moves, single_pass: args.single_pass, table_bits: args.hash_bits };
     let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
     let stop = Stop::install()?;
-    let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()) };
+    let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = BufWriter::new(io::stderr().lock());
     let start = Instant::now();
     let mut workers: Vec<MateProver<'_>> = (0..args.jobs.max(1)).map(|_| MateProver::new(&options)).collect();
-    let quiet = args.quiet;
+    let mut printer = Printer::new(&args.diag, args.quiet);
     let mut total = plan.run(stdout, |display, input, _, out| {
-        let input = BufReader::with_capacity(1 << 16, input);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(DiagFormat::Text, quiet, display, r, buf);
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
+        printer.start_file(display, head, &mut err);
+        let render = printer.render(display);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
         let mut emit = |bytes: &[u8]| {
-            let _ = err.write_all(bytes);
+            printer.emit(bytes, &mut err);
             let _ = err.flush();
         };
         pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
     })?;
+    printer.finish(&total, epd_core::ParseMode::Lenient, &mut err);
     total.counts.solved.resize(args.moves as usize, 0);
     let secs = start.elapsed().as_secs_f64();
     let solved: Vec<String> =

@@ -1,14 +1,12 @@
 //! `epd show [RECORD|FILE] [--format ascii|unicode|svg]` and
 //! `epd convert --to fen|epd [FILE...]`.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 
-use anyhow::Context;
 use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
-use epd_core::{diagram, has_errors, ParseMode, Record};
+use epd_core::{diagram, ParseMode, Record};
 
-use crate::diagnostics::{render, DiagFormat};
+use crate::diagnostics::{DiagArgs, DiagFormat, Printer};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -43,75 +41,86 @@ pub struct ShowArgs {
     size: u32,
 }
 
-fn lines_of(input: &[String]) -> anyhow::Result<Vec<(String, usize, Vec<u8>)>> {
-    let joined = input.join(" ");
-    let mut out = Vec::new();
-    // One argument is a file, `-` or a record; several words are a
-    // record written without quotes.
-    let source = if input.is_empty() {
-        crate::input::Source::Stdin
-    } else if input.len() == 1 {
-        crate::input::source(&joined)?
-    } else {
-        crate::input::Source::Text(joined.clone())
-    };
-    let read: Option<(String, Box<dyn BufRead>)> = match source {
-        crate::input::Source::Stdin => Some(("<stdin>".into(), Box::new(BufReader::new(io::stdin())))),
-        crate::input::Source::File(path) => Some((
-            path.clone(),
-            Box::new(BufReader::new(File::open(&path).with_context(|| format!("cannot open {path}"))?)),
-        )),
-        crate::input::Source::Text(_) => None,
-    };
-    match read {
-        Some((name, r)) => {
-            for (i, line) in r.split(b'\n').enumerate() {
-                let line = line.with_context(|| format!("cannot read {name}"))?;
-                if !line.iter().all(|b| b.is_ascii_whitespace() || *b == 0) {
-                    out.push((name.clone(), i + 1, line));
-                }
-            }
-        }
-        None => out.push(("<argument>".into(), 1, joined.into_bytes())),
-    }
-    Ok(out)
+/// `epd show` as a processor of the line pipeline: a diagram for each
+/// valid record, a blank line between two (not for SVG).
+#[derive(Clone, Copy, Debug)]
+struct Show {
+    format: Style,
+    size: u32,
+    first: bool,
 }
 
-fn report(name: &str, line: usize, text: &[u8], diags: &[epd_core::Diagnostic]) {
-    for d in diags.iter().filter(|d| d.severity == epd_core::Severity::Error) {
-        eprintln!("{name}:{line}:{}: {d}\n  {}", d.column(), String::from_utf8_lossy(text));
+impl Processor for Show {
+    type Counts = NoCounts;
+
+    fn mode(&self) -> ParseMode {
+        ParseMode::Lenient
+    }
+
+    fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
+        use std::fmt::Write as _;
+        let Job { out, .. } = job;
+        let mut text = String::new();
+        if !self.first && self.format != Style::Svg {
+            text.push('\n');
+        }
+        self.first = false;
+        let setup = rec.setup();
+        let _ = match self.format {
+            Style::Ascii => write!(text, "{}", diagram::ascii(setup)),
+            Style::Unicode => write!(text, "{}", diagram::unicode(setup)),
+            Style::Svg => write!(text, "{}", diagram::svg(setup, self.size.max(64))),
+        };
+        if self.format != Style::Svg {
+            let _ = write!(text, "{} to move", setup.turn);
+            if let Some(id) = rec.id() {
+                let _ = write!(text, ", id \"{}\"", String::from_utf8_lossy(id));
+            }
+            text.push('\n');
+        }
+        out.extend_from_slice(text.as_bytes());
+        Ok(())
     }
 }
 
 pub fn run_show(args: ShowArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mut outcome = Outcome::Ok;
-    let mut first = true;
-    for (name, line, text) in lines_of(&args.input)? {
-        let (rec, diags) = Record::parse(&text, ParseMode::Lenient);
-        if has_errors(&diags) && !diags.iter().all(|d| d.code != epd_core::Code::PositionSyntax) {
-            report(&name, line, &text, &diags);
-            outcome = Outcome::Invalid;
-            continue;
-        }
-        if !first && args.format != Style::Svg {
-            writeln!(out)?;
-        }
-        first = false;
-        let setup = rec.setup();
-        match args.format {
-            Style::Ascii => write!(out, "{}", diagram::ascii(setup))?,
-            Style::Unicode => write!(out, "{}", diagram::unicode(setup))?,
-            Style::Svg => write!(out, "{}", diagram::svg(setup, args.size.max(64)))?,
-        }
-        if args.format != Style::Svg {
-            let mut caption = format!("{} to move", setup.turn);
-            if let Some(id) = rec.id() {
-                caption.push_str(&format!(", id \"{}\"", String::from_utf8_lossy(id)));
-            }
-            writeln!(out, "{caption}")?;
-        }
-    }
-    Ok(outcome)
+    // One argument is a file, `-` or a record; several words of which the
+    // first is not a file are one record written without quotes.
+    let inputs = match &args.input[..] {
+        [first, _, ..] if first != "-" && std::fs::metadata(first).is_err() => vec![args.input.join(" ")],
+        _ => args.input.clone(),
+    };
+    let mut proc = Show { format: args.format, size: args.size, first: true };
+    run_lines(&inputs, &mut proc, true, out)
+}
+
+/// Runs a display verb (show, convert) over the inputs, with the one
+/// diagnostic printer.
+fn run_lines<P: Processor<Counts = NoCounts>>(
+    inputs: &[String],
+    proc: &mut P,
+    drop_invalid: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let plan = Plan::new(inputs, None, false)?;
+    let stop = Stop::install()?;
+    let config = Config { drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
+    let mut err = io::BufWriter::new(io::stderr().lock());
+    let mut printer = Printer::new(&DiagArgs { format: DiagFormat::Text, max_errors: None }, false);
+    let total = plan.run(out, |display, input, _, out| {
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
+        printer.start_file(display, head, &mut err);
+        let render = printer.render(display);
+        let mut report = |r: &LineReport<'_>| {
+            let mut buf = Vec::new();
+            render.line(r, &mut buf);
+            printer.emit(&buf, &mut err);
+        };
+        pipeline::run_serial(input, out, proc, &config, &mut report, &mut |_| {})
+    })?;
+    err.flush()?;
+    Ok(stop.outcome(&total))
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,20 +172,5 @@ impl Processor for Convert {
 }
 
 pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let plan = Plan::new(&args.files, None, false)?;
-    let stop = Stop::install()?;
-    let config = Config { drop_invalid: false, flush_each: false, stop: Some(stop.flag()) };
-    let mut err = io::BufWriter::new(io::stderr().lock());
-    let mut proc = Convert { to: args.to };
-    let total = plan.run(out, |display, input, _, out| {
-        let input = BufReader::with_capacity(1 << 16, input);
-        let mut report = |r: &LineReport<'_>| {
-            let mut buf = Vec::new();
-            render(DiagFormat::Text, false, display, r, &mut buf);
-            let _ = err.write_all(&buf);
-        };
-        pipeline::run_serial(input, out, &mut proc, &config, &mut report, &mut |_| {})
-    })?;
-    err.flush()?;
-    Ok(stop.outcome(&total))
+    run_lines(&args.files, &mut Convert { to: args.to }, false, out)
 }

@@ -1,6 +1,6 @@
 //! `epd normalize|purge|repair|check [FILE...]`: the stream verbs.
 
-use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::Path;
 
 use anyhow::bail;
@@ -8,7 +8,7 @@ use epd_core::pipeline::{self, Config, LineReport};
 use epd_core::verbs::{StreamVerb, Verb};
 use epd_core::ParseMode;
 
-use crate::diagnostics::{render, DiagFormat};
+use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
 use crate::Outcome;
 
@@ -45,9 +45,8 @@ pub struct Reading {
     /// Print no warnings, only errors.
     #[arg(short = 'q', long)]
     quiet: bool,
-    /// Diagnostics format on standard error.
-    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-    format: DiagFormat,
+    #[command(flatten)]
+    diag: DiagArgs,
     /// Worker threads; output and diagnostics are the same as with one.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
     jobs: usize,
@@ -132,30 +131,30 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
     }
     let plan = Plan::new(&read.files, args.output.as_deref(), args.in_place)?;
     let stop = Stop::install()?;
-    let config = Config { drop_invalid: args.drop_invalid, flush_each: false, stop: Some(stop.flag()) };
+    let config =
+        Config { drop_invalid: args.drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let stderr = io::stderr();
     let mut err = BufWriter::new(stderr.lock());
-    let (format, quiet) = (read.format, read.quiet);
+    let mut printer = Printer::new(&read.diag, read.quiet);
+    let several = plan.inputs() > 1;
     let mut workers = vec![StreamVerb::new(verb.clone(), mode); read.jobs.max(1)];
     let total = plan.run(stdout, |display, input, size, out| {
-        let input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render(format, quiet, display, r, buf);
-        let mut emit = |bytes: &[u8]| {
-            let _ = err.write_all(bytes);
-        };
-        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
+        let mut input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
+        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
+        printer.start_file(display, head, &mut err);
+        let render = printer.render(display);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
+        let mut emit = |bytes: &[u8]| printer.emit(bytes, &mut err);
+        let s = pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})?;
+        if several && (verb == Verb::Check || s.invalid > 0 || s.interrupted) {
+            printer.summary_line(display, &s, &mut err);
+        }
+        Ok(s)
     })?;
-    if format == DiagFormat::Text && (verb == Verb::Check || total.invalid > 0 || total.interrupted) {
-        let _ = writeln!(
-            err,
-            "{} records, {} invalid, {} errors, {} warnings{}",
-            total.records,
-            total.invalid,
-            total.errors,
-            total.warnings,
-            if total.interrupted { " (interrupted)" } else { "" }
-        );
+    if verb == Verb::Check || total.invalid > 0 || total.interrupted {
+        printer.summary_line(if several { "total" } else { plan.name(0) }, &total, &mut err);
     }
+    printer.finish(&total, mode, &mut err);
     err.flush()?;
     Ok(stop.outcome(&total))
 }
