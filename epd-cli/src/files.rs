@@ -193,6 +193,9 @@ impl Plan {
                 }
             };
             let blame = |e: PipelineError, out: &str| match e {
+                // Invalid data is the caller's own finding about the input
+                // (a resumed output that does not match it): already worded.
+                PipelineError::Read(e) if e.kind() == io::ErrorKind::InvalidData => anyhow::Error::new(e),
                 PipelineError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {display}")),
                 PipelineError::Write(e) => anyhow::Error::new(e).context(format!("cannot write {out}")),
             };
