@@ -11,7 +11,8 @@ mod diagnostics;
 mod files;
 mod input;
 
-/// EPD Kit: check, normalize and analyse EPD chess records.
+/// EPD Kit: check, clean up, convert and analyse EPD chess records (Extended
+/// Position Description: a position plus operations such as `bm Nf3; id "WAC.001";`).
 #[derive(Parser, Debug)]
 #[command(name = "epd", version, about, long_about = None, propagate_version = true)]
 struct Cli {
@@ -24,26 +25,27 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// pfdn: write each record in canonical form (checks legality; invalid records are copied unchanged).
-    #[command(after_help = cmd::stream::NORMALIZE_EXAMPLES)]
+    /// Rewrite records in canonical form, checking legality (the spec's pfdn).
+    #[command(display_order = 2, after_help = cmd::stream::NORMALIZE_EXAMPLES)]
     Normalize(cmd::stream::Common),
-    /// pfop: remove the operations with the given opcodes from every record.
-    #[command(after_help = cmd::stream::PURGE_EXAMPLES)]
+    /// Remove operations by opcode from every record, such as acn acs (pfop).
+    #[command(display_order = 4, after_help = cmd::stream::PURGE_EXAMPLES)]
     Purge(cmd::stream::PurgeArgs),
-    /// pfdr: read leniently, repair what can be repaired, write canonical records.
-    #[command(after_help = cmd::stream::REPAIR_EXAMPLES)]
+    /// Fix common dialects (unquoted ids, FEN counters, stray ';') and write canonical records (pfdr).
+    #[command(display_order = 3, after_help = cmd::stream::REPAIR_EXAMPLES)]
     Repair(cmd::stream::Common),
-    /// One EPD record for the initial position and after every move of every game.
-    #[command(name = "from-pgn", after_help = cmd::from_pgn::EXAMPLES)]
+    /// Turn PGN games into EPD records, one per position.
+    #[command(name = "from-pgn", display_order = 7, after_help = cmd::from_pgn::EXAMPLES)]
     FromPgn(cmd::from_pgn::Args),
-    /// Board diagrams of a record or of every record of a file.
-    #[command(after_help = cmd::show::SHOW_EXAMPLES)]
+    /// Draw the board of a record, or of each record in a file.
+    #[command(display_order = 8, after_help = cmd::show::SHOW_EXAMPLES)]
     Show(cmd::show::ShowArgs),
-    /// FEN to EPD and back, carrying the move counters as hmvc/fmvn.
-    #[command(after_help = cmd::show::CONVERT_EXAMPLES)]
+    /// Convert FEN to EPD and back (move counters become hmvc and fmvn).
+    #[command(display_order = 6, after_help = cmd::show::CONVERT_EXAMPLES)]
     Convert(cmd::show::ConvertArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
+        display_order = 32,
         after_help = "Examples:\n  epd completions bash > /etc/bash_completion.d/epd\n  epd completions zsh > ~/.zfunc/_epd"
     )]
     Completions {
@@ -51,29 +53,32 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff) generated from these definitions.
-    #[command(after_help = "Examples:\n  epd man > epd.1 && man ./epd.1")]
-    Man,
-    /// Validate only: print diagnostics, write no records.
-    #[command(after_help = cmd::stream::CHECK_EXAMPLES)]
+    /// Print a manual page (roff), or write them all with --dir.
+    #[command(display_order = 31, after_help = cmd::man::EXAMPLES)]
+    Man(cmd::man::Args),
+    /// Check records and report what is wrong; write nothing (exit 1 if any is invalid).
+    #[command(display_order = 1, after_help = cmd::stream::CHECK_EXAMPLES)]
     Check(cmd::stream::CheckArgs),
-    /// Count leaf nodes of the legal move tree (perft), or verify a perft suite.
-    #[command(after_help = cmd::perft::EXAMPLES)]
+    /// Count the legal move tree of a position (perft), or verify a perft suite.
+    #[command(display_order = 14, after_help = cmd::perft::EXAMPLES)]
     Perft(cmd::perft::Args),
-    /// List the legal moves of a position in canonical SAN, in ASCII order.
-    #[command(after_help = cmd::moves::EXAMPLES)]
+    /// List the legal moves of a position in SAN.
+    #[command(display_order = 13, after_help = cmd::moves::EXAMPLES)]
     Moves(cmd::moves::Args),
-    /// pfms: search each record for a forced mate of at most N moves; add dm, pm, pv, acn, acs.
-    #[command(after_help = cmd::mate::EXAMPLES)]
+    /// Search each record for a forced mate in at most N moves; add dm, pm, pv (pfms).
+    #[command(display_order = 12, after_help = cmd::mate::EXAMPLES)]
     Mate(cmd::mate::Args),
-    /// pfga: analyse every record with an engine; add pv, ce, pm (and sm, acd, acn, acs on request).
-    #[command(after_help = cmd::analyze::ANALYZE_EXAMPLES)]
+    /// Analyse each record with an engine; add pv, ce and pm (pfga).
+    #[command(display_order = 10, after_help = cmd::analyze::ANALYZE_EXAMPLES)]
     Analyze(cmd::analyze::Args),
-    /// pfts: target search; add pm (with pv, ce) and report solved/missed against bm and am.
-    #[command(after_help = cmd::analyze::TARGET_EXAMPLES)]
+    /// Run a test suite: each record's move against its bm and am, solved and missed reported (pfts).
+    #[command(display_order = 11, after_help = cmd::analyze::TARGET_EXAMPLES)]
     Target(cmd::analyze::Args),
-    /// Run the built-in engine as a UCI engine on stdin/stdout.
-    #[command(after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci")]
+    /// Run the built-in engine as a UCI engine on standard input and output.
+    #[command(
+        display_order = 20,
+        after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci"
+    )]
     Uci,
 }
 
@@ -110,11 +115,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             clap_complete::generate(shell, &mut cmd, "epd", &mut out);
             Outcome::Ok
         }
-        Command::Man => {
-            let cmd = <Cli as clap::CommandFactory>::command();
-            clap_mangen::Man::new(cmd).render(&mut out)?;
-            Outcome::Ok
-        }
+        Command::Man(args) => cmd::man::run(args, &mut out)?,
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args.into(), ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,

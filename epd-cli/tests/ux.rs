@@ -269,8 +269,67 @@ fn resume_completes_an_interrupted_output() {
     write(dir.path(), "other.epd", other);
     let out = epd(&["target", "--depth", "3", "--resume", "s.epd", "-o", "other.epd"], dir.path());
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--resume: line 1 of other.epd is not the output of input line"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--resume: line 1 of other.epd is not the output of input line"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(std::fs::read(dir.path().join("other.epd")).unwrap(), other);
     // --resume needs -o.
     assert_eq!(epd(&["analyze", "--resume", "s.epd"], dir.path()).status.code(), Some(2));
+}
+
+/// The moves of operation `op` of a record, in SAN, played in sequence
+/// from the record's position: all legal, or the test fails.
+fn line_of(record: &str, op: &str) -> Vec<String> {
+    let (rec, diags) = epd_core::Record::parse(record.as_bytes(), epd_core::ParseMode::Strict);
+    assert!(!epd_core::has_errors(&diags), "{record}: {diags:?}");
+    let mut pos = *rec.position().expect("a legal position");
+    let ops = rec.operations().find(|o| o.opcode() == op).unwrap_or_else(|| panic!("{op} in {record}"));
+    let mut sans = Vec::new();
+    for operand in ops.operands() {
+        let san = String::from_utf8(operand.text().to_vec()).unwrap();
+        let m = pos.parse_san(san.as_bytes(), epd_core::SanMode::Strict).unwrap_or_else(|e| panic!("{op} {san}: {e}"));
+        pos.play_unchecked(m);
+        sans.push(san);
+    }
+    assert!(!sans.is_empty(), "{op} has moves");
+    sans
+}
+
+fn integer_of(record: &str, op: &str) -> i64 {
+    let (rec, _) = epd_core::Record::parse(record.as_bytes(), epd_core::ParseMode::Strict);
+    let o = rec.operations().find(|o| o.opcode() == op).unwrap_or_else(|| panic!("{op} in {record}"));
+    String::from_utf8_lossy(o.operand(0).unwrap().text()).parse().unwrap()
+}
+
+/// `--multipv 3`: pv and ce, then pv2/ce2 and pv3/ce3, each a legal line
+/// from the position starting with another move; Stockfish's lines come
+/// best first. The record stays valid for `epd check`.
+#[test]
+fn multipv_writes_one_line_per_variation() {
+    let dir = tempfile::tempdir().unwrap();
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -";
+    let mut engines = vec![vec!["--depth", "5"]];
+    if std::path::Path::new("/usr/games/stockfish").is_file() {
+        engines.push(vec!["--engine", "/usr/games/stockfish", "--depth", "10"]);
+    }
+    for engine in engines {
+        let mut args = vec!["analyze", "--multipv", "3"];
+        args.extend(&engine);
+        args.push(fen);
+        let out = epd(&args, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{engine:?}: {}", text(&out.stderr));
+        let record = text(&out.stdout).trim_end().to_owned();
+        let firsts: Vec<String> = ["pv", "pv2", "pv3"].iter().map(|op| line_of(&record, op)[0].clone()).collect();
+        assert_eq!(firsts[0], line_of(&record, "pm")[0]);
+        assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2], "{record}");
+        let ces: Vec<i64> = ["ce", "ce2", "ce3"].iter().map(|op| integer_of(&record, op)).collect();
+        if engine[0] == "--engine" {
+            assert!(ces[0] >= ces[1] && ces[1] >= ces[2], "best first: {record}");
+        }
+        let check = Command::new(EPD).args(["check", &record]).output().unwrap();
+        assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+        assert!(!record.contains("pv4") && !record.contains("ce4"));
+    }
 }

@@ -11,7 +11,11 @@
 //! - `pm`: the engine's move, the first move of pv (absent when the side
 //!   to move has no legal move);
 //! - optionally `sm` (the same move), and `acd`, `acn`, `acs` (depth,
-//!   nodes, whole seconds).
+//!   nodes, whole seconds);
+//! - with MultiPV ([`Limits::multipv`] N > 1), for each further line K
+//!   (2..N) the extension operations `pvK` (its moves in SAN) and `ceK`
+//!   (its score, as ce), e.g. `ce2 -15; pv2 d4 d5;`. Any `pvK`/`ceK` the
+//!   record held (K up to [`MAX_MULTIPV`]) is replaced.
 //!
 //! Every other operation of the record is kept; these opcodes replace
 //! what the record held. Invalid records are copied unchanged (or left
@@ -145,6 +149,9 @@ impl core::ops::AddAssign for AnalysisCounts {
 /// The summary of an analysis run.
 pub type AnalysisSummary = Summary<AnalysisCounts>;
 
+/// The most principal variations a record gets.
+pub const MAX_MULTIPV: u32 = 64;
+
 /// Writes the analysis into the record (see the module documentation).
 ///
 /// # Errors
@@ -167,6 +174,31 @@ pub fn apply(rec: &mut Record, a: &Analysis, options: &AnalysisOptions) -> Resul
             None => {
                 rec.remove(op);
             }
+        }
+    }
+    for k in 2..=MAX_MULTIPV as usize {
+        rec.remove(&format!("pv{k}"));
+        rec.remove(&format!("ce{k}"));
+    }
+    let start = rec.position().copied();
+    for (i, line) in a.lines.iter().enumerate().take(options.limits.multipv.saturating_sub(1) as usize) {
+        let k = i + 2;
+        // An extension opcode's moves are not checked in sequence by the
+        // record, so they go in as their canonical SAN, played through.
+        let Some(mut pos) = start else { break };
+        let sans: Vec<String> = line
+            .pv
+            .iter()
+            .map(|&m| {
+                let san = pos.san(m);
+                pos.play_unchecked(m);
+                san
+            })
+            .collect();
+        let moves: Vec<OperandInput<'_>> = sans.iter().map(|s| OperandInput::Raw(s.as_bytes())).collect();
+        rec.set(&format!("pv{k}"), &moves)?;
+        if let Some(s) = line.score {
+            rec.set(&format!("ce{k}"), &[OperandInput::Integer(s.to_ce())])?;
         }
     }
     if options.counters {
@@ -306,6 +338,7 @@ mod tests {
                 seldepth: None,
                 nodes: Some(100),
                 elapsed: Duration::ZERO,
+                lines: Vec::new(),
             })
         }
     }

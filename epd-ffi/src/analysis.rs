@@ -474,6 +474,7 @@ impl Hook {
             seldepth: None,
             nodes: found.nodes.and_then(|n| u64::try_from(n).ok()),
             elapsed,
+            lines: Vec::new(),
         })
     }
 }

@@ -94,6 +94,13 @@ pub struct Args {
     /// Add the analysis counters acd (depth), acn (nodes) and acs (seconds).
     #[arg(long)]
     counters: bool,
+    /// Principal variations per record (MultiPV, 1-64): the best line is
+    /// pv and ce as always; line K (2..N) is written as the extension
+    /// operations `pvK` (its moves) and `ceK` (its score), e.g. `ce2 -15;
+    /// pv2 d4 d5;`. UCI engines get the MultiPV option; the built-in engine
+    /// searches each line in turn within the same limits.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    multipv: u32,
     /// Add sm (supplied move), the same move as pm.
     #[arg(long)]
     sm: bool,
@@ -138,6 +145,7 @@ fn limits(args: &Args) -> Limits {
         nodes: args.nodes,
         timeout: args.timeout.map(ms),
         grace: ms(args.grace),
+        multipv: args.multipv,
     };
     if l.movetime.is_none() && l.depth.is_none() && l.nodes.is_none() {
         l.movetime = Some(ms(1000));
@@ -153,6 +161,9 @@ fn uci_options(args: &Args) -> anyhow::Result<Vec<(String, String)>> {
     }
     if let Some(h) = args.hash {
         v.push(("Hash".to_owned(), h.to_string()));
+    }
+    if args.multipv > 1 {
+        v.push(("MultiPV".to_owned(), args.multipv.to_string()));
     }
     for o in &args.options {
         let Some((name, value)) = o.split_once('=') else { bail!("--option {o:?}: expected NAME=VALUE") };

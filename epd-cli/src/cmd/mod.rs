@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod from_pgn;
+pub mod man;
 pub mod mate;
 pub mod moves;
 pub mod perft;
@@ -15,7 +16,7 @@ pub fn builtin_engine(
     hash_mb: Option<u32>,
     options: &[(String, String)],
 ) -> anyhow::Result<Box<dyn epd_engine::Engine>> {
-    if let Some((name, _)) = options.iter().find(|(n, _)| n != "Threads" && n != "Hash") {
+    if let Some((name, _)) = options.iter().find(|(n, _)| n != "Threads" && n != "Hash" && n != "MultiPV") {
         anyhow::bail!("--option {name}: options are for UCI engines; the built-in engine takes --hash only");
     }
     Ok(Box::new(epd_engine::Builtin::new(hash_mb.unwrap_or(16) as usize)))

@@ -54,7 +54,7 @@ impl Engine for Builtin {
         if !pos.has_legal_moves() {
             return Ok(Analysis { nodes: Some(out.nodes), elapsed: out.elapsed, ..Analysis::no_moves(pos) });
         }
-        Ok(Analysis {
+        let mut a = Analysis {
             best: out.pv.first().copied().or(out.best),
             pv: if out.pv.is_empty() { out.best.into_iter().collect() } else { out.pv },
             score: out.score,
@@ -62,7 +62,25 @@ impl Engine for Builtin {
             seldepth: Some(out.seldepth),
             nodes: Some(out.nodes),
             elapsed: out.elapsed,
-        })
+            lines: Vec::new(),
+        };
+        // MultiPV: each further line is a search with the moves already
+        // found excluded at the root.
+        let mut excluded: Vec<_> = a.pv.first().copied().into_iter().collect();
+        let legal = pos.legal_moves().len();
+        while a.lines.len() + 1 < limits.multipv as usize && excluded.len() < legal {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let more = self.searcher.search_excluding(pos, &[], &l, &excluded, stop, &mut |_| {});
+            let pv = if more.pv.is_empty() { more.best.into_iter().collect() } else { more.pv };
+            let Some(&first) = pv.first() else { break };
+            excluded.push(first);
+            a.nodes = a.nodes.map(|n| n + more.nodes);
+            a.elapsed += more.elapsed;
+            a.lines.push(super::PvLine { pv, score: more.score });
+        }
+        Ok(a)
     }
 }
 

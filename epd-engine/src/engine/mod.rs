@@ -55,11 +55,17 @@ pub struct Limits {
     /// How long an engine may take to answer after it should have stopped
     /// before it counts as hung.
     pub grace: Duration,
+    /// Principal variations wanted (MultiPV), at least 1: the best move's
+    /// line and the next best moves' lines, in [`Analysis::lines`]. A UCI
+    /// engine must be set up with its `MultiPV` option too; the built-in
+    /// engine searches the lines one after another, each move excluded
+    /// from the searches that follow, each within these limits.
+    pub multipv: u32,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { movetime: None, depth: None, nodes: None, timeout: None, grace: Duration::from_secs(5) }
+        Limits { movetime: None, depth: None, nodes: None, timeout: None, grace: Duration::from_secs(5), multipv: 1 }
     }
 }
 
@@ -115,6 +121,18 @@ pub struct Analysis {
     pub nodes: Option<u64>,
     /// Wall-clock time of the search.
     pub elapsed: Duration,
+    /// With [`Limits::multipv`] above 1: the lines after the first (which
+    /// is `pv` and `score`), best first, each starting with another move.
+    pub lines: Vec<PvLine>,
+}
+
+/// One more principal variation of a MultiPV search.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PvLine {
+    /// The moves, legal from the position; never empty.
+    pub pv: Vec<Move>,
+    /// Its exact score, from the side to move's point of view.
+    pub score: Option<Score>,
 }
 
 impl Analysis {

@@ -15,7 +15,8 @@
 //! `lowerbound` or `upperbound` is kept, with the `pv` on the same line
 //! (converted from coordinates; it stops at the first move that is not
 //! legal), its depth and seldepth; `nodes` is taken from the last line that
-//! has it. Lines of a `multipv` other than 1 are ignored. The engine's
+//! has it. Lines of a `multipv` k above 1 give [`Analysis::lines`]: the
+//! last exact score and legal pv of each k, in order of k. The engine's
 //! `bestmove` is the chosen move: when the exact pv does not start with
 //! it (the search was cut during a re-search), the pv of the latest line
 //! that does is used, or the move alone.
@@ -471,13 +472,15 @@ pub(crate) struct SearchLines {
     /// The pv of the latest line with any pv (bounded or not).
     latest_pvs: Vec<Vec<Move>>,
     nodes: Option<u64>,
+    /// The last exact line of each multipv k >= 2 (index k - 2).
+    others: Vec<Option<super::PvLine>>,
 }
 
 impl SearchLines {
     /// Ready for the output of a search of `pos`.
     #[must_use]
     pub fn new(pos: Position) -> SearchLines {
-        SearchLines { pos, exact: Analysis::default(), latest_pvs: Vec::new(), nodes: None }
+        SearchLines { pos, exact: Analysis::default(), latest_pvs: Vec::new(), nodes: None, others: Vec::new() }
     }
 
     /// Takes one line of engine output. Returns the analysis at
@@ -489,7 +492,16 @@ impl SearchLines {
     /// can stand in for it.
     pub fn feed(&mut self, line: &str) -> Result<Option<Analysis>, EngineError> {
         if let Some(info) = UciInfo::parse(line) {
-            if info.multipv.is_some_and(|k| k != 1) {
+            if let Some(k) = info.multipv.filter(|&k| k > 1) {
+                // MultiPV lines are bounded too: at most 256.
+                let pv = legal_prefix(&self.pos, &info.pv);
+                if let (Some(score), false, false, true) = (info.score, info.bound, pv.is_empty(), k <= 256) {
+                    let i = k as usize - 2;
+                    if self.others.len() <= i {
+                        self.others.resize(i + 1, None);
+                    }
+                    self.others[i] = Some(super::PvLine { pv, score: Some(score) });
+                }
                 return Ok(None);
             }
             if info.nodes.is_some() {
@@ -544,6 +556,9 @@ impl SearchLines {
                 self.latest_pvs.iter().rev().find(|p| p.first() == Some(&best)).cloned().unwrap_or_else(|| vec![best]);
         }
         a.best = Some(best);
+        // The other lines, in order of k, none starting with the best move.
+        a.lines =
+            core::mem::take(&mut self.others).into_iter().flatten().filter(|l| l.pv.first() != Some(&best)).collect();
         Ok(Some(a))
     }
 }

@@ -186,8 +186,26 @@ impl Searcher {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Outcome {
+        self.search_excluding(pos, history, limits, &[], stop, on_info)
+    }
+
+    /// [`Searcher::search`] with the root moves in `excluded` left out
+    /// (the next line of a MultiPV search). When every legal move is
+    /// excluded, the result is that of a position without moves.
+    pub fn search_excluding(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        limits: &SearchLimits,
+        excluded: &[Move],
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> Outcome {
         let start = Instant::now();
-        let moves = pos.legal_moves();
+        let mut moves = pos.legal_moves();
+        if !excluded.is_empty() {
+            moves.retain(|m| !excluded.contains(m));
+        }
         if moves.is_empty() {
             let score = if pos.is_check() { Score::Checkmated } else { Score::Centipawns(0) };
             return Outcome {
