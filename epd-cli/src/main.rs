@@ -19,7 +19,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Colour in diagnostics: auto (on a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, value_enum, global = true, default_value_t = diagnostics::ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, value_enum, global = true, default_value_t = diagnostics::ColorChoice::Auto, value_name = "WHEN", hide_possible_values = true)]
     color: diagnostics::ColorChoice,
 }
 

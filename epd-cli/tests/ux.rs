@@ -333,3 +333,14 @@ fn multipv_writes_one_line_per_variation() {
         assert!(!record.contains("pv4") && !record.contains("ce4"));
     }
 }
+
+/// The README's table of diagnostic codes is the code base's: every code,
+/// with its one-line meaning, and nothing else.
+#[test]
+fn the_readme_lists_every_diagnostic_code() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| E") || l.starts_with("| P")).collect();
+    let expected: Vec<String> =
+        epd_core::Code::ALL.iter().map(|c| format!("| {} | {} |", c.as_str(), c.summary().replace('|', "\\|"))).collect();
+    assert_eq!(rows, expected);
+}
