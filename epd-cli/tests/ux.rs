@@ -340,7 +340,9 @@ fn multipv_writes_one_line_per_variation() {
 fn the_readme_lists_every_diagnostic_code() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| E") || l.starts_with("| P")).collect();
-    let expected: Vec<String> =
-        epd_core::Code::ALL.iter().map(|c| format!("| {} | {} |", c.as_str(), c.summary().replace('|', "\\|"))).collect();
+    let expected: Vec<String> = epd_core::Code::ALL
+        .iter()
+        .map(|c| format!("| {} | {} |", c.as_str(), c.summary().replace('|', "\\|")))
+        .collect();
     assert_eq!(rows, expected);
 }
