@@ -1,0 +1,447 @@
+//! The event file: who plays, how long, where, and the schedule.
+//!
+//! ```toml
+//! event = "Argus test"          # PGN Event; also site, date, round
+//! site = "localhost"
+//! listen = "127.0.0.1:16101"    # where the referee accepts clients
+//! time_control = "5+0.05"       # PGN TimeControl syntax
+//! rounds = 1                    # round-robin cycles; each pairing plays both colours in a cycle
+//! pairing = "round-robin"       # or "gauntlet": the first player against each other
+//! concurrency = 2               # games played at once
+//! openings = "book.epd"         # optional: start positions, used in order, each with both colours
+//! pgn = "games.pgn"
+//! log = "referee.log"
+//! report = "report.txt"
+//! [[players]]
+//! name = "alpha"
+//! command = ["epd", "play", "--engine", "builtin", "--depth", "3"]  # optional
+//! token = "..."                 # optional
+//! ```
+//!
+//! Unknown keys are refused (a misspelt key would otherwise be ignored).
+//! Relative paths are taken from the event file's directory. Protocol
+//! settings have defaults: `conclude_delay` and `reset_delay` (seconds,
+//! 5, §8.1.1 and §8.1.6), `lag_ms` (a lag allowance per move, 0),
+//! `disconnect_grace` (seconds a client may be away mid-game, 10),
+//! `illegal_move` (`"forfeit"` or `"retry"`: an illegal move loses, or is
+//! refused and the client may try again within its time) and
+//! `false_claim` (`"continue"` or `"forfeit"`).
+
+use core::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::clock::TimeControl;
+
+/// How players are paired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pairing {
+    /// Everyone against everyone.
+    RoundRobin,
+    /// The first player against each of the others.
+    Gauntlet,
+}
+
+/// What an illegal move or a false claim costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// The game is lost.
+    Forfeit,
+    /// Refused with a fault record; the client may try again within its time.
+    Retry,
+    /// Refused; the game goes on.
+    Continue,
+}
+
+/// A player of the event.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Player {
+    /// The name it signs on with (PGN White/Black).
+    pub name: String,
+    /// The program the referee starts for it, if any (the referee appends
+    /// `--referee HOST:PORT --name NAME`).
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// The token it must present to sign on under this name.
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    event: String,
+    #[serde(default)]
+    site: Option<String>,
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    round: Option<String>,
+    listen: String,
+    time_control: String,
+    #[serde(default = "one")]
+    rounds: u32,
+    #[serde(default = "round_robin")]
+    pairing: Pairing,
+    #[serde(default = "one")]
+    concurrency: u32,
+    #[serde(default)]
+    openings: Option<PathBuf>,
+    #[serde(default)]
+    pgn: Option<PathBuf>,
+    #[serde(default)]
+    log: Option<PathBuf>,
+    #[serde(default)]
+    report: Option<PathBuf>,
+    #[serde(default = "five")]
+    conclude_delay: f64,
+    #[serde(default = "five")]
+    reset_delay: f64,
+    #[serde(default)]
+    lag_ms: u64,
+    #[serde(default = "ten")]
+    disconnect_grace: f64,
+    #[serde(default = "forfeit")]
+    illegal_move: Policy,
+    #[serde(default = "continue_")]
+    false_claim: Policy,
+    players: Vec<Player>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn five() -> f64 {
+    5.0
+}
+fn ten() -> f64 {
+    10.0
+}
+fn round_robin() -> Pairing {
+    Pairing::RoundRobin
+}
+fn forfeit() -> Policy {
+    Policy::Forfeit
+}
+fn continue_() -> Policy {
+    Policy::Continue
+}
+
+/// An event, read and checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// PGN Event.
+    pub name: String,
+    /// PGN Site (`?` when not given).
+    pub site: String,
+    /// PGN Date (`????.??.??` when not given: the referee fills in the day).
+    pub date: Option<String>,
+    /// PGN Round prefix, if given.
+    pub round: Option<String>,
+    /// Where clients connect.
+    pub listen: String,
+    /// The time control.
+    pub time_control: TimeControl,
+    /// Round-robin cycles.
+    pub rounds: u32,
+    /// How players are paired.
+    pub pairing: Pairing,
+    /// Games at once.
+    pub concurrency: u32,
+    /// Start positions, if any.
+    pub openings: Option<PathBuf>,
+    /// Where the games go.
+    pub pgn: PathBuf,
+    /// The record log.
+    pub log: PathBuf,
+    /// The standings at the end.
+    pub report: PathBuf,
+    /// Pause after conclude (§8.1.1).
+    pub conclude_delay: Duration,
+    /// Pause after reset (§8.1.6).
+    pub reset_delay: Duration,
+    /// Allowance per move for transmission.
+    pub lag: Duration,
+    /// How long a client may be away mid-game.
+    pub disconnect_grace: Duration,
+    /// What an illegal move costs (forfeit or retry).
+    pub illegal_move: Policy,
+    /// What a false draw claim costs (continue or forfeit).
+    pub false_claim: Policy,
+    /// The players, in the file's order.
+    pub players: Vec<Player>,
+}
+
+/// A problem with the event file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventError {
+    /// 1-based line and column, when the problem is at a place.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((l, c)) => write!(f, "{l}:{c}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for EventError {}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    (line, col)
+}
+
+fn seconds(what: &str, v: f64) -> Result<Duration, EventError> {
+    if !(0.0..=86_400.0).contains(&v) {
+        return Err(EventError { at: None, message: format!("{what} must be between 0 and 86400 seconds, not {v}") });
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl Event {
+    /// Reads an event file's text; relative paths are taken from `dir`.
+    ///
+    /// # Errors
+    /// TOML syntax, a missing or unknown key, a bad value (with its line
+    /// and column when TOML gives them), fewer than two players, two
+    /// players with one name.
+    pub fn parse(text: &str, dir: &Path) -> Result<Event, EventError> {
+        let f: File = toml::from_str(text).map_err(|e| EventError {
+            at: e.span().map(|s| line_col(text, s.start)),
+            message: e.message().trim().to_owned(),
+        })?;
+        let key_at = |key: &str| text.find(&format!("{key} =")).or_else(|| text.find(key)).map(|o| line_col(text, o));
+        let time_control: TimeControl = f
+            .time_control
+            .parse()
+            .map_err(|e| EventError { at: key_at("time_control"), message: format!("time_control: {e}") })?;
+        if f.players.len() < 2 {
+            return Err(EventError { at: None, message: "an event needs at least two [[players]]".into() });
+        }
+        for (i, p) in f.players.iter().enumerate() {
+            if p.name.trim().is_empty() || p.name.chars().any(char::is_control) {
+                return Err(EventError {
+                    at: None,
+                    message: format!("player {}: the name must be printable text", i + 1),
+                });
+            }
+            if f.players[..i].iter().any(|q| q.name == p.name) {
+                return Err(EventError { at: None, message: format!("two players are named {:?}", p.name) });
+            }
+            if p.command.as_ref().is_some_and(Vec::is_empty) {
+                return Err(EventError { at: None, message: format!("player {:?}: command is empty", p.name) });
+            }
+        }
+        if f.rounds == 0 || f.concurrency == 0 {
+            return Err(EventError {
+                at: key_at(if f.rounds == 0 { "rounds" } else { "concurrency" }),
+                message: "rounds and concurrency must be at least 1".into(),
+            });
+        }
+        if f.listen.parse::<std::net::SocketAddr>().is_err() {
+            return Err(EventError {
+                at: key_at("listen"),
+                message: format!(
+                    "listen must be HOST:PORT with an IP address, such as 127.0.0.1:16101, not {:?}",
+                    f.listen
+                ),
+            });
+        }
+        if matches!(f.illegal_move, Policy::Continue) {
+            return Err(EventError {
+                at: key_at("illegal_move"),
+                message: "illegal_move is \"forfeit\" or \"retry\"".into(),
+            });
+        }
+        if matches!(f.false_claim, Policy::Retry) {
+            return Err(EventError {
+                at: key_at("false_claim"),
+                message: "false_claim is \"continue\" or \"forfeit\"".into(),
+            });
+        }
+        let path = |p: Option<PathBuf>, default: &str| dir.join(p.unwrap_or_else(|| default.into()));
+        Ok(Event {
+            name: f.event,
+            site: f.site.unwrap_or_else(|| "?".into()),
+            date: f.date,
+            round: f.round,
+            listen: f.listen,
+            time_control,
+            rounds: f.rounds,
+            pairing: f.pairing,
+            concurrency: f.concurrency,
+            openings: f.openings.map(|p| dir.join(p)),
+            pgn: path(f.pgn, "games.pgn"),
+            log: path(f.log, "referee.log"),
+            report: path(f.report, "report.txt"),
+            conclude_delay: seconds("conclude_delay", f.conclude_delay)?,
+            reset_delay: seconds("reset_delay", f.reset_delay)?,
+            lag: Duration::from_millis(f.lag_ms),
+            disconnect_grace: seconds("disconnect_grace", f.disconnect_grace)?,
+            illegal_move: f.illegal_move,
+            false_claim: f.false_claim,
+            players: f.players,
+        })
+    }
+
+    /// The games of the event in the order they start: for each cycle,
+    /// each pairing plays a pair of games with one opening, colours
+    /// swapped; openings (`count` of them, none: the standard position)
+    /// are used in order across the pairs, from the first again when they
+    /// run out.
+    #[must_use]
+    pub fn schedule(&self, openings: usize) -> Vec<ScheduledGame> {
+        let n = self.players.len();
+        let pairs: Vec<(usize, usize)> = match self.pairing {
+            Pairing::Gauntlet => (1..n).map(|j| (0, j)).collect(),
+            Pairing::RoundRobin => round_robin_pairs(n),
+        };
+        let mut games = Vec::new();
+        let mut pair_no = 0usize;
+        for cycle in 0..self.rounds {
+            for &(a, b) in &pairs {
+                let opening = (openings > 0).then(|| pair_no % openings);
+                for (white, black) in [(a, b), (b, a)] {
+                    games.push(ScheduledGame { number: games.len() + 1, cycle: cycle + 1, white, black, opening });
+                }
+                pair_no += 1;
+            }
+        }
+        games
+    }
+}
+
+/// Round-robin pairings by the circle method, round after round, so that
+/// games at once involve different players where possible.
+fn round_robin_pairs(n: usize) -> Vec<(usize, usize)> {
+    let m = if n.is_multiple_of(2) { n } else { n + 1 };
+    let mut ring: Vec<usize> = (0..m).collect();
+    let mut out = Vec::new();
+    for _ in 0..m - 1 {
+        for k in 0..m / 2 {
+            let (a, b) = (ring[k], ring[m - 1 - k]);
+            if a < n && b < n {
+                out.push((a.min(b), a.max(b)));
+            }
+        }
+        ring[1..].rotate_right(1);
+    }
+    out
+}
+
+/// One game of the schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledGame {
+    /// 1-based number in the schedule (the PGN Round's last part).
+    pub number: usize,
+    /// The round-robin cycle, from 1.
+    pub cycle: u32,
+    /// Index of White in the players.
+    pub white: usize,
+    /// Index of Black.
+    pub black: usize,
+    /// Index of the opening, if openings are used.
+    pub opening: Option<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+event = "Argus test"
+site = "localhost"
+listen = "127.0.0.1:16101"
+time_control = "5+0.05"
+rounds = 1
+pairing = "round-robin"
+concurrency = 2
+openings = "book.epd"
+pgn = "games.pgn"
+log = "referee.log"
+report = "report.txt"
+[[players]]
+name = "alpha"
+command = ["epd", "play", "--engine", "builtin", "--depth", "3"]
+token = "secret"
+[[players]]
+name = "beta"
+[[players]]
+name = "gamma"
+[[players]]
+name = "delta"
+"#;
+
+    #[test]
+    fn reads_the_issue_example() {
+        let e = Event::parse(EXAMPLE, Path::new("/ev")).unwrap();
+        assert_eq!(e.name, "Argus test");
+        assert_eq!(e.time_control.to_string(), "5+0.05");
+        assert_eq!((e.rounds, e.concurrency, e.pairing), (1, 2, Pairing::RoundRobin));
+        assert_eq!(e.openings.as_deref(), Some(Path::new("/ev/book.epd")));
+        assert_eq!(e.pgn, Path::new("/ev/games.pgn"));
+        assert_eq!(e.players[0].token.as_deref(), Some("secret"));
+        assert_eq!(e.players[0].command.as_ref().unwrap()[0], "epd");
+        assert_eq!(e.reset_delay, Duration::from_secs(5));
+        assert_eq!(e.illegal_move, Policy::Forfeit);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_run() {
+        for (text, wanted) in [
+            (EXAMPLE.replace("rounds = 1", "roundz = 1"), "unknown field `roundz`"),
+            (EXAMPLE.replace("\"5+0.05\"", "\"5+\""), "time_control"),
+            (EXAMPLE.replace("\"beta\"", "\"alpha\""), "two players are named \"alpha\""),
+            (EXAMPLE.replace("127.0.0.1:16101", "localhost"), "listen must be HOST:PORT"),
+            (EXAMPLE.replace("\"round-robin\"", "\"swiss\""), "unknown variant `swiss`"),
+            (EXAMPLE.replace("concurrency = 2", "concurrency = \"two\""), "invalid type"),
+        ] {
+            let e = Event::parse(&text, Path::new(".")).unwrap_err();
+            assert!(e.to_string().contains(wanted), "{wanted}: {e}");
+        }
+        let e = Event::parse(&EXAMPLE.replace("roundS", "x").replace("rounds = 1", "roundz = 1"), Path::new("."))
+            .unwrap_err();
+        assert_eq!(e.at.map(|(l, _)| l), Some(6), "{e}");
+    }
+
+    #[test]
+    fn schedules_pairs_with_both_colours() {
+        let e = Event::parse(EXAMPLE, Path::new(".")).unwrap();
+        let s = e.schedule(3);
+        // 4 players: 6 pairings, 2 games each.
+        assert_eq!(s.len(), 12);
+        let mut seen = std::collections::HashSet::new();
+        for g in &s {
+            assert!(g.white != g.black);
+            assert!(seen.insert((g.white, g.black)), "each colour once: {g:?}");
+        }
+        // Pairs share an opening; openings go round in order.
+        let openings: Vec<_> = s.iter().map(|g| g.opening.unwrap()).collect();
+        assert_eq!(openings, [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+        // The first round of the circle method: two games with four
+        // different players, so concurrency 2 keeps everyone busy.
+        let first: std::collections::HashSet<usize> = [s[0].white, s[0].black, s[2].white, s[2].black].into();
+        assert_eq!(first.len(), 4);
+        let mut g = e.clone();
+        g.pairing = Pairing::Gauntlet;
+        g.rounds = 2;
+        let s = g.schedule(0);
+        assert_eq!(s.len(), 12);
+        assert!(s.iter().all(|x| (x.white == 0) != (x.black == 0) && x.opening.is_none()));
+        // Five players (odd): every pairing once.
+        assert_eq!(round_robin_pairs(5).len(), 10);
+    }
+}

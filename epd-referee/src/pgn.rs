@@ -1,0 +1,124 @@
+//! A finished (or unfinished) game as PGN, in export format: the Seven
+//! Tag Roster, then `SetUp`/`FEN` when the game did not start from the
+//! standard position, `TimeControl`, `Termination` and `PlyCount`; each
+//! move followed by `{[%clk h:mm:ss] [%emt h:mm:ss]}` (the mover's time
+//! left after the move, increment included, and the time it took; a
+//! fraction of a second is written as `.fff`), a closing comment that
+//! says how the game ended, and lines of at most 79 characters.
+
+use core::fmt::Write as _;
+
+use epd_core::{Color, Position};
+
+use crate::clock::{hms, TimeControl};
+use crate::game::Game;
+
+/// The tags a game needs beyond what the game itself knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tags {
+    /// `Event`.
+    pub event: String,
+    /// `Site`.
+    pub site: String,
+    /// `Date`, `YYYY.MM.DD` (`????.??.??` when unknown).
+    pub date: String,
+    /// `Round`.
+    pub round: String,
+    /// `White`.
+    pub white: String,
+    /// `Black`.
+    pub black: String,
+}
+
+/// A tag value with `\` and `"` escaped, and no control character.
+fn tag_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Appends words to movetext, breaking lines before 80 columns.
+struct Lines {
+    text: String,
+    line: usize,
+}
+
+impl Lines {
+    fn word(&mut self, w: &str) {
+        if self.line > 0 && self.line + 1 + w.len() > 79 {
+            self.text.push('\n');
+            self.line = 0;
+        } else if self.line > 0 {
+            self.text.push(' ');
+            self.line += 1;
+        }
+        self.text.push_str(w);
+        self.line += w.len();
+    }
+}
+
+/// The game as PGN text, ending with a blank line.
+#[must_use]
+pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
+    let result = game.ended().map_or("*", |e| e.result.pgn());
+    let mut out = String::new();
+    for (name, value) in [
+        ("Event", &tags.event),
+        ("Site", &tags.site),
+        ("Date", &tags.date),
+        ("Round", &tags.round),
+        ("White", &tags.white),
+        ("Black", &tags.black),
+    ] {
+        let v = if value.is_empty() { "?" } else { value.as_str() };
+        let _ = writeln!(out, "[{name} \"{}\"]", tag_value(v));
+    }
+    let _ = writeln!(out, "[Result \"{result}\"]");
+    let start = game.start();
+    if start.to_setup() != Position::startpos().to_setup() {
+        let _ = writeln!(out, "[SetUp \"1\"]");
+        let _ = writeln!(out, "[FEN \"{}\"]", start.fen());
+    }
+    let _ = writeln!(out, "[TimeControl \"{control}\"]");
+    let termination = game.ended().map_or("unterminated", |e| e.termination.pgn_tag());
+    let _ = writeln!(out, "[Termination \"{termination}\"]");
+    let _ = writeln!(out, "[PlyCount \"{}\"]", game.moves().len());
+    out.push('\n');
+    let mut lines = Lines { text: String::new(), line: 0 };
+    let mut number = start.fullmoves();
+    let mut turn = start.turn();
+    for (i, m) in game.moves().iter().enumerate() {
+        // Every move has a comment, so black's moves carry `N...` too.
+        if turn == Color::White {
+            lines.word(&format!("{number}."));
+        } else if i == 0 || turn == Color::Black {
+            lines.word(&format!("{number}..."));
+        }
+        lines.word(&m.san);
+        lines.word(&format!("{{[%clk {}]", hms(m.clock)));
+        lines.word(&format!("[%emt {}]}}", hms(m.emt)));
+        if turn == Color::Black {
+            number += 1;
+        }
+        turn = turn.other();
+    }
+    if let Some(e) = game.ended() {
+        let text = format!("{{{}}}", e.termination.describe(e.result).replace(['{', '}'], ""));
+        for w in text.split(' ') {
+            lines.word(w);
+        }
+    }
+    lines.word(result);
+    out.push_str(&lines.text);
+    out.push_str("\n\n");
+    out
+}

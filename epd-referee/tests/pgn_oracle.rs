@@ -1,0 +1,161 @@
+//! The PGN the referee writes, read back by independent readers:
+//! python-chess (every move legal, the final position, `[%clk]` and
+//! `[%emt]` as written, the result consistent with the final position)
+//! and pgn-extract (the games parse with no complaint). Random games that
+//! end every way the board ends them, and some the referee ends.
+//! `EPDKIT_REQUIRE_PYTHON_CHESS=1` (CI) makes a missing oracle a failure.
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::Duration;
+
+use epd_core::{Color, Position};
+use epd_referee::pgn::{self, Tags};
+use epd_referee::{Game, GameResult, TimeControl};
+use epd_testkit::XorShift;
+
+/// Plays random legal moves (captures preferred half the time, so games
+/// reach endings), 0-3 s each, until the game ends (flag falls too) or a
+/// random number of plies up to 400; the unfinished ones
+/// are ended by the referee in turn: resignation, agreement, flag fall,
+/// adjudication.
+fn random_games(count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
+    let tc: TimeControl = "60+1".parse().unwrap();
+    let mut rng = XorShift::new(seed);
+    let mut games = Vec::new();
+    for i in 0..count {
+        let mut g = Game::new(Position::startpos(), &tc);
+        let plies = 10 + rng.below(390);
+        while g.ended().is_none() && g.moves().len() < plies {
+            let pos = *g.position();
+            let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+            let captures: Vec<_> = moves.iter().copied().filter(|&m| pos.is_capture(m)).collect();
+            let pool = if !captures.is_empty() && rng.below(2) == 0 { &captures } else { &moves };
+            let m = pool[rng.below(pool.len())];
+            let used = Duration::from_millis(rng.below(3000) as u64);
+            g.play(m, used).unwrap();
+        }
+        if g.ended().is_none() {
+            let side = g.position().turn();
+            match i % 4 {
+                0 => {
+                    g.resign(side);
+                }
+                1 => {
+                    g.agree_draw();
+                }
+                2 => {
+                    g.flag(side);
+                }
+                _ => {
+                    g.adjudicate(GameResult::win(Color::White), "test");
+                }
+            }
+        }
+        games.push(g);
+    }
+    (games, tc)
+}
+
+fn python_chess() -> bool {
+    let ok = Command::new("python3").args(["-c", "import chess.pgn"]).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(std::env::var_os("EPDKIT_REQUIRE_PYTHON_CHESS").is_none(), "python-chess is required but missing");
+        eprintln!("python-chess not installed: skipped");
+    }
+    ok
+}
+
+const CHECK: &str = r#"
+import sys, chess, chess.pgn
+games = 0
+pgn = open(sys.argv[1])
+expected = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+while True:
+    game = chess.pgn.read_game(pgn)
+    if game is None:
+        break
+    exp = expected[games]
+    games += 1
+    if game.errors:
+        sys.exit(f"game {games}: {game.errors}")
+    board = game.board()
+    clocks, emts = [], []
+    for node in game.mainline():
+        if not board.is_legal(node.move):
+            sys.exit(f"game {games}: illegal {node.move}")
+        board.push(node.move)
+        clocks.append("%.3f" % node.clock())
+        emts.append("%.3f" % node.emt())
+    if board.fen(en_passant="fen") != exp[0]:
+        sys.exit(f"game {games}: final {board.fen(en_passant='fen')} != {exp[0]}")
+    if " ".join(clocks) != exp[1] or " ".join(emts) != exp[2]:
+        sys.exit(f"game {games}: clocks differ")
+    result = game.headers["Result"]
+    if result != exp[3] or int(game.headers["PlyCount"]) != len(clocks):
+        sys.exit(f"game {games}: result or PlyCount")
+    outcome = board.outcome(claim_draw=False)
+    term = game.headers["Termination"]
+    if outcome is not None and outcome.termination.name in ("CHECKMATE", "STALEMATE", "INSUFFICIENT_MATERIAL", "SEVENTYFIVE_MOVES", "FIVEFOLD_REPETITION"):
+        if outcome.result() != result or term != "normal":
+            sys.exit(f"game {games}: {outcome} but {result} {term}")
+    elif term == "normal" and "resigns" not in exp[4] and "agreed" not in exp[4]:
+        sys.exit(f"game {games}: ended normally with no reason on the board: {exp[4]}")
+print(games)
+"#;
+
+#[test]
+fn python_chess_reads_every_game_as_written() {
+    if !python_chess() {
+        return;
+    }
+    let (games, tc) = random_games(60, 0x00A2_6005);
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let mut expected = String::new();
+    for (i, g) in games.iter().enumerate() {
+        let tags = Tags {
+            event: "Argus \"test\"".into(),
+            site: "localhost".into(),
+            date: "2026.11.23".into(),
+            round: (i + 1).to_string(),
+            white: "alpha".into(),
+            black: "beta".into(),
+        };
+        text.push_str(&pgn::write(&tags, g, &tc));
+        let clocks: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.clock.as_secs_f64())).collect();
+        let emts: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.emt.as_secs_f64())).collect();
+        let e = g.ended().unwrap();
+        let _ = writeln!(
+            expected,
+            "{}\t{}\t{}\t{}\t{}",
+            g.position().fen(),
+            clocks.join(" "),
+            emts.join(" "),
+            e.result.pgn(),
+            e.termination.describe(e.result)
+        );
+    }
+    assert!(text.lines().all(|l| l.len() < 80), "export format: lines under 80 columns");
+    let kinds: std::collections::HashSet<&str> =
+        games.iter().map(|g| g.ended().unwrap().termination.pgn_tag()).collect();
+    assert!(kinds.len() >= 3, "{kinds:?}");
+    let pgn_path = dir.path().join("games.pgn");
+    std::fs::write(&pgn_path, &text).unwrap();
+    let exp_path = dir.path().join("expected.tsv");
+    std::fs::write(&exp_path, &expected).unwrap();
+    let script = dir.path().join("check.py");
+    std::fs::write(&script, CHECK).unwrap();
+    let out = Command::new("python3").arg(&script).arg(&pgn_path).arg(&exp_path).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "60");
+
+    // pgn-extract reads them too, all 60, without complaint.
+    if std::path::Path::new("/usr/games/pgn-extract").is_file() {
+        let out = Command::new("/usr/games/pgn-extract").args(["-s", "--quiet"]).arg(&pgn_path).output().unwrap();
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim().is_empty() || stderr.contains("60 games"), "{stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).matches("[Event ").count(), 60);
+    }
+}
