@@ -22,6 +22,7 @@ mod clock;
 mod event;
 mod game;
 pub mod pgn;
+pub mod protocol;
 mod standings;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};

@@ -1,0 +1,359 @@
+//! The records of the referee protocol (EPD §8): what clients send
+//! (`refreq`) read and checked with the kit's own record model, and what
+//! the referee sends (`refcom`) written in canonical EPD.
+//!
+//! # On the wire
+//!
+//! One EPD record per line, at most [`MAX_RECORD`] bytes (the
+//! specification asks readers to handle 4096), `\n` or `\r\n` ended.
+//!
+//! Client to referee:
+//!
+//! - `sign_on` (§8.2.4): `<position> refreq sign_on; tcsi "ADDRESS"
+//!   "NAME";` names the player (the position is not used). A player whose
+//!   event entry has a token adds the extension operation `token "T";`.
+//! - `reply` (§8.2.2): `<position> refreq reply; sm MOVE;`, the position
+//!   being the one the move is played from (the referee's position after
+//!   the opponent's move); `hmvc`/`fmvn` may be given and must then match.
+//!   With it, or instead of a move: `draw_offer` (with sm, §6.13),
+//!   `draw_claim` (with sm or not: see the referee), `draw_accept`,
+//!   `draw_reject`, `resign`. `tcgs N` names the game when given.
+//! - `sign_off` (§8.2.3), `fault` (§8.2.1, with `c0 "what"` if known).
+//!
+//! Referee to client: `refcom` with `reset`, `inform` (`ptp` tag pairs),
+//! `respond`, `execute`, `conclude`, `disconnect` or `fault` (§8.1), the
+//! position, and where they apply `sm` (the opponent's move, played from
+//! the position sent), `hmvc`, `fmvn`, `cc` (time consumed by White and
+//! Black, whole seconds, §6.6), `tcgs` (the game), `tcri` (the receiver),
+//! `draw_offer` (the opponent offers a draw with its move), `c0` (a
+//! fault's reason), and two extension operations with the finer figures
+//! a clock needs: `ccms W B` (time consumed, milliseconds) and `rtms W B`
+//! (time remaining, milliseconds, increment of the last move included).
+
+use std::time::Duration;
+
+use epd_core::{has_errors, Clock as EpdClock, Move, Opcode, OperandInput, ParseMode, Position, Record};
+
+/// The longest record accepted from a client, in bytes.
+pub const MAX_RECORD: usize = 4096;
+
+/// What a client asks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Sign on as `name`, with the token the event may require.
+    SignOn {
+        /// The player's name (`tcsi`'s second operand).
+        name: String,
+        /// The `token` extension operation's operand.
+        token: Option<String>,
+    },
+    /// Leave.
+    SignOff,
+    /// A move, a draw or a resignation in the game in progress.
+    Reply(Reply),
+    /// The client hit a fault it cannot recover from.
+    Fault(String),
+}
+
+/// A reply's content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// The position the client's move is played from.
+    pub position: Position,
+    /// `hmvc` and `fmvn` when the client sent them.
+    pub counters: (Option<u32>, Option<u32>),
+    /// The move (`sm`).
+    pub mv: Option<Move>,
+    /// The game (`tcgs`), if named.
+    pub game: Option<u64>,
+    /// `draw_offer`.
+    pub draw_offer: bool,
+    /// `draw_accept`.
+    pub draw_accept: bool,
+    /// `draw_reject`.
+    pub draw_reject: bool,
+    /// `draw_claim`.
+    pub draw_claim: bool,
+    /// `resign`.
+    pub resign: bool,
+}
+
+/// Why a client's record was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolError(pub String);
+
+impl core::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
+fn int(rec: &Record, op: Opcode) -> Option<i64> {
+    rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer())
+}
+
+fn text_of(rec: &Record, name: &str, index: usize) -> Option<String> {
+    rec.operations()
+        .find(|o| o.opcode() == name)
+        .and_then(|o| o.operand(index))
+        .map(|o| String::from_utf8_lossy(o.text()).into_owned())
+}
+
+/// Reads one record from a client.
+///
+/// # Errors
+/// [`ProtocolError`]: over-long, not a valid EPD record (strict reading),
+/// no `refreq`, an unknown request, a sign-on without a name.
+pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() > MAX_RECORD {
+        return Err(ProtocolError(format!("a record of {} bytes; at most {MAX_RECORD}", line.len())));
+    }
+    let (rec, diags) = Record::parse(line, ParseMode::Strict);
+    if has_errors(&diags) || rec.position().is_none() {
+        let first = diags.iter().find(|d| d.severity == epd_core::Severity::Error);
+        let why = first.map_or_else(
+            || "not a legal position".to_owned(),
+            |d| format!("column {}: {} [{}]", d.column(), d.message, d.code),
+        );
+        return Err(ProtocolError(format!("not a valid EPD record: {why}")));
+    }
+    let Some(req) = text_of(&rec, "refreq", 0) else {
+        return Err(ProtocolError(
+            "no refreq operation: a client's records carry refreq (sign_on, reply, sign_off, fault)".into(),
+        ));
+    };
+    match req.as_str() {
+        "sign_on" => {
+            let name = text_of(&rec, "tcsi", 1)
+                .filter(|n| !n.trim().is_empty())
+                .ok_or_else(|| ProtocolError("sign_on needs tcsi \"ADDRESS\" \"NAME\" naming the player".into()))?;
+            Ok(Request::SignOn { name, token: text_of(&rec, "token", 0) })
+        }
+        "sign_off" => Ok(Request::SignOff),
+        "fault" => Ok(Request::Fault(text_of(&rec, "c0", 0).unwrap_or_default())),
+        "reply" => {
+            let has = |op: Opcode| rec.get_known(op).is_some();
+            let counter = |op: Opcode| int(&rec, op).and_then(|v| u32::try_from(v).ok());
+            let mv = rec.get_known(Opcode::Sm).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
+            if has(Opcode::Sm) && mv.is_none() {
+                return Err(ProtocolError("sm is not a legal move".into()));
+            }
+            Ok(Request::Reply(Reply {
+                position: *rec.position().expect("checked above"),
+                counters: (counter(Opcode::Hmvc), counter(Opcode::Fmvn)),
+                mv,
+                game: int(&rec, Opcode::Tcgs).and_then(|v| u64::try_from(v).ok()),
+                draw_offer: has(Opcode::DrawOffer),
+                draw_accept: has(Opcode::DrawAccept),
+                draw_reject: has(Opcode::DrawReject),
+                draw_claim: has(Opcode::DrawClaim),
+                resign: has(Opcode::Resign),
+            }))
+        }
+        other => Err(ProtocolError(format!("unknown request {other:?}: sign_on, reply, sign_off or fault"))),
+    }
+}
+
+/// A referee command (§8.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Conclude the game (§8.1.1).
+    Conclude,
+    /// The referee is going away (§8.1.2).
+    Disconnect,
+    /// Play through a move without answering (§8.1.3).
+    Execute,
+    /// An unrecoverable fault (§8.1.4).
+    Fault,
+    /// PGN tag pairs (§8.1.5).
+    Inform,
+    /// Set up for a new game (§8.1.6).
+    Reset,
+    /// Answer the opponent's move (§8.1.7).
+    Respond,
+}
+
+impl Command {
+    /// The `refcom` operand.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Command::Conclude => "conclude",
+            Command::Disconnect => "disconnect",
+            Command::Execute => "execute",
+            Command::Fault => "fault",
+            Command::Inform => "inform",
+            Command::Reset => "reset",
+            Command::Respond => "respond",
+        }
+    }
+}
+
+/// A record the referee sends.
+#[derive(Clone, Debug)]
+pub struct Outgoing<'a> {
+    /// The command.
+    pub command: Command,
+    /// The position (before `sm`, when a move is given).
+    pub position: &'a Position,
+    /// The opponent's move from `position`.
+    pub sm: Option<Move>,
+    /// Time consumed by White and Black.
+    pub consumed: Option<(Duration, Duration)>,
+    /// Time remaining for White and Black.
+    pub remaining: Option<(Duration, Duration)>,
+    /// PGN tag pairs.
+    pub tags: &'a [(&'a str, String)],
+    /// The game.
+    pub game: Option<u64>,
+    /// The receiver's name.
+    pub receiver: Option<&'a str>,
+    /// The opponent offers a draw.
+    pub draw_offer: bool,
+    /// A fault's reason.
+    pub message: Option<&'a str>,
+}
+
+impl<'a> Outgoing<'a> {
+    /// `command` at `position`, nothing else.
+    #[must_use]
+    pub fn new(command: Command, position: &'a Position) -> Outgoing<'a> {
+        Outgoing {
+            command,
+            position,
+            sm: None,
+            consumed: None,
+            remaining: None,
+            tags: &[],
+            game: None,
+            receiver: None,
+            draw_offer: false,
+            message: None,
+        }
+    }
+
+    /// The record, canonical EPD, without a newline.
+    #[must_use]
+    pub fn to_line(&self) -> Vec<u8> {
+        let mut rec = Record::from_position(self.position);
+        // Every value below is valid by construction; a refusal would be
+        // a bug, and leaves the operation out rather than the record.
+        let _ = rec.set("refcom", &[OperandInput::Identifier(self.command.name())]);
+        if let Some(m) = self.sm {
+            let _ = rec.set("sm", &[OperandInput::Move(m)]);
+        }
+        if matches!(self.command, Command::Respond | Command::Execute | Command::Conclude | Command::Reset) {
+            let _ = rec.set("hmvc", &[OperandInput::Integer(i64::from(self.position.halfmoves()))]);
+            let _ = rec.set("fmvn", &[OperandInput::Integer(i64::from(self.position.fullmoves()))]);
+        }
+        let ms = |d: Duration| d.as_millis().min(u128::from(u64::MAX)).to_string();
+        if let Some((w, b)) = self.consumed {
+            let c = |d: Duration| OperandInput::Clock(EpdClock::from_seconds(d.as_secs()));
+            let _ = rec.set("cc", &[c(w), c(b)]);
+            let (w, b) = (ms(w), ms(b));
+            let _ = rec.set("ccms", &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
+        }
+        if let Some((w, b)) = self.remaining {
+            let (w, b) = (ms(w), ms(b));
+            let _ = rec.set("rtms", &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
+        }
+        if !self.tags.is_empty() {
+            let mut ops = Vec::with_capacity(self.tags.len() * 2);
+            for (k, v) in self.tags {
+                ops.push(OperandInput::Identifier(k));
+                ops.push(OperandInput::String(v.as_bytes()));
+            }
+            let _ = rec.set("ptp", &ops);
+        }
+        if let Some(g) = self.game {
+            let _ = rec.set("tcgs", &[OperandInput::Integer(i64::try_from(g).unwrap_or(i64::MAX))]);
+        }
+        if let Some(r) = self.receiver {
+            let _ = rec.set("tcri", &[OperandInput::String(b"argus"), OperandInput::String(r.as_bytes())]);
+        }
+        if self.draw_offer {
+            let _ = rec.set("draw_offer", &[]);
+        }
+        if let Some(m) = self.message {
+            let cleaned: String =
+                m.chars().map(|c| if c == '"' || c == '\\' || c.is_control() { '\'' } else { c }).take(200).collect();
+            let _ = rec.set("c0", &[OperandInput::String(cleaned.as_bytes())]);
+        }
+        let mut out = Vec::with_capacity(160);
+        rec.append_canonical(&mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use epd_core::SanMode;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn reads_client_requests() {
+        assert_eq!(
+            parse_request(format!("{START} refreq sign_on; tcsi \"host\" \"alpha\"; token \"s3\";").as_bytes()),
+            Ok(Request::SignOn { name: "alpha".into(), token: Some("s3".into()) })
+        );
+        assert_eq!(parse_request(format!("{START} refreq sign_off;\r").as_bytes()), Ok(Request::SignOff));
+        let Ok(Request::Reply(r)) =
+            parse_request(format!("{START} draw_offer; hmvc 0; refreq reply; sm e4; tcgs 3;").as_bytes())
+        else {
+            panic!()
+        };
+        let pos = Position::startpos();
+        assert_eq!(r.mv, Some(pos.parse_san(b"e4", SanMode::Strict).unwrap()));
+        assert_eq!((r.game, r.counters, r.draw_offer, r.resign), (Some(3), (Some(0), None), true, false));
+        for (bad, why) in [
+            ("garbage \x1b[31m", "not a valid EPD record"),
+            (&format!("{START} sm e4;"), "no refreq"),
+            (&format!("{START} refreq dance;"), "refreq dance is not one of: fault, reply, sign_off, sign_on"),
+            (&format!("{START} refreq sign_on;"), "needs tcsi"),
+            (&format!("{START} refreq reply; sm e5;"), "not a valid EPD record"),
+            (&format!("{START} refreq reply; sm e4; sm d4;"), "not a valid EPD record"),
+        ] {
+            let e = parse_request(bad.as_bytes()).unwrap_err();
+            assert!(e.0.contains(why), "{bad}: {e}");
+        }
+        let long = format!("{START} refreq reply; c0 \"{}\";", "x".repeat(5000));
+        assert!(parse_request(long.as_bytes()).unwrap_err().0.contains("at most 4096"));
+    }
+
+    #[test]
+    fn writes_referee_commands_that_read_back() {
+        let pos = Position::startpos();
+        let e4 = pos.parse_san(b"e4", SanMode::Strict).unwrap();
+        let tags = [("Event", "Argus test".to_owned()), ("White", "alpha".to_owned())];
+        let mut o = Outgoing::new(Command::Respond, &pos);
+        o.sm = Some(e4);
+        o.consumed = Some((Duration::from_millis(61_250), Duration::from_millis(3_999)));
+        o.remaining = Some((Duration::from_millis(238_750), Duration::from_millis(296_001)));
+        o.game = Some(7);
+        o.receiver = Some("beta");
+        o.draw_offer = true;
+        let line = String::from_utf8(o.to_line()).unwrap();
+        assert_eq!(
+            line,
+            format!(
+                "{START} cc 000:00:01:01 000:00:00:03; ccms 61250 3999; draw_offer; fmvn 1; hmvc 0; refcom respond; \
+                 rtms 238750 296001; sm e4; tcgs 7; tcri \"argus\" \"beta\";"
+            )
+        );
+        let (rec, diags) = Record::parse(line.as_bytes(), ParseMode::Strict);
+        assert!(!has_errors(&diags), "{diags:?}");
+        assert_eq!(rec.get_known(Opcode::Sm).and_then(|o| o.operand(0)).and_then(|o| o.as_move()), Some(e4));
+        let mut o = Outgoing::new(Command::Inform, &pos);
+        o.tags = &tags;
+        let line = String::from_utf8(o.to_line()).unwrap();
+        assert_eq!(line, format!("{START} ptp Event \"Argus test\" White \"alpha\"; refcom inform;"));
+        let mut o = Outgoing::new(Command::Fault, &pos);
+        o.message = Some("illegal move \"e5\"\n");
+        assert!(String::from_utf8(o.to_line()).unwrap().ends_with("c0 \"illegal move 'e5''\"; refcom fault;"));
+    }
+}
