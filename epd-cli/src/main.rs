@@ -74,6 +74,12 @@ enum Command {
     /// Run a test suite: each record's move against its bm and am, solved and missed reported (pfts).
     #[command(display_order = 11, after_help = cmd::analyze::TARGET_EXAMPLES)]
     Target(cmd::analyze::Args),
+    /// Run a tournament of chess programs that connect over TCP (Argus, §8).
+    #[command(display_order = 16, after_help = cmd::referee::EXAMPLES)]
+    Referee(cmd::referee::Args),
+    /// Play in a referee's tournament with the built-in or any UCI engine.
+    #[command(display_order = 17, after_help = cmd::play::EXAMPLES)]
+    Play(cmd::play::Args),
     /// Run the built-in engine as a UCI engine on standard input and output.
     #[command(
         display_order = 20,
@@ -123,6 +129,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Mate(args) => cmd::mate::run(args, &mut out)?,
         Command::Analyze(args) => cmd::analyze::run(AnalysisVerb::Analyze, args, &mut out)?,
         Command::Target(args) => cmd::analyze::run(AnalysisVerb::Target, args, &mut out)?,
+        Command::Referee(args) => cmd::referee::run(args, &mut out)?,
+        Command::Play(args) => cmd::play::run(args)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;

@@ -23,6 +23,7 @@ mod event;
 mod game;
 pub mod pgn;
 pub mod protocol;
+pub mod server;
 mod standings;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};

@@ -288,6 +288,142 @@ impl<'a> Outgoing<'a> {
     }
 }
 
+/// A referee record as a client reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incoming {
+    /// The command.
+    pub command: Command,
+    /// The position sent, with the counters of `hmvc` and `fmvn`.
+    pub position: Position,
+    /// The opponent's move, played from `position`.
+    pub sm: Option<Move>,
+    /// Time consumed by White and Black, in milliseconds (`ccms`, else
+    /// `cc` in whole seconds).
+    pub consumed: Option<(u64, u64)>,
+    /// Time remaining for White and Black, in milliseconds (`rtms`).
+    pub remaining: Option<(u64, u64)>,
+    /// PGN tag pairs (`ptp`).
+    pub tags: Vec<(String, String)>,
+    /// The game (`tcgs`).
+    pub game: Option<u64>,
+    /// The opponent offers a draw.
+    pub draw_offer: bool,
+    /// A fault's reason (`c0`).
+    pub message: Option<String>,
+}
+
+impl Incoming {
+    /// The position after `sm`: the one to move from.
+    #[must_use]
+    pub fn current(&self) -> Position {
+        let mut p = self.position;
+        if let Some(m) = self.sm {
+            p.play_unchecked(m);
+        }
+        p
+    }
+}
+
+/// Reads a record from the referee (the client side of the protocol).
+///
+/// # Errors
+/// Not a valid EPD record, no or an unknown `refcom`.
+pub fn parse_command(line: &[u8]) -> Result<Incoming, ProtocolError> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let (rec, diags) = Record::parse(line, ParseMode::Lenient);
+    if has_errors(&diags) || rec.position().is_none() {
+        return Err(ProtocolError("not a valid EPD record".into()));
+    }
+    let command = match text_of(&rec, "refcom", 0).as_deref() {
+        Some("conclude") => Command::Conclude,
+        Some("disconnect") => Command::Disconnect,
+        Some("execute") => Command::Execute,
+        Some("fault") => Command::Fault,
+        Some("inform") => Command::Inform,
+        Some("reset") => Command::Reset,
+        Some("respond") => Command::Respond,
+        Some(other) => return Err(ProtocolError(format!("unknown refcom {other:?}"))),
+        None => return Err(ProtocolError("no refcom operation".into())),
+    };
+    let pair = |name: &str| -> Option<(u64, u64)> {
+        let w = text_of(&rec, name, 0)?.parse().ok()?;
+        let b = text_of(&rec, name, 1)?.parse().ok()?;
+        Some((w, b))
+    };
+    let cc = rec.get_known(Opcode::Cc).and_then(|o| {
+        let secs = |i: usize| EpdClock::from_ascii(o.operand(i)?.text()).map(|c| c.total_seconds() * 1000);
+        Some((secs(0)?, secs(1)?))
+    });
+    let tags = rec
+        .get_known(Opcode::Ptp)
+        .map(|o| {
+            let texts: Vec<String> = o.operands().map(|x| String::from_utf8_lossy(x.text()).into_owned()).collect();
+            texts.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0].clone(), c[1].clone())).collect()
+        })
+        .unwrap_or_default();
+    Ok(Incoming {
+        command,
+        position: rec.position_with_counters().expect("checked above"),
+        sm: rec.get_known(Opcode::Sm).and_then(|o| o.operand(0)).and_then(|o| o.as_move()),
+        consumed: pair("ccms").or(cc),
+        remaining: pair("rtms"),
+        tags,
+        game: int(&rec, Opcode::Tcgs).and_then(|v| u64::try_from(v).ok()),
+        draw_offer: rec.get_known(Opcode::DrawOffer).is_some(),
+        message: text_of(&rec, "c0", 0),
+    })
+}
+
+/// A client's record: `refreq` with the position and what goes with it.
+#[derive(Clone, Debug, Default)]
+pub struct ClientRecord<'a> {
+    /// The request: `sign_on`, `reply`, `sign_off` or `fault`.
+    pub request: &'a str,
+    /// The move.
+    pub sm: Option<Move>,
+    /// `tcsi` address and name (sign_on).
+    pub sender: Option<(&'a str, &'a str)>,
+    /// `token` (sign_on).
+    pub token: Option<&'a str>,
+    /// The game (`tcgs`).
+    pub game: Option<u64>,
+    /// Draw and resignation flags, by opcode: `draw_offer`, `draw_accept`,
+    /// `draw_reject`, `draw_claim`, `resign`.
+    pub flags: &'a [&'a str],
+    /// `c0` (a fault's reason).
+    pub message: Option<&'a str>,
+}
+
+impl ClientRecord<'_> {
+    /// The record at `position`, canonical EPD, no newline.
+    #[must_use]
+    pub fn to_line(&self, position: &Position) -> Vec<u8> {
+        let mut rec = Record::from_position(position);
+        let _ = rec.set("refreq", &[OperandInput::Identifier(self.request)]);
+        if let Some(m) = self.sm {
+            let _ = rec.set("sm", &[OperandInput::Move(m)]);
+        }
+        if let Some((a, n)) = self.sender {
+            let _ = rec.set("tcsi", &[OperandInput::String(a.as_bytes()), OperandInput::String(n.as_bytes())]);
+        }
+        if let Some(t) = self.token {
+            let _ = rec.set("token", &[OperandInput::String(t.as_bytes())]);
+        }
+        if let Some(g) = self.game {
+            let _ = rec.set("tcgs", &[OperandInput::Integer(i64::try_from(g).unwrap_or(i64::MAX))]);
+        }
+        for f in self.flags {
+            let _ = rec.set(f, &[]);
+        }
+        if let Some(m) = self.message {
+            let _ = rec.set("c0", &[OperandInput::String(m.as_bytes())]);
+        }
+        let mut out = Vec::with_capacity(120);
+        rec.append_canonical(&mut out);
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

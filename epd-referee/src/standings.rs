@@ -131,7 +131,8 @@ impl Standings {
     pub fn report(&self) -> String {
         let mut out = String::new();
         let width = self.names.iter().map(String::len).max().unwrap_or(4).max(6);
-        let fmt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |x| format!("{x:+.0}"));
+        // Rounded first, so a small negative difference prints +0, not -0.
+        let fmt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |x| format!("{:+}", x.round() as i64));
         let _ = writeln!(
             out,
             "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>5} {:>7} {:>16} {:>6}",

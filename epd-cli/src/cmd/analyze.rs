@@ -146,6 +146,7 @@ fn limits(args: &Args) -> Limits {
         timeout: args.timeout.map(ms),
         grace: ms(args.grace),
         multipv: args.multipv,
+        clock: None,
     };
     if l.movetime.is_none() && l.depth.is_none() && l.nodes.is_none() {
         l.movetime = Some(ms(1000));
@@ -194,7 +195,7 @@ fn engines(args: &Args) -> anyhow::Result<Vec<Box<dyn Engine>>> {
 
 /// A bare engine name is looked up on PATH, then in the games directories
 /// where Debian installs engines (`stockfish` is /usr/games/stockfish).
-fn program(engine: &str) -> String {
+pub(crate) fn program(engine: &str) -> String {
     if engine.contains('/') {
         return engine.to_owned();
     }

@@ -6,6 +6,8 @@ pub mod man;
 pub mod mate;
 pub mod moves;
 pub mod perft;
+pub mod play;
+pub mod referee;
 pub mod show;
 pub mod stream;
 pub mod uci;

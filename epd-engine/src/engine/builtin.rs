@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::{Analysis, Engine, EngineError, Limits};
 use crate::search::{self, Searcher};
-use epd_core::Position;
+use epd_core::{Move, Position};
 
 /// The built-in alpha-beta searcher as an analysis engine.
 #[derive(Debug)]
@@ -45,12 +45,40 @@ impl Engine for Builtin {
     }
 
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
-        let movetime = match (limits.movetime, limits.timeout) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.search(pos, &[], limits, stop)
+    }
+
+    fn play(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        // The game's earlier positions, so a repetition scores as a draw.
+        let mut pos = *start;
+        let mut keys = Vec::with_capacity(moves.len());
+        for &m in moves {
+            keys.push(pos.zobrist_hash());
+            pos.play_unchecked(m);
+        }
+        self.search(&pos, &keys, limits, stop)
+    }
+}
+
+impl Builtin {
+    fn search(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        // In a game, a time for this move from the clocks.
+        let from_clock = limits.clock.map(|c| c.allocate(pos.turn()));
+        let movetime = [limits.movetime, limits.timeout, from_clock].into_iter().flatten().min();
         let l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
-        let out = self.searcher.search(pos, &[], &l, stop, &mut |_| {});
+        let out = self.searcher.search(pos, history, &l, stop, &mut |_| {});
         if !pos.has_legal_moves() {
             return Ok(Analysis { nodes: Some(out.nodes), elapsed: out.elapsed, ..Analysis::no_moves(pos) });
         }

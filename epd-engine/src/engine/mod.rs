@@ -61,11 +61,54 @@ pub struct Limits {
     /// engine searches the lines one after another, each move excluded
     /// from the searches that follow, each within these limits.
     pub multipv: u32,
+    /// In a game: both clocks, for the engine's own time management
+    /// (UCI `go wtime ... btime ... winc ... binc ... movestogo ...`;
+    /// the built-in engine turns them into a time for this move).
+    pub clock: Option<GameClock>,
+}
+
+/// The clocks of a game in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    /// White's time left.
+    pub wtime: Duration,
+    /// Black's time left.
+    pub btime: Duration,
+    /// White's increment per move.
+    pub winc: Duration,
+    /// Black's increment per move.
+    pub binc: Duration,
+    /// Moves to the next time control, if the period has a move count.
+    pub movestogo: Option<u32>,
+}
+
+impl GameClock {
+    /// A time for one move of `side`: its time left shared over the moves
+    /// to go (or 30), plus most of the increment, never more than half
+    /// of what is left, and at least a millisecond.
+    #[must_use]
+    pub fn allocate(&self, side: epd_core::Color) -> Duration {
+        let (left, inc) = match side {
+            epd_core::Color::White => (self.wtime, self.winc),
+            epd_core::Color::Black => (self.btime, self.binc),
+        };
+        let moves = self.movestogo.unwrap_or(30).clamp(1, 50);
+        let share = left / (moves + 1) + inc * 3 / 4;
+        share.min(left / 2).max(Duration::from_millis(1))
+    }
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { movetime: None, depth: None, nodes: None, timeout: None, grace: Duration::from_secs(5), multipv: 1 }
+        Limits {
+            movetime: None,
+            depth: None,
+            nodes: None,
+            timeout: None,
+            grace: Duration::from_secs(5),
+            multipv: 1,
+            clock: None,
+        }
     }
 }
 
@@ -91,7 +134,11 @@ impl Limits {
     /// `true` if no limit is set: the search would run until stopped.
     #[must_use]
     pub fn is_infinite(&self) -> bool {
-        self.movetime.is_none() && self.depth.is_none() && self.nodes.is_none() && self.timeout.is_none()
+        self.movetime.is_none()
+            && self.depth.is_none()
+            && self.nodes.is_none()
+            && self.timeout.is_none()
+            && self.clock.is_none()
     }
 
     /// When the engine is told to stop, counted from the start of the
@@ -240,6 +287,26 @@ pub trait Engine: Send {
         let _ = rec;
         self.analyze(pos, limits, stop)
     }
+
+    /// Chooses a move in a game: `start` and the `moves` played from it,
+    /// so the engine knows the history (repetitions). The default replays
+    /// the moves and analyses the position reached.
+    ///
+    /// # Errors
+    /// As [`Engine::analyze`].
+    fn play(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        let mut pos = *start;
+        for &m in moves {
+            pos.play_unchecked(m);
+        }
+        self.analyze(&pos, limits, stop)
+    }
 }
 
 impl<E: Engine + ?Sized> Engine for Box<E> {
@@ -260,5 +327,14 @@ impl<E: Engine + ?Sized> Engine for Box<E> {
         stop: &AtomicBool,
     ) -> Result<Analysis, EngineError> {
         (**self).analyze_record(rec, pos, limits, stop)
+    }
+    fn play(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        (**self).play(start, moves, limits, stop)
     }
 }

@@ -282,6 +282,18 @@ impl UciEngine {
 
     fn go_command(limits: &Limits) -> String {
         let mut go = String::from("go");
+        if let Some(c) = limits.clock {
+            go.push_str(&format!(
+                " wtime {} btime {} winc {} binc {}",
+                c.wtime.as_millis(),
+                c.btime.as_millis(),
+                c.winc.as_millis(),
+                c.binc.as_millis()
+            ));
+            if let Some(m) = c.movestogo {
+                go.push_str(&format!(" movestogo {m}"));
+            }
+        }
         if let Some(t) = limits.movetime {
             go.push_str(&format!(" movetime {}", t.as_millis().max(1)));
         }
@@ -310,8 +322,42 @@ impl Engine for UciEngine {
     }
 
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
+        self.search(&format!("position fen {}", pos.fen()), pos, limits, stop)
+    }
+
+    fn play(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
+        let mut command = format!("position fen {}", start.fen());
+        let mut pos = *start;
+        if !moves.is_empty() {
+            command.push_str(" moves");
+            for &m in moves {
+                command.push(' ');
+                command.push_str(&pos.uci(m));
+                pos.play_unchecked(m);
+            }
+        }
+        self.search(&command, &pos, limits, stop)
+    }
+}
+
+impl UciEngine {
+    /// Sends `position` (which leads to `pos`) and `go`, and follows the
+    /// search to `bestmove`.
+    fn search(
+        &mut self,
+        position: &str,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Result<Analysis, EngineError> {
         self.ensure_running()?;
-        self.send(&format!("position fen {}", pos.fen()))?;
+        self.send(position)?;
         self.send(&Self::go_command(limits))?;
         let start = Instant::now();
         let mut search = SearchLines::new(*pos);

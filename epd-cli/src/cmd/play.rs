@@ -1,0 +1,313 @@
+//! `epd play --referee HOST:PORT --name NAME`: the client bridge of EPD
+//! §8. It signs on to a referee, and for each `respond` sets up the game
+//! in an engine (the built-in one, or any UCI engine with `position fen
+//! START moves ...` and `go wtime ... btime ... winc ... binc ...
+//! [movestogo ...]` from the referee's clocks) and replies with its move;
+//! it offers, accepts and claims draws and resigns as its options say.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use epd_core::{History, Move, Position};
+use epd_engine::{Engine, GameClock, Limits, UciConfig, UciEngine};
+use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
+use epd_referee::{Clock, TimeControl};
+
+use crate::Outcome;
+
+pub const EXAMPLES: &str = "Examples:
+  epd play --referee 127.0.0.1:16101 --name alpha                       # the built-in engine, on the clock
+  epd play --referee 127.0.0.1:16101 --name sf --engine stockfish --hash 64
+  epd play --referee host:16101 --name beta --token s3cret --depth 6 --resign-score 600 --resign-moves 3";
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The referee's address.
+    #[arg(long, value_name = "HOST:PORT")]
+    referee: String,
+    /// The player name to sign on as (the event file's players.name).
+    #[arg(long)]
+    name: String,
+    /// The token the event file requires for this player.
+    #[arg(long)]
+    token: Option<String>,
+    /// The engine: `builtin` (the default), or the path of a UCI engine
+    /// (a bare name is looked up on PATH and in /usr/games).
+    #[arg(long, value_name = "PATH|builtin", default_value = "builtin")]
+    engine: String,
+    /// An argument for the UCI engine's command line (repeatable).
+    #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
+    engine_args: Vec<String>,
+    /// Search each move to this depth instead of by the clock (the clock
+    /// still caps the built-in engine's time).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
+    depth: Option<u32>,
+    /// Search each move about this many nodes instead of by the clock.
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Search each move this many milliseconds instead of by the clock.
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Engine threads (UCI option Threads).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Transposition table size in MiB (UCI option Hash).
+    #[arg(long, value_name = "MB")]
+    hash: Option<u32>,
+    /// A UCI option, `NAME=VALUE` (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Resign when the engine's score is at most -CP ...
+    #[arg(long, value_name = "CP", requires = "resign_moves")]
+    resign_score: Option<i32>,
+    /// ... for N of its moves in a row.
+    #[arg(long, value_name = "N", requires = "resign_score")]
+    resign_moves: Option<u32>,
+    /// Offer (and accept) a draw when the score is within +-CP ...
+    #[arg(long, value_name = "CP", requires = "draw_moves")]
+    draw_score: Option<i32>,
+    /// ... for N of its moves in a row (offers from move 30 on).
+    #[arg(long, value_name = "N", requires = "draw_score")]
+    draw_moves: Option<u32>,
+    /// Never claim draws by threefold repetition or the 50-move rule
+    /// (claimed by default when the rules allow).
+    #[arg(long)]
+    no_claims: bool,
+    /// How many times to try connecting (one second apart, then longer).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    retries: u32,
+}
+
+fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
+    let mut options = Vec::new();
+    if let Some(t) = args.threads {
+        options.push(("Threads".to_owned(), t.to_string()));
+    }
+    if let Some(h) = args.hash {
+        options.push(("Hash".to_owned(), h.to_string()));
+    }
+    for o in &args.options {
+        let Some((n, v)) = o.split_once('=') else { bail!("--option {o:?}: expected NAME=VALUE") };
+        options.push((n.trim().to_owned(), v.trim().to_owned()));
+    }
+    if args.engine == "builtin" {
+        return crate::cmd::builtin_engine(args.hash, &options);
+    }
+    let config = UciConfig {
+        args: args.engine_args.clone(),
+        options,
+        ..UciConfig::new(crate::cmd::analyze::program(&args.engine))
+    };
+    Ok(Box::new(UciEngine::start(config).with_context(|| format!("engine {}", args.engine))?))
+}
+
+fn connect(args: &Args) -> anyhow::Result<TcpStream> {
+    let mut wait = Duration::from_millis(200);
+    let mut last = None;
+    for _ in 0..args.retries.max(1) {
+        match TcpStream::connect(&args.referee) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(wait);
+        wait = (wait * 2).min(Duration::from_secs(5));
+    }
+    Err(anyhow::Error::new(last.expect("tried")).context(format!("cannot reach the referee at {}", args.referee)))
+}
+
+/// The game as the client knows it.
+#[derive(Default)]
+struct GameState {
+    start: Option<Position>,
+    moves: Vec<Move>,
+    control: Option<TimeControl>,
+    game: Option<u64>,
+    /// Scores of the engine's last moves, its own point of view.
+    scores: Vec<i32>,
+}
+
+impl GameState {
+    fn current(&self) -> Option<Position> {
+        let mut p = self.start?;
+        for &m in &self.moves {
+            p.play_unchecked(m);
+        }
+        Some(p)
+    }
+
+    /// Takes the referee's position and move: the history goes on when
+    /// the position is ours, else starts again from it (§8.1).
+    fn follow(&mut self, inc: &Incoming) {
+        let ours = self.current().is_some_and(|p| {
+            p.to_setup().board == inc.position.to_setup().board
+                && p.turn() == inc.position.turn()
+                && p.halfmoves() == inc.position.halfmoves()
+                && p.fullmoves() == inc.position.fullmoves()
+        });
+        if !ours {
+            self.start = Some(inc.position);
+            self.moves.clear();
+        }
+        if let Some(m) = inc.sm {
+            self.moves.push(m);
+        }
+    }
+
+    fn history(&self) -> History {
+        let mut h = History::new();
+        let Some(mut p) = self.start else { return h };
+        h.push(&p);
+        for &m in &self.moves {
+            p.play_unchecked(m);
+            h.push(&p);
+        }
+        h
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let mut engine = engine(&args)?;
+    let stream = connect(&args)?;
+    stream.set_nodelay(true).ok();
+    let mut writer = stream.try_clone()?;
+    let mut reader = BufReader::new(stream);
+    let start = Position::startpos();
+    let hello = ClientRecord {
+        request: "sign_on",
+        sender: Some(("localhost", &args.name)),
+        token: args.token.as_deref(),
+        ..ClientRecord::default()
+    };
+    send(&mut writer, &hello.to_line(&start))?;
+    let stop = AtomicBool::new(false);
+    let mut state = GameState::default();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.by_ref().take(1 << 16).read_until(b'\n', &mut line)? == 0 {
+            bail!("the referee closed the connection");
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let inc = match parse_command(text) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("epd play: a record from the referee I cannot read ({e}): {}", String::from_utf8_lossy(text));
+                continue;
+            }
+        };
+        match inc.command {
+            Command::Reset => {
+                state = GameState { game: inc.game, ..GameState::default() };
+                engine.new_game()?;
+            }
+            Command::Inform => {
+                if let Some((_, tc)) = inc.tags.iter().find(|(k, _)| k == "TimeControl") {
+                    state.control = tc.parse().ok();
+                }
+            }
+            Command::Execute => state.follow(&inc),
+            Command::Respond => {
+                state.follow(&inc);
+                let reply = respond(&args, &mut *engine, &mut state, &inc, &stop)?;
+                let Some(pos) = state.current() else { continue };
+                send(&mut writer, &reply.to_line(&pos))?;
+                if let Some(m) = reply.sm {
+                    state.moves.push(m);
+                }
+            }
+            Command::Conclude => {}
+            Command::Fault => {
+                eprintln!("epd play: the referee reports a fault: {}", inc.message.unwrap_or_default());
+            }
+            Command::Disconnect => return Ok(Outcome::Ok),
+        }
+    }
+}
+
+fn send(w: &mut TcpStream, line: &[u8]) -> anyhow::Result<()> {
+    w.write_all(line)?;
+    w.write_all(b"\n")?;
+    Ok(())
+}
+
+/// The engine's answer to a respond: a move, with a draw offer or claim,
+/// or a draw acceptance or a resignation.
+fn respond<'a>(
+    args: &Args,
+    engine: &mut dyn Engine,
+    state: &mut GameState,
+    inc: &Incoming,
+    stop: &AtomicBool,
+) -> anyhow::Result<ClientRecord<'a>> {
+    let pos = state.current().unwrap_or(inc.position);
+    let mut limits = Limits {
+        depth: args.depth,
+        nodes: args.nodes,
+        movetime: args.movetime.map(Duration::from_millis),
+        ..Limits::default()
+    };
+    if let Some((w, b)) = inc.remaining {
+        let side = pos.turn();
+        let own_moves = (state.moves.len() as u32 + u32::from(state.start.is_some_and(|s| s.turn() != side))) / 2;
+        let (winc, binc, movestogo) = match &state.control {
+            Some(tc) => {
+                let clock = Clock::resumed(
+                    tc,
+                    own_moves,
+                    Duration::from_millis(if side == epd_core::Color::White { w } else { b }),
+                );
+                (clock.increment(), clock.increment(), clock.moves_to_go())
+            }
+            None => (Duration::ZERO, Duration::ZERO, None),
+        };
+        limits.clock =
+            Some(GameClock { wtime: Duration::from_millis(w), btime: Duration::from_millis(b), winc, binc, movestogo });
+    } else if limits.is_infinite() {
+        limits.movetime = Some(Duration::from_millis(1000));
+    }
+    let start = state.start.unwrap_or(pos);
+    let a = engine.play(&start, &state.moves, &limits, stop)?;
+    let score = a.score.map(|s| s.to_ce() as i32);
+    if let Some(s) = score {
+        state.scores.push(s);
+    }
+    let recent = |n: u32, ok: &dyn Fn(i32) -> bool| {
+        n > 0
+            && state.scores.len() >= n as usize
+            && state.scores[state.scores.len() - n as usize..].iter().all(|&s| ok(s))
+    };
+    let game = state.game;
+    let base = ClientRecord { request: "reply", game, ..ClientRecord::default() };
+    if let (Some(cp), Some(n)) = (args.resign_score, args.resign_moves) {
+        if recent(n, &|s| s <= -cp) {
+            return Ok(ClientRecord { flags: &["resign"], ..base });
+        }
+    }
+    let drawish = match (args.draw_score, args.draw_moves) {
+        (Some(cp), Some(n)) => recent(n, &|s| s.abs() <= cp),
+        _ => false,
+    };
+    if inc.draw_offer && drawish {
+        return Ok(ClientRecord { flags: &["draw_accept"], ..base });
+    }
+    let Some(mv) = a.best.or_else(|| a.pv.first().copied()) else {
+        // No legal move: the referee has already ended the game.
+        return Ok(ClientRecord { flags: &["draw_claim"], ..base });
+    };
+    if !args.no_claims {
+        let mut h = state.history();
+        let mut after = pos;
+        after.play_unchecked(mv);
+        h.push(&after);
+        if h.is_threefold() || after.is_fifty_moves() {
+            return Ok(ClientRecord { sm: Some(mv), flags: &["draw_claim"], ..base });
+        }
+    }
+    if drawish && pos.fullmoves() >= 30 {
+        return Ok(ClientRecord { sm: Some(mv), flags: &["draw_offer"], ..base });
+    }
+    Ok(ClientRecord { sm: Some(mv), ..base })
+}

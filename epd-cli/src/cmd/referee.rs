@@ -1,0 +1,65 @@
+//! `epd referee EVENT.toml`: Argus, the referee of EPD §8.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use epd_referee::server::{self, Options};
+use epd_referee::Event;
+
+use crate::Outcome;
+
+pub const EXAMPLES: &str = "Examples:
+  epd referee event.toml                 # a console on stdin: status, games, adjudicate, abort, quit
+  epd referee event.toml --background    # from the event file alone; exit 0 when the event is complete
+  epd referee event.toml --listen 0.0.0.0:16101 -v
+
+An event file:
+  event = \"Argus test\"
+  listen = \"127.0.0.1:16101\"
+  time_control = \"5+0.05\"      # PGN TimeControl: 40/5400+30, 300+3, *10
+  rounds = 1
+  pairing = \"round-robin\"      # or \"gauntlet\"
+  concurrency = 2
+  pgn = \"games.pgn\"
+  log = \"referee.log\"
+  report = \"report.txt\"
+  [[players]]
+  name = \"alpha\"
+  command = [\"epd\", \"play\", \"--depth\", \"3\"]   # started with --referee HOST:PORT --name alpha
+  [[players]]
+  name = \"beta\"
+  token = \"s3cret\"             # a client must present it: epd play --token s3cret";
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The event file (TOML): players, time control, pairing, files.
+    #[arg(value_name = "EVENT.toml")]
+    event: PathBuf,
+    /// Run from the event file alone: no console, progress in the log
+    /// only; exit 0 when every game is played.
+    #[arg(long)]
+    background: bool,
+    /// Listen on HOST:PORT instead of the event file's `listen`.
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: Option<String>,
+    /// Print the event's progress on standard error (the default in the
+    /// foreground).
+    #[arg(short = 'v', long)]
+    verbose: bool,
+}
+
+pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> {
+    let name = args.event.display().to_string();
+    let text = std::fs::read_to_string(&args.event).with_context(|| format!("cannot read {name}"))?;
+    let dir = args.event.parent().map(PathBuf::from).unwrap_or_default();
+    let event = Event::parse(&text, &dir).map_err(|e| match e.at {
+        Some(_) => anyhow::anyhow!("{name}:{e}"),
+        None => anyhow::anyhow!("{name}: {e}"),
+    })?;
+    let options = Options { console: !args.background, listen: args.listen, verbose: args.verbose || !args.background };
+    let outcome = server::run_blocking(event, options)?;
+    if !args.background {
+        write!(out, "{}", outcome.report)?;
+    }
+    Ok(Outcome::Ok)
+}

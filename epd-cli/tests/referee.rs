@@ -1,0 +1,415 @@
+//! Argus with real processes on real sockets: `epd referee --background`
+//! as a child process, players that are `epd play` processes (the
+//! built-in engine, and UCI engines through the bridge: `epd uci` and
+//! Stockfish), and scripted clients written here that misbehave on
+//! purpose. The PGN is checked by python-chess and pgn-extract.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use epd_core::{Position, SanMode};
+use epd_referee::protocol::{parse_command, ClientRecord, Command as Refcom, Incoming};
+
+const EPD: &str = env!("CARGO_BIN_EXE_epd");
+
+fn stockfish() -> Option<&'static str> {
+    let p = "/usr/games/stockfish";
+    if Path::new(p).is_file() {
+        return Some(p);
+    }
+    assert!(std::env::var_os("EPDKIT_REQUIRE_STOCKFISH").is_none(), "stockfish is required but missing");
+    None
+}
+
+/// A referee running an event file written into `dir`.
+struct Referee {
+    child: Child,
+    dir: PathBuf,
+    addr: String,
+}
+
+impl Referee {
+    /// Writes `event.toml` (listen on port 0, no delays) with `body` (the
+    /// time control, players ...) and starts the referee; waits for its
+    /// address in the log.
+    // The child is waited for in `finish` or in `Drop`.
+    #[allow(clippy::zombie_processes)]
+    fn start(dir: &Path, body: &str) -> Referee {
+        let text = format!(
+            "event = \"Argus test\"\nsite = \"localhost\"\ndate = \"2026.11.23\"\nlisten = \"127.0.0.1:0\"\n\
+             reset_delay = 0\nconclude_delay = 0\n{body}"
+        );
+        std::fs::write(dir.join("event.toml"), text).unwrap();
+        let child = Command::new(EPD)
+            .args(["referee", "event.toml", "--background"])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        loop {
+            let log = std::fs::read_to_string(dir.join("referee.log")).unwrap_or_default();
+            if let Some(l) = log.lines().find(|l| l.contains("referee listening on ")) {
+                let addr = l.rsplit(' ').next().unwrap().to_owned();
+                return Referee { child, dir: dir.to_owned(), addr };
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "the referee did not start: {log}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the end of the event (exit 0) and returns the PGN.
+    fn finish(mut self, limit: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut err = String::new();
+                let _ = std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
+                assert!(status.success(), "referee: {status}: {err}");
+                return std::fs::read_to_string(self.dir.join("games.pgn")).unwrap();
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                let log = std::fs::read_to_string(self.dir.join("referee.log")).unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(30).collect();
+                panic!("the event did not finish in {limit:?}; log tail:\n{}", tail.join("\n"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Referee {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A scripted client.
+struct Client {
+    r: BufReader<TcpStream>,
+    w: TcpStream,
+}
+
+impl Client {
+    fn connect(addr: &str) -> Client {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        Client { w: s.try_clone().unwrap(), r: BufReader::new(s) }
+    }
+
+    fn sign_on(addr: &str, name: &str, token: Option<&str>) -> Client {
+        let mut c = Client::connect(addr);
+        let rec = ClientRecord { request: "sign_on", sender: Some(("test", name)), token, ..ClientRecord::default() };
+        c.raw(&rec.to_line(&Position::startpos()));
+        c
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        self.w.write_all(bytes).unwrap();
+        self.w.write_all(b"\n").unwrap();
+    }
+
+    /// The next record, or `None` when the referee closed the connection.
+    fn next(&mut self) -> Option<Incoming> {
+        let mut line = Vec::new();
+        match self.r.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => {
+                Some(parse_command(line.strip_suffix(b"\n").unwrap_or(&line)).expect("the referee's records read"))
+            }
+        }
+    }
+
+    /// Records until one with `command`.
+    fn until(&mut self, command: Refcom) -> Incoming {
+        loop {
+            let r = self.next().unwrap_or_else(|| panic!("closed before {command:?}"));
+            if r.command == command {
+                return r;
+            }
+        }
+    }
+
+    /// Replies with `san` (and `flags`) to `to`.
+    fn play(&mut self, to: &Incoming, san: &str, flags: &'static [&'static str]) {
+        let pos = to.current();
+        let mv = pos.parse_san(san.as_bytes(), SanMode::Strict).unwrap();
+        let rec = ClientRecord { request: "reply", sm: Some(mv), game: to.game, flags, ..ClientRecord::default() };
+        self.raw(&rec.to_line(&pos));
+    }
+
+    fn send_flags(&mut self, to: &Incoming, flags: &'static [&'static str]) {
+        let rec = ClientRecord { request: "reply", game: to.game, flags, ..ClientRecord::default() };
+        self.raw(&rec.to_line(&to.current()));
+    }
+}
+
+/// The games of a PGN text as (tags, movetext).
+fn games(pgn: &str) -> Vec<(Vec<(String, String)>, String)> {
+    let mut out = Vec::new();
+    for block in pgn.split("\n\n[").filter(|b| !b.trim().is_empty()) {
+        let block = block.trim_start_matches('[');
+        let (head, moves) = block.split_once("\n\n").unwrap_or((block, ""));
+        let tags = head
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start_matches('[').trim_end_matches(']');
+                let (k, v) = l.split_once(' ')?;
+                Some((k.to_owned(), v.trim_matches('"').to_owned()))
+            })
+            .collect();
+        out.push((tags, moves.to_owned()));
+    }
+    out
+}
+
+fn tag<'a>(g: &'a (Vec<(String, String)>, String), k: &str) -> &'a str {
+    g.0.iter().find(|(n, _)| n == k).map_or("", |(_, v)| v.as_str())
+}
+
+const TWO: &str = "[[players]]\nname = \"alpha\"\ntoken = \"a-secret\"\n[[players]]\nname = \"beta\"\n";
+
+/// Game 1 is alpha (White) - beta, game 2 beta - alpha. Alpha and beta
+/// are scripted; `script` plays game 1 and says whether alpha is still
+/// connected (if not, alpha signs on again); game 2 then ends at once by
+/// beta's resignation.
+fn scripted(
+    tc: &str,
+    extra: &str,
+    script: impl FnOnce(&mut Client, &mut Client, &Referee) -> bool,
+) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(dir.path(), &format!("time_control = \"{tc}\"\ndisconnect_grace = 0.2\n{extra}{TWO}"));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    if !script(&mut alpha, &mut beta, &referee) {
+        alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    }
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let _ = alpha;
+    let pgn = referee.finish(Duration::from_secs(30));
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    (pgn, log)
+}
+
+#[test]
+fn resignation_ends_the_game() {
+    let (pgn, _) = scripted("60+0", "", |alpha, _beta, _| {
+        let r = alpha.until(Refcom::Respond);
+        alpha.send_flags(&r, &["resign"]);
+        true
+    });
+    let g = games(&pgn);
+    assert_eq!(g.len(), 2);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "Termination")), ("0-1", "normal"));
+    assert!(g[0].1.contains("{White resigns}"), "{}", g[0].1);
+    assert_eq!(tag(&g[1], "Result"), "0-1", "beta (White) resigned game 2");
+}
+
+#[test]
+fn an_illegal_move_forfeits_and_the_client_hears_why() {
+    let (pgn, log) = scripted("60+0", "", |alpha, _beta, _| {
+        let r = alpha.until(Refcom::Respond);
+        // e5 is not a legal move for White at the start.
+        let rec = format!("{} refreq reply; sm e5;", r.current().fen().rsplitn(3, ' ').nth(2).unwrap());
+        alpha.raw(rec.as_bytes());
+        let fault = alpha.until(Refcom::Fault);
+        assert!(fault.message.unwrap().contains("not a valid EPD record"));
+        true
+    });
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "Termination")), ("0-1", "rules infraction"));
+    assert!(log.contains("alpha: fault: not a valid EPD record"), "{log}");
+}
+
+#[test]
+fn garbage_and_replies_out_of_turn() {
+    let (pgn, log) = scripted("60+0", "illegal_move = \"retry\"\n", |alpha, beta, _| {
+        let r = alpha.until(Refcom::Respond);
+        // Beta speaks out of turn, then sends garbage: faults, no harm.
+        beta.until(Refcom::Inform);
+        beta.send_flags(&r, &["resign"]);
+        assert!(beta.until(Refcom::Fault).message.unwrap().contains("out of turn"));
+        beta.raw(b"\x00\xff\x1b[31m garbage \x07");
+        assert!(beta.until(Refcom::Fault).message.unwrap().contains("not a valid EPD record"));
+        // Alpha (retry policy): garbage on its turn, then a legal move.
+        alpha.raw(b"%%%% not a record");
+        alpha.until(Refcom::Fault);
+        alpha.play(&r, "e4", &[]);
+        let r = beta.until(Refcom::Respond);
+        assert_eq!(r.sm.map(|m| r.position.san(m)), Some("e4".to_owned()));
+        beta.send_flags(&r, &["resign"]);
+        true
+    });
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "PlyCount")), ("1-0", "1"));
+    assert!(log.contains("\\x1b[31m garbage \\x07"), "control bytes escaped in the log");
+    assert!(!log.contains('\x1b'));
+}
+
+#[test]
+fn draw_offers_accepted_and_declined_and_false_claims() {
+    let (pgn, _) = scripted("60+0", "", |alpha, beta, _| {
+        let r = alpha.until(Refcom::Respond);
+        // A false claim with a move: refused, the move is played.
+        alpha.play(&r, "Nf3", &["draw_claim"]);
+        assert!(alpha.until(Refcom::Fault).message.unwrap().contains("draw claim that does not hold"));
+        let r = beta.until(Refcom::Respond);
+        assert!(!r.draw_offer);
+        beta.play(&r, "Nf6", &["draw_offer"]);
+        let r = alpha.until(Refcom::Respond);
+        assert!(r.draw_offer, "the offer is relayed with the respond");
+        alpha.play(&r, "Ng1", &[]); // declined by moving
+        let r = beta.until(Refcom::Respond);
+        assert!(!r.draw_offer);
+        beta.play(&r, "Ng8", &[]);
+        let r = alpha.until(Refcom::Respond);
+        assert!(!r.draw_offer, "a declined offer lapses");
+        alpha.play(&r, "e4", &["draw_offer"]);
+        let r = beta.until(Refcom::Respond);
+        assert!(r.draw_offer);
+        beta.send_flags(&r, &["draw_accept"]);
+        true
+    });
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "PlyCount")), ("1/2-1/2", "5"));
+    assert!(g[0].1.contains("{draw agreed}"), "{}", g[0].1);
+}
+
+#[test]
+fn a_silent_client_loses_on_time_when_its_flag_falls() {
+    let (pgn, _) = scripted("0.5+0", "", |alpha, _beta, _| {
+        let r = alpha.until(Refcom::Respond);
+        let asked = Instant::now();
+        let _ = r;
+        let end = alpha.until(Refcom::Conclude);
+        let waited = asked.elapsed();
+        assert!(waited >= Duration::from_millis(490), "{waited:?}");
+        assert!(waited < Duration::from_millis(600), "the flag is detected within 100 ms: {waited:?}");
+        let _ = end;
+        true
+    });
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "Termination")), ("0-1", "time forfeit"));
+}
+
+#[test]
+fn disconnects_overlong_lines_and_impersonation() {
+    let (pgn, log) = scripted("60+0", "", |alpha, beta, referee| {
+        // Someone claims to be alpha without its token: refused, closed.
+        let mut fake = Client::sign_on(&referee.addr, "alpha", None);
+        assert!(fake.until(Refcom::Fault).message.unwrap().contains("needs its token"));
+        assert!(fake.next().is_none(), "the impostor is disconnected");
+        // An over-long line from a client not in the game.
+        let mut noisy = Client::sign_on(&referee.addr, "beta", None);
+        let mut long = vec![b'x'; 10_000];
+        long.extend_from_slice(b"\n");
+        let _ = noisy.w.write_all(&long);
+        assert!(noisy.until(Refcom::Fault).message.unwrap().contains("longer than 4096"));
+        assert!(noisy.next().is_none());
+        // Alpha plays, then vanishes mid-game: it forfeits after the grace.
+        let r = alpha.until(Refcom::Respond);
+        alpha.play(&r, "d4", &[]);
+        let r = beta.until(Refcom::Respond);
+        beta.play(&r, "d5", &[]);
+        alpha.until(Refcom::Respond);
+        let _ = alpha.w.shutdown(std::net::Shutdown::Both);
+        false
+    });
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "Termination")), ("0-1", "abandoned"));
+    assert_eq!(tag(&g[1], "Result"), "0-1", "alpha, back, wins game 2");
+    assert!(log.contains("needs its token"));
+}
+
+/// The end-to-end event of the issue: a double round robin of four
+/// players — the built-in engine at depths 2 and 3, Stockfish, and a UCI
+/// engine through the bridge (`epd uci`) — every game finished, the PGN
+/// read back by python-chess (legal moves, results against the final
+/// position or the termination, every clock against the time control
+/// and the moves' times) and by pgn-extract.
+#[test]
+fn a_double_round_robin_of_real_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut players = format!(
+        "[[players]]\nname = \"d2\"\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"2\"]\n\
+         [[players]]\nname = \"d3\"\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"3\"]\n\
+         [[players]]\nname = \"uci\"\ncommand = [\"{EPD}\", \"play\", \"--engine\", \"{EPD}\", \"--engine-arg\", \"uci\", \"--nodes\", \"3000\"]\n"
+    );
+    if let Some(sf) = stockfish() {
+        players.push_str(&format!(
+            "[[players]]\nname = \"stockfish\"\ncommand = [\"{EPD}\", \"play\", \"--engine\", \"{sf}\", \"--option\", \"Skill Level=3\", \"--hash\", \"16\", \"--nodes\", \"5000\"]\n"
+        ));
+    }
+    let n = if stockfish().is_some() { 4 } else { 3 };
+    let referee =
+        Referee::start(dir.path(), &format!("time_control = \"4+0.05\"\nrounds = 2\nconcurrency = 2\n{players}"));
+    let pgn = referee.finish(Duration::from_secs(600));
+    let g = games(&pgn);
+    assert_eq!(g.len(), n * (n - 1) * 2, "every game of the double round robin");
+    assert!(g.iter().all(|x| ["1-0", "0-1", "1/2-1/2"].contains(&tag(x, "Result"))));
+    let path = dir.path().join("games.pgn");
+    check_with_python_chess(&path, 4.0, 0.05);
+    if Path::new("/usr/games/pgn-extract").is_file() {
+        let out = Command::new("/usr/games/pgn-extract").args(["-s"]).arg(&path).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout).matches("[Event ").count(), g.len());
+        let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
+        assert!(report.contains("Crosstable"), "{report}");
+    }
+}
+
+/// python-chess replays every game: moves legal, a result the final
+/// position gives (mate, stalemate, dead position, 75 moves, fivefold)
+/// or one the termination explains, and each side's `[%clk]` equal to
+/// the previous one less the `[%emt]` plus the increment.
+fn check_with_python_chess(path: &Path, base: f64, inc: f64) {
+    let script = r#"
+import sys, chess, chess.pgn
+base, inc = float(sys.argv[2]), float(sys.argv[3])
+f = open(sys.argv[1]); n = 0
+while True:
+    g = chess.pgn.read_game(f)
+    if g is None: break
+    n += 1
+    if g.errors: sys.exit(f"game {n}: {g.errors}")
+    b = g.board(); clock = {chess.WHITE: base, chess.BLACK: base}
+    for node in g.mainline():
+        side = b.turn
+        if not b.is_legal(node.move): sys.exit(f"game {n}: illegal {node.move}")
+        b.push(node.move)
+        want = clock[side] - node.emt() + inc
+        if abs(node.clock() - want) > 0.0015: sys.exit(f"game {n} ply {b.ply()}: clk {node.clock()} != {want}")
+        clock[side] = node.clock()
+    res, term = g.headers["Result"], g.headers["Termination"]
+    o = b.outcome(claim_draw=False)
+    if o is not None:
+        if o.result() != res: sys.exit(f"game {n}: board says {o.result()}, PGN {res}")
+    elif term == "normal":
+        # Claims and agreements: a draw; resignations: a win.
+        if res != "1/2-1/2" and "resigns" not in str(g.end().comment): sys.exit(f"game {n}: {res} normal without cause")
+    elif term == "time forfeit":
+        loser = chess.WHITE if res == "0-1" else chess.BLACK
+        if res == "1/2-1/2": loser = b.turn
+        if b.turn != loser: sys.exit(f"game {n}: time forfeit by the side not to move")
+print(n)
+"#;
+    let out =
+        Command::new("python3").args(["-c", script]).arg(path).arg(base.to_string()).arg(inc.to_string()).output();
+    match out {
+        Ok(o) if o.status.success() => {}
+        Ok(o) if String::from_utf8_lossy(&o.stderr).contains("No module named 'chess'") => {
+            assert!(std::env::var_os("EPDKIT_REQUIRE_PYTHON_CHESS").is_none(), "python-chess is required");
+        }
+        Ok(o) => panic!("python-chess: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+        Err(e) => panic!("python3: {e}"),
+    }
+}

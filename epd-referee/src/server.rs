@@ -1,0 +1,1063 @@
+//! The referee as a TCP server (EPD §8), on tokio.
+//!
+//! Shaped like tokio's mini-redis: a listener task accepts clients (at
+//! most [`MAX_CLIENTS`] at once); each connection has a reader task and a
+//! writer task; every state change goes through one owner, the director
+//! task, which alone holds the players, the connections, the games and
+//! the schedule, so no lock is needed and every decision is taken in one
+//! order. The director waits on its inbox and on the nearest deadline (a
+//! flag, the end of a reset or conclude delay, a disconnected player's
+//! grace), so a client that never answers loses on time when its flag
+//! falls, not when it next speaks.
+//!
+//! Everything a client sends is untrusted: lines are capped at
+//! [`MAX_RECORD`] bytes (an over-long line costs the client its
+//! connection), a line must be finished within [`LINE_TIMEOUT`] of its
+//! first byte, a client must sign on within [`SIGN_ON_TIMEOUT`], its
+//! outgoing queue is bounded (a client that does not read is dropped),
+//! and a sign-on under a name whose entry has a token must present it.
+//!
+//! Time is measured by the referee: from the moment a `respond` record is
+//! written to the moment the reply's last byte is read, less the event's
+//! lag allowance.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use epd_core::{Color, Position};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+use crate::clock::TimeControl;
+use crate::event::{Event, Policy, ScheduledGame};
+use crate::game::{DrawClaim, Ended, Game, GameResult};
+use crate::pgn::{self, Tags};
+use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
+use crate::standings::Standings;
+
+/// The most clients connected at once.
+pub const MAX_CLIENTS: usize = 1024;
+/// How long a line may take from its first byte to its newline.
+pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a new connection has to sign on.
+pub const SIGN_ON_TIMEOUT: Duration = Duration::from_secs(30);
+/// Records queued for a client before it counts as not reading.
+const QUEUE: usize = 256;
+
+/// How the referee runs.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Read supervisor commands from standard input.
+    pub console: bool,
+    /// Listen here instead of the event's address (tests use port 0).
+    pub listen: Option<String>,
+    /// Print what happens on standard error.
+    pub verbose: bool,
+}
+
+/// What a finished event reports.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Games played to an end.
+    pub games: usize,
+    /// The standings report.
+    pub report: String,
+}
+
+type ConnId = u64;
+
+/// What the director hears.
+#[derive(Debug)]
+enum Inbox {
+    Connected { id: ConnId, tx: mpsc::Sender<Vec<u8>>, peer: SocketAddr },
+    Line { id: ConnId, line: Vec<u8>, at: Instant },
+    TooLong { id: ConnId },
+    Closed { id: ConnId, why: String },
+    Console(String),
+    Bound(SocketAddr),
+}
+
+/// Runs `event` to its end on a tokio runtime of its own.
+///
+/// # Errors
+/// The address cannot be bound, the openings or output files cannot be
+/// read or written.
+pub fn run_blocking(event: Event, options: Options) -> std::io::Result<Outcome> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    rt.block_on(run(event, options, None))
+}
+
+/// Runs `event` to its end. `bound`, if given, hears the address the
+/// listener bound (for tests that listen on port 0).
+///
+/// # Errors
+/// The address cannot be bound, the openings or output files cannot be
+/// read or written.
+pub async fn run(
+    event: Event,
+    options: Options,
+    bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+) -> std::io::Result<Outcome> {
+    let openings = match &event.openings {
+        Some(path) => load_openings(path)?,
+        None => Vec::new(),
+    };
+    let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
+    let listener = TcpListener::bind(&addr).await?;
+    let local = listener.local_addr()?;
+    if let Some(tx) = bound {
+        let _ = tx.send(local);
+    }
+    let (tx, rx) = mpsc::channel::<Inbox>(4096);
+    let _ = tx.send(Inbox::Bound(local)).await;
+    tokio::spawn(listen(listener, tx.clone()));
+    if options.console {
+        tokio::spawn(console(tx.clone()));
+    }
+    let mut children = Vec::new();
+    for p in &event.players {
+        if let Some(cmd) = &p.command {
+            let mut c = tokio::process::Command::new(&cmd[0]);
+            c.args(&cmd[1..]).args(["--referee", &local.to_string(), "--name", &p.name]);
+            if let Some(t) = &p.token {
+                c.args(["--token", t]);
+            }
+            c.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).kill_on_drop(true);
+            if !options.verbose {
+                c.stderr(std::process::Stdio::null());
+            }
+            children.push(
+                c.spawn().map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?,
+            );
+        }
+    }
+    let mut director = Director::new(event, openings, options.verbose)?;
+    let outcome = director.run(rx).await;
+    for mut c in children {
+        // Asked to disconnect; give them a moment, then stop them.
+        if tokio::time::timeout(Duration::from_secs(2), c.wait()).await.is_err() {
+            let _ = c.kill().await;
+        }
+    }
+    outcome
+}
+
+/// Reads the openings: one position per line (FEN or EPD; blank lines
+/// and invalid ones are refused with their line number).
+fn load_openings(path: &std::path::Path) -> std::io::Result<Vec<Position>> {
+    let text = std::fs::read(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (rec, diags) = epd_core::Record::parse(line, epd_core::ParseMode::Lenient);
+        match rec.position_with_counters() {
+            Some(p) if !epd_core::has_errors(&diags) => out.push(p),
+            _ => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}:{}: not a position", path.display(), i + 1),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>) {
+    let mut next: ConnId = 1;
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CLIENTS));
+    loop {
+        let Ok(permit) = Arc::clone(&slots).acquire_owned().await else { return };
+        let Ok((stream, peer)) = listener.accept().await else {
+            // Out of descriptors, say: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let id = next;
+        next += 1;
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            connection(id, stream, peer, tx).await;
+            drop(permit);
+        });
+    }
+}
+
+/// One client: a reader (this task) and a writer task.
+async fn connection(id: ConnId, stream: TcpStream, peer: SocketAddr, tx: mpsc::Sender<Inbox>) {
+    let (read, mut write) = stream.into_split();
+    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+    if tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.is_err() {
+        return;
+    }
+    let writer = tokio::spawn(async move {
+        while let Some(mut line) = out_rx.recv().await {
+            line.push(b'\n');
+            match tokio::time::timeout(Duration::from_secs(10), write.write_all(&line)).await {
+                Ok(Ok(())) => {}
+                _ => break,
+            }
+        }
+        let _ = write.shutdown().await;
+    });
+    let mut reader = BufReader::with_capacity(8192, read);
+    let mut line = Vec::with_capacity(256);
+    let why = loop {
+        line.clear();
+        // The first byte may take as long as it likes (games wait for
+        // pairings); the rest of the line must follow promptly.
+        let first = match reader.fill_buf().await {
+            Ok([]) => break "closed by the client".to_owned(),
+            Ok(_) => Instant::now(),
+            Err(e) => break format!("read error: {e}"),
+        };
+        let read_line = async {
+            loop {
+                let buf = match reader.fill_buf().await {
+                    Ok([]) => return Err("closed in the middle of a line".to_owned()),
+                    Ok(b) => b,
+                    Err(e) => return Err(format!("read error: {e}")),
+                };
+                if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                    line.extend_from_slice(&buf[..i]);
+                    reader.consume(i + 1);
+                    return Ok(true);
+                }
+                let n = buf.len();
+                line.extend_from_slice(buf);
+                reader.consume(n);
+                if line.len() > MAX_RECORD + 1 {
+                    return Ok(false);
+                }
+            }
+        };
+        match tokio::time::timeout_at((first + LINE_TIMEOUT).into(), read_line).await {
+            Ok(Ok(true)) => {
+                if tx.send(Inbox::Line { id, line: line.clone(), at: Instant::now() }).await.is_err() {
+                    break "referee stopped".to_owned();
+                }
+            }
+            Ok(Ok(false)) => {
+                let _ = tx.send(Inbox::TooLong { id }).await;
+                break format!("a line longer than {MAX_RECORD} bytes");
+            }
+            Ok(Err(why)) => break why,
+            Err(_) => break format!("a line unfinished after {} s", LINE_TIMEOUT.as_secs()),
+        }
+    };
+    let _ = tx.send(Inbox::Closed { id, why }).await;
+    // The director drops this client's queue when it hears of the close:
+    // the writer then sends what is queued (a fault saying why) and ends.
+    // A client that does not read gets two seconds.
+    let abort = writer.abort_handle();
+    if tokio::time::timeout(Duration::from_secs(2), writer).await.is_err() {
+        abort.abort();
+    }
+}
+
+async fn console(tx: mpsc::Sender<Inbox>) {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Ok(Some(l)) = lines.next_line().await {
+        if tx.send(Inbox::Console(l)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A connected client.
+#[derive(Debug)]
+struct Conn {
+    tx: mpsc::Sender<Vec<u8>>,
+    peer: SocketAddr,
+    /// The player it signed on as.
+    player: Option<usize>,
+    /// The game it plays.
+    game: Option<usize>,
+    /// Not to be sent anything before (reset and conclude delays).
+    quiet_until: Instant,
+    connected_at: Instant,
+}
+
+/// A game being played.
+#[derive(Debug)]
+struct Running {
+    sched: ScheduledGame,
+    game: Game,
+    conns: [ConnId; 2],
+    /// Waiting for the reset delay to pass before the first respond.
+    starts_at: Option<Instant>,
+    /// When the side to move was sent its respond.
+    asked_at: Option<Instant>,
+    /// The side whose draw offer awaits an answer.
+    offer: Option<Color>,
+    /// A side away, and when its grace ends.
+    away: Option<(Color, Instant)>,
+}
+
+struct Director {
+    event: Event,
+    openings: Vec<Position>,
+    schedule: Vec<ScheduledGame>,
+    next_game: usize,
+    conns: HashMap<ConnId, Conn>,
+    running: BTreeMap<usize, Running>,
+    finished: usize,
+    /// Schedule indices of the games over.
+    done: std::collections::HashSet<usize>,
+    standings: Standings,
+    log: std::io::BufWriter<std::fs::File>,
+    pgn: std::fs::File,
+    verbose: bool,
+    date: String,
+    listen: Option<SocketAddr>,
+    quit: bool,
+}
+
+fn side_index(c: Color) -> usize {
+    usize::from(c == Color::Black)
+}
+
+/// UTC now as `2026-11-23T12:34:56.789Z`, and the PGN date `2026.11.23`.
+fn utc_now() -> (String, String) {
+    let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let days = secs / 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let rest = secs % 86_400;
+    (
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+            rest / 3600,
+            rest / 60 % 60,
+            rest % 60,
+            d.subsec_millis()
+        ),
+        format!("{year:04}.{month:02}.{day:02}"),
+    )
+}
+
+impl Director {
+    fn new(event: Event, openings: Vec<Position>, verbose: bool) -> std::io::Result<Director> {
+        let open = |p: &PathBuf| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
+        };
+        let log = std::io::BufWriter::new(open(&event.log)?);
+        let pgn = open(&event.pgn)?;
+        let schedule = event.schedule(openings.len());
+        let standings = Standings::new(event.players.iter().map(|p| p.name.clone()).collect());
+        let date = event.date.clone().unwrap_or_else(|| utc_now().1);
+        Ok(Director {
+            event,
+            openings,
+            schedule,
+            next_game: 0,
+            conns: HashMap::new(),
+            running: BTreeMap::new(),
+            finished: 0,
+            done: std::collections::HashSet::new(),
+            standings,
+            log,
+            pgn,
+            verbose,
+            date,
+            listen: None,
+            quit: false,
+        })
+    }
+
+    fn note(&mut self, text: &str) {
+        let (now, _) = utc_now();
+        let _ = writeln!(self.log, "{now} referee {text}");
+        if self.verbose {
+            eprintln!("argus: {text}");
+        }
+    }
+
+    fn name_of(&self, id: ConnId) -> String {
+        match self.conns.get(&id).and_then(|c| c.player) {
+            Some(p) => format!("#{id} {}", self.event.players[p].name),
+            None => format!("#{id}"),
+        }
+    }
+
+    /// Sends a record to a client (logged); a client whose queue is full
+    /// is not reading and is dropped.
+    fn send(&mut self, id: ConnId, line: Vec<u8>) {
+        let (now, _) = utc_now();
+        let who = self.name_of(id);
+        let _ = writeln!(self.log, "{now} {who} > {}", String::from_utf8_lossy(&line));
+        let full = match self.conns.get(&id) {
+            Some(c) => c.tx.try_send(line).is_err(),
+            None => false,
+        };
+        if full {
+            self.note(&format!("{who}: not reading its records; dropped"));
+            self.drop_conn(id, "not reading");
+        }
+    }
+
+    fn fault(&mut self, id: ConnId, pos: &Position, why: &str) {
+        let mut o = Outgoing::new(Command::Fault, pos);
+        o.message = Some(why);
+        let line = o.to_line();
+        let who = self.name_of(id);
+        self.note(&format!("{who}: fault: {why}"));
+        self.send(id, line);
+    }
+
+    async fn run(&mut self, mut rx: mpsc::Receiver<Inbox>) -> std::io::Result<Outcome> {
+        self.note(&format!(
+            "event {:?}: {} players, {} games, time control {}",
+            self.event.name,
+            self.event.players.len(),
+            self.schedule.len(),
+            self.event.time_control
+        ));
+        while !self.quit && self.finished < self.schedule.len() {
+            let deadline = self.next_deadline();
+            let msg = match deadline {
+                Some(d) => match tokio::time::timeout_at(d.into(), rx.recv()).await {
+                    Ok(m) => m,
+                    Err(_) => {
+                        self.tick(Instant::now());
+                        let _ = self.log.flush();
+                        continue;
+                    }
+                },
+                None => rx.recv().await,
+            };
+            let Some(msg) = msg else { break };
+            match msg {
+                Inbox::Bound(a) => {
+                    self.listen = Some(a);
+                    self.note(&format!("listening on {a}"));
+                }
+                Inbox::Connected { id, tx, peer } => {
+                    let now = Instant::now();
+                    self.conns
+                        .insert(id, Conn { tx, peer, player: None, game: None, quiet_until: now, connected_at: now });
+                    self.note(&format!("#{id} connected from {peer}"));
+                }
+                Inbox::Line { id, line, at } => {
+                    let (now, _) = utc_now();
+                    let who = self.name_of(id);
+                    let _ = writeln!(self.log, "{now} {who} < {}", escaped(&line));
+                    self.on_line(id, &line, at);
+                }
+                Inbox::TooLong { id } => {
+                    let pos = Position::startpos();
+                    self.fault(id, &pos, &format!("a line longer than {MAX_RECORD} bytes; disconnected"));
+                    self.drop_conn(id, "over-long line");
+                }
+                Inbox::Closed { id, why } => {
+                    if self.conns.contains_key(&id) {
+                        let who = self.name_of(id);
+                        self.note(&format!("{who} disconnected: {why}"));
+                        self.drop_conn(id, &why);
+                    }
+                }
+                Inbox::Console(cmd) => self.on_console(&cmd),
+            }
+            self.tick(Instant::now());
+            // Each message's lines reach the file before the next one is
+            // taken: a crash loses at most what is being handled.
+            let _ = self.log.flush();
+        }
+        // The end: standings, then everyone is told to disconnect.
+        let report = self.standings.report();
+        let header = format!(
+            "{}\n{} games of {}; time control {}\n\n",
+            self.event.name,
+            self.finished,
+            self.schedule.len(),
+            self.event.time_control
+        );
+        std::fs::write(&self.event.report, format!("{header}{report}"))
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", self.event.report.display())))?;
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        let pos = Position::startpos();
+        for id in ids {
+            let line = Outgoing::new(Command::Disconnect, &pos).to_line();
+            self.send(id, line);
+        }
+        self.note("event over");
+        self.log.flush()?;
+        // Let the writers drain.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(Outcome { games: self.finished, report })
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let mut best: Option<Instant> = None;
+        let mut take = |t: Instant| best = Some(best.map_or(t, |b| b.min(t)));
+        for r in self.running.values() {
+            if let Some(t) = r.starts_at {
+                take(t);
+            }
+            if let Some(t) = self.flag_time(r) {
+                take(t);
+            }
+            if let Some((_, t)) = r.away {
+                take(t);
+            }
+        }
+        let now = Instant::now();
+        for c in self.conns.values() {
+            if c.quiet_until > now {
+                take(c.quiet_until);
+            }
+            if c.player.is_none() {
+                take(c.connected_at + SIGN_ON_TIMEOUT);
+            }
+        }
+        best
+    }
+
+    /// When the side to move's flag falls.
+    fn flag_time(&self, r: &Running) -> Option<Instant> {
+        let asked = r.asked_at?;
+        if r.game.ended().is_some() || r.away.is_some() {
+            return None;
+        }
+        let side = r.game.position().turn();
+        Some(asked + r.game.clock(side).remaining() + self.event.lag)
+    }
+
+    fn tick(&mut self, now: Instant) {
+        // Sign-on timeouts.
+        let late: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.player.is_none() && now >= c.connected_at + SIGN_ON_TIMEOUT)
+            .map(|(&i, _)| i)
+            .collect();
+        for id in late {
+            let pos = Position::startpos();
+            self.fault(id, &pos, "no sign_on in time");
+            self.drop_conn(id, "no sign_on");
+        }
+        // Flags, graces and starts.
+        let keys: Vec<usize> = self.running.keys().copied().collect();
+        for k in keys {
+            let (flag, away, start) = {
+                let r = &self.running[&k];
+                (self.flag_time(r), r.away, r.starts_at)
+            };
+            if flag.is_some_and(|t| now >= t) {
+                let r = self.running.get_mut(&k).expect("running");
+                let side = r.game.position().turn();
+                let e = r.game.flag(side);
+                self.finish(k, e);
+                continue;
+            }
+            if let Some((side, until)) = away {
+                if now >= until {
+                    let e = self.running.get_mut(&k).expect("running").game.abandon(side);
+                    self.finish(k, e);
+                    continue;
+                }
+            }
+            if start.is_some_and(|t| now >= t) {
+                self.begin(k, now);
+            }
+        }
+        // A fresh instant: games finished above freed their clients just now.
+        self.pair(Instant::now());
+    }
+
+    /// Starts every game the schedule, the free clients and the
+    /// concurrency allow.
+    fn pair(&mut self, now: Instant) {
+        while self.running.len() < self.event.concurrency as usize && self.next_game < self.schedule.len() {
+            // The first scheduled game whose players both have a free
+            // client; games are started in schedule order otherwise.
+            let mut started = false;
+            for k in self.next_game..self.schedule.len() {
+                if self.running.contains_key(&k) || self.is_done(k) {
+                    continue;
+                }
+                let g = self.schedule[k];
+                let free = |p: usize, except: Option<ConnId>| {
+                    self.conns
+                        .iter()
+                        .filter(|(&id, c)| {
+                            c.player == Some(p) && c.game.is_none() && c.quiet_until <= now && Some(id) != except
+                        })
+                        .map(|(&id, _)| id)
+                        .min()
+                };
+                let Some(w) = free(g.white, None) else { continue };
+                let Some(b) = free(g.black, Some(w)) else { continue };
+                self.start(k, w, b, now);
+                started = true;
+                break;
+            }
+            if !started {
+                break;
+            }
+        }
+        while self.next_game < self.schedule.len() && self.is_done(self.next_game) {
+            self.next_game += 1;
+        }
+    }
+
+    fn is_done(&self, k: usize) -> bool {
+        self.done.contains(&k)
+    }
+
+    fn start(&mut self, k: usize, white: ConnId, black: ConnId, now: Instant) {
+        let sched = self.schedule[k];
+        let start = sched.opening.map_or_else(Position::startpos, |i| self.openings[i]);
+        let game = Game::new(start, &self.event.time_control);
+        for id in [white, black] {
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.game = Some(k);
+            }
+            let mut o = Outgoing::new(Command::Reset, &start);
+            o.game = Some(sched.number as u64);
+            let line = o.to_line();
+            self.send(id, line);
+        }
+        self.note(&format!(
+            "game {} starts: {} - {}",
+            sched.number, self.event.players[sched.white].name, self.event.players[sched.black].name
+        ));
+        self.running.insert(
+            k,
+            Running {
+                sched,
+                game,
+                conns: [white, black],
+                starts_at: Some(now + self.event.reset_delay),
+                asked_at: None,
+                offer: None,
+                away: None,
+            },
+        );
+    }
+
+    fn tags(&self, r: &Running, result: &str) -> Vec<(&'static str, String)> {
+        let round = match &self.event.round {
+            Some(p) => format!("{p}.{}", r.sched.number),
+            None => format!("{}.{}", r.sched.cycle, r.sched.number),
+        };
+        vec![
+            ("Event", self.event.name.clone()),
+            ("Site", self.event.site.clone()),
+            ("Date", self.date.clone()),
+            ("Round", round),
+            ("White", self.event.players[r.sched.white].name.clone()),
+            ("Black", self.event.players[r.sched.black].name.clone()),
+            ("Result", result.to_owned()),
+            ("TimeControl", self.event.time_control.to_string()),
+        ]
+    }
+
+    /// After the reset delay: the tags, then the first respond.
+    fn begin(&mut self, k: usize, now: Instant) {
+        let (tags, conns, start) = {
+            let r = &self.running[&k];
+            (self.tags(r, "*"), r.conns, *r.game.position())
+        };
+        for id in conns {
+            let mut o = Outgoing::new(Command::Inform, &start);
+            o.tags = &tags;
+            o.game = Some(self.running[&k].sched.number as u64);
+            let line = o.to_line();
+            self.send(id, line);
+        }
+        if let Some(r) = self.running.get_mut(&k) {
+            r.starts_at = None;
+        }
+        self.ask(k, None, now);
+    }
+
+    /// Sends respond to the side to move: the position before `last` and
+    /// `last`, or the position alone.
+    fn ask(&mut self, k: usize, last: Option<(Position, epd_core::Move)>, now: Instant) {
+        let r = &self.running[&k];
+        let side = r.game.position().turn();
+        let id = r.conns[side_index(side)];
+        let current = *r.game.position();
+        let (pos, sm) = match last {
+            Some((p, m)) => (p, Some(m)),
+            None => (current, None),
+        };
+        let tc = &self.event.time_control;
+        let consumed = |c: Color| consumed(tc, &r.game, c);
+        let mut o = Outgoing::new(Command::Respond, &pos);
+        o.sm = sm;
+        o.consumed = Some((consumed(Color::White), consumed(Color::Black)));
+        o.remaining = Some((r.game.clock(Color::White).remaining(), r.game.clock(Color::Black).remaining()));
+        o.game = Some(r.sched.number as u64);
+        o.draw_offer = r.offer == Some(side.other());
+        let line = o.to_line();
+        self.send(id, line);
+        if let Some(r) = self.running.get_mut(&k) {
+            r.asked_at = Some(now);
+        }
+    }
+
+    fn on_line(&mut self, id: ConnId, line: &[u8], at: Instant) {
+        let Some(conn) = self.conns.get(&id) else { return };
+        let game = conn.game;
+        let req = match parse_request(line) {
+            Ok(r) => r,
+            Err(e) => {
+                let pos =
+                    game.and_then(|k| self.running.get(&k)).map_or_else(Position::startpos, |r| *r.game.position());
+                self.fault(id, &pos, &e.0);
+                self.misbehaved(id, &e.0, at);
+                return;
+            }
+        };
+        match req {
+            Request::SignOn { name, token } => self.sign_on(id, &name, token.as_deref()),
+            Request::SignOff => {
+                self.note(&format!("{} signs off", self.name_of(id)));
+                self.drop_conn(id, "signed off");
+            }
+            Request::Fault(why) => {
+                self.note(&format!("{} reports a fault: {why}", self.name_of(id)));
+            }
+            Request::Reply(reply) => self.on_reply(id, reply, at),
+        }
+    }
+
+    fn sign_on(&mut self, id: ConnId, name: &str, token: Option<&str>) {
+        let pos = Position::startpos();
+        if self.conns.get(&id).is_some_and(|c| c.player.is_some()) {
+            self.fault(id, &pos, "already signed on");
+            return;
+        }
+        let Some(p) = self.event.players.iter().position(|pl| pl.name == name) else {
+            self.fault(id, &pos, &format!("no player {name:?} in this event"));
+            self.drop_conn(id, "unknown player");
+            return;
+        };
+        if let Some(want) = &self.event.players[p].token {
+            if token != Some(want.as_str()) {
+                self.fault(id, &pos, &format!("sign_on as {name:?} needs its token"));
+                self.drop_conn(id, "wrong token");
+                return;
+            }
+        }
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.player = Some(p);
+        }
+        let peer = self.conns.get(&id).map(|c| c.peer.to_string()).unwrap_or_default();
+        self.note(&format!("#{id} signs on as {name} from {peer}"));
+        // A player back within its grace finds its game where it was; for
+        // now the game is lost when the grace ends (resumption: see the
+        // journal).
+    }
+
+    /// A record that broke the protocol from `id`: in a game where it is
+    /// its turn, the illegal-move policy decides.
+    fn misbehaved(&mut self, id: ConnId, why: &str, _at: Instant) {
+        let Some(k) = self.conns.get(&id).and_then(|c| c.game) else { return };
+        let Some(r) = self.running.get_mut(&k) else { return };
+        let side = r.game.position().turn();
+        if r.conns[side_index(side)] == id && r.asked_at.is_some() && self.event.illegal_move == Policy::Forfeit {
+            let e = r.game.forfeit(side, why.to_owned());
+            self.finish(k, e);
+        }
+    }
+
+    fn on_reply(&mut self, id: ConnId, reply: crate::protocol::Reply, at: Instant) {
+        let Some(k) = self.conns.get(&id).and_then(|c| c.game) else {
+            let pos = Position::startpos();
+            self.fault(id, &pos, "a reply with no game in progress");
+            return;
+        };
+        let lag = self.event.lag;
+        let (side, mine, asked, current) = {
+            let Some(r) = self.running.get(&k) else { return };
+            let side = r.game.position().turn();
+            (side, r.conns[side_index(side)] == id, r.asked_at, *r.game.position())
+        };
+        let opponent_answering_offer = {
+            let r = &self.running[&k];
+            r.offer.is_some() && r.offer != Some(side) && mine
+        };
+        if !mine || asked.is_none() {
+            // Out of turn: refused; the game is not affected unless the
+            // event forfeits protocol breaches.
+            self.fault(id, &current, "a reply out of turn");
+            if self.event.illegal_move == Policy::Forfeit && self.running.get(&k).is_some_and(|r| r.starts_at.is_none())
+            {
+                let color = if self.running[&k].conns[0] == id { Color::White } else { Color::Black };
+                let e = self.running.get_mut(&k).expect("running").game.forfeit(color, "a reply out of turn");
+                self.finish(k, e);
+            }
+            return;
+        }
+        let used = at.saturating_duration_since(asked.unwrap_or(at)).saturating_sub(lag);
+        // The position must be the game's.
+        let same = reply.position.to_setup().board == current.to_setup().board
+            && reply.position.turn() == current.turn()
+            && reply.position.castling_rights() == current.castling_rights()
+            && reply.position.legal_ep_square() == current.legal_ep_square()
+            && reply.counters.0.is_none_or(|h| h == current.halfmoves())
+            && reply.counters.1.is_none_or(|f| f == current.fullmoves());
+        if !same {
+            let why = format!("the reply's position is not the game's ({})", current.fen());
+            self.fault(id, &current, &why);
+            self.misbehaved(id, &why, at);
+            return;
+        }
+        let r = self.running.get_mut(&k).expect("running");
+        if reply.resign {
+            let e = r.game.resign(side);
+            self.finish(k, e);
+            return;
+        }
+        if reply.draw_accept && opponent_answering_offer {
+            let e = r.game.agree_draw();
+            self.finish(k, e);
+            return;
+        }
+        // Any other answer lapses an offer made to this side.
+        if r.offer == Some(side.other()) {
+            r.offer = None;
+        }
+        if reply.draw_claim {
+            let mv = reply.mv.map(|m| (m, used));
+            for kind in [DrawClaim::Threefold, DrawClaim::FiftyMoves] {
+                if let Ok(e) = r.game.claim_draw(side, kind, mv) {
+                    self.finish(k, e);
+                    return;
+                }
+            }
+            let why = "a draw claim that does not hold (neither threefold repetition nor 50 moves)".to_owned();
+            self.fault(id, &current, &why);
+            if self.event.false_claim == Policy::Forfeit {
+                let e = self.running.get_mut(&k).expect("running").game.forfeit(side, why);
+                self.finish(k, e);
+                return;
+            }
+        }
+        let Some(mv) = reply.mv else {
+            if !reply.draw_claim {
+                let why = "a reply with no move, no claim and no resignation";
+                self.fault(id, &current, why);
+                self.misbehaved(id, why, at);
+            }
+            return;
+        };
+        let r = self.running.get_mut(&k).expect("running");
+        let before = *r.game.position();
+        match r.game.play(mv, used) {
+            Ok(Some(e)) => self.finish(k, e),
+            Ok(None) => {
+                if reply.draw_offer {
+                    r.offer = Some(side);
+                }
+                self.ask(k, Some((before, mv)), Instant::now());
+            }
+            Err(why) => {
+                self.fault(id, &current, &why);
+                self.misbehaved(id, &why, at);
+            }
+        }
+    }
+
+    fn finish(&mut self, k: usize, e: Ended) {
+        let Some(r) = self.running.remove(&k) else { return };
+        let result = e.result.pgn();
+        let tags = self.tags(&r, result);
+        let fin = *r.game.position();
+        let now = Instant::now();
+        for id in r.conns {
+            if !self.conns.contains_key(&id) {
+                continue;
+            }
+            let mut o = Outgoing::new(Command::Inform, &fin);
+            o.tags = &tags;
+            o.game = Some(r.sched.number as u64);
+            let line = o.to_line();
+            self.send(id, line);
+            let mut o = Outgoing::new(Command::Conclude, &fin);
+            o.game = Some(r.sched.number as u64);
+            let line = o.to_line();
+            self.send(id, line);
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.game = None;
+                c.quiet_until = now + self.event.conclude_delay;
+            }
+        }
+        let pgn_tags = Tags {
+            event: self.event.name.clone(),
+            site: self.event.site.clone(),
+            date: self.date.clone(),
+            round: tags[3].1.clone(),
+            white: self.event.players[r.sched.white].name.clone(),
+            black: self.event.players[r.sched.black].name.clone(),
+        };
+        let text = pgn::write(&pgn_tags, &r.game, &self.event.time_control);
+        if let Err(err) = self.pgn.write_all(text.as_bytes()).and_then(|()| self.pgn.flush()) {
+            self.note(&format!("cannot write the PGN: {err}"));
+        }
+        self.standings.add(r.sched.white, r.sched.black, e.result);
+        self.finished += 1;
+        self.done.insert(k);
+        self.note(&format!(
+            "game {} over: {} ({}), {} plies",
+            r.sched.number,
+            result,
+            e.termination.describe(e.result),
+            r.game.moves().len()
+        ));
+    }
+
+    fn drop_conn(&mut self, id: ConnId, why: &str) {
+        let Some(c) = self.conns.remove(&id) else { return };
+        // Dropping the sender ends the writer, which closes the socket.
+        drop(c.tx);
+        let Some(k) = c.game else { return };
+        let grace = self.event.disconnect_grace;
+        if let Some(r) = self.running.get_mut(&k) {
+            let side = if r.conns[0] == id { Color::White } else { Color::Black };
+            if r.away.is_none() {
+                r.away = Some((side, Instant::now() + grace));
+            }
+        }
+        let _ = why;
+    }
+
+    fn on_console(&mut self, cmd: &str) {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        match words.as_slice() {
+            ["status"] | [] => {
+                eprintln!(
+                    "{} of {} games finished, {} running, {} clients",
+                    self.finished,
+                    self.schedule.len(),
+                    self.running.len(),
+                    self.conns.len()
+                );
+            }
+            ["games"] => {
+                for r in self.running.values() {
+                    eprintln!(
+                        "game {}: {} - {}, {} plies, {}",
+                        r.sched.number,
+                        self.event.players[r.sched.white].name,
+                        self.event.players[r.sched.black].name,
+                        r.game.moves().len(),
+                        r.game.position().fen()
+                    );
+                }
+            }
+            ["adjudicate", n, res] => {
+                let result = match *res {
+                    "1-0" => Some(GameResult::WhiteWins),
+                    "0-1" => Some(GameResult::BlackWins),
+                    "1/2-1/2" => Some(GameResult::Draw),
+                    _ => None,
+                };
+                match (self.game_by_number(n), result) {
+                    (Some(k), Some(res)) => {
+                        let e = self.running.get_mut(&k).expect("running").game.adjudicate(res, "by the supervisor");
+                        self.finish(k, e);
+                    }
+                    _ => eprintln!("adjudicate GAME 1-0|0-1|1/2-1/2 (a running game's number)"),
+                }
+            }
+            ["abort", n] => match self.game_by_number(n) {
+                Some(k) => {
+                    // Aborted: both told to reset; the game goes back to the
+                    // schedule and is played again.
+                    if let Some(r) = self.running.remove(&k) {
+                        let start = *r.game.start();
+                        for id in r.conns {
+                            let line = Outgoing::new(Command::Reset, &start).to_line();
+                            self.send(id, line);
+                            if let Some(c) = self.conns.get_mut(&id) {
+                                c.game = None;
+                                c.quiet_until = Instant::now() + self.event.reset_delay;
+                            }
+                        }
+                        self.note(&format!("game {} aborted by the supervisor", r.sched.number));
+                    }
+                }
+                None => eprintln!("abort GAME (a running game's number)"),
+            },
+            ["disconnect", name] => {
+                let ids: Vec<ConnId> = self
+                    .conns
+                    .iter()
+                    .filter(|(_, c)| c.player.is_some_and(|p| self.event.players[p].name == *name))
+                    .map(|(&i, _)| i)
+                    .collect();
+                for id in ids {
+                    let line = Outgoing::new(Command::Disconnect, &Position::startpos()).to_line();
+                    self.send(id, line);
+                    self.drop_conn(id, "disconnected by the supervisor");
+                }
+            }
+            ["quit"] => {
+                self.note("quit by the supervisor");
+                self.quit = true;
+            }
+            _ => eprintln!("commands: status, games, adjudicate GAME RESULT, abort GAME, disconnect NAME, quit"),
+        }
+    }
+
+    fn game_by_number(&self, n: &str) -> Option<usize> {
+        let n: usize = n.parse().ok()?;
+        self.running.iter().find(|(_, r)| r.sched.number == n).map(|(&k, _)| k)
+    }
+}
+
+/// A client's bytes for the log: control characters and bytes that are
+/// not UTF-8 as `\xNN`, so a hostile line cannot forge log lines.
+fn escaped(line: &[u8]) -> String {
+    let mut out = String::with_capacity(line.len());
+    for chunk in line.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// Time consumed by `color`: what its clock was given so far less what
+/// is left.
+fn consumed(_tc: &TimeControl, game: &Game, color: Color) -> Duration {
+    game.moves()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (game.start().turn() == color) == (i % 2 == 0))
+        .map(|(_, m)| m.emt)
+        .sum()
+}
