@@ -16,6 +16,7 @@
 //! name = "alpha"
 //! command = ["epd", "play", "--engine", "builtin", "--depth", "3"]  # optional
 //! token = "..."                 # optional
+//! instances = 2                 # optional: copies of command to start (default 1)
 //! ```
 //!
 //! Unknown keys are refused (a misspelt key would otherwise be ignored).
@@ -70,6 +71,10 @@ pub struct Player {
     /// The token it must present to sign on under this name.
     #[serde(default)]
     pub token: Option<String>,
+    /// How many copies of `command` the referee starts (each connection
+    /// plays one game at a time, so concurrency needs instances).
+    #[serde(default = "one")]
+    pub instances: u32,
 }
 
 #[derive(Deserialize)]
@@ -240,6 +245,12 @@ impl Event {
             }
             if f.players[..i].iter().any(|q| q.name == p.name) {
                 return Err(EventError { at: None, message: format!("two players are named {:?}", p.name) });
+            }
+            if p.instances == 0 || p.instances > 256 {
+                return Err(EventError {
+                    at: None,
+                    message: format!("player {:?}: instances must be 1 to 256", p.name),
+                });
             }
             if p.command.as_ref().is_some_and(Vec::is_empty) {
                 return Err(EventError { at: None, message: format!("player {:?}: command is empty", p.name) });

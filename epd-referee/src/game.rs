@@ -188,6 +188,8 @@ pub struct Game {
     history: History,
     moves: Vec<PlayedMove>,
     clocks: [Clock; 2],
+    /// Time each side's moves took, in all.
+    used: [Duration; 2],
     ended: Option<Ended>,
 }
 
@@ -207,6 +209,7 @@ impl Game {
             history,
             moves: Vec::new(),
             clocks: [Clock::new(control), Clock::new(control)],
+            used: [Duration::ZERO; 2],
             ended: None,
         }
     }
@@ -233,6 +236,12 @@ impl Game {
     #[must_use]
     pub fn clock(&self, color: Color) -> &Clock {
         &self.clocks[idx(color)]
+    }
+
+    /// The time the moves of `color` took, in all (`cc`, §6.6).
+    #[must_use]
+    pub fn consumed(&self, color: Color) -> Duration {
+        self.used[idx(color)]
     }
 
     /// Sets the clock of `color` (a game resumed with its clocks).
@@ -269,6 +278,7 @@ impl Game {
         if let Err(Flagged { .. }) = self.clocks[idx(side)].charge(used) {
             return Ok(Some(self.flag(side)));
         }
+        self.used[idx(side)] += used;
         let san = self.pos.san(mv);
         self.pos.play_unchecked(mv);
         self.history.push(&self.pos);

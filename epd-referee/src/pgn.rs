@@ -104,8 +104,9 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
             lines.word(&format!("{number}..."));
         }
         lines.word(&m.san);
-        lines.word(&format!("{{[%clk {}]", hms(m.clock)));
-        lines.word(&format!("[%emt {}]}}", hms(m.emt)));
+        // One unit, so that no line starts with `[%emt` (which a naive
+        // reader could take for a tag pair).
+        lines.word(&format!("{{[%clk {}] [%emt {}]}}", hms(m.clock), hms(m.emt)));
         if turn == Color::Black {
             number += 1;
         }

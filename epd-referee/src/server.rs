@@ -33,7 +33,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-use crate::clock::TimeControl;
 use crate::event::{Event, Policy, ScheduledGame};
 use crate::game::{DrawClaim, Ended, Game, GameResult};
 use crate::pgn::{self, Tags};
@@ -58,6 +57,9 @@ pub struct Options {
     pub listen: Option<String>,
     /// Print what happens on standard error.
     pub verbose: bool,
+    /// Measure the referee's latency per move: from a reply's last byte
+    /// read to the opponent's respond written ([`Outcome::latencies`]).
+    pub measure_latency: bool,
 }
 
 /// What a finished event reports.
@@ -67,14 +69,27 @@ pub struct Outcome {
     pub games: usize,
     /// The standings report.
     pub report: String,
+    /// With [`Options::measure_latency`]: each move's latency, from the
+    /// reply read to the respond written, and from the director taking
+    /// the reply up to the respond written (the first less the wait in
+    /// the director's inbox).
+    pub latencies: Vec<(Duration, Duration)>,
 }
 
 type ConnId = u64;
 
+/// A record for a client, and (when latency is measured) the instants
+/// the reply it answers was read and taken up by the director.
+type Out = (Vec<u8>, Option<(Instant, Instant)>);
+
+/// Where the writers put measured latencies: (read to written, taken up
+/// to written).
+type Latencies = Arc<std::sync::Mutex<Vec<(Duration, Duration)>>>;
+
 /// What the director hears.
 #[derive(Debug)]
 enum Inbox {
-    Connected { id: ConnId, tx: mpsc::Sender<Vec<u8>>, peer: SocketAddr },
+    Connected { id: ConnId, tx: mpsc::Sender<Out>, peer: SocketAddr },
     Line { id: ConnId, line: Vec<u8>, at: Instant },
     TooLong { id: ConnId },
     Closed { id: ConnId, why: String },
@@ -115,13 +130,15 @@ pub async fn run(
     }
     let (tx, rx) = mpsc::channel::<Inbox>(4096);
     let _ = tx.send(Inbox::Bound(local)).await;
-    tokio::spawn(listen(listener, tx.clone()));
+    let latencies: Option<Latencies> = options.measure_latency.then(Latencies::default);
+    tokio::spawn(listen(listener, tx.clone(), latencies.clone()));
     if options.console {
         tokio::spawn(console(tx.clone()));
     }
     let mut children = Vec::new();
     for p in &event.players {
-        if let Some(cmd) = &p.command {
+        for _ in 0..p.instances {
+            let Some(cmd) = &p.command else { break };
             let mut c = tokio::process::Command::new(&cmd[0]);
             c.args(&cmd[1..]).args(["--referee", &local.to_string(), "--name", &p.name]);
             if let Some(t) = &p.token {
@@ -137,7 +154,11 @@ pub async fn run(
         }
     }
     let mut director = Director::new(event, openings, options.verbose)?;
-    let outcome = director.run(rx).await;
+    director.measure = options.measure_latency;
+    let mut outcome = director.run(rx).await;
+    if let (Ok(o), Some(l)) = (outcome.as_mut(), latencies) {
+        o.latencies = std::mem::take(&mut *l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    }
     for mut c in children {
         // Asked to disconnect; give them a moment, then stop them.
         if tokio::time::timeout(Duration::from_secs(2), c.wait()).await.is_err() {
@@ -171,7 +192,7 @@ fn load_openings(path: &std::path::Path) -> std::io::Result<Vec<Position>> {
     Ok(out)
 }
 
-async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>) {
+async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>, latencies: Option<Latencies>) {
     let mut next: ConnId = 1;
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CLIENTS));
     loop {
@@ -185,26 +206,37 @@ async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>) {
         let id = next;
         next += 1;
         let tx = tx.clone();
+        let latencies = latencies.clone();
         tokio::spawn(async move {
-            connection(id, stream, peer, tx).await;
+            connection(id, stream, peer, tx, latencies).await;
             drop(permit);
         });
     }
 }
 
 /// One client: a reader (this task) and a writer task.
-async fn connection(id: ConnId, stream: TcpStream, peer: SocketAddr, tx: mpsc::Sender<Inbox>) {
+async fn connection(
+    id: ConnId,
+    stream: TcpStream,
+    peer: SocketAddr,
+    tx: mpsc::Sender<Inbox>,
+    latencies: Option<Latencies>,
+) {
     let (read, mut write) = stream.into_split();
-    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+    let (out_tx, mut out_rx) = mpsc::channel::<Out>(QUEUE);
     if tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.is_err() {
         return;
     }
     let writer = tokio::spawn(async move {
-        while let Some(mut line) = out_rx.recv().await {
+        while let Some((mut line, since)) = out_rx.recv().await {
             line.push(b'\n');
             match tokio::time::timeout(Duration::from_secs(10), write.write_all(&line)).await {
                 Ok(Ok(())) => {}
                 _ => break,
+            }
+            if let (Some((read, taken)), Some(l)) = (since, &latencies) {
+                let d = (read.elapsed(), taken.elapsed());
+                l.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(d);
             }
         }
         let _ = write.shutdown().await;
@@ -276,7 +308,7 @@ async fn console(tx: mpsc::Sender<Inbox>) {
 /// A connected client.
 #[derive(Debug)]
 struct Conn {
-    tx: mpsc::Sender<Vec<u8>>,
+    tx: mpsc::Sender<Out>,
     peer: SocketAddr,
     /// The player it signed on as.
     player: Option<usize>,
@@ -320,6 +352,10 @@ struct Director {
     date: String,
     listen: Option<SocketAddr>,
     quit: bool,
+    /// Attach the reply's instant to the respond that answers it.
+    measure: bool,
+    /// The instants of the reply being answered (read, taken up).
+    answering: Option<(Instant, Instant)>,
 }
 
 fn side_index(c: Color) -> usize {
@@ -384,6 +420,8 @@ impl Director {
             date,
             listen: None,
             quit: false,
+            measure: false,
+            answering: None,
         })
     }
 
@@ -409,7 +447,7 @@ impl Director {
         let who = self.name_of(id);
         let _ = writeln!(self.log, "{now} {who} > {}", String::from_utf8_lossy(&line));
         let full = match self.conns.get(&id) {
-            Some(c) => c.tx.try_send(line).is_err(),
+            Some(c) => c.tx.try_send((line, self.answering.take())).is_err(),
             None => false,
         };
         if full {
@@ -506,7 +544,7 @@ impl Director {
         self.log.flush()?;
         // Let the writers drain.
         tokio::time::sleep(Duration::from_millis(100)).await;
-        Ok(Outcome { games: self.finished, report })
+        Ok(Outcome { games: self.finished, report, latencies: Vec::new() })
     }
 
     fn next_deadline(&self) -> Option<Instant> {
@@ -705,8 +743,7 @@ impl Director {
             Some((p, m)) => (p, Some(m)),
             None => (current, None),
         };
-        let tc = &self.event.time_control;
-        let consumed = |c: Color| consumed(tc, &r.game, c);
+        let consumed = |c: Color| r.game.consumed(c);
         let mut o = Outgoing::new(Command::Respond, &pos);
         o.sm = sm;
         o.consumed = Some((consumed(Color::White), consumed(Color::Black)));
@@ -787,6 +824,7 @@ impl Director {
     }
 
     fn on_reply(&mut self, id: ConnId, reply: crate::protocol::Reply, at: Instant) {
+        let taken = Instant::now();
         let Some(k) = self.conns.get(&id).and_then(|c| c.game) else {
             let pos = Position::startpos();
             self.fault(id, &pos, "a reply with no game in progress");
@@ -875,7 +913,9 @@ impl Director {
                 if reply.draw_offer {
                     r.offer = Some(side);
                 }
+                self.answering = self.measure.then_some((at, taken));
                 self.ask(k, Some((before, mv)), Instant::now());
+                self.answering = None;
             }
             Err(why) => {
                 self.fault(id, &current, &why);
@@ -1049,15 +1089,4 @@ fn escaped(line: &[u8]) -> String {
         }
     }
     out
-}
-
-/// Time consumed by `color`: what its clock was given so far less what
-/// is left.
-fn consumed(_tc: &TimeControl, game: &Game, color: Color) -> Duration {
-    game.moves()
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| (game.start().turn() == color) == (i % 2 == 0))
-        .map(|(_, m)| m.emt)
-        .sum()
 }

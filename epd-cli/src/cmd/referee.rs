@@ -56,7 +56,12 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         Some(_) => anyhow::anyhow!("{name}:{e}"),
         None => anyhow::anyhow!("{name}: {e}"),
     })?;
-    let options = Options { console: !args.background, listen: args.listen, verbose: args.verbose || !args.background };
+    let options = Options {
+        console: !args.background,
+        listen: args.listen,
+        verbose: args.verbose || !args.background,
+        measure_latency: false,
+    };
     let outcome = server::run_blocking(event, options)?;
     if !args.background {
         write!(out, "{}", outcome.report)?;

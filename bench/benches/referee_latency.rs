@@ -1,0 +1,143 @@
+//! The referee's own latency per move: from a reply's last byte read to
+//! the opponent's respond written, at 1, 64 and 512 games at once, with
+//! synthetic clients that answer at once (a random legal move). The
+//! referee runs in this process on two worker threads; the clients run
+//! on a runtime of their own, on the same two cores.
+//!
+//! `cargo bench -p epd-bench --bench referee_latency` (quick:
+//! `EPDKIT_BENCH_QUICK=1`). Prints p50, p90, p99 and max per load, and
+//! moves per second.
+
+use std::time::{Duration, Instant};
+
+use epd_core::Position;
+use epd_referee::protocol::{parse_command, ClientRecord, Command};
+use epd_referee::server::{self, Options};
+use epd_referee::Event;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn event(dir: &std::path::Path, games: usize) -> Event {
+    let rounds = games.div_ceil(2).max(1);
+    let text = format!(
+        "event = \"latency\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"3600+0\"\nrounds = {rounds}\n\
+         concurrency = {games}\nreset_delay = 0\nconclude_delay = 0\n\
+         [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+    );
+    Event::parse(&text, dir).expect("a valid event")
+}
+
+/// One synthetic client: signs on as `name`, answers every respond with a
+/// random legal move, ends at disconnect.
+async fn client(addr: std::net::SocketAddr, name: &'static str, seed: u64) {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.set_nodelay(true).ok();
+    let (r, mut w) = stream.into_split();
+    let mut lines = BufReader::new(r).lines();
+    let hello = ClientRecord { request: "sign_on", sender: Some(("bench", name)), ..ClientRecord::default() };
+    let mut line = hello.to_line(&Position::startpos());
+    line.push(b'\n');
+    w.write_all(&line).await.expect("write");
+    let mut rng = epd_testkit::XorShift::new(seed);
+    while let Ok(Some(l)) = lines.next_line().await {
+        let Ok(inc) = parse_command(l.as_bytes()) else { continue };
+        match inc.command {
+            Command::Respond => {
+                let pos = inc.current();
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    continue;
+                }
+                let mv = moves.iter().copied().nth(rng.below(moves.len())).expect("a move");
+                let rec = ClientRecord { request: "reply", sm: Some(mv), game: inc.game, ..ClientRecord::default() };
+                let mut out = rec.to_line(&pos);
+                out.push(b'\n');
+                if w.write_all(&out).await.is_err() {
+                    return;
+                }
+            }
+            Command::Disconnect => return,
+            _ => {}
+        }
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn main() {
+    let quick = std::env::var_os("EPDKIT_BENCH_QUICK").is_some();
+    let loads: &[usize] = if quick { &[1, 64] } else { &[1, 64, 512] };
+    println!("referee latency per move, instant-move clients: 'read' = reply read -> opponent's respond written;");
+    println!("'taken' = the director takes the reply up -> respond written (read less the wait in its inbox)");
+    println!(
+        "{:>6} {:>8} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>7} {:>9}",
+        "games", "moves", "read p50", "read p90", "read p99", "taken p50", "taken p90", "taken p99", "secs", "moves/s"
+    );
+    for &games in loads {
+        let dir = tempfile_dir();
+        let ev = event(&dir, games);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let server = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            rt.block_on(async move {
+                let (btx, brx) = tokio::sync::oneshot::channel();
+                let run =
+                    tokio::spawn(server::run(ev, Options { measure_latency: true, ..Options::default() }, Some(btx)));
+                let addr = brx.await.expect("bound");
+                tx.send(addr).expect("send");
+                run.await.expect("join").expect("the event runs")
+            })
+        });
+        let addr = rx.recv().expect("address");
+        let start = Instant::now();
+        let clients = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async move {
+                let mut tasks = Vec::new();
+                for i in 0..games {
+                    tasks.push(tokio::spawn(client(addr, "a", 2 * i as u64 + 1)));
+                    tasks.push(tokio::spawn(client(addr, "b", 2 * i as u64 + 2)));
+                }
+                for t in tasks {
+                    let _ = t.await;
+                }
+            });
+        });
+        let outcome = server.join().expect("server thread");
+        let secs = start.elapsed().as_secs_f64();
+        clients.join().expect("client thread");
+        let mut read: Vec<Duration> = outcome.latencies.iter().map(|l| l.0).collect();
+        let mut taken: Vec<Duration> = outcome.latencies.iter().map(|l| l.1).collect();
+        read.sort();
+        taken.sort();
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "{games:>6} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>11.1} {secs:>7.2} {:>9.0}",
+            read.len(),
+            us(percentile(&read, 0.5)),
+            us(percentile(&read, 0.9)),
+            us(percentile(&read, 0.99)),
+            us(percentile(&taken, 0.5)),
+            us(percentile(&taken, 0.9)),
+            us(percentile(&taken, 0.99)),
+            read.len() as f64 / secs
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "epd-referee-bench-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
