@@ -119,7 +119,38 @@ for link in shared static; do
   vg 0 "$WORK/clean.txt" "san_roundtrip-$link"
   vg 0 /dev/null "tiny_engine-$link" "$D/engine.epd"
   vg 0 /dev/null "tiny_engine-$link" "$D/targets.epd" "$WORK/targets.epd"
-  vg 0 "$D/referee.epd" "referee_client-$link"
+done
+# referee_client plays over TCP against `epd referee`, under valgrind: the
+# referee starts it (and an `epd play` opponent) from the event file, and
+# appends --referee HOST:PORT --name c to the command.
+cargo build --release -p epd-cli
+for link in shared static; do
+  ev="$WORK/referee-$link"
+  mkdir -p "$ev"
+  vgcmd="valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+  vgcmd="$vgcmd --log-file=$ev/vg.log $WORK/referee_client-$link \\\"\$@\\\"; echo \$? > $ev/rc"
+  {
+    echo 'event = "C client under valgrind"'
+    echo 'listen = "127.0.0.1:0"'
+    echo 'time_control = "60+1"'
+    echo 'reset_delay = 0'
+    echo 'conclude_delay = 0'
+    echo '[[players]]'
+    echo 'name = "c"'
+    echo "command = [\"sh\", \"-c\", \"$vgcmd\", \"sh\"]"
+    echo '[[players]]'
+    echo 'name = "epd"'
+    echo "command = [\"$PWD/target/release/epd\", \"play\", \"--depth\", \"1\"]"
+  } > "$ev/event.toml"
+  runs=$((runs + 1))
+  if "$PWD/target/release/epd" referee "$ev/event.toml" --background && [ "$(cat "$ev/rc" 2>/dev/null)" = 0 ] \
+    && grep -q 'ERROR SUMMARY: 0 errors' "$ev/vg.log" && [ "$(grep -c '^\[Event ' "$ev/games.pgn")" = 2 ]; then
+    echo "ok  referee_client-$link over TCP (2 games, exit 0, valgrind clean)"
+  else
+    echo "FAIL referee_client-$link over TCP"
+    cat "$ev/event.toml" "$ev/vg.log" "$ev/referee.log" 2>/dev/null | tail -60
+    fails=$((fails + 1))
+  fi
 done
 echo "valgrind: $runs runs, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,13 +1,14 @@
 /*
- * referee_client: the skeleton of a chess program talking to an EPD
- * referee (section 8 of the specification). It reads refcom records, one
- * per line, keeps the game state, and writes refreq records: sign_on at
- * the start, a reply (with sm, the move it plays) to each respond, and
- * sign_off on disconnect. Tags sent with inform are kept in the scanning
- * registers. A real client would use a socket; this one uses stdin and
- * stdout, and picks its move by a one-ply material count.
+ * referee_client: a chess program that plays under an EPD referee
+ * (section 8 of the specification) over TCP, through libepdkit's
+ * referee client API. It signs on, answers every respond with the legal
+ * move that wins the most material at once, accepts a draw offer when
+ * material is level, and leaves when the referee disconnects.
  *
- *   referee_client < COMMANDS
+ *   referee_client --referee HOST:PORT --name NAME [--token TOKEN]
+ *
+ * (`epd referee` starts it with those arguments when the event file names
+ * it as a player's command.)
  *
  * ANSI C (C89). Licensed under MIT OR Apache-2.0.
  */
@@ -18,92 +19,10 @@
 
 static const long values[7] = { 0, 100, 300, 310, 500, 900, 0 };
 
-struct client {
-    epd_position *pos;        /* the current position */
-    epd_registers *registers; /* PGN tags and comments of the game */
-    epd_record *last_command;
-};
-
 static int fail(const char *what)
 {
     fprintf(stderr, "referee_client: %s: %s\n", what, epd_last_error_message());
     return 1;
-}
-
-/* Writes a refreq record for `pos`, with `sm` if not NULL, echoing the
- * game selector and swapping sender and receiver of the command. */
-static int send_request(struct client *c, const char *request, const epd_move *sm)
-{
-    epd_record *rec = NULL;
-    char *text = NULL;
-    size_t i;
-    int rc = 1;
-    static const char *const echoed[3] = { "tcgs", "tcri", "tcsi" };
-    static const char *const renamed[3] = { "tcgs", "tcsi", "tcri" };
-
-    if (epd_record_new(c->pos, &rec) != EPD_STATUS_OK ||
-        epd_record_set_identifier(rec, "refreq", request) != EPD_STATUS_OK) {
-        epd_record_free(rec);
-        return fail("building the request");
-    }
-    if (sm != NULL && epd_record_set_moves(rec, "sm", sm, 1) != EPD_STATUS_OK) {
-        epd_record_free(rec);
-        return fail("setting sm");
-    }
-    for (i = 0; c->last_command != NULL && i < 3; i++) {
-        size_t op, j, count = 0;
-        epd_operands *operands = NULL;
-        if (epd_record_find(c->last_command, echoed[i], &op) != EPD_STATUS_OK ||
-            epd_record_operand_count(c->last_command, op, &count) != EPD_STATUS_OK ||
-            epd_operands_new(&operands) != EPD_STATUS_OK) {
-            continue;
-        }
-        /* Copy the operands, typed: tcgs has an integer, tcri and tcsi
-         * two strings (address, name). */
-        for (j = 0; j < count; j++) {
-            const char *value;
-            size_t len;
-            epd_int64 n;
-            if (epd_record_operand_integer(c->last_command, op, j, &n) == EPD_STATUS_OK) {
-                epd_operands_push_integer(operands, n);
-            } else if (epd_record_operand_text(c->last_command, op, j, &value, &len) == EPD_STATUS_OK) {
-                epd_operands_push_string(operands, value, len);
-            }
-        }
-        if (epd_record_set(rec, renamed[i], operands) != EPD_STATUS_OK) {
-            fail(renamed[i]);
-        }
-        epd_operands_free(operands);
-    }
-    if (epd_record_canonical(rec, &text, NULL) == EPD_STATUS_OK) {
-        printf("%s\n", text);
-        fflush(stdout);
-        epd_string_free(text);
-        rc = 0;
-    }
-    epd_record_free(rec);
-    return rc;
-}
-
-/* Sets the current position from a command, then plays its sm if any. */
-static int take_position(struct client *c, const epd_record *cmd)
-{
-    epd_position *pos = NULL;
-    size_t op;
-    epd_move sm;
-
-    if (epd_record_position(cmd, &pos) != EPD_STATUS_OK) {
-        return fail("position");
-    }
-    epd_position_free(c->pos);
-    c->pos = pos;
-    if (epd_record_find(cmd, "sm", &op) == EPD_STATUS_OK) {
-        if (epd_record_operand_move(cmd, op, 0, &sm) != EPD_STATUS_OK ||
-            epd_position_play(c->pos, sm) != EPD_STATUS_OK) {
-            return fail("supplied move");
-        }
-    }
-    return 0;
 }
 
 /* Picks the legal move that wins the most material at once (the first of
@@ -132,107 +51,95 @@ static int choose_move(const epd_position *pos, epd_move *out)
     return count > 0;
 }
 
-static void print_tags(const epd_registers *regs)
+/* Material of White less material of Black. */
+static long balance(const epd_position *pos)
 {
-    size_t n = 0, i;
-    epd_registers_tag_count(regs, &n);
-    for (i = 0; i < n; i++) {
-        const char *name, *value;
-        size_t name_len, value_len;
-        if (epd_registers_tag_at(regs, i, &name, &name_len, &value, &value_len) == EPD_STATUS_OK) {
-            fprintf(stderr, "  tag %.*s = \"%.*s\"\n", (int)name_len, name, (int)value_len, value);
+    long sum = 0;
+    unsigned int sq;
+    for (sq = 0; sq < 64; sq++) {
+        epd_piece p;
+        if (epd_position_piece_at(pos, sq, &p) == EPD_STATUS_OK && p.role != EPD_ROLE_NONE) {
+            sum += p.color == EPD_WHITE ? values[p.role] : -values[p.role];
         }
     }
+    return sum;
 }
 
-/* Handles one command; returns 1 to stop (disconnect). */
-static int handle(struct client *c, epd_record *cmd)
+/* Answers a respond: a move, or a draw accepted when material is level. */
+static int respond(epd_referee_client *client)
 {
-    size_t op;
-    char command[32];
-    const char *text;
-    size_t len;
+    epd_position *pos = NULL;
     epd_move mv;
+    int offered = 0;
+    int rc = 0;
 
-    if (epd_record_find(cmd, "refcom", &op) != EPD_STATUS_OK ||
-        epd_record_operand_text(cmd, op, 0, &text, &len) != EPD_STATUS_OK || len >= sizeof command) {
-        fprintf(stderr, "not a referee command: %s\n", epd_last_error_message());
-        return 0;
+    if (epd_referee_position(client, &pos) != EPD_STATUS_OK) {
+        return fail("position");
     }
-    memcpy(command, text, len);
-    command[len] = '\0';
-    fprintf(stderr, "command %s\n", command);
-    epd_registers_apply(c->registers, cmd); /* ptp tags may come with any command */
-
-    if (strcmp(command, "reset") == 0) {
-        epd_registers_reset(c->registers);
-        take_position(c, cmd);
-    } else if (strcmp(command, "inform") == 0) {
-        print_tags(c->registers);
-    } else if (strcmp(command, "execute") == 0) {
-        take_position(c, cmd);
-    } else if (strcmp(command, "respond") == 0) {
-        if (take_position(c, cmd) == 0) {
-            if (choose_move(c->pos, &mv)) {
-                send_request(c, "reply", &mv);
-                epd_position_play(c->pos, mv);
-            } else {
-                send_request(c, "reply", NULL);
-            }
+    epd_referee_draw_offered(client, &offered);
+    if (offered && balance(pos) == 0) {
+        if (epd_referee_accept_draw(client) != EPD_STATUS_OK) {
+            rc = fail("accepting a draw");
         }
-    } else if (strcmp(command, "conclude") == 0) {
-        const char *result;
-        if (epd_registers_tag(c->registers, "Result", &result, &len) == EPD_STATUS_OK) {
-            fprintf(stderr, "  game over: %.*s\n", (int)len, result);
-        } else {
-            fprintf(stderr, "  game over\n");
+    } else if (choose_move(pos, &mv)) {
+        if (epd_referee_reply(client, mv, 0) != EPD_STATUS_OK) {
+            rc = fail("reply");
         }
-    } else if (strcmp(command, "fault") == 0) {
-        fprintf(stderr, "  referee fault: human intervention needed\n");
-    } else if (strcmp(command, "disconnect") == 0) {
-        send_request(c, "sign_off", NULL);
-        return 1;
-    } else {
-        fprintf(stderr, "  unknown command %s\n", command);
     }
-    return 0;
+    epd_position_free(pos);
+    return rc;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    struct client c;
-    char line[4096];
-    epd_diagnostics *diags = NULL;
+    const char *address = NULL, *name = NULL, *token = NULL;
+    epd_referee_client *client = NULL;
+    epd_refcom command;
+    int i, games = 0;
 
-    memset(&c, 0, sizeof c);
-    if (epd_position_new(&c.pos) != EPD_STATUS_OK || epd_registers_new(&c.registers) != EPD_STATUS_OK ||
-        epd_diagnostics_new(&diags) != EPD_STATUS_OK) {
-        return fail("start-up");
+    for (i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--referee") == 0) {
+            address = argv[i + 1];
+        } else if (strcmp(argv[i], "--name") == 0) {
+            name = argv[i + 1];
+        } else if (strcmp(argv[i], "--token") == 0) {
+            token = argv[i + 1];
+        }
     }
-    send_request(&c, "sign_on", NULL);
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        epd_record *cmd = NULL;
-        epd_status st;
-        int stop;
-        size_t len = strcspn(line, "\r\n");
-        if (len == 0) {
-            continue;
-        }
-        st = epd_record_parse(line, len, EPD_PARSE_STRICT, diags, &cmd);
-        if (st != EPD_STATUS_OK) {
-            fprintf(stderr, "rejected: %s\n", epd_last_error_message());
-            continue;
-        }
-        epd_record_free(c.last_command);
-        c.last_command = cmd;
-        stop = handle(&c, cmd);
-        if (stop) {
+    if (address == NULL || name == NULL) {
+        fprintf(stderr, "usage: referee_client --referee HOST:PORT --name NAME [--token TOKEN]\n");
+        return 2;
+    }
+    if (epd_referee_connect(address, name, token, 10000, &client) != EPD_STATUS_OK) {
+        return fail(address);
+    }
+    for (;;) {
+        if (epd_referee_next(client, &command) != EPD_STATUS_OK) {
+            fail("next");
             break;
         }
+        if (command == EPD_REFCOM_RESPOND) {
+            if (respond(client) != 0) {
+                break;
+            }
+        } else if (command == EPD_REFCOM_CONCLUDE) {
+            char *result = NULL;
+            games++;
+            if (epd_referee_tag(client, "Result", &result) == EPD_STATUS_OK) {
+                fprintf(stderr, "referee_client: game %d over: %s\n", games, result);
+                epd_string_free(result);
+            }
+        } else if (command == EPD_REFCOM_FAULT) {
+            char *why = NULL;
+            if (epd_referee_message(client, &why) == EPD_STATUS_OK) {
+                fprintf(stderr, "referee_client: the referee reports: %s\n", why);
+                epd_string_free(why);
+            }
+        } else if (command == EPD_REFCOM_DISCONNECT) {
+            epd_referee_close(client);
+            return 0;
+        }
     }
-    epd_record_free(c.last_command);
-    epd_diagnostics_free(diags);
-    epd_registers_free(c.registers);
-    epd_position_free(c.pos);
-    return 0;
+    epd_referee_close(client);
+    return 1;
 }

@@ -142,6 +142,17 @@ extern "C" {
 #define EPD_OPCODE_BUFFER_SIZE 16
 
 /**
+ * epd_referee_reply flag: offer a draw with the move.
+ */
+#define EPD_REPLY_DRAW_OFFER 1
+
+/**
+ * epd_referee_reply flag: claim a draw (threefold repetition or the
+ * 50-move rule) with the move.
+ */
+#define EPD_REPLY_DRAW_CLAIM 2
+
+/**
  * A list of diagnostics, filled by epd_record_parse and
  * epd_record_parse_into. Created by epd_diagnostics_new, freed with
  * epd_diagnostics_free.
@@ -201,6 +212,14 @@ typedef struct epd_position epd_position;
  * freed.
  */
 typedef struct epd_record epd_record;
+
+/**
+ * A connection to a referee, signed on. Made by epd_referee_connect and
+ * freed with epd_referee_close.
+ *
+ * Thread safety: one thread at a time; calls block on the network.
+ */
+typedef struct epd_referee_client epd_referee_client;
 
 /**
  * Register state for one game or game fragment, kept while a program
@@ -587,6 +606,11 @@ typedef struct epd_analysis_summary {
 } epd_analysis_summary;
 
 /**
+ * The referee's commands (§8.1), as epd_referee_next gives them.
+ */
+typedef int epd_refcom;
+
+/**
  * What kind of move an epd_move is.
  */
 typedef int epd_move_kind;
@@ -911,6 +935,42 @@ typedef int epd_move_kind;
  * judged against the record's bm and am.
  */
 #define EPD_SEARCH_TARGET 1
+
+/**
+ * The game is over (§8.1.1); the position is the final one.
+ */
+#define EPD_REFCOM_CONCLUDE 1
+
+/**
+ * The referee is going away (§8.1.2): close the connection.
+ */
+#define EPD_REFCOM_DISCONNECT 2
+
+/**
+ * Play through a move without answering (§8.1.3, a restart).
+ */
+#define EPD_REFCOM_EXECUTE 3
+
+/**
+ * The referee hit a fault (§8.1.4); epd_referee_message says which.
+ */
+#define EPD_REFCOM_FAULT 4
+
+/**
+ * PGN tags (§8.1.5); read them with epd_referee_tag.
+ */
+#define EPD_REFCOM_INFORM 5
+
+/**
+ * A new game (§8.1.6).
+ */
+#define EPD_REFCOM_RESET 6
+
+/**
+ * Your move (§8.1.7): answer with epd_referee_reply (or accept, claim,
+ * resign).
+ */
+#define EPD_REFCOM_RESPOND 7
 
 /**
  * The version of the library actually loaded, "MAJOR.MINOR.PATCH", as a
@@ -1801,6 +1861,90 @@ epd_status epd_engine_run_files(const struct epd_engine *engine, epd_search_goal
  * lines, so use *out_len, which receives its length).
  */
 epd_status epd_engine_run_memory(const struct epd_engine *engine, epd_search_goal goal, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_analysis_summary *out_summary);
+
+/**
+ * Connects to the referee at `address` ("HOST:PORT"), waiting at most
+ * `timeout_ms` milliseconds, and signs on as `name`, presenting `token`
+ * (NULL when the event requires none). On success *out_client is a new
+ * client (free it with epd_referee_close). EPD_STATUS_IO when the
+ * referee cannot be reached.
+ */
+epd_status epd_referee_connect(const char *address, const char *name, const char *token, unsigned long timeout_ms, struct epd_referee_client **out_client);
+
+/**
+ * Waits for the referee's next record and writes its command
+ * (EPD_REFCOM_...) to *out_command. EPD_STATUS_IO when the connection
+ * closed or failed, EPD_STATUS_INVALID_RECORD for a record that is not
+ * the referee's.
+ */
+epd_status epd_referee_next(struct epd_referee_client *client_, epd_refcom *out_command);
+
+/**
+ * The position to move from (the last record's position after the
+ * opponent's move), as a new position in *out_position (free it with
+ * epd_position_free).
+ */
+epd_status epd_referee_position(const struct epd_referee_client *client_, struct epd_position **out_position);
+
+/**
+ * The opponent's last move (sm of the last record) in *out_move, and 1
+ * in *out_has_move; 0 in *out_has_move (and *out_move untouched) when
+ * the record has none.
+ */
+epd_status epd_referee_last_move(const struct epd_referee_client *client_, struct epd_move *out_move, int *out_has_move);
+
+/**
+ * Time left for White and Black, in milliseconds, from the last record.
+ * EPD_STATUS_NOT_FOUND when it carried no clocks.
+ */
+epd_status epd_referee_clocks(const struct epd_referee_client *client_, unsigned long *out_white_ms, unsigned long *out_black_ms);
+
+/**
+ * 1 in *out_offered when the opponent offers a draw with its last move,
+ * else 0.
+ */
+epd_status epd_referee_draw_offered(const struct epd_referee_client *client_, int *out_offered);
+
+/**
+ * The value of PGN tag `name` for the current game (sent with inform),
+ * as a new string in *out_value (owned: free it with epd_string_free).
+ * EPD_STATUS_NOT_FOUND when the referee has not sent it.
+ */
+epd_status epd_referee_tag(const struct epd_referee_client *client_, const char *name, char **out_value);
+
+/**
+ * The reason the last fault record gave, as a new string in *out_message
+ * (owned: free it with epd_string_free); empty when none was given.
+ */
+epd_status epd_referee_message(const struct epd_referee_client *client_, char **out_message);
+
+/**
+ * Answers the last respond with `mv`, legal in the position of
+ * epd_referee_position, and `flags` (0, EPD_REPLY_DRAW_OFFER or
+ * EPD_REPLY_DRAW_CLAIM). EPD_STATUS_ILLEGAL_MOVE for an illegal move
+ * (nothing is sent).
+ */
+epd_status epd_referee_reply(struct epd_referee_client *client_, struct epd_move mv, unsigned int flags);
+
+/**
+ * Accepts the opponent's draw offer (instead of a move).
+ */
+epd_status epd_referee_accept_draw(struct epd_referee_client *client_);
+
+/**
+ * Claims a draw without moving (the position already qualifies).
+ */
+epd_status epd_referee_claim_draw(struct epd_referee_client *client_);
+
+/**
+ * Resigns the game in progress.
+ */
+epd_status epd_referee_resign(struct epd_referee_client *client_);
+
+/**
+ * Signs off, closes the connection and frees `client`. NULL is a no-op.
+ */
+void epd_referee_close(struct epd_referee_client *client_);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -37,6 +37,8 @@ mod registers;
 mod verbs;
 
 mod analysis;
+/// The referee client (§8).
+mod referee;
 
 pub use analysis::*;
 pub use diag::*;
@@ -44,6 +46,7 @@ pub use error::*;
 pub use position::*;
 pub use ptr::epd_string_free;
 pub use record::*;
+pub use referee::*;
 pub use registers::*;
 pub use san::*;
 pub use score::*;

@@ -280,31 +280,58 @@ fn tiny_engine_gets_the_target_file_verb_through_the_hook() {
     }
 }
 
+/// The C example plays two games against a Rust client under a real
+/// referee on loopback: it signs on, answers every respond with a legal
+/// move, and leaves at disconnect with exit 0; the referee's PGN holds
+/// both games, finished.
 #[test]
-fn referee_client_answers_refcom_with_refreq() {
+fn referee_client_plays_over_tcp() {
+    use epd_referee::client::{Client, Reply};
+    use epd_referee::protocol::Command as Refcom;
     for link in LINKS {
         let exe = compile("referee_client", &example("referee_client"), link);
-        let o = run(&exe, &[], Some(&data("referee.epd")));
-        assert!(o.status.success(), "{link:?}: {}", stderr(&o));
-        let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
-        assert_eq!(lines.len(), 4, "{lines:?}");
-        assert_eq!(lines[0], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - refreq sign_on;");
-        for reply in &lines[1..3] {
-            assert!(reply.contains(" refreq reply; sm "), "{reply}");
-            assert!(
-                reply.ends_with(
-                    "tcgs 1; tcri \"referee@example.org\" \"Argus\"; tcsi \"client@example.org\" \"Client\";"
-                ),
-                "{reply}"
-            );
+        let dir = out_dir().join(format!("referee-{link:?}"));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let text = "event = \"C client\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"60+0\"\nreset_delay = 0\n\
+                    conclude_delay = 0\n[[players]]\nname = \"c\"\ntoken = \"t0k\"\n[[players]]\nname = \"rust\"\n";
+        let event = epd_referee::Event::parse(text, &dir).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let server = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            rt.block_on(async move {
+                let (btx, brx) = tokio::sync::oneshot::channel();
+                let run = tokio::spawn(epd_referee::server::run(event, Default::default(), Some(btx)));
+                tx.send(brx.await.unwrap()).unwrap();
+                run.await.unwrap().unwrap()
+            })
+        });
+        let addr = rx.recv().unwrap().to_string();
+        let c = Command::new(&exe)
+            .args(["--referee", &addr, "--name", "c", "--token", "t0k"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut rust = Client::connect(&addr, "rust", None, std::time::Duration::from_secs(5)).unwrap();
+        loop {
+            match rust.next_command().unwrap() {
+                Refcom::Respond => {
+                    let mv = rust.position().legal_moves().iter().copied().next().unwrap();
+                    rust.reply(Reply::Move { mv, draw_offer: false, draw_claim: false }).unwrap();
+                }
+                Refcom::Disconnect => break,
+                _ => {}
+            }
         }
-        // The reply's position is the one after the referee's supplied move.
-        assert!(lines[1].starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 "), "{}", lines[1]);
-        assert!(lines[3].ends_with(" refreq sign_off;"), "{}", lines[3]);
-        let err = stderr(&o);
-        assert!(err.contains("  tag Result = \"1/2-1/2\""), "{err}");
-        assert!(err.contains("game over: 1/2-1/2"), "{err}");
-        assert!(err.contains("rejected: invalid record: col 66: error[E025]: refcom bogus"), "{err}");
+        let outcome = server.join().unwrap();
+        assert_eq!(outcome.games, 2);
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{link:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).matches("game ").count(), 2, "{}", stderr(&o));
+        let pgn = fs::read_to_string(dir.join("games.pgn")).unwrap();
+        assert_eq!(pgn.matches("[White \"c\"]").count(), 1);
+        assert_eq!(pgn.matches("[Termination \"normal\"]").count(), 2, "{pgn}");
     }
 }
 

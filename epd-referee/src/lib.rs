@@ -18,11 +18,13 @@
 //! It reads no socket and starts no process: the server that relays
 //! records between clients is built over these.
 
+pub mod client;
 mod clock;
 mod event;
 mod game;
 pub mod pgn;
 pub mod protocol;
+#[cfg(feature = "server")]
 pub mod server;
 mod standings;
 
