@@ -53,6 +53,9 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Explain a diagnostic code: what it means, the spec section, a bad and a good record.
+    #[command(display_order = 30, after_help = cmd::explain::EXAMPLES)]
+    Explain(cmd::explain::Args),
     /// Print a manual page (roff), or write them all with --dir.
     #[command(display_order = 31, after_help = cmd::man::EXAMPLES)]
     Man(cmd::man::Args),
@@ -122,6 +125,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             Outcome::Ok
         }
         Command::Man(args) => cmd::man::run(args, &mut out)?,
+        Command::Explain(args) => cmd::explain::run(args, &mut out)?,
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args.into(), ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,

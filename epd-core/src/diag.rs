@@ -48,7 +48,7 @@ macro_rules! codes {
 codes! {
     PositionSyntax = "E001": "the position fields are malformed",
     IllegalPosition = "E002": "the position is not legal",
-    LineTooLong = "E003": "the line is longer than 4096 bytes",
+    LineTooLong = "E003": "a line longer than 4096 bytes (over 1 MiB: not parsed, copied through)",
     ControlByte = "E004": "a NUL or other control byte in the line",
     Whitespace = "E005": "whitespace is not a single space",
     EmptyOperation = "E006": "an empty operation (a stray ';')",
@@ -77,6 +77,8 @@ codes! {
     PositionWarning = "E032": "a position no legal game reaches, accepted for move generation",
     TrailingText = "E033": "text after the last operation",
     EngineFault = "E034": "the analysis engine failed on this record (crash, hang, protocol error)",
+    PgnError = "P010": "a PGN game whose conversion stops here (an unreadable or illegal move, a bad FEN tag)",
+    PgnWarning = "P011": "a PGN irregularity that was accepted",
 }
 
 impl fmt::Display for Code {

@@ -21,6 +21,7 @@ mod bitboard;
 mod board;
 mod color;
 mod diag;
+mod explain;
 pub mod diagram;
 mod fen;
 mod movegen;
@@ -83,6 +84,7 @@ pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::Color;
 pub use diag::{has_errors, Code, Diagnostic, Severity};
+pub use explain::{Explanation, UnknownCode};
 pub use fen::{parse_fields, Counters, FenError, FenField, Fix, ParseError, ParseMode, ParsedFields};
 pub use moves::{Move, MoveKind, MoveList, MAX_LEGAL_MOVES};
 pub use opcode::{

@@ -55,7 +55,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         let display = if name == "-" { "<stdin>" } else { name.as_str() };
         let mut reporter = |d: &PgnDiagnostic| {
             let kind = if d.error { "error" } else { "warning" };
-            let code = if d.error { "P010" } else { "P011" };
+            let code = if d.error { epd_core::Code::PgnError } else { epd_core::Code::PgnWarning }.as_str();
             if d.error {
                 errors += 1;
             }

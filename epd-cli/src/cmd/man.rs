@@ -153,8 +153,12 @@ fn diagnostics(full: bool) -> Roff {
     for &code in Code::ALL {
         r.control("TP", []);
         r.text([bold(code.as_str())]);
-        r.text([roman(format!("{}.", capitalise(code.summary())))]);
-        let _ = full;
+        let e = code.explanation();
+        r.text([roman(format!("{}. ({})", capitalise(code.summary()), e.section))]);
+        if full {
+            r.control("br", []);
+            r.text([roman(e.text.to_owned())]);
+        }
     }
     r
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod explain;
 pub mod from_pgn;
 pub mod man;
 pub mod mate;
