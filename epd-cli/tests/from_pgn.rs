@@ -58,3 +58,94 @@ fn every_game_of_the_corpora_converts() {
         assert_eq!(starts, games, "{name}");
     }
 }
+
+fn from_pgn(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_epd"))
+        .arg("from-pgn")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A usage error exits before reading: the pipe may be closed.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let o = child.wait_with_output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// `--unique` on a real opening book: the first occurrence of each
+/// position, in order, exactly what pgn-extract's positions give once the
+/// test drops repeats itself (8moves_v3.pgn: 589,900 positions, 166,178
+/// distinct).
+#[test]
+fn unique_keeps_first_occurrences_as_pgn_extract_counts_them() {
+    let path = corpus("8moves_v3.pgn");
+    let ours = Command::new(env!("CARGO_BIN_EXE_epd")).args(["from-pgn", "--unique"]).arg(&path).output().unwrap();
+    assert_eq!(ours.status.code(), Some(0), "{}", String::from_utf8_lossy(&ours.stderr));
+    let ours = four_fields(&String::from_utf8_lossy(&ours.stdout));
+    assert!(String::from_utf8_lossy(
+        &Command::new(env!("CARGO_BIN_EXE_epd")).args(["from-pgn", "--unique"]).arg(&path).output().unwrap().stderr
+    )
+    .contains("34700 games, 166178 records written; 423722 repeated positions left out"));
+    let Some(pe) = pgn_extract() else {
+        assert!(std::env::var_os("EPDKIT_REQUIRE_PGN_EXTRACT").is_none(), "pgn-extract is required but missing");
+        assert_eq!(ours.len(), 166_178);
+        return;
+    };
+    let theirs = Command::new(&pe).args(["-s", "-Wepd"]).arg(&path).output().unwrap();
+    let all = four_fields(&String::from_utf8_lossy(&theirs.stdout));
+    assert_eq!(all.len(), 589_900);
+    let mut seen = std::collections::HashSet::new();
+    let firsts: Vec<&String> = all.iter().filter(|p| seen.insert(p.as_str())).collect();
+    assert_eq!(firsts.len(), 166_178);
+    assert_eq!(ours.len(), firsts.len());
+    assert!(ours.iter().zip(&firsts).all(|(a, b)| a == *b), "the same positions in the same order");
+}
+
+const GAME: &str = "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n[Event \"u\"]\n\n1. d4 *\n";
+
+#[test]
+fn plies_and_final_choose_positions() {
+    // Worked out by hand from the two games.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    let e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3";
+    let e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6";
+    let nc6 = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -";
+    let d4 = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq d3";
+    for (args, want) in [
+        (&["--plies", "1..2"][..], vec![e4, e5, d4]),
+        (&["--plies", "3.."], vec!["rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq -", nc6]),
+        (&["--plies", "..0"], vec![start, start]),
+        (&["--plies", "0", "--unique"], vec![start]),
+        (&["--final"], vec![nc6, d4]),
+    ] {
+        let (code, out, err) = from_pgn(args, GAME.as_bytes());
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        let got: Vec<String> = four_fields(&out);
+        assert_eq!(got, want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{args:?}");
+    }
+    for bad in ["5..2", "x", "1..y", "-1"] {
+        let (code, _, err) = from_pgn(&["--plies", bad], GAME.as_bytes());
+        assert_eq!(code, Some(2), "{bad}: {err}");
+    }
+    assert_eq!(from_pgn(&["--final", "--plies", "1"], GAME.as_bytes()).0, Some(2), "--final with --plies");
+}
+
+/// Warnings point at the PGN's own line and column (they pointed at the
+/// game's first line, column 1, with the real place inside the text).
+#[test]
+fn warnings_point_at_the_pgn_line_and_column() {
+    let pgn = "[Event \"t\"]\n[Site \"x]\n\n1. e4 e5\n2. Nf3 ) Nc6 { open comment\n";
+    let (code, _, err) = from_pgn(&[], pgn.as_bytes());
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines.contains(&"<stdin>:2:1: warning[P011]: tag Site is not closed with ']'"), "{err}");
+    assert!(lines.contains(&"<stdin>:5:8: warning[P011]: ')' without '('"), "{err}");
+    assert!(lines.contains(&"<stdin>:5:14: warning[P011]: a comment opened here is not closed"), "{err}");
+    assert!(
+        lines.contains(&"<stdin>:5:10: warning[P011]: no game termination marker after this game's last move"),
+        "{err}"
+    );
+}

@@ -38,8 +38,20 @@ pub struct Game {
     pub result: Option<String>,
     /// 1-based line where the game starts.
     pub line: u64,
-    /// Problems met while reading (the game is still returned).
-    pub warnings: Vec<String>,
+    /// Problems met while reading (the game is still returned), each
+    /// where it was found.
+    pub warnings: Vec<Note>,
+}
+
+/// A problem met while reading PGN, at its line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column (byte).
+    pub column: u32,
+    /// What was wrong.
+    pub message: String,
 }
 
 impl Game {
@@ -155,20 +167,35 @@ impl<R: BufRead> PgnReader<R> {
         // Movetext.
         let mut depth: u64 = 0;
         let mut warned_deep = false;
+        // Where the outermost open variation began.
+        let mut opened = (0u64, 0u32);
         loop {
             let tok = self.peek()?;
             if tok == Token::Eof {
                 if depth > 0 {
-                    game.warnings.push(format!("{depth} variation(s) not closed at the end of the input"));
+                    game.warnings.push(Note {
+                        line: opened.0,
+                        column: opened.1,
+                        message: format!("{depth} variation(s) opened here not closed at the end of the input"),
+                    });
                 }
                 if game.result.is_none() {
-                    game.warnings.push("no game termination marker".into());
+                    let (line, column) = game.moves.last().map_or((game.line, 1), |m| (m.line, m.column));
+                    game.warnings.push(Note {
+                        line,
+                        column,
+                        message: "no game termination marker after this game's last move".into(),
+                    });
                 }
                 return Ok(Some(game));
             }
             if tok == Token::Tag && self.pos == 0 && depth == 0 {
                 // A new game's tags without a result for this one.
-                game.warnings.push("no game termination marker before the next game's tags".into());
+                game.warnings.push(Note {
+                    line: self.line_no,
+                    column: 1,
+                    message: "no game termination marker before the next game's tags".into(),
+                });
                 return Ok(Some(game));
             }
             let c = self.line[self.pos];
@@ -176,17 +203,28 @@ impl<R: BufRead> PgnReader<R> {
                 b'{' => self.skip_comment(&mut game)?,
                 b';' => self.pos = self.line.len(),
                 b'(' => {
+                    if depth == 0 {
+                        opened = (self.line_no, self.pos as u32 + 1);
+                    }
                     depth += 1;
                     self.pos += 1;
                     if depth > DEEP_VARIATIONS && !warned_deep {
-                        game.warnings.push(format!("variations nested more than {DEEP_VARIATIONS} deep"));
+                        game.warnings.push(Note {
+                            line: self.line_no,
+                            column: self.pos as u32,
+                            message: format!("variations nested more than {DEEP_VARIATIONS} deep"),
+                        });
                         warned_deep = true;
                     }
                 }
                 b')' => {
                     self.pos += 1;
                     if depth == 0 {
-                        game.warnings.push(format!("line {}: ')' without '('", self.line_no));
+                        game.warnings.push(Note {
+                            line: self.line_no,
+                            column: self.pos as u32,
+                            message: "')' without '('".into(),
+                        });
                     } else {
                         depth -= 1;
                     }
@@ -224,7 +262,11 @@ impl<R: BufRead> PgnReader<R> {
                         continue;
                     }
                     if word.len() > MAX_TOKEN {
-                        game.warnings.push(format!("line {}: a token of {} bytes skipped", self.line_no, word.len()));
+                        game.warnings.push(Note {
+                            line: self.line_no,
+                            column: start as u32 + 1,
+                            message: format!("a token of {} bytes skipped", word.len()),
+                        });
                         continue;
                     }
                     let column = (start + 1 + (self.pos - start - word.len())) as u32;
@@ -237,6 +279,7 @@ impl<R: BufRead> PgnReader<R> {
     fn read_tag(&mut self, game: &mut Game) {
         // `[Name "value"]`, possibly several on a line.
         let line = &self.line;
+        let open = self.pos as u32 + 1;
         let mut p = self.pos + 1;
         while p < line.len() && line[p].is_ascii_whitespace() {
             p += 1;
@@ -261,12 +304,20 @@ impl<R: BufRead> PgnReader<R> {
             }
             p += 1;
         } else {
-            game.warnings.push(format!("line {}: tag {name} has no quoted value", self.line_no));
+            game.warnings.push(Note {
+                line: self.line_no,
+                column: p.min(line.len()) as u32 + 1,
+                message: format!("tag {name} has no quoted value"),
+            });
         }
         match line[p.min(line.len())..].iter().position(|&b| b == b']') {
             Some(i) => p += i + 1,
             None => {
-                game.warnings.push(format!("line {}: tag {name} is not closed with ']'", self.line_no));
+                game.warnings.push(Note {
+                    line: self.line_no,
+                    column: open,
+                    message: format!("tag {name} is not closed with ']'"),
+                });
                 p = line.len();
             }
         }
@@ -277,7 +328,7 @@ impl<R: BufRead> PgnReader<R> {
     }
 
     fn skip_comment(&mut self, game: &mut Game) -> io::Result<()> {
-        let start_line = self.line_no;
+        let (start_line, start_column) = (self.line_no, self.pos as u32 + 1);
         self.pos += 1;
         loop {
             if let Some(i) = self.line[self.pos..].iter().position(|&b| b == b'}') {
@@ -285,7 +336,11 @@ impl<R: BufRead> PgnReader<R> {
                 return Ok(());
             }
             if !self.next_line()? {
-                game.warnings.push(format!("comment opened on line {start_line} is not closed"));
+                game.warnings.push(Note {
+                    line: start_line,
+                    column: start_column,
+                    message: "a comment opened here is not closed".into(),
+                });
                 return Ok(());
             }
         }
@@ -349,6 +404,14 @@ pub struct EpdOptions {
     pub id: bool,
     /// Add `c0` with the game's Event, Site, Date, Round and Result.
     pub comment: bool,
+    /// Write each position only the first time it occurs (its four EPD
+    /// fields as written), across all games of the run.
+    pub unique: bool,
+    /// Only positions whose ply index in the game (0: the start, 1: after
+    /// the first move) is in this inclusive range.
+    pub plies: Option<(u32, u32)>,
+    /// Only the last position of each game (after its last mainline move).
+    pub final_only: bool,
 }
 
 /// The `id` of the position after `ply` plies of `game`:
@@ -368,6 +431,8 @@ pub struct PgnSummary {
     pub complete: u64,
     /// Records written.
     pub records: u64,
+    /// Positions left out because they were written before (`unique`).
+    pub repeated: u64,
 }
 
 /// A problem with one game, for the caller's reporter.
@@ -393,127 +458,187 @@ pub struct PgnDiagnostic {
 /// Only I/O errors.
 pub fn to_epd<R: BufRead, W: Write>(
     input: R,
-    mut output: W,
+    output: W,
     options: &EpdOptions,
-    mut report: impl FnMut(&PgnDiagnostic),
+    report: impl FnMut(&PgnDiagnostic),
 ) -> io::Result<PgnSummary> {
-    let mut reader = PgnReader::new(input);
-    let mut summary = PgnSummary::default();
-    let mut out = Vec::with_capacity(256);
-    while let Some(game) = reader.next_game()? {
-        summary.games += 1;
-        for w in &game.warnings {
-            report(&PgnDiagnostic { line: game.line, column: 0, error: false, message: w.clone() });
-        }
-        let start = match game.tag("FEN") {
-            Some(fen) => match Setup::from_fen(fen.as_bytes(), ParseMode::Lenient)
-                .map_err(|e| e.to_string())
-                .and_then(|s| Position::from_setup(s).map_err(|e| e.to_string()))
-            {
-                Ok(p) => p,
-                Err(e) => {
-                    report(&PgnDiagnostic {
-                        line: game.line,
-                        column: 0,
-                        error: true,
-                        message: format!("FEN tag: {e}"),
-                    });
+    Converter::new(options.clone()).convert(input, output, report)
+}
+
+/// [`to_epd`] over several inputs that share one run: `unique` keeps a
+/// position's first occurrence across all of them.
+///
+/// The positions seen are kept as 128-bit hashes of their four fields
+/// (two SipHash-1-3 with independent random keys): 16 bytes a position,
+/// and a chance of about n²/2¹²⁹ that two of n positions collide and one
+/// is wrongly left out (for a billion positions, under 10⁻²⁰).
+#[derive(Debug)]
+pub struct Converter {
+    options: EpdOptions,
+    seen: std::collections::HashSet<u128>,
+    keys: (std::collections::hash_map::RandomState, std::collections::hash_map::RandomState),
+}
+
+impl Converter {
+    /// A converter with these options and nothing seen yet.
+    #[must_use]
+    pub fn new(options: EpdOptions) -> Converter {
+        Converter { options, seen: std::collections::HashSet::new(), keys: Default::default() }
+    }
+
+    /// `true` the first time these position fields are given.
+    fn first_time(&mut self, fields: &[u8]) -> bool {
+        use std::hash::BuildHasher;
+        let a = self.keys.0.hash_one(fields);
+        let b = self.keys.1.hash_one(fields);
+        self.seen.insert((u128::from(a) << 64) | u128::from(b))
+    }
+
+    /// Converts every game of `input` (see [`to_epd`]).
+    ///
+    /// # Errors
+    /// Only I/O errors.
+    pub fn convert<R: BufRead, W: Write>(
+        &mut self,
+        input: R,
+        mut output: W,
+        mut report: impl FnMut(&PgnDiagnostic),
+    ) -> io::Result<PgnSummary> {
+        let options = &self.options.clone();
+        let mut reader = PgnReader::new(input);
+        let mut summary = PgnSummary::default();
+        let mut out = Vec::with_capacity(256);
+        while let Some(game) = reader.next_game()? {
+            summary.games += 1;
+            for w in &game.warnings {
+                report(&PgnDiagnostic { line: w.line, column: w.column, error: false, message: w.message.clone() });
+            }
+            let start = match game.tag("FEN") {
+                Some(fen) => match Setup::from_fen(fen.as_bytes(), ParseMode::Lenient)
+                    .map_err(|e| e.to_string())
+                    .and_then(|s| Position::from_setup(s).map_err(|e| e.to_string()))
+                {
+                    Ok(p) => p,
+                    Err(e) => {
+                        report(&PgnDiagnostic {
+                            line: game.line,
+                            column: 0,
+                            error: true,
+                            message: format!("FEN tag: {e}"),
+                        });
+                        continue;
+                    }
+                },
+                None => Position::startpos(),
+            };
+            let mut pos = start;
+            let mut ok = true;
+            let mut moves: Vec<Move> = Vec::with_capacity(game.moves.len());
+            for mt in &game.moves {
+                match pos.parse_san(&mt.san, SanMode::Lenient) {
+                    Ok(m) => {
+                        moves.push(m);
+                        pos.play_unchecked(m);
+                    }
+                    Err(e) => {
+                        report(&PgnDiagnostic {
+                            line: mt.line,
+                            column: mt.column,
+                            error: true,
+                            message: format!("move {} ({}): {e}", moves.len() + 1, String::from_utf8_lossy(&mt.san)),
+                        });
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                summary.complete += 1;
+            }
+            // The operations are written straight in canonical order (c0, fmvn,
+            // hmvc, id, sm: ASCII order of opcode), as Record::append_canonical
+            // would write them; what is the same for every ply is built once.
+            let c0 = options.comment.then(|| {
+                let text = format!(
+                    "{} {} {} {} {}",
+                    game.tag("Event").unwrap_or("?"),
+                    game.tag("Site").unwrap_or("?"),
+                    game.tag("Date").unwrap_or("?"),
+                    game.tag("Round").unwrap_or("?"),
+                    game.result.as_deref().or(game.tag("Result")).unwrap_or("*")
+                );
+                let mut quoted = Vec::new();
+                crate::operand::append_quoted(sanitize(&text).as_bytes(), &mut quoted);
+                quoted
+            });
+            let id_prefix = options.id.then(|| {
+                let t = |n: &str| game.tag(n).unwrap_or("?");
+                sanitize_chars(&format!("{} - {}, {} {}, ply ", t("White"), t("Black"), t("Event"), t("Round")))
+            });
+            let mut id = String::new();
+            let mut pos = start;
+            let last = moves.len();
+            for ply in 0..=last {
+                let next = moves.get(ply).copied();
+                let wanted = (!options.final_only || ply == last)
+                    && options.plies.is_none_or(|(a, b)| (a as usize..=b as usize).contains(&ply));
+                if !wanted {
+                    if let Some(m) = next {
+                        pos.play_unchecked(m);
+                    }
                     continue;
                 }
-            },
-            None => Position::startpos(),
-        };
-        let mut pos = start;
-        let mut ok = true;
-        let mut moves: Vec<Move> = Vec::with_capacity(game.moves.len());
-        for mt in &game.moves {
-            match pos.parse_san(&mt.san, SanMode::Lenient) {
-                Ok(m) => {
-                    moves.push(m);
+                out.clear();
+                pos.append_epd_fields(&mut out);
+                if options.unique && !self.first_time(&out) {
+                    summary.repeated += 1;
+                    if let Some(m) = next {
+                        pos.play_unchecked(m);
+                    }
+                    continue;
+                }
+                if let Some(c0) = &c0 {
+                    out.extend_from_slice(b" c0 ");
+                    out.extend_from_slice(c0);
+                    out.push(b';');
+                }
+                if options.counters {
+                    if pos.fullmoves() >= 1 {
+                        out.extend_from_slice(b" fmvn ");
+                        out.extend_from_slice(pos.fullmoves().to_string().as_bytes());
+                        out.push(b';');
+                    }
+                    out.extend_from_slice(b" hmvc ");
+                    out.extend_from_slice(pos.halfmoves().to_string().as_bytes());
+                    out.push(b';');
+                }
+                if let Some(prefix) = &id_prefix {
+                    id.clear();
+                    id.push_str(prefix);
+                    id.push_str(&ply.to_string());
+                    truncate_string(&mut id);
+                    out.extend_from_slice(b" id ");
+                    crate::operand::append_quoted(id.as_bytes(), &mut out);
+                    out.push(b';');
+                }
+                if options.supplied_move {
+                    if let Some(m) = next {
+                        out.extend_from_slice(b" sm ");
+                        pos.append_san(m, &mut out);
+                        out.push(b';');
+                    }
+                }
+                out.push(b'\n');
+                output.write_all(&out)?;
+                summary.records += 1;
+                if let Some(m) = next {
                     pos.play_unchecked(m);
                 }
-                Err(e) => {
-                    report(&PgnDiagnostic {
-                        line: mt.line,
-                        column: mt.column,
-                        error: true,
-                        message: format!("move {} ({}): {e}", moves.len() + 1, String::from_utf8_lossy(&mt.san)),
-                    });
-                    ok = false;
-                    break;
-                }
             }
         }
-        if ok {
-            summary.complete += 1;
-        }
-        // The operations are written straight in canonical order (c0, fmvn,
-        // hmvc, id, sm: ASCII order of opcode), as Record::append_canonical
-        // would write them; what is the same for every ply is built once.
-        let c0 = options.comment.then(|| {
-            let text = format!(
-                "{} {} {} {} {}",
-                game.tag("Event").unwrap_or("?"),
-                game.tag("Site").unwrap_or("?"),
-                game.tag("Date").unwrap_or("?"),
-                game.tag("Round").unwrap_or("?"),
-                game.result.as_deref().or(game.tag("Result")).unwrap_or("*")
-            );
-            let mut quoted = Vec::new();
-            crate::operand::append_quoted(sanitize(&text).as_bytes(), &mut quoted);
-            quoted
-        });
-        let id_prefix = options.id.then(|| {
-            let t = |n: &str| game.tag(n).unwrap_or("?");
-            sanitize_chars(&format!("{} - {}, {} {}, ply ", t("White"), t("Black"), t("Event"), t("Round")))
-        });
-        let mut id = String::new();
-        let mut pos = start;
-        for ply in 0..=moves.len() {
-            let next = moves.get(ply).copied();
-            out.clear();
-            pos.append_epd_fields(&mut out);
-            if let Some(c0) = &c0 {
-                out.extend_from_slice(b" c0 ");
-                out.extend_from_slice(c0);
-                out.push(b';');
-            }
-            if options.counters {
-                if pos.fullmoves() >= 1 {
-                    out.extend_from_slice(b" fmvn ");
-                    out.extend_from_slice(pos.fullmoves().to_string().as_bytes());
-                    out.push(b';');
-                }
-                out.extend_from_slice(b" hmvc ");
-                out.extend_from_slice(pos.halfmoves().to_string().as_bytes());
-                out.push(b';');
-            }
-            if let Some(prefix) = &id_prefix {
-                id.clear();
-                id.push_str(prefix);
-                id.push_str(&ply.to_string());
-                truncate_string(&mut id);
-                out.extend_from_slice(b" id ");
-                crate::operand::append_quoted(id.as_bytes(), &mut out);
-                out.push(b';');
-            }
-            if options.supplied_move {
-                if let Some(m) = next {
-                    out.extend_from_slice(b" sm ");
-                    pos.append_san(m, &mut out);
-                    out.push(b';');
-                }
-            }
-            out.push(b'\n');
-            output.write_all(&out)?;
-            summary.records += 1;
-            if let Some(m) = next {
-                pos.play_unchecked(m);
-            }
-        }
+        output.flush()?;
+        Ok(summary)
     }
-    output.flush()?;
-    Ok(summary)
 }
 
 /// Makes text fit an EPD string: printing characters, under 256 bytes.
@@ -587,7 +712,8 @@ mod tests {
         let text = b"[White \"W\"]\n[Black \"B\"]\n[Event \"E\"]\n[Round \"1\"]\n\n1. e4 e5 2. Nf3 1-0\n\n\
             [FEN \"8/8/8/8/8/8/4k3/K6R w - - 0 40\"]\n[SetUp \"1\"]\n\n40. Rh2+ Kd3 41. Rxx9 *\n";
         let mut out = Vec::new();
-        let opts = EpdOptions { supplied_move: true, counters: true, id: true, comment: false };
+        let opts =
+            EpdOptions { supplied_move: true, counters: true, id: true, comment: false, ..EpdOptions::default() };
         let mut diags = Vec::new();
         let s = to_epd(&text[..], &mut out, &opts, |d| diags.push(d.clone())).unwrap();
         assert_eq!((s.games, s.complete, s.records), (2, 1, 4 + 3));

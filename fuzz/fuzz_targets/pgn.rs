@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = game.tag("FEN");
         assert!(games <= data.len() as u64 + 1, "more games than bytes");
     }
-    let options = EpdOptions { supplied_move: true, counters: true, id: true, comment: true };
+    let options = EpdOptions { supplied_move: true, counters: true, id: true, comment: true, ..EpdOptions::default() };
     let mut out = Vec::new();
     let summary = to_epd(data, &mut out, &options, |d| {
         assert!(!d.message.is_empty());

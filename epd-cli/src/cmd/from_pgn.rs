@@ -11,6 +11,8 @@ use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
   epd from-pgn games.pgn > positions.epd
+  epd from-pgn --unique --plies 8..30 8moves_v3.pgn -o book.epd   # distinct positions, plies 8 to 30
+  epd from-pgn --final --id games.pgn                             # the last position of each game
   epd from-pgn --sm --counters --id games.pgn -o positions.epd
   zcat big.pgn.gz | epd from-pgn - | epd check";
 
@@ -34,10 +36,53 @@ pub struct Args {
     /// Add c0: Event, Site, Date, Round and Result.
     #[arg(long)]
     c0: bool,
+    /// Write each position only the first time it occurs, in all the
+    /// games of all the files (positions compared by their four EPD
+    /// fields).
+    #[arg(long)]
+    unique: bool,
+    /// Only positions whose ply in the game is in the range, both ends
+    /// included: 0 is the start position, 1 the position after the first
+    /// move. `A..B`, `A..`, `..B` or `N`.
+    #[arg(long, value_name = "A..B", value_parser = ply_range, conflicts_with = "final_")]
+    plies: Option<(u32, u32)>,
+    /// Only the last position of each game (after its last mainline move).
+    #[arg(long = "final", id = "final_")]
+    final_: bool,
+}
+
+/// `A..B`, `A..`, `..B` or `N`, inclusive.
+fn ply_range(s: &str) -> Result<(u32, u32), String> {
+    let num = |t: &str, what: &str| -> Result<u32, String> {
+        t.trim().parse::<u32>().map_err(|_| format!("{what} must be a ply number (0 is the start position), not {t:?}"))
+    };
+    let (a, b) = match s.split_once("..") {
+        Some((a, b)) => (
+            if a.trim().is_empty() { 0 } else { num(a, "the first ply")? },
+            if b.trim().is_empty() { u32::MAX } else { num(b, "the last ply")? },
+        ),
+        None => {
+            let n = num(s, "the ply")?;
+            (n, n)
+        }
+    };
+    if a > b {
+        return Err(format!("the range {s} is empty: {a} comes after {b}"));
+    }
+    Ok((a, b))
 }
 
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let options = EpdOptions { supplied_move: args.sm, counters: args.counters, id: args.id, comment: args.c0 };
+    let options = EpdOptions {
+        supplied_move: args.sm,
+        counters: args.counters,
+        id: args.id,
+        comment: args.c0,
+        unique: args.unique,
+        plies: args.plies,
+        final_only: args.final_,
+    };
+    let mut converter = pgn::Converter::new(options);
     let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
     let mut file_out;
     let out: &mut dyn Write = match &args.output {
@@ -59,21 +104,36 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             if d.error {
                 errors += 1;
             }
-            let _ = writeln!(err, "{display}:{}:{}: {kind}[{code}]: {}", d.line, d.column.max(1), d.message);
+            // The message may quote the PGN's bytes: escaped, like every
+            // diagnostic's text.
+            let mut line = Vec::new();
+            crate::diagnostics::push_escaped(
+                format!("{display}:{}:{}: {kind}[{code}]: {}", d.line, d.column.max(1), d.message).as_bytes(),
+                &mut line,
+            );
+            line.push(b'\n');
+            let _ = err.write_all(&line);
         };
         let s = if name == "-" {
             let stdin = io::stdin();
-            pgn::to_epd(BufReader::with_capacity(1 << 16, stdin.lock()), &mut *out, &options, &mut reporter)
+            converter.convert(BufReader::with_capacity(1 << 16, stdin.lock()), &mut *out, &mut reporter)
         } else {
             let f = File::open(name).with_context(|| format!("cannot open {name}"))?;
-            pgn::to_epd(BufReader::with_capacity(1 << 16, f), &mut *out, &options, &mut reporter)
+            converter.convert(BufReader::with_capacity(1 << 16, f), &mut *out, &mut reporter)
         }
         .with_context(|| format!("while reading {display}"))?;
         total.games += s.games;
         total.complete += s.complete;
         total.records += s.records;
+        total.repeated += s.repeated;
     }
     out.flush()?;
+    let filtered = args.unique || args.plies.is_some() || args.final_;
+    if filtered {
+        let repeated =
+            if args.unique { format!("; {} repeated positions left out", total.repeated) } else { String::new() };
+        let _ = writeln!(err, "{} games, {} records written{repeated}", total.games, total.records);
+    }
     if total.complete < total.games {
         let _ = writeln!(
             err,
