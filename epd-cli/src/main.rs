@@ -34,6 +34,9 @@ enum Command {
     /// Fix common dialects (unquoted ids, FEN counters, stray ';') and write canonical records (pfdr).
     #[command(display_order = 3, after_help = cmd::stream::REPAIR_EXAMPLES)]
     Repair(cmd::stream::Common),
+    /// Keep the records that match (id, line range, opcode, operand value), unchanged.
+    #[command(display_order = 5, after_help = cmd::select::EXAMPLES)]
+    Select(cmd::select::Args),
     /// Turn PGN games into EPD records, one per position.
     #[command(name = "from-pgn", display_order = 7, after_help = cmd::from_pgn::EXAMPLES)]
     FromPgn(cmd::from_pgn::Args),
@@ -126,6 +129,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Man(args) => cmd::man::run(args, &mut out)?,
         Command::Explain(args) => cmd::explain::run(args, &mut out)?,
+        Command::Select(args) => cmd::select::run(args, &mut out)?,
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
         Command::Check(args) => cmd::stream::run(Verb::Check, args.into(), ParseMode::Strict, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,

@@ -69,9 +69,15 @@ fn from_pgn(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // A usage error exits before reading: the pipe may be closed.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
+    // Written from another thread (the output may fill its pipe first);
+    // a usage error exits before reading, so the pipe may be closed.
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
     let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
     (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 

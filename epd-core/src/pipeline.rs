@@ -63,6 +63,13 @@ pub trait Processor: Send {
         true
     }
 
+    /// `true` if a blank line of the input is written as an empty line,
+    /// so the output keeps one line per input line; `false` for a filter
+    /// (select), which writes only the records it keeps.
+    fn keeps_blank_lines(&self) -> bool {
+        true
+    }
+
     /// `true` if a valid record already in canonical form is written as
     /// it stands, with nothing counted: the pipeline then judges such a
     /// line without building its record, and never calls
@@ -604,7 +611,7 @@ fn serial<P: Processor, R: BufRead, W: Write>(
             continue;
         }
         if !parsed && is_blank(&line) {
-            if writes {
+            if writes && proc.keeps_blank_lines() {
                 output.put(b"\n")?;
             }
             continue;
