@@ -120,9 +120,11 @@ for link in shared static; do
   vg 0 /dev/null "tiny_engine-$link" "$D/engine.epd"
   vg 0 /dev/null "tiny_engine-$link" "$D/targets.epd" "$WORK/targets.epd"
 done
-# referee_client plays over TCP against `epd referee`, under valgrind: the
-# referee starts it (and an `epd play` opponent) from the event file, and
-# appends --referee HOST:PORT --name c to the command.
+# referee_client plays over TCP against `epd referee`, under valgrind, in
+# a double round robin of four: the C client, the built-in engine at
+# depths 2 and 3, and Stockfish, each started by the referee from the
+# event file (which appends --referee HOST:PORT --name NAME). The PGN is
+# then replayed by python-chess.
 cargo build --release -p epd-cli
 for link in shared static; do
   ev="$WORK/referee-$link"
@@ -133,19 +135,42 @@ for link in shared static; do
     echo 'event = "C client under valgrind"'
     echo 'listen = "127.0.0.1:0"'
     echo 'time_control = "60+1"'
+    echo 'rounds = 2'
+    echo 'concurrency = 2'
     echo 'reset_delay = 0'
     echo 'conclude_delay = 0'
     echo '[[players]]'
     echo 'name = "c"'
     echo "command = [\"sh\", \"-c\", \"$vgcmd\", \"sh\"]"
+    for depth in 2 3; do
+      echo '[[players]]'
+      echo "name = \"d$depth\""
+      echo "instances = 2"
+      echo "command = [\"$PWD/target/release/epd\", \"play\", \"--depth\", \"$depth\"]"
+    done
     echo '[[players]]'
-    echo 'name = "epd"'
-    echo "command = [\"$PWD/target/release/epd\", \"play\", \"--depth\", \"1\"]"
+    echo 'name = "stockfish"'
+    echo "instances = 2"
+    echo "command = [\"$PWD/target/release/epd\", \"play\", \"--engine\", \"stockfish\", \"--nodes\", \"5000\"]"
   } > "$ev/event.toml"
   runs=$((runs + 1))
   if "$PWD/target/release/epd" referee "$ev/event.toml" --background && [ "$(cat "$ev/rc" 2>/dev/null)" = 0 ] \
-    && grep -q 'ERROR SUMMARY: 0 errors' "$ev/vg.log" && [ "$(grep -c '^\[Event ' "$ev/games.pgn")" = 2 ]; then
-    echo "ok  referee_client-$link over TCP (2 games, exit 0, valgrind clean)"
+    && grep -q 'ERROR SUMMARY: 0 errors' "$ev/vg.log" && [ "$(grep -c '^\[Event ' "$ev/games.pgn")" = 24 ] \
+    && python3 -c '
+import sys, chess.pgn
+f = open(sys.argv[1]); n = 0
+while (g := chess.pgn.read_game(f)) is not None:
+    n += 1
+    assert not g.errors, g.errors
+    b = g.board()
+    for m in g.mainline_moves():
+        assert b.is_legal(m), m
+        b.push(m)
+    o = b.outcome(claim_draw=False)
+    assert o is None or o.result() == g.headers["Result"], (n, o, g.headers["Result"])
+assert n == 24, n
+' "$ev/games.pgn"; then
+    echo "ok  referee_client-$link over TCP (double round robin of 4, 24 games, exit 0, valgrind clean)"
   else
     echo "FAIL referee_client-$link over TCP"
     cat "$ev/event.toml" "$ev/vg.log" "$ev/referee.log" 2>/dev/null | tail -60

@@ -413,3 +413,48 @@ print(n)
         Err(e) => panic!("python3: {e}"),
     }
 }
+
+/// A client that answers every respond with garbage forfeits each of its
+/// games (illegal_move = forfeit), while the games of two well-behaved
+/// `epd play` clients, played at the same time, go on and end by the
+/// rules: the referee keeps running and the others are unaffected.
+#[test]
+fn a_bad_client_costs_itself_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(
+        dir.path(),
+        &format!(
+            "time_control = \"20+0.1\"\nconcurrency = 2\nrounds = 2\n\
+             [[players]]\nname = \"bad\"\n\
+             [[players]]\nname = \"x\"\ninstances = 2\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"2\"]\n\
+             [[players]]\nname = \"y\"\ninstances = 2\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"3\"]\n"
+        ),
+    );
+    let mut bad = Client::sign_on(&referee.addr, "bad", None);
+    let mut garbage = 0;
+    while let Some(r) = bad.next() {
+        match r.command {
+            Refcom::Respond => {
+                bad.raw(b"\x00\x01 not a record at all \x1b[2J");
+                garbage += 1;
+            }
+            Refcom::Disconnect => break,
+            _ => {}
+        }
+    }
+    let pgn = referee.finish(Duration::from_secs(120));
+    let g = games(&pgn);
+    assert_eq!(g.len(), 12);
+    let bad_games: Vec<_> = g.iter().filter(|x| tag(x, "White") == "bad" || tag(x, "Black") == "bad").collect();
+    assert_eq!(bad_games.len(), 8);
+    assert!(garbage >= 4, "bad was asked to move in the games where it had White at least");
+    for x in &bad_games {
+        let bad_white = tag(x, "White") == "bad";
+        assert_eq!(tag(x, "Termination"), "rules infraction", "{:?}", x.0);
+        assert_eq!(tag(x, "Result"), if bad_white { "0-1" } else { "1-0" });
+    }
+    for x in g.iter().filter(|x| tag(x, "White") != "bad" && tag(x, "Black") != "bad") {
+        assert_eq!(tag(x, "Termination"), "normal", "x - y games end by the rules: {:?}", x.0);
+        assert!(tag(x, "PlyCount").parse::<u32>().unwrap() > 10);
+    }
+}
