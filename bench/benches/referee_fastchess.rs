@@ -6,10 +6,10 @@
 //! referee alone, and the referee with its `epd play` bridges (each Argus
 //! move crosses a socket and a bridge process).
 //!
-//! `FASTCHESS=/path/to/fastchess cargo bench -p epd-bench --bench
+//! `EPD_BENCH_FASTCHESS=/path/to/fastchess cargo bench -p epd-bench --bench
 //! referee_fastchess` (../shared/peers/README.md says how to build it;
-//! skipped without it). `EPDKIT_BENCH_GAMES` sets the games (default 40),
-//! `EPDKIT_BENCH_TC` the time control (default 1+0.01).
+//! skipped without it). `EPD_BENCH_GAMES` sets the games (default 40),
+//! `EPD_BENCH_TC` the time control (default 1+0.01).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -93,14 +93,15 @@ fn pgn_counts(path: &Path) -> (usize, usize, usize) {
 }
 
 fn main() {
-    let Some(fastchess) = std::env::var_os("FASTCHESS").map(PathBuf::from) else {
-        println!("FASTCHESS is not set: skipped (see ../shared/peers/README.md)");
+    let Some(fastchess) = std::env::var_os("EPD_BENCH_FASTCHESS").map(PathBuf::from) else {
+        println!("EPD_BENCH_FASTCHESS is not set: skipped (see ../shared/peers/README.md)");
         return;
     };
     let stockfish = "/usr/games/stockfish";
-    let games: usize = std::env::var("EPDKIT_BENCH_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
-    let tc = std::env::var("EPDKIT_BENCH_TC").unwrap_or_else(|_| "1+0.01".into());
-    let epd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/epd");
+    let games: usize = std::env::var("EPD_BENCH_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let tc = std::env::var("EPD_BENCH_TC").unwrap_or_else(|_| "1+0.01".into());
+    let epd = std::env::var_os("EPD_BIN")
+        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/epd"), PathBuf::from);
     assert!(epd.is_file(), "build the CLI first: cargo build --release -p epd-cli");
     let dir = std::env::temp_dir().join(format!("epd-vs-fastchess-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -5,7 +5,7 @@
 //! on a runtime of their own, on the same two cores.
 //!
 //! `cargo bench -p epd-bench --bench referee_latency` (quick:
-//! `EPDKIT_BENCH_QUICK=1`). Prints p50, p90, p99 and max per load, and
+//! `EPD_BENCH_QUICK=1`). Prints p50, p90, p99 and max per load, and
 //! moves per second.
 
 use std::time::{Duration, Instant};
@@ -70,7 +70,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 fn main() {
-    let quick = std::env::var_os("EPDKIT_BENCH_QUICK").is_some();
+    let quick = std::env::var_os("EPD_BENCH_QUICK").is_some() || std::env::args().any(|a| a == "--quick");
     let loads: &[usize] = if quick { &[1, 64] } else { &[1, 64, 512] };
     println!("referee latency per move, instant-move clients: 'read' = reply read -> opponent's respond written;");
     println!("'taken' = the director takes the reply up -> respond written (read less the wait in its inbox)");
