@@ -47,6 +47,8 @@ pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
 pub const SIGN_ON_TIMEOUT: Duration = Duration::from_secs(30);
 /// Records queued for a client before it counts as not reading.
 const QUEUE: usize = 256;
+/// Messages the director takes in one turn at most.
+const BATCH: usize = 256;
 
 /// How the referee runs.
 #[derive(Clone, Debug, Default)]
@@ -487,40 +489,19 @@ impl Director {
                 None => rx.recv().await,
             };
             let Some(msg) = msg else { break };
-            match msg {
-                Inbox::Bound(a) => {
-                    self.listen = Some(a);
-                    self.note(&format!("listening on {a}"));
+            self.handle(msg);
+            // Whatever else is waiting is taken in the same turn (at most
+            // a bounded batch), so the per-turn work below (deadlines,
+            // pairing, the log flush) is shared by a busy inbox.
+            for _ in 0..BATCH {
+                match rx.try_recv() {
+                    Ok(m) => self.handle(m),
+                    Err(_) => break,
                 }
-                Inbox::Connected { id, tx, peer } => {
-                    let now = Instant::now();
-                    self.conns
-                        .insert(id, Conn { tx, peer, player: None, game: None, quiet_until: now, connected_at: now });
-                    self.note(&format!("#{id} connected from {peer}"));
-                }
-                Inbox::Line { id, line, at } => {
-                    let (now, _) = utc_now();
-                    let who = self.name_of(id);
-                    let _ = writeln!(self.log, "{now} {who} < {}", escaped(&line));
-                    self.on_line(id, &line, at);
-                }
-                Inbox::TooLong { id } => {
-                    let pos = Position::startpos();
-                    self.fault(id, &pos, &format!("a line longer than {MAX_RECORD} bytes; disconnected"));
-                    self.drop_conn(id, "over-long line");
-                }
-                Inbox::Closed { id, why } => {
-                    if self.conns.contains_key(&id) {
-                        let who = self.name_of(id);
-                        self.note(&format!("{who} disconnected: {why}"));
-                        self.drop_conn(id, &why);
-                    }
-                }
-                Inbox::Console(cmd) => self.on_console(&cmd),
             }
             self.tick(Instant::now());
-            // Each message's lines reach the file before the next one is
-            // taken: a crash loses at most what is being handled.
+            // Each turn's lines reach the file before the next turn: a
+            // crash loses at most the batch being handled.
             let _ = self.log.flush();
         }
         // The end: standings, then everyone is told to disconnect.
@@ -545,6 +526,39 @@ impl Director {
         // Let the writers drain.
         tokio::time::sleep(Duration::from_millis(100)).await;
         Ok(Outcome { games: self.finished, report, latencies: Vec::new() })
+    }
+
+    fn handle(&mut self, msg: Inbox) {
+        match msg {
+            Inbox::Bound(a) => {
+                self.listen = Some(a);
+                self.note(&format!("listening on {a}"));
+            }
+            Inbox::Connected { id, tx, peer } => {
+                let now = Instant::now();
+                self.conns.insert(id, Conn { tx, peer, player: None, game: None, quiet_until: now, connected_at: now });
+                self.note(&format!("#{id} connected from {peer}"));
+            }
+            Inbox::Line { id, line, at } => {
+                let (now, _) = utc_now();
+                let who = self.name_of(id);
+                let _ = writeln!(self.log, "{now} {who} < {}", escaped(&line));
+                self.on_line(id, &line, at);
+            }
+            Inbox::TooLong { id } => {
+                let pos = Position::startpos();
+                self.fault(id, &pos, &format!("a line longer than {MAX_RECORD} bytes; disconnected"));
+                self.drop_conn(id, "over-long line");
+            }
+            Inbox::Closed { id, why } => {
+                if self.conns.contains_key(&id) {
+                    let who = self.name_of(id);
+                    self.note(&format!("{who} disconnected: {why}"));
+                    self.drop_conn(id, &why);
+                }
+            }
+            Inbox::Console(cmd) => self.on_console(&cmd),
+        }
     }
 
     fn next_deadline(&self) -> Option<Instant> {
