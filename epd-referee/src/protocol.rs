@@ -15,7 +15,7 @@
 //! - `reply` (§8.2.2): `<position> refreq reply; sm MOVE;`, the position
 //!   being the one the move is played from (the referee's position after
 //!   the opponent's move); `hmvc`/`fmvn` may be given and must then match.
-//!   With it, or instead of a move: `draw_offer` (with sm, §6.13),
+//!   With it, or instead of a move: `draw_offer` (with sm, §6.11),
 //!   `draw_claim` (with sm or not: see the referee), `draw_accept`,
 //!   `draw_reject`, `resign`. `tcgs N` names the game when given.
 //! - `sign_off` (§8.2.3), `fault` (§8.2.1, with `c0 "what"` if known).
@@ -111,7 +111,12 @@ pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
     if line.len() > MAX_RECORD {
         return Err(ProtocolError(format!("a record of {} bytes; at most {MAX_RECORD}", line.len())));
     }
-    let (rec, diags) = Record::parse(line, ParseMode::Strict);
+    let (rec, mut diags) = Record::parse(line, ParseMode::Strict);
+    // §6.10 wants a move with draw_claim, but §8 (step 10) lets a client
+    // claim without one (a dead position): a reply may do so.
+    if rec.get_known(Opcode::Refreq).is_some_and(|o| o.operand(0).is_some_and(|x| x.text() == b"reply")) {
+        diags.retain(|d| !(d.code == epd_core::Code::MissingSm && d.opcode.as_deref() == Some("draw_claim")));
+    }
     if has_errors(&diags) || rec.position().is_none() {
         let first = diags.iter().find(|d| d.severity == epd_core::Severity::Error);
         let why = first.map_or_else(
@@ -457,6 +462,13 @@ mod tests {
             let e = parse_request(bad.as_bytes()).unwrap_err();
             assert!(e.0.contains(why), "{bad}: {e}");
         }
+        // A claim without a move (§8 step 10) is a reply; a draw offer
+        // still needs its move.
+        let Ok(Request::Reply(r)) = parse_request(format!("{START} draw_claim; refreq reply;").as_bytes()) else {
+            panic!("a moveless claim")
+        };
+        assert!(r.draw_claim && r.mv.is_none());
+        assert!(parse_request(format!("{START} draw_offer; refreq reply;").as_bytes()).is_err());
         let long = format!("{START} refreq reply; c0 \"{}\";", "x".repeat(5000));
         assert!(parse_request(long.as_bytes()).unwrap_err().0.contains("at most 4096"));
     }
