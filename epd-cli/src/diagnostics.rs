@@ -477,22 +477,8 @@ impl Printer {
 /// way the pipeline's are printed.
 pub fn print_argument(text: &str, d: &Diagnostic) {
     let mut out = Vec::new();
-    let r = LineReport { line_no: 1, text: text.as_bytes(), diagnostics: std::slice::from_ref(d) };
-    let render =
-        Render { format: DiagFormat::Text, quiet: false, paint: Paint::new(stderr_color()), file: "<argument>" };
-    render.line(&r, &mut out);
-    let mut sink = Vec::new();
-    let mut printer = Printer {
-        format: DiagFormat::Text,
-        quiet: false,
-        color: false,
-        left: None,
-        hidden: 0,
-        binary: false,
-        by_code: vec![0; Code::ALL.len()],
-    };
-    printer.emit(&out, &mut sink);
-    let _ = io::stderr().write_all(&sink);
+    self::text(Paint::new(stderr_color()), "<argument>", 1, text.as_bytes(), d, &mut out);
+    let _ = io::stderr().write_all(&out);
 }
 
 #[cfg(test)]

@@ -146,6 +146,25 @@ impl core::ops::AddAssign for AnalysisCounts {
     }
 }
 
+impl AnalysisCounts {
+    /// Judges `pm` against the bm and am of `rec` (on input line `line`)
+    /// and counts the verdict: solved, missed or unscored, and the scored
+    /// record's id.
+    pub fn judge(&mut self, rec: &Record, pm: Option<Move>, line: u64) -> Verdict {
+        let v = verdict(rec, pm);
+        match v {
+            Verdict::Solved => self.solved += 1,
+            Verdict::Missed => self.missed += 1,
+            Verdict::Unscored => self.unscored += 1,
+        }
+        if v != Verdict::Unscored {
+            let id = rec.id().map(|id| String::from_utf8_lossy(id).into_owned());
+            self.scored.push(Scored { line, id, solved: v == Verdict::Solved });
+        }
+        v
+    }
+}
+
 /// The summary of an analysis run.
 pub type AnalysisSummary = Summary<AnalysisCounts>;
 
@@ -274,16 +293,7 @@ impl<E: Engine + ?Sized> Processor for Analyzer<'_, E> {
                     diags.push(engine_diag(Severity::Error, format!("analysis not recordable: {e}")));
                     counts.faults += 1;
                 }
-                let v = verdict(rec, a.pv.first().copied());
-                match v {
-                    Verdict::Solved => counts.solved += 1,
-                    Verdict::Missed => counts.missed += 1,
-                    Verdict::Unscored => counts.unscored += 1,
-                }
-                if v != Verdict::Unscored {
-                    let id = rec.id().map(|id| String::from_utf8_lossy(id).into_owned());
-                    counts.scored.push(Scored { line, id, solved: v == Verdict::Solved });
-                }
+                counts.judge(rec, a.pv.first().copied(), line);
             }
             Err(e) => {
                 counts.faults += 1;

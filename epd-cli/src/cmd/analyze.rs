@@ -156,17 +156,28 @@ fn limits(args: &Args) -> Limits {
 
 /// The UCI options to send, in order.
 fn uci_options(args: &Args) -> anyhow::Result<Vec<(String, String)>> {
+    uci_option_list(args.threads, args.hash, args.multipv, &args.options)
+}
+
+/// The UCI options to send, in order: Threads, Hash, MultiPV (above 1),
+/// then each `--option NAME=VALUE`.
+pub(crate) fn uci_option_list(
+    threads: Option<u32>,
+    hash: Option<u32>,
+    multipv: u32,
+    options: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
     let mut v = Vec::new();
-    if let Some(t) = args.threads {
+    if let Some(t) = threads {
         v.push(("Threads".to_owned(), t.to_string()));
     }
-    if let Some(h) = args.hash {
+    if let Some(h) = hash {
         v.push(("Hash".to_owned(), h.to_string()));
     }
-    if args.multipv > 1 {
-        v.push(("MultiPV".to_owned(), args.multipv.to_string()));
+    if multipv > 1 {
+        v.push(("MultiPV".to_owned(), multipv.to_string()));
     }
-    for o in &args.options {
+    for o in options {
         let Some((name, value)) = o.split_once('=') else { bail!("--option {o:?}: expected NAME=VALUE") };
         if name.trim().is_empty() {
             bail!("--option {o:?}: the name is empty");
@@ -178,24 +189,27 @@ fn uci_options(args: &Args) -> anyhow::Result<Vec<(String, String)>> {
 
 fn engines(args: &Args) -> anyhow::Result<Vec<Box<dyn Engine>>> {
     let options = uci_options(args)?;
-    (0..args.jobs)
-        .map(|_| -> anyhow::Result<Box<dyn Engine>> {
-            if args.engine == "builtin" {
-                return crate::cmd::builtin_engine(args.hash, &options);
-            }
-            let config = UciConfig {
-                args: args.engine_args.clone(),
-                options: options.clone(),
-                ..UciConfig::new(program(&args.engine))
-            };
-            Ok(Box::new(UciEngine::start(config)?))
-        })
-        .collect()
+    (0..args.jobs).map(|_| start_engine(&args.engine, &args.engine_args, args.hash, &options)).collect()
+}
+
+/// Starts `engine`: `builtin`, or a UCI engine by path or name with its
+/// command-line arguments and options.
+pub(crate) fn start_engine(
+    engine: &str,
+    engine_args: &[String],
+    hash: Option<u32>,
+    options: &[(String, String)],
+) -> anyhow::Result<Box<dyn Engine>> {
+    if engine == "builtin" {
+        return crate::cmd::builtin_engine(hash, options);
+    }
+    let config = UciConfig { args: engine_args.to_vec(), options: options.to_vec(), ..UciConfig::new(program(engine)) };
+    Ok(Box::new(UciEngine::start(config)?))
 }
 
 /// A bare engine name is looked up on PATH, then in the games directories
 /// where Debian installs engines (`stockfish` is /usr/games/stockfish).
-pub(crate) fn program(engine: &str) -> String {
+fn program(engine: &str) -> String {
     if engine.contains('/') {
         return engine.to_owned();
     }

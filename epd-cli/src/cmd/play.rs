@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use epd_core::{History, Move, Position};
-use epd_engine::{Engine, GameClock, Limits, UciConfig, UciEngine};
+use epd_engine::{Engine, GameClock, Limits};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
 use epd_referee::{Clock, TimeControl};
 
@@ -82,26 +82,10 @@ pub struct Args {
 }
 
 fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
-    let mut options = Vec::new();
-    if let Some(t) = args.threads {
-        options.push(("Threads".to_owned(), t.to_string()));
-    }
-    if let Some(h) = args.hash {
-        options.push(("Hash".to_owned(), h.to_string()));
-    }
-    for o in &args.options {
-        let Some((n, v)) = o.split_once('=') else { bail!("--option {o:?}: expected NAME=VALUE") };
-        options.push((n.trim().to_owned(), v.trim().to_owned()));
-    }
-    if args.engine == "builtin" {
-        return crate::cmd::builtin_engine(args.hash, &options);
-    }
-    let config = UciConfig {
-        args: args.engine_args.clone(),
-        options,
-        ..UciConfig::new(crate::cmd::analyze::program(&args.engine))
-    };
-    Ok(Box::new(UciEngine::start(config).with_context(|| format!("engine {}", args.engine))?))
+    use crate::cmd::analyze::{start_engine, uci_option_list};
+    let options = uci_option_list(args.threads, args.hash, 1, &args.options)?;
+    start_engine(&args.engine, &args.engine_args, args.hash, &options)
+        .with_context(|| format!("engine {}", args.engine))
 }
 
 fn connect(args: &Args) -> anyhow::Result<TcpStream> {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use epd_core::{has_errors, parse_fields, Counters, Opcode, ParseMode, Record};
-use epd_engine::analysis::{verdict, AnalysisSummary, Scored, Verdict};
+use epd_engine::analysis::AnalysisSummary;
 
 /// An output file ready to be extended.
 #[derive(Debug)]
@@ -161,14 +161,5 @@ fn count(text: &[u8], line: u64, s: &mut AnalysisSummary, copied: bool) {
     if let Some(n) = rec.get_known(Opcode::Acn).and_then(|o| o.operand(0)).and_then(|o| o.as_integer()) {
         c.nodes += u64::try_from(n).unwrap_or(0);
     }
-    let v = verdict(&rec, pm);
-    match v {
-        Verdict::Solved => c.solved += 1,
-        Verdict::Missed => c.missed += 1,
-        Verdict::Unscored => c.unscored += 1,
-    }
-    if v != Verdict::Unscored {
-        let id = rec.id().map(|id| String::from_utf8_lossy(id).into_owned());
-        c.scored.push(Scored { line, id, solved: v == Verdict::Solved });
-    }
+    c.judge(&rec, pm, line);
 }
