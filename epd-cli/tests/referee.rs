@@ -35,18 +35,29 @@ impl Referee {
     /// Writes `event.toml` (listen on port 0, no delays) with `body` (the
     /// time control, players ...) and starts the referee; waits for its
     /// address in the log.
+    fn start(dir: &Path, body: &str) -> Referee {
+        Referee::spawn(dir, body, false)
+    }
+
+    /// As [`Referee::start`], in the foreground: the supervisor's console
+    /// is the child's stdin.
+    fn with_console(dir: &Path, body: &str) -> Referee {
+        Referee::spawn(dir, body, true)
+    }
+
     // The child is waited for in `finish` or in `Drop`.
     #[allow(clippy::zombie_processes)]
-    fn start(dir: &Path, body: &str) -> Referee {
+    fn spawn(dir: &Path, body: &str, console: bool) -> Referee {
         let text = format!(
             "event = \"Argus test\"\nsite = \"localhost\"\ndate = \"2026.11.23\"\nlisten = \"127.0.0.1:0\"\n\
              reset_delay = 0\nconclude_delay = 0\n{body}"
         );
         std::fs::write(dir.join("event.toml"), text).unwrap();
         let child = Command::new(EPD)
-            .args(["referee", "event.toml", "--background"])
+            .args(["referee", "event.toml"])
+            .args((!console).then_some("--background"))
             .current_dir(dir)
-            .stdin(Stdio::null())
+            .stdin(if console { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -61,6 +72,13 @@ impl Referee {
             assert!(start.elapsed() < Duration::from_secs(10), "the referee did not start: {log}");
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// A line for the supervisor's console.
+    fn console(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().expect("started with a console");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// Waits for the end of the event (exit 0) and returns the PGN.
@@ -457,4 +475,52 @@ fn a_bad_client_costs_itself_only() {
         assert_eq!(tag(x, "Termination"), "normal", "x - y games end by the rules: {:?}", x.0);
         assert!(tag(x, "PlyCount").parse::<u32>().unwrap() > 10);
     }
+}
+
+#[test]
+fn the_supervisor_pauses_and_resumes_a_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut referee = Referee::with_console(dir.path(), &format!("time_control = \"1+0\"\n{TWO}"));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    let r = alpha.until(Refcom::Respond);
+    // Paused at once: alpha thinks for longer than its whole second and
+    // does not lose; its move is played but beta is not asked.
+    referee.console("pause 1");
+    std::thread::sleep(Duration::from_millis(1300));
+    alpha.play(&r, "e4", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    referee.console("games");
+    referee.console("resume 1");
+    let r = beta.until(Refcom::Respond);
+    let (white_ms, _) = r.consumed.unwrap();
+    assert!(white_ms < 300, "the pause is not charged to alpha: {white_ms} ms");
+    // A pause between moves: beta's clock stops too.
+    referee.console("pause all");
+    std::thread::sleep(Duration::from_millis(1100));
+    beta.play(&r, "e5", &[]);
+    std::thread::sleep(Duration::from_millis(100));
+    referee.console("resume all");
+    let r = alpha.until(Refcom::Respond);
+    alpha.send_flags(&r, &["resign"]);
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    referee.console("status");
+    let pgn = referee.finish(Duration::from_secs(30));
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "PlyCount")), ("0-1", "2"), "{pgn}");
+    // Neither move is charged its pause: each took well under a second.
+    let emts: Vec<f64> = g[0]
+        .1
+        .split("[%emt ")
+        .skip(1)
+        .map(|t| t.split(']').next().unwrap().rsplit(':').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(emts.len() == 2 && emts.iter().all(|&s| s < 0.3), "{}", g[0].1);
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    // Beta was asked only after the resume.
+    let at = |what: &dyn Fn(&str) -> bool| log.lines().position(what).expect("in the log");
+    let resumed = at(&|l| l.contains("game 1 resumed"));
+    let asked = at(&|l| l.contains(" beta > ") && l.contains("refcom respond"));
+    assert!(log.contains("game 1 paused by the supervisor") && asked > resumed, "{log}");
 }

@@ -106,7 +106,11 @@ enum Inbox {
 /// read or written.
 pub fn run_blocking(event: Event, options: Options) -> std::io::Result<Outcome> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    rt.block_on(run(event, options, None))
+    let outcome = rt.block_on(run(event, options, None));
+    // The console's read of stdin blocks a thread that no task can
+    // cancel: do not wait for it.
+    rt.shutdown_background();
+    outcome
 }
 
 /// Runs `event` to its end. `bound`, if given, hears the address the
@@ -335,6 +339,13 @@ struct Running {
     offer: Option<Color>,
     /// A side away, and when its grace ends.
     away: Option<(Color, Instant)>,
+    /// Paused by the supervisor since then: no clock runs, no flag
+    /// falls, no grace ends, and a move that arrives is played but the
+    /// opponent is not asked until the game resumes.
+    paused: Option<Instant>,
+    /// The respond held back by a pause: the position before the move
+    /// and the move.
+    held: Option<(Position, epd_core::Move)>,
 }
 
 struct Director {
@@ -571,6 +582,9 @@ impl Director {
             if let Some(t) = self.flag_time(r) {
                 take(t);
             }
+            if r.paused.is_some() {
+                continue;
+            }
             if let Some((_, t)) = r.away {
                 take(t);
             }
@@ -590,7 +604,7 @@ impl Director {
     /// When the side to move's flag falls.
     fn flag_time(&self, r: &Running) -> Option<Instant> {
         let asked = r.asked_at?;
-        if r.game.ended().is_some() || r.away.is_some() {
+        if r.game.ended().is_some() || r.away.is_some() || r.paused.is_some() {
             return None;
         }
         let side = r.game.position().turn();
@@ -622,6 +636,9 @@ impl Director {
                 let side = r.game.position().turn();
                 let e = r.game.flag(side);
                 self.finish(k, e);
+                continue;
+            }
+            if self.running[&k].paused.is_some() {
                 continue;
             }
             if let Some((side, until)) = away {
@@ -706,6 +723,8 @@ impl Director {
                 asked_at: None,
                 offer: None,
                 away: None,
+                paused: None,
+                held: None,
             },
         );
     }
@@ -866,7 +885,9 @@ impl Director {
             }
             return;
         }
-        let used = at.saturating_duration_since(asked.unwrap_or(at)).saturating_sub(lag);
+        // A pause stops the clock: time after it is not charged.
+        let stop = self.running.get(&k).and_then(|r| r.paused).map_or(at, |p| p.min(at));
+        let used = stop.saturating_duration_since(asked.unwrap_or(at)).saturating_sub(lag);
         // The position must be the game's.
         let same = reply.position.to_setup().board == current.to_setup().board
             && reply.position.turn() == current.turn()
@@ -926,6 +947,13 @@ impl Director {
             Ok(None) => {
                 if reply.draw_offer {
                     r.offer = Some(side);
+                }
+                if r.paused.is_some() {
+                    r.asked_at = None;
+                    r.held = Some((before, mv));
+                    let n = r.sched.number;
+                    self.note(&format!("game {n}: {} played during the pause", before.san(mv)));
+                    return;
                 }
                 self.answering = self.measure.then_some((at, taken));
                 self.ask(k, Some((before, mv)), Instant::now());
@@ -1016,11 +1044,14 @@ impl Director {
             ["games"] => {
                 for r in self.running.values() {
                     eprintln!(
-                        "game {}: {} - {}, {} plies, {}",
+                        "game {}: {} - {}, {} plies, clocks {} {}{}, {}",
                         r.sched.number,
                         self.event.players[r.sched.white].name,
                         self.event.players[r.sched.black].name,
                         r.game.moves().len(),
+                        crate::clock::hms(r.game.clock(Color::White).remaining()),
+                        crate::clock::hms(r.game.clock(Color::Black).remaining()),
+                        if r.paused.is_some() { ", paused" } else { "" },
                         r.game.position().fen()
                     );
                 }
@@ -1059,6 +1090,14 @@ impl Director {
                 }
                 None => eprintln!("abort GAME (a running game's number)"),
             },
+            ["pause", n] => match self.games_named(n) {
+                Some(ks) => ks.into_iter().for_each(|k| self.pause(k)),
+                None => eprintln!("pause GAME|all (a running game's number)"),
+            },
+            ["resume", n] => match self.games_named(n) {
+                Some(ks) => ks.into_iter().for_each(|k| self.resume(k)),
+                None => eprintln!("resume GAME|all (a running game's number)"),
+            },
             ["disconnect", name] => {
                 let ids: Vec<ConnId> = self
                     .conns
@@ -1076,7 +1115,51 @@ impl Director {
                 self.note("quit by the supervisor");
                 self.quit = true;
             }
-            _ => eprintln!("commands: status, games, adjudicate GAME RESULT, abort GAME, disconnect NAME, quit"),
+            _ => eprintln!(
+                "commands: status, games, pause GAME|all, resume GAME|all, adjudicate GAME RESULT, abort GAME, \
+                 disconnect NAME, quit"
+            ),
+        }
+    }
+
+    /// `all` (every running game) or one running game's number.
+    fn games_named(&self, n: &str) -> Option<Vec<usize>> {
+        if n == "all" {
+            return Some(self.running.keys().copied().collect());
+        }
+        self.game_by_number(n).map(|k| vec![k])
+    }
+
+    /// Stops a game's clocks: the side to move's time stops now.
+    fn pause(&mut self, k: usize) {
+        let Some(r) = self.running.get_mut(&k) else { return };
+        if r.paused.is_some() {
+            return;
+        }
+        r.paused = Some(Instant::now());
+        let n = r.sched.number;
+        self.note(&format!("game {n} paused by the supervisor"));
+    }
+
+    /// Starts a paused game's clocks again: the side to move's clock
+    /// goes on from where the pause stopped it, or, when it moved during
+    /// the pause, its opponent is asked now.
+    fn resume(&mut self, k: usize) {
+        let now = Instant::now();
+        let Some(r) = self.running.get_mut(&k) else { return };
+        let Some(since) = r.paused.take() else { return };
+        let stopped = now.saturating_duration_since(since);
+        if let Some(t) = r.asked_at.as_mut() {
+            *t += stopped;
+        }
+        if let Some((_, until)) = r.away.as_mut() {
+            *until += stopped;
+        }
+        let n = r.sched.number;
+        let held = r.held.take();
+        self.note(&format!("game {n} resumed by the supervisor after {:.3} s", stopped.as_secs_f64()));
+        if let Some(last) = held {
+            self.ask(k, Some(last), now);
         }
     }
 

@@ -9,7 +9,7 @@ use epd_referee::Event;
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
-  epd referee event.toml                 # a console on stdin: status, games, adjudicate, abort, quit
+  epd referee event.toml                 # console on stdin: status, games, pause, resume, adjudicate, abort, quit
   epd referee event.toml --background    # from the event file alone; exit 0 when the event is complete
   epd referee event.toml --listen 0.0.0.0:16101 -v
 
