@@ -150,7 +150,7 @@ impl Client {
     }
 
     /// Time left for White and Black in milliseconds, from the last
-    /// record (`rtms`).
+    /// record (`Rtms`).
     #[must_use]
     pub fn clocks(&self) -> Option<(u64, u64)> {
         self.last.as_ref().and_then(|i| i.remaining)

@@ -11,7 +11,7 @@
 //!
 //! - `sign_on` (§8.2.4): `<position> refreq sign_on; tcsi "ADDRESS"
 //!   "NAME";` names the player (the position is not used). A player whose
-//!   event entry has a token adds the extension operation `token "T";`.
+//!   event entry has a token adds the extension operation `Token "T";`.
 //! - `reply` (§8.2.2): `<position> refreq reply; sm MOVE;`, the position
 //!   being the one the move is played from (the referee's position after
 //!   the opponent's move); `hmvc`/`fmvn` may be given and must then match.
@@ -27,12 +27,27 @@
 //! Black, whole seconds, §6.6), `tcgs` (the game), `tcri` (the receiver),
 //! `draw_offer` (the opponent offers a draw with its move), `c0` (a
 //! fault's reason), and two extension operations with the finer figures
-//! a clock needs: `ccms W B` (time consumed, milliseconds) and `rtms W B`
+//! a clock needs: `Ccms W B` (time consumed, milliseconds) and `Rtms W B`
 //! (time remaining, milliseconds, increment of the last move included).
+//!
+//! The extensions (`Ccms`, `Rtms`, `Token`) are private to this protocol
+//! and so begin with a capital letter, as §5.3 asks of opcodes not in the
+//! standard's list; a program that does not know them ignores them.
 
 use std::time::Duration;
 
-use epd_core::{has_errors, Clock as EpdClock, Move, Opcode, OperandInput, ParseMode, Position, Record};
+use epd_core::{
+    has_errors, Clock as EpdClock, Move, Opcode, OperandInput, ParseMode, Position, Record, REFCOM_COMMANDS,
+};
+
+/// The extension operation carrying the time each side has consumed, in
+/// milliseconds. Private to this protocol, so capitalised as §5.3 asks.
+pub const CONSUMED_MS: &str = "Ccms";
+/// The extension operation carrying the time each side has left, in
+/// milliseconds (the increment of the last move included).
+pub const REMAINING_MS: &str = "Rtms";
+/// The extension operation carrying a sign-on's token.
+pub const TOKEN: &str = "Token";
 
 /// The longest record accepted from a client, in bytes.
 pub const MAX_RECORD: usize = 4096;
@@ -135,7 +150,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
             let name = text_of(&rec, "tcsi", 1)
                 .filter(|n| !n.trim().is_empty())
                 .ok_or_else(|| ProtocolError("sign_on needs tcsi \"ADDRESS\" \"NAME\" naming the player".into()))?;
-            Ok(Request::SignOn { name, token: text_of(&rec, "token", 0) })
+            Ok(Request::SignOn { name, token: text_of(&rec, TOKEN, 0) })
         }
         "sign_off" => Ok(Request::SignOff),
         "fault" => Ok(Request::Fault(text_of(&rec, "c0", 0).unwrap_or_default())),
@@ -182,18 +197,28 @@ pub enum Command {
 }
 
 impl Command {
+    /// Every command, in the order of the kit's table of `refcom`
+    /// operands ([`REFCOM_COMMANDS`]).
+    pub const ALL: [Command; 7] = [
+        Command::Conclude,
+        Command::Disconnect,
+        Command::Execute,
+        Command::Fault,
+        Command::Inform,
+        Command::Reset,
+        Command::Respond,
+    ];
+
     /// The `refcom` operand.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            Command::Conclude => "conclude",
-            Command::Disconnect => "disconnect",
-            Command::Execute => "execute",
-            Command::Fault => "fault",
-            Command::Inform => "inform",
-            Command::Reset => "reset",
-            Command::Respond => "respond",
-        }
+        REFCOM_COMMANDS[self as usize]
+    }
+
+    /// The command a `refcom` operand names.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Command> {
+        Command::ALL.into_iter().find(|c| c.name() == name)
     }
 }
 
@@ -259,11 +284,11 @@ impl<'a> Outgoing<'a> {
             let c = |d: Duration| OperandInput::Clock(EpdClock::from_seconds(d.as_secs()));
             let _ = rec.set("cc", &[c(w), c(b)]);
             let (w, b) = (ms(w), ms(b));
-            let _ = rec.set("ccms", &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
+            let _ = rec.set(CONSUMED_MS, &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
         }
         if let Some((w, b)) = self.remaining {
             let (w, b) = (ms(w), ms(b));
-            let _ = rec.set("rtms", &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
+            let _ = rec.set(REMAINING_MS, &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
         }
         if !self.tags.is_empty() {
             let mut ops = Vec::with_capacity(self.tags.len() * 2);
@@ -302,10 +327,10 @@ pub struct Incoming {
     pub position: Position,
     /// The opponent's move, played from `position`.
     pub sm: Option<Move>,
-    /// Time consumed by White and Black, in milliseconds (`ccms`, else
+    /// Time consumed by White and Black, in milliseconds (`Ccms`, else
     /// `cc` in whole seconds).
     pub consumed: Option<(u64, u64)>,
-    /// Time remaining for White and Black, in milliseconds (`rtms`).
+    /// Time remaining for White and Black, in milliseconds (`Rtms`).
     pub remaining: Option<(u64, u64)>,
     /// PGN tag pairs (`ptp`).
     pub tags: Vec<(String, String)>,
@@ -339,15 +364,8 @@ pub fn parse_command(line: &[u8]) -> Result<Incoming, ProtocolError> {
     if has_errors(&diags) || rec.position().is_none() {
         return Err(ProtocolError("not a valid EPD record".into()));
     }
-    let command = match text_of(&rec, "refcom", 0).as_deref() {
-        Some("conclude") => Command::Conclude,
-        Some("disconnect") => Command::Disconnect,
-        Some("execute") => Command::Execute,
-        Some("fault") => Command::Fault,
-        Some("inform") => Command::Inform,
-        Some("reset") => Command::Reset,
-        Some("respond") => Command::Respond,
-        Some(other) => return Err(ProtocolError(format!("unknown refcom {other:?}"))),
+    let command = match text_of(&rec, "refcom", 0) {
+        Some(name) => Command::from_name(&name).ok_or_else(|| ProtocolError(format!("unknown refcom {name:?}")))?,
         None => return Err(ProtocolError("no refcom operation".into())),
     };
     let pair = |name: &str| -> Option<(u64, u64)> {
@@ -370,8 +388,8 @@ pub fn parse_command(line: &[u8]) -> Result<Incoming, ProtocolError> {
         command,
         position: rec.position_with_counters().expect("checked above"),
         sm: rec.get_known(Opcode::Sm).and_then(|o| o.operand(0)).and_then(|o| o.as_move()),
-        consumed: pair("ccms").or(cc),
-        remaining: pair("rtms"),
+        consumed: pair(CONSUMED_MS).or(cc),
+        remaining: pair(REMAINING_MS),
         tags,
         game: int(&rec, Opcode::Tcgs).and_then(|v| u64::try_from(v).ok()),
         draw_offer: rec.get_known(Opcode::DrawOffer).is_some(),
@@ -412,7 +430,7 @@ impl ClientRecord<'_> {
             let _ = rec.set("tcsi", &[OperandInput::String(a.as_bytes()), OperandInput::String(n.as_bytes())]);
         }
         if let Some(t) = self.token {
-            let _ = rec.set("token", &[OperandInput::String(t.as_bytes())]);
+            let _ = rec.set(TOKEN, &[OperandInput::String(t.as_bytes())]);
         }
         if let Some(g) = self.game {
             let _ = rec.set("tcgs", &[OperandInput::Integer(i64::try_from(g).unwrap_or(i64::MAX))]);
@@ -439,7 +457,7 @@ mod tests {
     #[test]
     fn reads_client_requests() {
         assert_eq!(
-            parse_request(format!("{START} refreq sign_on; tcsi \"host\" \"alpha\"; token \"s3\";").as_bytes()),
+            parse_request(format!("{START} refreq sign_on; tcsi \"host\" \"alpha\"; Token \"s3\";").as_bytes()),
             Ok(Request::SignOn { name: "alpha".into(), token: Some("s3".into()) })
         );
         assert_eq!(parse_request(format!("{START} refreq sign_off;\r").as_bytes()), Ok(Request::SignOff));
@@ -489,8 +507,8 @@ mod tests {
         assert_eq!(
             line,
             format!(
-                "{START} cc 000:00:01:01 000:00:00:03; ccms 61250 3999; draw_offer; fmvn 1; hmvc 0; refcom respond; \
-                 rtms 238750 296001; sm e4; tcgs 7; tcri \"argus\" \"beta\";"
+                "{START} Ccms 61250 3999; Rtms 238750 296001; cc 000:00:01:01 000:00:00:03; draw_offer; fmvn 1; \
+                 hmvc 0; refcom respond; sm e4; tcgs 7; tcri \"argus\" \"beta\";"
             )
         );
         let (rec, diags) = Record::parse(line.as_bytes(), ParseMode::Strict);
