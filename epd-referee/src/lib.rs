@@ -27,6 +27,8 @@ pub mod protocol;
 #[cfg(feature = "server")]
 pub mod server;
 mod standings;
+#[cfg(feature = "server")]
+mod timers;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};
 pub use event::{Event, EventError, Pairing, Player, ScheduledGame};

@@ -38,6 +38,7 @@ use crate::game::{DrawClaim, Ended, Game, GameResult};
 use crate::pgn::{self, Tags};
 use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
 use crate::standings::Standings;
+use crate::timers::Timers;
 
 /// The most clients connected at once.
 pub const MAX_CLIENTS: usize = 1024;
@@ -322,7 +323,6 @@ struct Conn {
     game: Option<usize>,
     /// Not to be sent anything before (reset and conclude delays).
     quiet_until: Instant,
-    connected_at: Instant,
 }
 
 /// A game being played.
@@ -348,8 +348,28 @@ struct Running {
     held: Option<(Position, epd_core::Move)>,
 }
 
+/// What can fall due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Due {
+    /// The side to move's flag in a game.
+    Flag(usize),
+    /// A game's first respond, after the reset delay.
+    Start(usize),
+    /// The end of a departed player's grace in a game.
+    Away(usize),
+    /// A client that has not signed on in time.
+    SignOn(ConnId),
+    /// The end of a client's quiet time: it may be paired again.
+    Quiet(ConnId),
+}
+
 struct Director {
     event: Event,
+    /// Every deadline, nearest first.
+    timers: Timers<Due>,
+    /// Something happened that may let a game start (a sign-on, a game
+    /// over, a quiet time ended): pair at the end of the turn.
+    to_pair: bool,
     openings: Vec<Position>,
     schedule: Vec<ScheduledGame>,
     next_game: usize,
@@ -419,6 +439,8 @@ impl Director {
         let date = event.date.clone().unwrap_or_else(|| utc_now().1);
         Ok(Director {
             event,
+            timers: Timers::new(),
+            to_pair: true,
             openings,
             schedule,
             next_game: 0,
@@ -547,7 +569,8 @@ impl Director {
             }
             Inbox::Connected { id, tx, peer } => {
                 let now = Instant::now();
-                self.conns.insert(id, Conn { tx, peer, player: None, game: None, quiet_until: now, connected_at: now });
+                self.conns.insert(id, Conn { tx, peer, player: None, game: None, quiet_until: now });
+                self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
                 self.note(&format!("#{id} connected from {peer}"));
             }
             Inbox::Line { id, line, at } => {
@@ -573,32 +596,28 @@ impl Director {
     }
 
     fn next_deadline(&self) -> Option<Instant> {
-        let mut best: Option<Instant> = None;
-        let mut take = |t: Instant| best = Some(best.map_or(t, |b| b.min(t)));
-        for r in self.running.values() {
-            if let Some(t) = r.starts_at {
-                take(t);
-            }
-            if let Some(t) = self.flag_time(r) {
-                take(t);
-            }
-            if r.paused.is_some() {
-                continue;
-            }
-            if let Some((_, t)) = r.away {
-                take(t);
-            }
+        self.timers.next()
+    }
+
+    /// Sets game `k`'s deadlines from its state: its flag, its start, its
+    /// departed player's grace (none while it is paused or over).
+    fn rearm(&mut self, k: usize) {
+        let (flag, start, away) = match self.running.get(&k) {
+            Some(r) if r.paused.is_none() => (self.flag_time(r), r.starts_at, r.away.map(|(_, t)| t)),
+            _ => (None, None, None),
+        };
+        self.timers.set(Due::Flag(k), flag);
+        self.timers.set(Due::Start(k), start);
+        self.timers.set(Due::Away(k), away);
+    }
+
+    /// Sets client `id`'s quiet time; it may be paired when it ends.
+    fn quiet(&mut self, id: ConnId, until: Instant) {
+        self.to_pair = true;
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.quiet_until = until;
+            self.timers.set(Due::Quiet(id), Some(until));
         }
-        let now = Instant::now();
-        for c in self.conns.values() {
-            if c.quiet_until > now {
-                take(c.quiet_until);
-            }
-            if c.player.is_none() {
-                take(c.connected_at + SIGN_ON_TIMEOUT);
-            }
-        }
-        best
     }
 
     /// When the side to move's flag falls.
@@ -611,49 +630,49 @@ impl Director {
         Some(asked + r.game.clock(side).remaining() + self.event.lag)
     }
 
+    /// Acts on what has fallen due (each checked against the state: a
+    /// deadline is only a reminder), then pairs.
     fn tick(&mut self, now: Instant) {
-        // Sign-on timeouts.
-        let late: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.player.is_none() && now >= c.connected_at + SIGN_ON_TIMEOUT)
-            .map(|(&i, _)| i)
-            .collect();
-        for id in late {
-            let pos = Position::startpos();
-            self.fault(id, &pos, "no sign_on in time");
-            self.drop_conn(id, "no sign_on");
-        }
-        // Flags, graces and starts.
-        let keys: Vec<usize> = self.running.keys().copied().collect();
-        for k in keys {
-            let (flag, away, start) = {
-                let r = &self.running[&k];
-                (self.flag_time(r), r.away, r.starts_at)
-            };
-            if flag.is_some_and(|t| now >= t) {
-                let r = self.running.get_mut(&k).expect("running");
-                let side = r.game.position().turn();
-                let e = r.game.flag(side);
-                self.finish(k, e);
-                continue;
-            }
-            if self.running[&k].paused.is_some() {
-                continue;
-            }
-            if let Some((side, until)) = away {
-                if now >= until {
-                    let e = self.running.get_mut(&k).expect("running").game.abandon(side);
-                    self.finish(k, e);
-                    continue;
+        for due in self.timers.take_due(now) {
+            match due {
+                Due::SignOn(id) => {
+                    if self.conns.get(&id).is_some_and(|c| c.player.is_none()) {
+                        let pos = Position::startpos();
+                        self.fault(id, &pos, "no sign_on in time");
+                        self.drop_conn(id, "no sign_on");
+                    }
                 }
-            }
-            if start.is_some_and(|t| now >= t) {
-                self.begin(k, now);
+                Due::Flag(k) => {
+                    if self.running.get(&k).and_then(|r| self.flag_time(r)).is_some_and(|t| now >= t) {
+                        let r = self.running.get_mut(&k).expect("running");
+                        let side = r.game.position().turn();
+                        let e = r.game.flag(side);
+                        self.finish(k, e);
+                    }
+                }
+                Due::Away(k) => {
+                    let Some(r) = self.running.get_mut(&k) else { continue };
+                    if let (Some((side, until)), None) = (r.away, r.paused) {
+                        if now >= until {
+                            let e = r.game.abandon(side);
+                            self.finish(k, e);
+                        }
+                    }
+                }
+                Due::Start(k) => {
+                    let Some(r) = self.running.get(&k) else { continue };
+                    if r.paused.is_none() && r.starts_at.is_some_and(|t| now >= t) {
+                        self.begin(k, now);
+                    }
+                }
+                Due::Quiet(_) => self.to_pair = true,
             }
         }
-        // A fresh instant: games finished above freed their clients just now.
-        self.pair(Instant::now());
+        if std::mem::take(&mut self.to_pair) {
+            // A fresh instant: games finished above freed their clients
+            // just now.
+            self.pair(Instant::now());
+        }
     }
 
     /// Starts every game the schedule, the free clients and the
@@ -727,6 +746,7 @@ impl Director {
                 held: None,
             },
         );
+        self.rearm(k);
     }
 
     fn tags(&self, r: &Running, result: &str) -> Vec<(&'static str, String)> {
@@ -788,6 +808,7 @@ impl Director {
         if let Some(r) = self.running.get_mut(&k) {
             r.asked_at = Some(now);
         }
+        self.rearm(k);
     }
 
     fn on_line(&mut self, id: ConnId, line: &[u8], at: Instant) {
@@ -837,6 +858,8 @@ impl Director {
         if let Some(c) = self.conns.get_mut(&id) {
             c.player = Some(p);
         }
+        self.timers.set(Due::SignOn(id), None);
+        self.to_pair = true;
         let peer = self.conns.get(&id).map(|c| c.peer.to_string()).unwrap_or_default();
         self.note(&format!("#{id} signs on as {name} from {peer}"));
         // A player back within its grace finds its game where it was; for
@@ -952,6 +975,7 @@ impl Director {
                     r.asked_at = None;
                     r.held = Some((before, mv));
                     let n = r.sched.number;
+                    self.rearm(k);
                     self.note(&format!("game {n}: {} played during the pause", before.san(mv)));
                     return;
                 }
@@ -968,6 +992,7 @@ impl Director {
 
     fn finish(&mut self, k: usize, e: Ended) {
         let Some(r) = self.running.remove(&k) else { return };
+        self.rearm(k);
         let result = e.result.pgn();
         let tags = self.tags(&r, result);
         let fin = *r.game.position();
@@ -987,8 +1012,8 @@ impl Director {
             self.send(id, line);
             if let Some(c) = self.conns.get_mut(&id) {
                 c.game = None;
-                c.quiet_until = now + self.event.conclude_delay;
             }
+            self.quiet(id, now + self.event.conclude_delay);
         }
         let pgn_tags = Tags {
             event: self.event.name.clone(),
@@ -1018,6 +1043,8 @@ impl Director {
         let Some(c) = self.conns.remove(&id) else { return };
         // Dropping the sender ends the writer, which closes the socket.
         drop(c.tx);
+        self.timers.set(Due::SignOn(id), None);
+        self.timers.set(Due::Quiet(id), None);
         let Some(k) = c.game else { return };
         let grace = self.event.disconnect_grace;
         if let Some(r) = self.running.get_mut(&k) {
@@ -1026,6 +1053,7 @@ impl Director {
                 r.away = Some((side, Instant::now() + grace));
             }
         }
+        self.rearm(k);
         let _ = why;
     }
 
@@ -1076,14 +1104,15 @@ impl Director {
                     // Aborted: both told to reset; the game goes back to the
                     // schedule and is played again.
                     if let Some(r) = self.running.remove(&k) {
+                        self.rearm(k);
                         let start = *r.game.start();
                         for id in r.conns {
                             let line = Outgoing::new(Command::Reset, &start).to_line();
                             self.send(id, line);
                             if let Some(c) = self.conns.get_mut(&id) {
                                 c.game = None;
-                                c.quiet_until = Instant::now() + self.event.reset_delay;
                             }
+                            self.quiet(id, Instant::now() + self.event.reset_delay);
                         }
                         self.note(&format!("game {} aborted by the supervisor", r.sched.number));
                     }
@@ -1138,6 +1167,7 @@ impl Director {
         }
         r.paused = Some(Instant::now());
         let n = r.sched.number;
+        self.rearm(k);
         self.note(&format!("game {n} paused by the supervisor"));
     }
 
@@ -1158,6 +1188,7 @@ impl Director {
         let n = r.sched.number;
         let held = r.held.take();
         self.note(&format!("game {n} resumed by the supervisor after {:.3} s", stopped.as_secs_f64()));
+        self.rearm(k);
         if let Some(last) = held {
             self.ask(k, Some(last), now);
         }
