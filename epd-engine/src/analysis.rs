@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::{Analysis, Engine, Limits};
 use epd_core::pipeline::{Interrupted, Job, Processor, Summary};
-use epd_core::{Code, Diagnostic, Move, Opcode, OperandInput, ParseMode, Record, Severity};
+use epd_core::{Code, Diagnostic, Move, OperandInput, ParseMode, Record, Severity};
 
 /// Which analysis verb.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -73,34 +73,7 @@ impl AnalysisOptions {
     }
 }
 
-/// How pm fared against the record's bm and am.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// pm is in bm (if present) and not in am (if present).
-    Solved,
-    /// pm misses a target, hits an avoidance move, or is absent.
-    Missed,
-    /// The record has neither bm nor am.
-    Unscored,
-}
-
-/// Judges `pm` against the bm and am of `rec`.
-#[must_use]
-pub fn verdict(rec: &Record, pm: Option<Move>) -> Verdict {
-    let moves = |op: Opcode| rec.get_known(op).map(|o| o.moves().flatten().collect::<Vec<Move>>());
-    let (bm, am) = (moves(Opcode::Bm), moves(Opcode::Am));
-    if bm.is_none() && am.is_none() {
-        return Verdict::Unscored;
-    }
-    let Some(pm) = pm else { return Verdict::Missed };
-    let hit = bm.is_none_or(|b| b.contains(&pm));
-    let avoided = am.is_none_or(|a| !a.contains(&pm));
-    if hit && avoided {
-        Verdict::Solved
-    } else {
-        Verdict::Missed
-    }
-}
+pub use epd_core::{verdict, Verdict};
 
 /// What the analysis verbs count beyond the pipeline's line accounting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
