@@ -84,6 +84,10 @@ enum Command {
     #[command(display_order = 16, after_help = cmd::referee::EXAMPLES)]
     Referee(cmd::referee::Args),
     /// Play in a referee's tournament with the built-in or any UCI engine.
+    /// Report on test-suite results: solved and missed, themes, mates,
+    /// points, distributions, consistency, and comparisons of runs.
+    #[command(display_order = 15, after_help = cmd::report::EXAMPLES)]
+    Report(cmd::report::Args),
     #[command(display_order = 17, after_help = cmd::play::EXAMPLES)]
     Play(cmd::play::Args),
     /// Run the built-in engine as a UCI engine on standard input and output.
@@ -138,6 +142,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Analyze(args) => cmd::analyze::run(AnalysisVerb::Analyze, args, &mut out)?,
         Command::Target(args) => cmd::analyze::run(AnalysisVerb::Target, args, &mut out)?,
         Command::Referee(args) => cmd::referee::run(args, &mut out)?,
+        Command::Report(args) => cmd::report::run(args, &mut out)?,
         Command::Play(args) => cmd::play::run(args)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };

@@ -9,6 +9,7 @@ pub mod moves;
 pub mod perft;
 pub mod play;
 pub mod referee;
+pub mod report;
 pub mod select;
 pub mod show;
 pub mod stream;

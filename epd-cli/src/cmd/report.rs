@@ -1,0 +1,269 @@
+//! `epd report`: Gastric, the report generator (§3.3, §9). Reads result
+//! files (one run each) and reports solved and missed records, themes,
+//! mates, STS points, time-based scores, distributions and consistency
+//! checks, and compares the runs.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+
+use anyhow::{bail, Context};
+use epd_core::pipeline::LineReport;
+use epd_core::{ParseMode, Record, Verdict};
+use epd_report::render::{self, CsvRows};
+use epd_report::{Grouping, Input, KeyBook, Options, Report};
+
+use crate::diagnostics::{DiagArgs, DiagFormat, Printer};
+use crate::Outcome;
+
+pub const EXAMPLES: &str = "Examples:
+  epd analyze wacnew.epd --nodes 20000 -o a.epd && epd analyze wacnew.epd --nodes 200000 -o b.epd
+  epd report a.epd b.epd --label 20k --label 200k      # each run, then the comparison
+  epd report sts-results.epd                            # STS: themes from the ids, points, rating estimate
+  epd report results.epd --key suite.epd                # the key from another file, by id, else by position
+  epd report a.epd b.epd --format json                  # schema epd-report/1; `objective` for tuners
+  epd report a.epd b.epd --write-regressions worse.epd  # records the first run solved and the last missed";
+
+/// What a report is printed as.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Tables for a terminal.
+    #[default]
+    Text,
+    /// The report as JSON (schema `epd-report/1`).
+    Json,
+    /// One row per record per run.
+    Csv,
+}
+
+/// How records are grouped into themes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The id without its trailing number (the default).
+    Id,
+    /// One theme per run file.
+    File,
+    /// By the opcodes that key the record (bm, am, bm+am, dm, points).
+    Opcode,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Result files, one run each (`-`: standard input, once).
+    #[arg(value_name = "RESULTS.epd", required = true)]
+    files: Vec<String>,
+    /// The solution key: each result record's bm, am, dm and points come
+    /// from the key record with its id (when the positions agree), else
+    /// from the key record of its position; records in neither keep their
+    /// own.
+    #[arg(long, value_name = "SUITE.epd")]
+    key: Option<String>,
+    /// A run's label, in the order of the files (default: its file name).
+    /// Repeatable.
+    #[arg(long, value_name = "NAME")]
+    label: Vec<String>,
+    /// Group records into themes by a regular expression over the id: its
+    /// first capture group (the whole match without one).
+    #[arg(long, value_name = "REGEX", conflicts_with = "group_by")]
+    group: Option<String>,
+    /// Group records into themes by the id without its trailing number
+    /// (the default), by file, or by the opcodes that key them.
+    #[arg(long, value_enum, value_name = "HOW")]
+    group_by: Option<GroupBy>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t)]
+    format: ReportFormat,
+    /// Read records strictly (default: leniently, as result files often
+    /// need; invalid records are counted and listed either way).
+    #[arg(long)]
+    strict: bool,
+    /// Work out the time-based scores from solution times (the solve-time
+    /// extension, else acs of solved records): BT-2630 and BT-2450
+    /// (2630 or 2450 - sum(t)/30, t capped at 900 s and 900 s when
+    /// unsolved) and LCT II (1900 + points by time band). Their formulas
+    /// were made for their own 30 and 35 positions.
+    #[arg(long)]
+    time_scores: bool,
+    /// Write the records the last run missed to FILE, unchanged.
+    #[arg(long, value_name = "FILE")]
+    write_missed: Option<String>,
+    /// Write the records the last run solved to FILE, unchanged.
+    #[arg(long, value_name = "FILE")]
+    write_solved: Option<String>,
+    /// Write the records the first run solved and the last missed to
+    /// FILE, unchanged (the last run's lines).
+    #[arg(long, value_name = "FILE")]
+    write_regressions: Option<String>,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
+    /// Show at most N diagnostics of invalid records, then count the rest
+    /// (0: all).
+    #[arg(long, value_name = "N")]
+    max_errors: Option<u64>,
+}
+
+fn open(path: &str) -> anyhow::Result<Box<dyn BufRead>> {
+    if path == "-" {
+        return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
+    }
+    let f = File::open(path).with_context(|| format!("cannot read {path}"))?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        bail!("{path} is a directory");
+    }
+    Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+}
+
+fn load_key(path: &str) -> anyhow::Result<KeyBook> {
+    let mut book = KeyBook::default();
+    let mut reader = open(path)?;
+    let mut line = Vec::new();
+    let mut n = 0u64;
+    let mut bad = 0u64;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).with_context(|| format!("cannot read {path}"))? == 0 {
+            break;
+        }
+        n += 1;
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (rec, diags) = Record::parse(text, ParseMode::Lenient);
+        if epd_core::has_errors(&diags) || rec.position().is_none() {
+            bad += 1;
+            if bad <= 5 {
+                let d = diags.iter().find(|d| d.severity == epd_core::Severity::Error);
+                eprintln!(
+                    "{path}:{n}: warning: a key record that does not read, not used{}",
+                    d.map_or(String::new(), |d| format!(": {}: {}", d.code, d.message))
+                );
+            }
+            continue;
+        }
+        book.add(&rec);
+    }
+    if bad > 5 {
+        eprintln!("{path}: {} more key records that do not read", bad - 5);
+    }
+    Ok(book)
+}
+
+/// Writes the lines of `file` whose numbers are in `lines` (ascending).
+fn write_lines(file: &str, lines: &[u64], to: &str) -> anyhow::Result<u64> {
+    if file == "-" {
+        bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
+    }
+    let mut input = open(file)?;
+    let mut out = BufWriter::new(File::create(to).with_context(|| format!("cannot create {to}"))?);
+    let mut line = Vec::new();
+    let mut no = 0u64;
+    let mut next = lines.iter().peekable();
+    let mut written = 0;
+    while next.peek().is_some() {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        no += 1;
+        if next.peek() == Some(&&no) {
+            next.next();
+            out.write_all(&line)?;
+            if !line.ends_with(b"\n") {
+                out.write_all(b"\n")?;
+            }
+            written += 1;
+        }
+    }
+    out.flush().with_context(|| format!("cannot write {to}"))?;
+    Ok(written)
+}
+
+pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if args.files.iter().filter(|f| *f == "-").count() > 1 {
+        bail!("standard input (-) can be one run only");
+    }
+    if args.label.len() > args.files.len() {
+        bail!("{} labels for {} files", args.label.len(), args.files.len());
+    }
+    let grouping = match (&args.group, args.group_by) {
+        (Some(re), _) => Grouping::Regex(regex::Regex::new(re).map_err(|e| anyhow::anyhow!("--group {re:?}: {e}"))?),
+        (None, Some(GroupBy::File)) => Grouping::File,
+        (None, Some(GroupBy::Opcode)) => Grouping::Opcode,
+        (None, Some(GroupBy::Id) | None) => Grouping::IdPrefix,
+    };
+    let key = args.key.as_deref().map(load_key).transpose()?;
+    let names: Vec<String> =
+        args.files.iter().map(|f| if f == "-" { "<stdin>".to_owned() } else { f.clone() }).collect();
+    let mut inputs = Vec::new();
+    for (i, f) in args.files.iter().enumerate() {
+        let label = args.label.get(i).cloned().unwrap_or_else(|| {
+            std::path::Path::new(&names[i]).file_name().map_or(names[i].clone(), |n| n.to_string_lossy().into_owned())
+        });
+        inputs.push(Input { label, file: names[i].clone(), reader: open(f)? });
+    }
+    let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
+    let options = Options { key, grouping, strict: args.strict, time_scores: args.time_scores };
+    let mut out: Box<dyn Write> = match args.output.as_deref() {
+        None | Some("-") => Box::new(BufWriter::new(stdout)),
+        Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
+    };
+    let diag = DiagArgs { format: DiagFormat::Text, max_errors: args.max_errors };
+    let mut printer = Printer::new(&diag, true);
+    let mut err = BufWriter::new(io::stderr().lock());
+    let report: Report = {
+        // CSV rows go out as the records are read.
+        let mut csv = (args.format == ReportFormat::Csv).then(|| CsvRows::new(&mut out));
+        let mut csv_error: Option<io::Error> = None;
+        let mut on_record = |run: usize, j: &epd_report::Judged| {
+            if let Some(c) = csv.as_mut() {
+                if let Err(e) = c.row(&labels[run], &names[run], j) {
+                    csv_error.get_or_insert(e);
+                }
+            }
+        };
+        let mut on_diag = |run: usize, r: &LineReport<'_>| {
+            let mut buf = Vec::new();
+            printer.render(&names[run]).line(r, &mut buf);
+            printer.emit(&buf, &mut err);
+        };
+        let report = epd_report::build(inputs, &options, &mut on_record, &mut on_diag)?;
+        printer.finish(&epd_core::pipeline::Summary::<()>::default(), ParseMode::Lenient, &mut err);
+        err.flush()?;
+        if let Some(e) = csv_error {
+            return Err(e.into());
+        }
+        if let Some(mut c) = csv {
+            c.flush()?;
+        }
+        report
+    };
+    match args.format {
+        ReportFormat::Text => out.write_all(render::text(&report).as_bytes())?,
+        ReportFormat::Json => out.write_all(render::json(&report)?.as_bytes())?,
+        ReportFormat::Csv => {}
+    }
+    out.flush().context("cannot write the report")?;
+    drop(out);
+    let last = args.files.len() - 1;
+    let pick = |want: Verdict| -> Vec<u64> {
+        report.verdicts[last].iter().filter(|(_, v)| *v == want).map(|&(l, _)| l).collect()
+    };
+    if let Some(to) = &args.write_missed {
+        write_lines(&args.files[last], &pick(Verdict::Missed), to)?;
+    }
+    if let Some(to) = &args.write_solved {
+        write_lines(&args.files[last], &pick(Verdict::Solved), to)?;
+    }
+    if let Some(to) = &args.write_regressions {
+        if report.runs.len() < 2 {
+            bail!("--write-regressions compares the first run with the last: give two runs or more");
+        }
+        // The comparisons of the first run come first, the last of them
+        // with the last run.
+        let mut lines = report.comparisons[report.runs.len() - 2].regression_lines.clone();
+        lines.sort_unstable();
+        write_lines(&args.files[last], &lines, to)?;
+    }
+    Ok(if report.runs.iter().any(|r| r.invalid > 0) { Outcome::Invalid } else { Outcome::Ok })
+}

@@ -1,0 +1,303 @@
+//! `epd report` (Gastric) against hand-made result files whose every
+//! figure below was worked out by hand (the comments show the sums), and
+//! against real runs of the built-in engine over WAC and STS, counted
+//! independently by python-chess.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const EPD: &str = env!("CARGO_BIN_EXE_epd");
+
+fn data(name: &str) -> String {
+    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "epd-report", "tests", "data", name].iter().collect();
+    p.to_string_lossy().into_owned()
+}
+
+fn epd(args: &[&str]) -> Output {
+    Command::new(EPD).args(args).output().unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut all = vec!["report", "--format", "json"];
+    all.extend_from_slice(args);
+    let out = epd(&all);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn close(v: &Value, want: f64, tol: f64) {
+    let got = v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"));
+    assert!((got - want).abs() <= tol, "{got} != {want}");
+}
+
+#[test]
+fn two_runs_worked_by_hand() {
+    let r = json(&[&data("run-a.epd"), &data("run-b.epd"), "--label", "A", "--label", "B"]);
+    assert_eq!(r["schema"], "epd-report/1");
+    let (a, b) = (&r["runs"][0], &r["runs"][1]);
+    assert_eq!((a["label"].as_str(), a["records"].as_u64(), a["solved"].as_u64()), (Some("A"), Some(10), Some(7)));
+    // Wilson, 7 of 10: centre (0.7 + z²/20) / (1 + z²/10) = 0.64449, half
+    // width z/(1 + z²/10) × √(0.021 + z²/400) = 0.24771.
+    close(&a["solved_ci"][0], 0.396_78, 1e-5);
+    close(&a["solved_ci"][1], 0.892_21, 1e-5);
+    // 9 of 10: centre 0.788987, half width 0.193137.
+    close(&b["solved_ci"][0], 0.595_85, 1e-5);
+    close(&b["solved_ci"][1], 0.982_12, 1e-5);
+    assert_eq!(a["missed_ids"], serde_json::json!(["WAC.002", "WAC.005", "WAC.007"]));
+    assert_eq!(b["missed_ids"], serde_json::json!(["WAC.005"]));
+    assert_eq!(a["themes"]["WAC"]["solved"], 7);
+    // acd of A is 1..10: q1 at rank 2.25 = 3.25, median 5.5, q3 at rank
+    // 6.75 = 7.75, p90 at rank 8.1 = 9.1. Solved: 1 3 4 6 8 9 10, q1 at
+    // rank 1.5 = 3.5, p90 at rank 5.4 = 9.4, mean 41/7.
+    let acd = &a["distributions"]["acd"];
+    for (k, v) in [("q1", 3.25), ("median", 5.5), ("q3", 7.75), ("p90", 9.1), ("mean", 5.5)] {
+        close(&acd["all"][k], v, 1e-9);
+    }
+    close(&acd["solved"]["q1"], 3.5, 1e-9);
+    close(&acd["solved"]["p90"], 9.4, 1e-9);
+    close(&acd["solved"]["mean"], 41.0 / 7.0, 1e-9);
+    // ce of A sorted: -80 -20 10 40 90 150 200 300 500 700: q1 at 2.25 =
+    // 17.5, median 120, q3 at 6.75 = 275, p90 at 8.1 = 520, mean 189.
+    let ce = &a["distributions"]["ce"]["all"];
+    for (k, v) in [("q1", 17.5), ("median", 120.0), ("q3", 275.0), ("p90", 520.0), ("mean", 189.0)] {
+        close(&ce[k], v, 1e-9);
+    }
+    // Both solve 1 3 4 6 8 9 10; B alone 2 and 7; neither 5: McNemar's
+    // exact p = 2 × (1/2)² = 0.5.
+    let c = &r["comparisons"][0];
+    assert_eq!((c["both"].as_u64(), c["a_only"].as_u64(), c["b_only"].as_u64()), (Some(7), Some(0), Some(2)));
+    assert_eq!(c["neither"], 1);
+    close(&c["mcnemar_p"], 0.5, 1e-12);
+    assert_eq!(c["newly_solved"], serde_json::json!(["WAC.002", "WAC.007"]));
+    // acs 0 against acs 1: whole seconds, a tie each time.
+    assert_eq!((c["times"]["n"].as_u64(), c["times"]["b_faster"].as_u64()), (Some(7), Some(0)));
+    // The objective is the last run's solved percent: 90, se √(.09/10).
+    assert_eq!(r["objective"]["name"], "solved_percent");
+    close(&r["objective"]["value"], 90.0, 1e-9);
+    close(&r["objective"]["standard_error"], 100.0 * (0.09f64 / 10.0).sqrt(), 1e-9);
+}
+
+#[test]
+fn sts_points_and_rating_worked_by_hand() {
+    let r = json(&[&data("sts.epd")]);
+    let run = &r["runs"][0];
+    // f5 = 10 of 10, Qd4+ = 4 of 10, Rg3 = 7 of 10: 21 of 30 = 70 %.
+    let p = &run["points"];
+    assert_eq!((p["points"].as_u64(), p["max"].as_u64()), (Some(21), Some(30)));
+    close(&p["percent"], 70.0, 1e-9);
+    // Fractions 1, .4, .7: sample variance (.09 + .09 + 0) / 2 = .09, se
+    // √(.09/3) = .17321; 70 ± 1.96 × 17.321 = 36.05 .. 103.95, capped.
+    close(&p["percent_ci"][0], 36.052, 1e-3);
+    close(&p["percent_ci"][1], 100.0, 1e-9);
+    // 44.523 × 70 − 242.85 = 2873.76; × 36.052 − 242.85 = 1362.30.
+    close(&p["sts_rating"], 2873.76, 1e-6);
+    close(&p["sts_rating_ci"][0], 1362.30, 0.05);
+    close(&p["sts_rating_ci"][1], 4209.45, 1e-6);
+    assert_eq!(run["themes"]["STS(v1.0) Undermine"]["points"], 21);
+    // Only f5 is the bm: 1 of 3; Wilson (1/3): 0.06149 .. 0.79234.
+    assert_eq!(run["solved"], 1);
+    close(&run["solved_ci"][0], 0.061_49, 1e-5);
+    close(&run["solved_ci"][1], 0.792_34, 1e-5);
+    assert_eq!(r["objective"]["name"], "points_percent");
+}
+
+#[test]
+fn mates_in_matetracks_classes() {
+    let r = json(&[&data("mates.epd")]);
+    let m = &r["runs"][0]["mates"];
+    // dm 2 with ce 32764 (mate in 2), 32762 (in 3), 32766 (in 1), -32765
+    // (mated), 150; dm 3 with 32762.
+    for (k, v) in [("keyed", 6), ("best", 2), ("longer", 1), ("shorter", 1), ("wrong_sign", 1), ("missed", 1)] {
+        assert_eq!(m[k], v, "{k}");
+    }
+    assert_eq!(m["by_length"]["2"], serde_json::json!([5, 3]));
+    assert_eq!(m["by_length"]["3"], serde_json::json!([1, 1]));
+    let kinds: Vec<(u64, &str)> = r["runs"][0]["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["line"].as_u64().unwrap(), i["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [(3, "key-mate-longer"), (4, "ce-sign")]);
+    // Mate scores are not evaluations: only ce 150 is in the distribution.
+    assert_eq!(r["runs"][0]["distributions"]["ce"]["all"]["n"], 1);
+}
+
+#[test]
+fn consistency_checks_with_line_numbers() {
+    let out = epd(&["report", "--format", "json", &data("issues.epd")]);
+    // Invalid records: exit 1, their diagnostics on stderr as everywhere.
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("issues.epd:5:13: error[E001]"), "{err}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &r["runs"][0];
+    assert_eq!((run["records"].as_u64(), run["invalid"].as_u64()), (Some(4), Some(2)));
+    assert_eq!((run["scored"].as_u64(), run["unscored"].as_u64()), (Some(3), Some(1)));
+    let kinds: Vec<(u64, &str)> = run["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["line"].as_u64().unwrap(), i["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [(1, "invalid"), (2, "no-acd"), (3, "no-acs"), (4, "duplicate-id"), (4, "duplicate-position"), (5, "invalid")]
+    );
+    assert!(run["issues"][0]["message"].as_str().unwrap().starts_with("E012"));
+    assert!(run["issues"][3]["message"].as_str().unwrap().contains("of line 3"));
+}
+
+#[test]
+fn time_scores_from_solve_times() {
+    let r = json(&["--time-scores", &data("times.epd")]);
+    let scores = &r["runs"][0]["time_scores"];
+    // t = 1.5 s (Solve_ms 1500), 30 s (Solve_ms 30000), unsolved 900:
+    // 2630 − 931.5/30 = 2598.95; LCT II: 1900 + 30 + 20.
+    close(&scores[0]["value"], 2598.95, 1e-9);
+    close(&scores[1]["value"], 2418.95, 1e-9);
+    close(&scores[2]["value"], 1950.0, 1e-9);
+    // Without --time-scores, none.
+    assert_eq!(json(&[&data("times.epd")])["runs"][0]["time_scores"], serde_json::json!([]));
+}
+
+#[test]
+fn a_separate_key_by_id_then_by_position() {
+    let wac = epd_testkit::corpus_path("wacnew.epd");
+    let r = json(&[&data("keyless.epd"), "--key", &wac.to_string_lossy()]);
+    let run = &r["runs"][0];
+    assert_eq!(r["key_records"], 300);
+    // WAC.001 and .003 solved by id, .002 missed (Ke6), the id WAC.001 on
+    // WAC.006's position not keyed, WAC.004's position found without id.
+    assert_eq!((run["solved"].as_u64(), run["missed"].as_u64(), run["unscored"].as_u64()), (Some(3), Some(1), Some(1)));
+    assert_eq!(run["issues"][0]["kind"], "key-position");
+    assert_eq!(run["issues"][0]["line"], 4);
+}
+
+#[test]
+fn csv_rows_and_records_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (a, b) = (data("run-a.epd"), data("run-b.epd"));
+    let miss = d.join("missed.epd");
+    let solved = d.join("solved.epd");
+    let worse = d.join("worse.epd");
+    let out = epd(&[
+        "report",
+        &b,
+        &a,
+        "--format",
+        "csv",
+        "--write-missed",
+        &miss.to_string_lossy(),
+        "--write-solved",
+        &solved.to_string_lossy(),
+        "--write-regressions",
+        &worse.to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 21, "a header and a row per record per run");
+    assert_eq!(lines[0], "run,file,line,id,theme,verdict,played,dm,mate,points,max_points,acd,acn,acs,ce,time,nodes");
+    assert!(
+        lines[12].starts_with(&format!("run-a.epd,{a},2,WAC.002,WAC,missed,Ke6,,,,,2,2000,0,-20,,")),
+        "{}",
+        lines[12]
+    );
+    // The last run (A) missed 2, 5, 7; the first (B) solved 2 and 7:
+    // those come back as A's lines, byte for byte.
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+    let a_text = read(Path::new(&a));
+    let a_lines: Vec<&str> = a_text.lines().collect();
+    assert_eq!(read(&miss), format!("{}\n{}\n{}\n", a_lines[1], a_lines[4], a_lines[6]));
+    assert_eq!(read(&worse), format!("{}\n{}\n", a_lines[1], a_lines[6]));
+    assert_eq!(read(&solved).lines().count(), 7);
+}
+
+#[test]
+fn text_report_names_its_formulas() {
+    let out = epd(&["report", &data("run-a.epd"), &data("run-b.epd"), "--label", "A", "--label", "B"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("solved 7 of 10 = 70.0 % [39.7, 89.2] (Wilson score interval, 95 %)"), "{text}");
+    assert!(text.contains("McNemar's exact test p = 0.5000"), "{text}");
+    assert!(text.contains("overall     7/10 70.0%     9/10 90.0%"), "{text}");
+}
+
+/// Counts with python-chess (an independent oracle): records whose pm is
+/// in bm (when present) and not in am (when present), of those with bm
+/// or am.
+fn python_count(path: &Path) -> Option<(u64, u64)> {
+    let script = r#"
+import sys, chess
+solved = scored = 0
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    line = line.strip()
+    if not line: continue
+    board, ops = chess.Board.from_epd(line)
+    def moves(k):
+        v = ops.get(k)
+        if v is None: return None
+        return v if isinstance(v, list) else [v]
+    bm, am = moves("bm"), moves("am")
+    if bm is None and am is None: continue
+    scored += 1
+    pm = ops.get("pm")
+    if pm is not None and (bm is None or pm in bm) and (am is None or pm not in am): solved += 1
+print(solved, scored)
+"#;
+    let out = Command::new("python3").args(["-c", script]).arg(path).output().ok()?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("Error") || err.contains("No module named 'chess'"),
+            "python-chess failed on {}: {err}",
+            path.display()
+        );
+        assert!(std::env::var_os("EPDKIT_REQUIRE_PYTHON_CHESS").is_none(), "python-chess is required");
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut it = text.split_whitespace().map(|n| n.parse().unwrap());
+    Some((it.next()?, it.next()?))
+}
+
+#[test]
+fn real_runs_of_wac_and_sts_at_two_node_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    for (suite, themes) in [("wacnew.epd", 1), ("STS1-STS15_LAN_v3.epd", 16)] {
+        let src = epd_testkit::corpus_path(suite);
+        let mut files = Vec::new();
+        for nodes in ["1000", "4000"] {
+            let out = dir.path().join(format!("{suite}-{nodes}.epd"));
+            let st = Command::new(EPD)
+                .args(["analyze", "--nodes", nodes, "--counters", "-q", "-j", "2", "-o"])
+                .arg(&out)
+                .arg(&src)
+                .status()
+                .unwrap();
+            assert!(st.success());
+            files.push(out.to_string_lossy().into_owned());
+        }
+        let r = json(&[&files[0], &files[1]]);
+        for (i, f) in files.iter().enumerate() {
+            let run = &r["runs"][i];
+            assert_eq!(run["invalid"], 0);
+            if let Some((solved, scored)) = python_count(Path::new(f)) {
+                assert_eq!((run["solved"].as_u64(), run["scored"].as_u64()), (Some(solved), Some(scored)), "{f}");
+            }
+            // The themes add up to the whole.
+            let t = run["themes"].as_object().unwrap();
+            assert_eq!(t.len(), themes, "{f}");
+            let sum = |k: &str| t.values().map(|v| v[k].as_u64().unwrap()).sum::<u64>();
+            assert_eq!(sum("records"), run["records"].as_u64().unwrap());
+            assert_eq!(sum("solved"), run["solved"].as_u64().unwrap());
+        }
+        let c = &r["comparisons"][0];
+        let total = ["both", "a_only", "b_only", "neither"].iter().map(|k| c[k].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(total, c["paired"].as_u64().unwrap());
+        assert_eq!(c["paired"], r["runs"][0]["scored"]);
+    }
+}

@@ -1,0 +1,35 @@
+//! Gastric, the report generator of the EPD specification (§3.3; §9 left
+//! its semantics to be defined, and this crate defines them): it reads
+//! test-suite results — records carrying `pm` or `pv`, `ce`, `acd`, `acn`,
+//! `acs` — and reports on them. It never runs an engine.
+//!
+//! - a record is **solved** by the rule of §7.5 ([`epd_core::judge`]):
+//!   its move (`pm`, else `pv`'s first) is in `bm` when `bm` is present
+//!   and not in `am`; the key is the record's own `bm`/`am`/`dm`, or a
+//!   separate key file's ([`KeyBook`]) matched by id, else by position;
+//! - per run ([`RunStats`]): solved of scored with a Wilson 95 % interval
+//!   ([`wilson`]); mates in matetrack's classes; STS points and the
+//!   STS-Rating estimate with its interval; themes; time-based scores
+//!   (BT-2630, BT-2450, LCT II) from solution times; distributions of
+//!   acd, acn, acs and ce ([`Distribution`]); consistency checks with
+//!   line numbers;
+//! - between runs ([`Comparison`]): solved by both, by one, by neither,
+//!   McNemar's exact test ([`binomial_two_sided`]), the ids newly solved
+//!   and newly failed, and paired solve times with a sign test.
+//!
+//! The computation yields plain data ([`Report`], serialisable); the
+//! renderers (text, JSON, CSV) are the caller's, over the same data.
+
+mod key;
+pub mod render;
+mod report;
+mod run;
+mod stats;
+
+pub use key::{position_key, KeyBook, Lookup, Solution};
+pub use report::{build, Comparison, Input, Options, PairedTimes, Report, SCHEMA};
+pub use run::{
+    cumulative, verdict_str, Dists, Grouping, Issue, Judged, MateClass, Mates, Objective, Points, RunStats, Spread,
+    Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS,
+};
+pub use stats::{binomial_two_sided, wilson, Distribution, Summary, EXACT_BELOW, Z95};

@@ -1,0 +1,756 @@
+//! One run: each result record judged against its key, and the run's
+//! figures accumulated record by record (memory grows with the themes,
+//! the distinct values kept by the distributions, the ids of missed
+//! records and the issues found, not with every record).
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+
+use epd_core::{judge, played_move, Opcode, Record, Score, Verdict};
+use regex::Regex;
+use serde::Serialize;
+
+use crate::key::{position_key, KeyBook, Lookup, Solution};
+use crate::stats::{wilson, Distribution, Summary, Z95};
+
+/// The extension operations that say when the move played first
+/// appeared and then held: elapsed milliseconds, nodes and depth (private
+/// opcodes, so capitalised, §5.3).
+pub const SOLVE_MS: &str = "Solve_ms";
+/// See [`SOLVE_MS`].
+pub const SOLVE_ACN: &str = "Solve_acn";
+/// See [`SOLVE_MS`].
+pub const SOLVE_ACD: &str = "Solve_acd";
+
+/// How records are grouped into themes.
+#[derive(Clone, Debug, Default)]
+pub enum Grouping {
+    /// The id without its trailing number (`STS(v1.0) Undermine.001` is
+    /// in `STS(v1.0) Undermine`, `WAC.001` in `WAC`, `test 1` in `test`).
+    #[default]
+    IdPrefix,
+    /// The first capture group of a regular expression over the id (the
+    /// whole match when it has no group); ids it does not match are in
+    /// `(other)`.
+    Regex(Regex),
+    /// One theme per run file.
+    File,
+    /// By the opcodes that key the record: `bm`, `am`, `bm+am`, `dm`,
+    /// `points` or `(none)`.
+    Opcode,
+}
+
+/// A mate-in-N record's outcome, matetrack's classes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MateClass {
+    /// The mate found is the key's length.
+    Best,
+    /// A mate found, longer than the key's.
+    Longer,
+    /// A mate found shorter than the key's: the key is wrong.
+    Shorter,
+    /// A mate score, but against the side to move.
+    WrongSign,
+    /// No mate score.
+    Missed,
+}
+
+/// One result record, judged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Judged {
+    /// Its 1-based line.
+    pub line: u64,
+    /// Its id.
+    pub id: Option<String>,
+    /// Its theme.
+    pub theme: String,
+    /// Solved, missed or unscored (§7.5).
+    #[serde(serialize_with = "verdict_name")]
+    pub verdict: Verdict,
+    /// The move played (pm, else pv's first), in SAN.
+    pub played: Option<String>,
+    /// The key's mate length.
+    pub dm: Option<u32>,
+    /// The mate outcome, when the key has dm.
+    pub mate: Option<MateClass>,
+    /// Points earned and the most available (STS).
+    pub points: Option<(u32, u32)>,
+    /// Depth, nodes, seconds and evaluation reported.
+    pub acd: Option<i64>,
+    /// See `acd`.
+    pub acn: Option<i64>,
+    /// See `acd`.
+    pub acs: Option<i64>,
+    /// See `acd`.
+    pub ce: Option<i64>,
+    /// When the move played was found, in seconds: the solve-time
+    /// extension, else `acs` of a solved record.
+    pub time: Option<f64>,
+    /// The resolution of `time`, in seconds: 0.001 from the extension,
+    /// 1 from `acs`.
+    #[serde(skip)]
+    pub time_resolution: f64,
+    /// Nodes when it was found: the extension, else `acn` of a solved
+    /// record.
+    pub nodes: Option<i64>,
+    /// The record's identity for comparing runs: its id, else its
+    /// position, with the occurrence number of a duplicate.
+    #[serde(skip)]
+    pub key: u64,
+}
+
+/// A problem found in the results, with its line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// The line.
+    pub line: u64,
+    /// A short kind: `pm-not-pv`, `no-acd`, `no-acs`, `duplicate-id`,
+    /// `duplicate-position`, `ce-sign`, `key-mate-longer`,
+    /// `key-position`, `no-key`, `invalid`.
+    pub kind: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Themes in the order they first appear (serialised as a JSON object
+/// in that order).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Themes {
+    list: Vec<(String, Theme)>,
+    index: HashMap<String, usize>,
+}
+
+impl Themes {
+    fn entry(&mut self, name: &str) -> &mut Theme {
+        let i = match self.index.get(name) {
+            Some(&i) => i,
+            None => {
+                self.list.push((name.to_owned(), Theme::default()));
+                self.index.insert(name.to_owned(), self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        &mut self.list[i].1
+    }
+
+    /// The theme called `name`.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&Theme> {
+        self.index.get(name).map(|&i| &self.list[i].1)
+    }
+
+    /// Each theme and its counts, in order of first appearance.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Theme)> {
+        self.list.iter().map(|(n, t)| (n.as_str(), t))
+    }
+
+    /// How many themes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// No theme.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+impl Serialize for Themes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.list.len()))?;
+        for (n, t) in &self.list {
+            m.serialize_entry(n, t)?;
+        }
+        m.end()
+    }
+}
+
+/// A theme's counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Theme {
+    /// Records.
+    pub records: u64,
+    /// Records with bm or am.
+    pub scored: u64,
+    /// Solved.
+    pub solved: u64,
+    /// Points earned (STS).
+    pub points: u64,
+    /// Points available.
+    pub max_points: u64,
+}
+
+/// The mate records' outcomes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Mates {
+    /// Records whose key has dm.
+    pub keyed: u64,
+    /// Found at the key's length.
+    pub best: u64,
+    /// Found, longer.
+    pub longer: u64,
+    /// Found, shorter than the key (a key error).
+    pub shorter: u64,
+    /// A mate score against the side to move.
+    pub wrong_sign: u64,
+    /// No mate found.
+    pub missed: u64,
+    /// By the key's length: (records, mates found of any length).
+    pub by_length: BTreeMap<u32, (u64, u64)>,
+}
+
+/// Points (STS) and the rating estimate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Points {
+    /// Records with a points list.
+    pub records: u64,
+    /// Points earned.
+    pub points: u64,
+    /// Points available.
+    pub max: u64,
+    /// points / max, in percent.
+    pub percent: f64,
+    /// Its 95 % interval (normal, from the per-record points' variance).
+    pub percent_ci: (f64, f64),
+    /// STS-Rating's estimate, `44.523 × percent − 242.85`, and its interval.
+    pub sts_rating: f64,
+    /// See `sts_rating`.
+    pub sts_rating_ci: (f64, f64),
+}
+
+/// A score computed from solution times.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeScore {
+    /// Its name.
+    pub name: &'static str,
+    /// Its formula.
+    pub formula: &'static str,
+    /// The score.
+    pub value: f64,
+}
+
+/// A distribution's summaries: all records, solved, missed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// Every record with the value.
+    pub all: Option<Summary>,
+    /// Solved records.
+    pub solved: Option<Summary>,
+    /// Missed records.
+    pub missed: Option<Summary>,
+}
+
+/// The distributions of one quantity, kept while reading.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dists {
+    /// All records.
+    pub all: Distribution,
+    /// Solved ones.
+    pub solved: Distribution,
+    /// Missed ones.
+    pub missed: Distribution,
+}
+
+impl Dists {
+    fn add(&mut self, v: Option<i64>, verdict: Verdict) {
+        let Some(v) = v else { return };
+        self.all.add(v);
+        match verdict {
+            Verdict::Solved => self.solved.add(v),
+            Verdict::Missed => self.missed.add(v),
+            Verdict::Unscored => {}
+        }
+    }
+
+    fn spread(&self) -> Spread {
+        Spread { all: self.all.summary(), solved: self.solved.summary(), missed: self.missed.summary() }
+    }
+}
+
+/// The figures of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunStats {
+    /// The run's label.
+    pub label: String,
+    /// The file it was read from.
+    pub file: String,
+    /// Valid records read.
+    pub records: u64,
+    /// Invalid records (each listed among the issues).
+    pub invalid: u64,
+    /// Records with bm or am.
+    pub scored: u64,
+    /// Solved (§7.5).
+    pub solved: u64,
+    /// Missed.
+    pub missed: u64,
+    /// With neither bm nor am.
+    pub unscored: u64,
+    /// solved / scored with its Wilson 95 % interval, as proportions.
+    pub solved_rate: Option<f64>,
+    /// See `solved_rate`.
+    pub solved_ci: (f64, f64),
+    /// Ids of the missed records (`line N` when a record has no id).
+    pub missed_ids: Vec<String>,
+    /// Counts per theme, in the order the themes first appear.
+    pub themes: Themes,
+    /// Mate records.
+    pub mates: Mates,
+    /// STS points, when the suite gives them.
+    pub points: Option<Points>,
+    /// Scores from solution times, when there are any.
+    pub time_scores: Vec<TimeScore>,
+    /// Summaries of acd, acn, acs and ce (ce without mate scores).
+    pub distributions: BTreeMap<&'static str, Spread>,
+    /// Problems found, in line order.
+    pub issues: Vec<Issue>,
+    #[serde(skip)]
+    pub(crate) dists: BTreeMap<&'static str, Dists>,
+    /// Solution times (seconds) and nodes of solved records.
+    #[serde(skip)]
+    pub solve_times: Distribution,
+    /// See `solve_times`.
+    #[serde(skip)]
+    pub solve_nodes: Distribution,
+    #[serde(skip)]
+    points_sq: f64,
+    #[serde(skip)]
+    seen_ids: HashMap<u64, (u32, u64)>,
+    #[serde(skip)]
+    seen_positions: HashMap<u64, (u32, u64)>,
+    #[serde(skip)]
+    bt_sum: f64,
+    #[serde(skip)]
+    lct_points: u64,
+    #[serde(skip)]
+    timed: u64,
+    /// Work out BT-2630, BT-2450 and LCT II (their formulas were made for
+    /// their own 30- and 35-position suites).
+    #[serde(skip)]
+    pub want_time_scores: bool,
+}
+
+/// Caps on what BT and LCT count, seconds.
+const BT_CAP: f64 = 900.0;
+
+/// LCT II's points for a solution found within each number of seconds.
+const LCT_BANDS: [(f64, u64); 6] = [(9.0, 30), (29.0, 25), (89.0, 20), (209.0, 15), (389.0, 10), (600.0, 5)];
+
+fn hash_of(bytes: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// An integer operand; an opcode the kit does not know (the solve-time
+/// extensions) has untyped operands, read here as decimal text.
+fn int_of(rec: &Record, op: &str) -> Option<i64> {
+    let o = rec.get(op).and_then(|o| o.operand(0))?;
+    o.as_integer().or_else(|| std::str::from_utf8(o.text()).ok()?.parse().ok())
+}
+
+impl RunStats {
+    /// An empty run.
+    #[must_use]
+    pub fn new(label: &str, file: &str) -> RunStats {
+        let mut dists = BTreeMap::new();
+        for k in ["acd", "acn", "acs", "ce"] {
+            dists.insert(k, Dists::default());
+        }
+        RunStats {
+            label: label.to_owned(),
+            file: file.to_owned(),
+            records: 0,
+            invalid: 0,
+            scored: 0,
+            solved: 0,
+            missed: 0,
+            unscored: 0,
+            solved_rate: None,
+            solved_ci: (0.0, 1.0),
+            missed_ids: Vec::new(),
+            themes: Themes::default(),
+            mates: Mates::default(),
+            points: None,
+            time_scores: Vec::new(),
+            distributions: BTreeMap::new(),
+            issues: Vec::new(),
+            dists,
+            solve_times: Distribution::default(),
+            solve_nodes: Distribution::default(),
+            points_sq: 0.0,
+            seen_ids: HashMap::new(),
+            seen_positions: HashMap::new(),
+            bt_sum: 0.0,
+            lct_points: 0,
+            timed: 0,
+            want_time_scores: false,
+        }
+    }
+
+    fn issue(&mut self, line: u64, kind: &'static str, message: String) {
+        self.issues.push(Issue { line, kind, message });
+    }
+
+    /// Counts an invalid record (its first error's code and message).
+    pub fn invalid_record(&mut self, line: u64, message: String) {
+        self.invalid += 1;
+        self.issue(line, "invalid", message);
+    }
+
+    /// Judges a valid record and counts it.
+    pub fn add(&mut self, rec: &Record, line: u64, key: Option<&KeyBook>, grouping: &Grouping) -> Judged {
+        self.records += 1;
+        let pos = *rec.position().expect("a valid record has a position");
+        let id = rec.id();
+        // The key: the record's own, else the key file's.
+        let own = Solution::of(rec);
+        let solution = match key {
+            Some(book) => match book.find(id, &pos) {
+                Lookup::Id(s) | Lookup::Position(s) => s.clone(),
+                Lookup::IdOtherPosition => {
+                    self.issue(line, "key-position", "the key has this id for another position".into());
+                    own
+                }
+                Lookup::Missing => {
+                    if own.is_empty() {
+                        self.issue(line, "no-key", "neither the key nor the record has a solution".into());
+                    }
+                    own
+                }
+            },
+            None => own,
+        };
+        let mv = played_move(rec);
+        let verdict = judge(solution.bm.as_deref(), solution.am.as_deref(), mv);
+        let id_text = id.map(|i| String::from_utf8_lossy(i).into_owned());
+        // Identity and duplicates.
+        let ph = position_key(&pos);
+        // (occurrences, first line) of this position and of this id.
+        let (dup_pos, first_pos) = {
+            let e = self.seen_positions.entry(ph).or_insert((0, line));
+            e.0 += 1;
+            *e
+        };
+        let key_hash = match id {
+            Some(i) => {
+                let h = hash_of(i);
+                let (n, first) = {
+                    let e = self.seen_ids.entry(h).or_insert((0, line));
+                    e.0 += 1;
+                    *e
+                };
+                if n > 1 {
+                    let shown = id_text.as_deref().unwrap_or("");
+                    self.issue(line, "duplicate-id", format!("the id {shown:?} of line {first} again"));
+                }
+                h ^ u64::from(n - 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            }
+            None => ph ^ u64::from(dup_pos - 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        };
+        if dup_pos > 1 {
+            self.issue(line, "duplicate-position", format!("the position of line {first_pos} again"));
+        }
+        // pm against pv.
+        let first_pv = rec.get_known(Opcode::Pv).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
+        let pm = rec.get_known(Opcode::Pm).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
+        if let (Some(a), Some(b)) = (pm, first_pv) {
+            if a != b {
+                self.issue(line, "pm-not-pv", format!("pm {} is not the first move of pv, {}", pos.san(a), pos.san(b)));
+            }
+        }
+        let (acd, acn, acs) = (int_of(rec, "acd"), int_of(rec, "acn"), int_of(rec, "acs"));
+        if mv.is_some() && acd.is_none() {
+            self.issue(line, "no-acd", "a result without acd (depth)".into());
+        }
+        if mv.is_some() && acs.is_none() && rec.get(SOLVE_MS).is_none() {
+            self.issue(line, "no-acs", "a result without acs (seconds)".into());
+        }
+        let score = rec.score();
+        let ce = rec.get_known(Opcode::Ce).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
+        // Mates.
+        let mut mate = None;
+        if let Some(dm) = solution.dm {
+            self.mates.keyed += 1;
+            let found = match score {
+                Some(Score::MateIn(n)) => Some(n),
+                _ => None,
+            };
+            let class = match (score, found) {
+                (_, Some(n)) if n == dm => MateClass::Best,
+                (_, Some(n)) if n > dm => MateClass::Longer,
+                (_, Some(_)) => MateClass::Shorter,
+                (Some(Score::MatedIn(_) | Score::Checkmated), None) => MateClass::WrongSign,
+                _ => MateClass::Missed,
+            };
+            match class {
+                MateClass::Best => self.mates.best += 1,
+                MateClass::Longer => self.mates.longer += 1,
+                MateClass::Shorter => {
+                    self.mates.shorter += 1;
+                    self.issue(
+                        line,
+                        "key-mate-longer",
+                        format!("mate in {} found; the key says dm {dm}", found.unwrap_or(0)),
+                    );
+                }
+                MateClass::WrongSign => self.mates.wrong_sign += 1,
+                MateClass::Missed => self.mates.missed += 1,
+            }
+            if matches!(score, Some(Score::Centipawns(c)) if c <= 0) || class == MateClass::WrongSign {
+                self.issue(line, "ce-sign", format!("ce {} for a side that mates in {dm}", ce.unwrap_or(0)));
+            }
+            let e = self.mates.by_length.entry(dm).or_insert((0, 0));
+            e.0 += 1;
+            e.1 += u64::from(found.is_some());
+            mate = Some(class);
+        }
+        // Points.
+        let points = solution.points_for(mv);
+        // Theme.
+        let theme = match grouping {
+            Grouping::IdPrefix => match &id_text {
+                Some(i) => id_prefix(i),
+                None => "(no id)".to_owned(),
+            },
+            Grouping::Regex(re) => id_text.as_deref().and_then(|i| re.captures(i)).map_or_else(
+                || "(other)".to_owned(),
+                |c| c.get(1).or_else(|| c.get(0)).map_or("", |m| m.as_str()).to_owned(),
+            ),
+            Grouping::File => self.file.clone(),
+            Grouping::Opcode => {
+                let name = match (&solution.bm, &solution.am, solution.dm) {
+                    (Some(_), Some(_), _) => "bm+am",
+                    (Some(_), None, _) => "bm",
+                    (None, Some(_), _) => "am",
+                    (None, None, Some(_)) => "dm",
+                    _ if !solution.points.is_empty() => "points",
+                    _ => "(none)",
+                };
+                name.to_owned()
+            }
+        };
+        let t = self.themes.entry(&theme);
+        t.records += 1;
+        if verdict != Verdict::Unscored {
+            t.scored += 1;
+        }
+        if verdict == Verdict::Solved {
+            t.solved += 1;
+        }
+        if let Some((got, best)) = points {
+            t.points += u64::from(got);
+            t.max_points += u64::from(best);
+            let p = self.points.get_or_insert(Points {
+                records: 0,
+                points: 0,
+                max: 0,
+                percent: 0.0,
+                percent_ci: (0.0, 0.0),
+                sts_rating: 0.0,
+                sts_rating_ci: (0.0, 0.0),
+            });
+            p.records += 1;
+            p.points += u64::from(got);
+            p.max += u64::from(best);
+            let frac = if best == 0 { 0.0 } else { f64::from(got) / f64::from(best) };
+            self.points_sq += frac * frac;
+        }
+        match verdict {
+            Verdict::Solved => self.solved += 1,
+            Verdict::Missed => {
+                self.missed += 1;
+                self.missed_ids.push(id_text.clone().unwrap_or_else(|| format!("line {line}")));
+            }
+            Verdict::Unscored => self.unscored += 1,
+        }
+        if verdict != Verdict::Unscored {
+            self.scored += 1;
+        }
+        // Distributions and solution times.
+        // Mate scores are counted among the mates, not averaged with
+        // evaluations.
+        let ce_eval = ce.filter(|c| c.abs() <= epd_core::CE_MATE_THRESHOLD);
+        for (k, v) in [("acd", acd), ("acn", acn), ("acs", acs), ("ce", ce_eval)] {
+            if let Some(d) = self.dists.get_mut(k) {
+                d.add(v, verdict);
+            }
+        }
+        let solved = verdict == Verdict::Solved;
+        let ms = int_of(rec, SOLVE_MS);
+        let time = match ms {
+            Some(ms) if solved => Some(ms as f64 / 1000.0),
+            None if solved => acs.map(|s| s as f64),
+            _ => None,
+        };
+        let nodes = if solved { int_of(rec, SOLVE_ACN).or(acn) } else { None };
+        if let Some(t) = time {
+            self.solve_times.add((t * 1000.0).round() as i64);
+        }
+        if let Some(n) = nodes {
+            self.solve_nodes.add(n);
+        }
+        if verdict != Verdict::Unscored && (time.is_some() || ms.is_some() || acs.is_some()) {
+            self.timed += 1;
+        }
+        if verdict != Verdict::Unscored {
+            let t = time.map_or(BT_CAP, |t| t.min(BT_CAP));
+            self.bt_sum += t;
+            if let Some(t) = time {
+                self.lct_points += LCT_BANDS.iter().find(|&&(s, _)| t <= s).map_or(0, |&(_, p)| p);
+            }
+        }
+        Judged {
+            line,
+            id: id_text,
+            theme,
+            verdict,
+            played: mv.map(|m| pos.san(m)),
+            dm: solution.dm,
+            mate,
+            points,
+            acd,
+            acn,
+            acs,
+            ce,
+            time,
+            time_resolution: if ms.is_some() { 0.001 } else { 1.0 },
+            nodes,
+            key: key_hash,
+        }
+    }
+
+    /// Works out the figures that need every record: intervals, ratings,
+    /// time scores, distribution summaries.
+    pub fn finish(&mut self) {
+        if self.scored > 0 {
+            self.solved_rate = Some(self.solved as f64 / self.scored as f64);
+        }
+        self.solved_ci = wilson(self.solved, self.scored);
+        if let Some(p) = self.points.as_mut() {
+            let n = p.records as f64;
+            p.percent = if p.max == 0 { 0.0 } else { 100.0 * p.points as f64 / p.max as f64 };
+            // The standard error of the mean of the per-record fractions
+            // (each record's points over its best), in percent.
+            let mean = p.percent / 100.0;
+            let var = if n > 1.0 { (self.points_sq - n * mean * mean).max(0.0) / (n - 1.0) } else { 0.0 };
+            let se = 100.0 * (var / n).sqrt();
+            p.percent_ci = ((p.percent - Z95 * se).max(0.0), (p.percent + Z95 * se).min(100.0));
+            let rating = |pct: f64| 44.523 * pct - 242.85;
+            p.sts_rating = rating(p.percent);
+            p.sts_rating_ci = (rating(p.percent_ci.0), rating(p.percent_ci.1));
+        }
+        self.time_scores.clear();
+        if self.want_time_scores && self.timed > 0 {
+            self.time_scores.push(TimeScore {
+                name: "BT-2630",
+                formula: "2630 - sum(t)/30, t the seconds to solve each record, 900 when unsolved or longer",
+                value: 2630.0 - self.bt_sum / 30.0,
+            });
+            self.time_scores.push(TimeScore {
+                name: "BT-2450",
+                formula: "2450 - sum(t)/30, t as for BT-2630",
+                value: 2450.0 - self.bt_sum / 30.0,
+            });
+            self.time_scores.push(TimeScore {
+                name: "LCT II",
+                formula: "1900 + points: 30 for a solution within 9 s, 25 within 29 s, 20 within 89 s, \
+                          15 within 209 s, 10 within 389 s, 5 within 600 s",
+                value: 1900.0 + self.lct_points as f64,
+            });
+        }
+        self.distributions = self.dists.iter().map(|(&k, d)| (k, d.spread())).collect();
+        self.issues.sort_by_key(|i| i.line);
+    }
+
+    /// The objective a tuner maximises: the points percentage where the
+    /// suite gives points, else the solved percentage; and its standard
+    /// error.
+    #[must_use]
+    pub fn objective(&self) -> Objective {
+        if let Some(p) = &self.points {
+            let se = (p.percent_ci.1 - p.percent_ci.0) / (2.0 * Z95);
+            return Objective { name: "points_percent", value: p.percent, standard_error: se };
+        }
+        let n = self.scored as f64;
+        let p = self.solved_rate.unwrap_or(0.0);
+        let se = if n > 0.0 { (p * (1.0 - p) / n).sqrt() } else { 0.0 };
+        Objective { name: "solved_percent", value: 100.0 * p, standard_error: 100.0 * se }
+    }
+
+    /// The distributions kept (for charts): `acd`, `acn`, `acs`, `ce`.
+    #[must_use]
+    pub fn distribution(&self, name: &str) -> Option<&Dists> {
+        self.dists.get(name)
+    }
+}
+
+/// A figure to maximise, with its standard error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Objective {
+    /// What it is.
+    pub name: &'static str,
+    /// Its value, in percent.
+    pub value: f64,
+    /// Its standard error, in percent.
+    pub standard_error: f64,
+}
+
+/// A verdict's name: `solved`, `missed`, `unscored`.
+#[must_use]
+pub fn verdict_str(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Solved => "solved",
+        Verdict::Missed => "missed",
+        Verdict::Unscored => "unscored",
+    }
+}
+
+fn verdict_name<S: serde::Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(verdict_str(*v))
+}
+
+/// The id without a trailing number and the separators before it.
+fn id_prefix(id: &str) -> String {
+    let t = id.trim_end_matches(|c: char| c.is_ascii_digit());
+    if t.len() == id.len() || t.is_empty() {
+        return id.to_owned();
+    }
+    t.trim_end_matches(['.', ' ', '_', '-', '#']).to_owned()
+}
+
+/// The solved records' time and nodes, for a solved-against-effort curve:
+/// (value, cumulative solved), ascending.
+#[must_use]
+pub fn cumulative(d: &Distribution) -> Vec<(i64, u64)> {
+    let mut total = 0;
+    d.values()
+        .map(|(v, c)| {
+            total += c;
+            (v, total)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn themes_are_ids_without_their_numbers() {
+        for (id, theme) in [
+            ("STS(v1.0) Undermine.001", "STS(v1.0) Undermine"),
+            ("WAC.001", "WAC"),
+            ("test 1", "test"),
+            ("1.5.IQ.918", "1.5.IQ"),
+            ("LCTPOS01 (d6!)", "LCTPOS01 (d6!)"),
+            ("123", "123"),
+        ] {
+            assert_eq!(id_prefix(id), theme);
+        }
+    }
+}

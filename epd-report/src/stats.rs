@@ -1,0 +1,307 @@
+//! The statistics a report prints, each with its formula named: the
+//! Wilson score interval for a proportion, the exact binomial test
+//! (McNemar's exact test on the discordant pairs of two runs, and the
+//! sign test on paired times), and distributions kept as counts of
+//! values so their quantiles are exact where the values are few.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// The normal quantile of a two-sided 95 % interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// The Wilson score interval (95 %) of `k` successes in `n` trials, as
+/// proportions in 0..=1; `(0, 1)` when `n` is 0.
+///
+/// ```
+/// let (lo, hi) = epd_report::wilson(8, 10);
+/// assert!((lo - 0.4902).abs() < 1e-4 && (hi - 0.9433).abs() < 1e-4);
+/// ```
+#[must_use]
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// ln Γ(x) for x > 0 (Lanczos, g = 7, nine terms; relative error below
+/// 1e-13 over the range used here).
+fn ln_gamma(x: f64) -> f64 {
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Reflection.
+        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut a = C[0];
+    let t = x + 7.5;
+    for (i, c) in C.iter().enumerate().skip(1) {
+        a += c / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// The two-sided exact binomial test of `b` against `c` under p = 1/2:
+/// twice the probability of a split at least as uneven, capped at 1.
+/// On the discordant records of two runs (solved by one only) this is
+/// McNemar's exact test; on paired times (faster in one run) the sign
+/// test. 1 when there is nothing to compare.
+///
+/// ```
+/// // 1 against 9: 2 × (1 + 10) / 1024.
+/// assert!((epd_report::binomial_two_sided(1, 9) - 22.0 / 1024.0).abs() < 1e-12);
+/// assert_eq!(epd_report::binomial_two_sided(0, 0), 1.0);
+/// ```
+#[must_use]
+pub fn binomial_two_sided(b: u64, c: u64) -> f64 {
+    let n = b + c;
+    if n == 0 {
+        return 1.0;
+    }
+    let k = b.min(c);
+    let nf = n as f64;
+    // ln of C(n, k) / 2^n, then down the tail by pmf(i-1) = pmf(i) i / (n-i+1).
+    let ln_pk = ln_gamma(nf + 1.0) - ln_gamma(k as f64 + 1.0) - ln_gamma((n - k) as f64 + 1.0) - nf * 2f64.ln();
+    let mut term = ln_pk.exp();
+    let mut sum = 0.0;
+    let mut i = k;
+    loop {
+        sum += term;
+        if i == 0 || term < sum * 1e-17 {
+            break;
+        }
+        term *= i as f64 / (n - i + 1) as f64;
+        i -= 1;
+    }
+    (2.0 * sum).min(1.0)
+}
+
+/// Values of this magnitude and more are kept to four significant digits
+/// in a [`Distribution`], so the number of distinct values stays bounded
+/// (node counts); below it every value is kept exactly (every `ce`,
+/// depth and time in seconds in practice).
+pub const EXACT_BELOW: i64 = 100_000;
+
+/// A distribution of integer values (depths, nodes, seconds, scores):
+/// counts per value, exact below [`EXACT_BELOW`] in magnitude and to four
+/// significant digits above, so memory is bounded (some 300,000 distinct
+/// values at most) whatever the number of records.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Distribution {
+    counts: BTreeMap<i64, u64>,
+    n: u64,
+    sum: f64,
+}
+
+fn bucket(v: i64) -> i64 {
+    if v.unsigned_abs() < EXACT_BELOW as u64 {
+        return v;
+    }
+    let digits = v.unsigned_abs().ilog10();
+    let unit = 10i64.pow(digits - 3);
+    (v / unit) * unit
+}
+
+/// A distribution's summary: count, extremes, quartiles (linear
+/// interpolation between closest ranks, as R's type 7 and numpy's
+/// default), mean and 90th percentile.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// How many values.
+    pub n: u64,
+    /// The smallest.
+    pub min: f64,
+    /// The first quartile.
+    pub q1: f64,
+    /// The median.
+    pub median: f64,
+    /// The third quartile.
+    pub q3: f64,
+    /// The mean (of the values as given, not as kept).
+    pub mean: f64,
+    /// The 90th percentile.
+    pub p90: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Distribution {
+    /// Adds a value.
+    pub fn add(&mut self, v: i64) {
+        *self.counts.entry(bucket(v)).or_insert(0) += 1;
+        self.n += 1;
+        self.sum += v as f64;
+    }
+
+    /// Adds another distribution's values.
+    pub fn merge(&mut self, other: &Distribution) {
+        for (&v, &c) in &other.counts {
+            *self.counts.entry(v).or_insert(0) += c;
+        }
+        self.n += other.n;
+        self.sum += other.sum;
+    }
+
+    /// How many values.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// No values.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The value of 0-based rank `r` in sorted order.
+    fn at_rank(&self, r: u64) -> i64 {
+        let mut seen = 0;
+        for (&v, &c) in &self.counts {
+            seen += c;
+            if r < seen {
+                return v;
+            }
+        }
+        self.counts.last_key_value().map_or(0, |(&v, _)| v)
+    }
+
+    /// The `p` quantile (0..=1), linear between closest ranks; `None`
+    /// when empty.
+    #[must_use]
+    pub fn quantile(&self, p: f64) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let q = (self.n - 1) as f64 * p.clamp(0.0, 1.0);
+        let lo = q.floor() as u64;
+        let hi = q.ceil() as u64;
+        let (a, b) = (self.at_rank(lo) as f64, self.at_rank(hi) as f64);
+        Some(a + (q - lo as f64) * (b - a))
+    }
+
+    /// The summary; `None` when empty.
+    #[must_use]
+    pub fn summary(&self) -> Option<Summary> {
+        let q = |p| self.quantile(p);
+        Some(Summary {
+            n: self.n,
+            min: q(0.0)?,
+            q1: q(0.25)?,
+            median: q(0.5)?,
+            q3: q(0.75)?,
+            mean: self.sum / self.n as f64,
+            p90: q(0.9)?,
+            max: q(1.0)?,
+        })
+    }
+
+    /// Counts in consecutive bins: `edges` ascending; bin i holds values
+    /// in `edges[i]..edges[i+1]`, the last bin values from its edge up.
+    /// Values below the first edge go in the first bin.
+    #[must_use]
+    pub fn histogram(&self, edges: &[i64]) -> Vec<u64> {
+        let mut out = vec![0; edges.len()];
+        if edges.is_empty() {
+            return out;
+        }
+        for (&v, &c) in &self.counts {
+            let i = edges.partition_point(|&e| e <= v).saturating_sub(1);
+            out[i] += c;
+        }
+        out
+    }
+
+    /// Each kept value and its count, ascending.
+    pub fn values(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        self.counts.iter().map(|(&v, &c)| (v, c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_intervals_worked_by_hand() {
+        // k, n, lower, upper (from p̂ ± z√(p̂q̂/n + z²/4n²) over 1 + z²/n).
+        for (k, n, lo, hi) in [
+            (8, 10, 0.490_16, 0.943_31),
+            (0, 10, 0.0, 0.277_53),
+            (10, 10, 0.722_47, 1.0),
+            (150, 300, 0.443_77, 0.556_23),
+            (1, 1, 0.206_55, 1.0),
+        ] {
+            let (l, h) = wilson(k, n);
+            assert!((l - lo).abs() < 1e-5 && (h - hi).abs() < 1e-5, "{k}/{n}: {l} {h}");
+        }
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn exact_binomial_tails() {
+        // 2 × Σ C(n,i)/2^n for i ≤ min(b,c).
+        for (b, c, p) in [
+            (0, 1, 1.0),
+            (0, 5, 2.0 / 32.0),
+            (1, 9, 22.0 / 1024.0),
+            (3, 3, 1.0),
+            (2, 8, 2.0 * 56.0 / 1024.0),
+            (10, 0, 2.0 / 1024.0),
+        ] {
+            let got = binomial_two_sided(b, c);
+            assert!((got - p).abs() < 1e-12, "{b} {c}: {got} vs {p}");
+        }
+        // A large, lopsided split: tiny, not zero, not NaN.
+        let p = binomial_two_sided(400, 600);
+        assert!(p > 1e-11 && p < 1e-9, "{p}");
+        assert!((ln_gamma(11.0) - 3_628_800f64.ln()).abs() < 1e-10);
+    }
+
+    #[test]
+    fn quartiles_interpolate_between_ranks() {
+        let mut d = Distribution::default();
+        for v in [7, 1, 3, 5, 9] {
+            d.add(v);
+        }
+        let s = d.summary().unwrap();
+        assert_eq!((s.min, s.q1, s.median, s.q3, s.max, s.mean), (1.0, 3.0, 5.0, 7.0, 9.0, 5.0));
+        d.add(11);
+        // Six values: q1 at rank 1.25 → 3 + 0.25 × 2; p90 at rank 4.5.
+        let s = d.summary().unwrap();
+        assert_eq!((s.q1, s.median, s.q3, s.p90), (3.5, 6.0, 8.5, 10.0));
+        assert_eq!(d.histogram(&[0, 4, 8]), vec![2, 2, 2]);
+        assert!(Distribution::default().summary().is_none());
+    }
+
+    #[test]
+    fn large_values_keep_four_digits() {
+        assert_eq!(bucket(99_999), 99_999);
+        assert_eq!(bucket(-32_765), -32_765);
+        assert_eq!(bucket(123_456), 123_400);
+        assert_eq!(bucket(-7_654_321), -7_654_000);
+        let mut d = Distribution::default();
+        for v in 0..100_000 {
+            d.add(1_000_000 + v);
+        }
+        assert!(d.counts.len() <= 101, "{}", d.counts.len());
+        assert_eq!(d.summary().unwrap().mean, 1_049_999.5);
+    }
+}
