@@ -301,3 +301,133 @@ fn real_runs_of_wac_and_sts_at_two_node_limits() {
         assert_eq!(c["paired"], r["runs"][0]["scored"]);
     }
 }
+
+/// Chromium, headless, with the flags this machine's closed network
+/// needs; `None` when it is not installed (CI requires it).
+fn chromium() -> Option<&'static str> {
+    let p = "/usr/bin/chromium";
+    if Path::new(p).is_file() {
+        return Some(p);
+    }
+    assert!(std::env::var_os("EPDKIT_REQUIRE_CHROMIUM").is_none(), "chromium is required but missing");
+    eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+    None
+}
+
+/// Runs chromium on `page` with `args`; returns (stdout, stderr). The
+/// output goes to files (a pipe left unread would stall it).
+fn run_chromium(bin: &str, profile: &Path, args: &[&str], page: &Path) -> (String, String) {
+    let (out, err) = (profile.with_extension("out"), profile.with_extension("err"));
+    let mut child = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+    (read(&out), read(&err))
+}
+
+/// The markup of the chart of `kind` in `dom`.
+fn chart<'a>(dom: &'a str, kind: &str) -> &'a str {
+    let start = dom.find(&format!("data-kind=\"{kind}\"")).unwrap_or_else(|| panic!("no {kind} chart"));
+    let end = dom[start..].find("</figure>").unwrap();
+    &dom[start..start + end]
+}
+
+#[test]
+fn html_report_in_headless_chromium() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two real runs of STS (themes, points) with time and node counts.
+    let src = epd_testkit::corpus_path("STS1-STS15_LAN_v3.epd");
+    let mut runs = Vec::new();
+    for nodes in ["800", "3000"] {
+        let out = d.join(format!("sts-{nodes}.epd"));
+        let st = Command::new(EPD)
+            .args(["analyze", "--nodes", nodes, "--counters", "-q", "-j", "2", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        runs.push(out.to_string_lossy().into_owned());
+    }
+    let page = d.join("report.html");
+    let out = epd(&["report", &runs[0], &runs[1], "--format", "html", "-o", &page.to_string_lossy()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains(" src="), "no reference out");
+    // The data, as the JSON and CSV renderings of the same report give it.
+    let r = json(&[&runs[0], &runs[1]]);
+    let csv = String::from_utf8(epd(&["report", &runs[0], &runs[1], "--format", "csv"]).stdout).unwrap();
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(str::to_owned).collect()).collect();
+    let per_run = |f: &str, col: usize, solved_only: bool| -> usize {
+        let mut v: Vec<&str> = rows
+            .iter()
+            .filter(|r| r[1] == f && (!solved_only || r[5] == "solved") && !r[col].is_empty())
+            .map(|r| r[col].as_str())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    let profile = d.join("profile");
+    let (dom, log) = run_chromium(bin, &profile, &["--dump-dom"], &page);
+    // Scripts ran, nothing was loaded, nothing was logged to the console.
+    assert!(dom.contains("data-ready=\"1\""), "the page's script did not run");
+    assert!(dom.contains("data-resources=\"0\""), "the page loaded something");
+    for l in log.lines() {
+        assert!(!l.contains("CONSOLE") && !l.contains("Uncaught") && !l.contains("Content Security Policy"), "{l}");
+    }
+    let themes = r["runs"][0]["themes"].as_object().unwrap().len();
+    assert_eq!(chart(&dom, "themes").matches("class=\"bar\"").count(), themes * 2);
+    let points = |kind: &str| chart(&dom, kind).matches("class=\"point\"").count();
+    // col 15 = time, 16 = nodes: a point per distinct value per run.
+    assert_eq!(points("time-curve"), per_run(&runs[0], 15, true) + per_run(&runs[1], 15, true));
+    assert_eq!(points("nodes-curve"), per_run(&runs[0], 16, true) + per_run(&runs[1], 16, true));
+    let ce = chart(&dom, "ce-histogram");
+    assert_eq!(ce.matches("class=\"bar\"").count(), 22 * 2);
+    // The bars of the first run hold every non-mate ce of it.
+    let first = rows.iter().filter(|x| x[1] == runs[0] && x[14].parse::<i64>().is_ok_and(|c| c.abs() <= 32000)).count();
+    let label = r["runs"][0]["label"].as_str().unwrap();
+    let sum: u64 = ce
+        .split("<rect ")
+        .filter(|b| b.contains(&format!("data-run=\"{label}\"")))
+        .map(|b| b.split("data-value=\"").nth(1).unwrap().split('"').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum as usize, first);
+    let both = r["comparisons"][0]["times"]["n"].as_u64().unwrap_or(0) as usize;
+    assert_eq!(points("time-scatter"), both.min(epd_report::MAX_TIME_PAIRS));
+    // A screenshot for people to look at.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("epd-report.png");
+    let _ = std::fs::remove_file(&shot);
+    run_chromium(bin, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1200,3000"], &page);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    eprintln!("screenshot: {}", shot.display());
+}

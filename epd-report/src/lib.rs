@@ -18,8 +18,10 @@
 //!   and newly failed, and paired solve times with a sign test.
 //!
 //! The computation yields plain data ([`Report`], serialisable); the
-//! renderers (text, JSON, CSV) are the caller's, over the same data.
+//! renderers ([`render`]: text, JSON, CSV rows and one self-contained HTML
+//! page with inline SVG charts) work over the same data.
 
+mod html;
 mod key;
 pub mod render;
 mod report;
@@ -27,7 +29,7 @@ mod run;
 mod stats;
 
 pub use key::{position_key, KeyBook, Lookup, Solution};
-pub use report::{build, Comparison, Input, Options, PairedTimes, Report, SCHEMA};
+pub use report::{build, Comparison, Input, Options, PairedTimes, Report, MAX_TIME_PAIRS, SCHEMA};
 pub use run::{
     cumulative, verdict_str, Dists, Grouping, Issue, Judged, MateClass, Mates, Objective, Points, RunStats, Spread,
     Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS,

@@ -1,6 +1,6 @@
 //! Renderers over a [`Report`]: text for a terminal, JSON (the versioned
-//! schema [`SCHEMA`](crate::SCHEMA)), and CSV rows, one per record per
-//! run, written as the records are read.
+//! schema [`SCHEMA`](crate::SCHEMA)), CSV rows, one per record per run,
+//! written as the records are read, and [`html`], one self-contained page.
 
 use std::fmt::Write as _;
 use std::io;
@@ -11,6 +11,8 @@ use crate::report::{Comparison, Report};
 use crate::run::{verdict_str, Judged, RunStats};
 use crate::stats::Summary;
 
+pub use crate::html::{html, CE_EDGES};
+
 /// How many ids a text list shows before it counts the rest.
 pub const TEXT_LIST: usize = 30;
 
@@ -19,7 +21,7 @@ fn pct(x: f64) -> String {
 }
 
 /// A p-value: four decimals, or two significant digits below 0.0001.
-fn p_value(p: f64) -> String {
+pub(crate) fn p_value(p: f64) -> String {
     if p >= 1e-4 {
         format!("{p:.4}")
     } else {

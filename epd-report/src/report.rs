@@ -80,7 +80,14 @@ pub struct Comparison {
     /// Lines of `b` that `a` solved and `b` missed.
     #[serde(skip)]
     pub regression_lines: Vec<u64>,
+    /// The solve times (seconds, `a` then `b`) of the first
+    /// [`MAX_TIME_PAIRS`] records both solved, for a scatter plot.
+    #[serde(skip)]
+    pub time_pairs: Vec<(f64, f64)>,
 }
+
+/// The most paired solve times a comparison keeps for plotting.
+pub const MAX_TIME_PAIRS: usize = 10_000;
 
 /// Solve times compared on the records both runs solved.
 #[derive(Clone, Debug, Serialize)]
@@ -268,6 +275,7 @@ fn compare(la: &str, a: &[Entry], lb: &str, b: &[Entry]) -> Comparison {
         unmatched: (0, 0),
         times: None,
         regression_lines: Vec::new(),
+        time_pairs: Vec::new(),
     };
     let mut ratios = Vec::new();
     let (mut b_faster, mut a_faster) = (0, 0);
@@ -290,6 +298,9 @@ fn compare(la: &str, a: &[Entry], lb: &str, b: &[Entry]) -> Comparison {
                     let at = |t: f64| ((t / res).round() * res).max(res);
                     let (ta, tb) = (at(ta), at(tb));
                     ratios.push(tb / ta);
+                    if c.time_pairs.len() < MAX_TIME_PAIRS {
+                        c.time_pairs.push((ta, tb));
+                    }
                     if tb < ta {
                         b_faster += 1;
                     } else if ta < tb {

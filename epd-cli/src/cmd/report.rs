@@ -21,6 +21,7 @@ pub const EXAMPLES: &str = "Examples:
   epd report sts-results.epd                            # STS: themes from the ids, points, rating estimate
   epd report results.epd --key suite.epd                # the key from another file, by id, else by position
   epd report a.epd b.epd --format json                  # schema epd-report/1; `objective` for tuners
+  epd report a.epd b.epd --format html -o report.html   # one page, charts inline, works offline
   epd report a.epd b.epd --write-regressions worse.epd  # records the first run solved and the last missed";
 
 /// What a report is printed as.
@@ -33,6 +34,9 @@ pub enum ReportFormat {
     Json,
     /// One row per record per run.
     Csv,
+    /// One self-contained page: inline SVG charts, sortable tables, no
+    /// network.
+    Html,
 }
 
 /// How records are grouped into themes.
@@ -241,6 +245,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     match args.format {
         ReportFormat::Text => out.write_all(render::text(&report).as_bytes())?,
         ReportFormat::Json => out.write_all(render::json(&report)?.as_bytes())?,
+        ReportFormat::Html => out.write_all(render::html(&report).as_bytes())?,
         ReportFormat::Csv => {}
     }
     out.flush().context("cannot write the report")?;
