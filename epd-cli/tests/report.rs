@@ -431,3 +431,45 @@ fn html_report_in_headless_chromium() {
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
     eprintln!("screenshot: {}", shot.display());
 }
+
+#[test]
+fn solution_times_from_analyze_feed_the_time_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bt.epd");
+    let src = epd_testkit::corpus_path("bt2630.epd");
+    let st = Command::new(EPD)
+        .args(["analyze", "--nodes", "20000", "--counters", "--solution-time", "-q", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // The extensions are valid EPD: check accepts the file.
+    let check = epd(&["check", &out.to_string_lossy()]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut expect_bt = 0.0;
+    let mut solved_times = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let field = |name: &str| -> Option<u64> {
+            let at = line.find(&format!(" {name} "))?;
+            line[at + name.len() + 2..].split(';').next()?.trim().parse().ok()
+        };
+        let (ms, nodes, depth) = (field("Solve_ms"), field("Solve_acn"), field("Solve_acd"));
+        assert!(ms.is_some() && nodes.is_some() && depth.is_some(), "{line}");
+        // Found no later than the search ended.
+        assert!(nodes.unwrap() <= field("acn").unwrap() && depth.unwrap() <= field("acd").unwrap(), "{line}");
+        let pm = line.split("pm ").nth(1).unwrap().split(';').next().unwrap();
+        let bm = line.split("bm ").nth(1).unwrap().split(';').next().unwrap();
+        if bm.split(' ').any(|b| b == pm) {
+            let t = ms.unwrap() as f64 / 1000.0;
+            expect_bt += t.min(900.0);
+            solved_times.push(t);
+        } else {
+            expect_bt += 900.0;
+        }
+    }
+    let r = json(&["--time-scores", &out.to_string_lossy()]);
+    assert_eq!(r["runs"][0]["solved"].as_u64().unwrap() as usize, solved_times.len());
+    close(&r["runs"][0]["time_scores"][0]["value"], 2630.0 - expect_bt / 30.0, 1e-6);
+}

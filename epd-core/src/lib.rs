@@ -102,5 +102,5 @@ pub use registers::Registers;
 pub use role::{Piece, Role};
 pub use san::{CastlingSide, San, SanError, SanMode, SanPlus, Suffix};
 pub use score::{Score, ScoreError, CE_MATE_THRESHOLD, CE_MAX, CE_MIN};
-pub use solution::{judge, played_move, verdict, Verdict};
+pub use solution::{judge, played_move, verdict, Verdict, SOLVE_ACD, SOLVE_ACN, SOLVE_MS};
 pub use square::{File, Rank, Square};

@@ -3,6 +3,17 @@
 
 use crate::{Move, Opcode, Record};
 
+/// The extension operation giving the milliseconds from the start of a
+/// search to the point where its move first led the principal variation
+/// and then held it to the end: the solution time of test suites. The
+/// analysis verbs write it on request and the report generator reads it.
+/// It is private to this kit, so it begins with a capital (§5.3).
+pub const SOLVE_MS: &str = "Solve_ms";
+/// The nodes searched by the point of [`SOLVE_MS`].
+pub const SOLVE_ACN: &str = "Solve_acn";
+/// The depth of the iteration at the point of [`SOLVE_MS`].
+pub const SOLVE_ACD: &str = "Solve_acd";
+
 /// How a move fared against a record's bm and am.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {

@@ -63,13 +63,18 @@ pub struct AnalysisOptions {
     pub counters: bool,
     /// Add `sm` (the same move as pm).
     pub sm: bool,
+    /// Add when the move played first led the principal variation and
+    /// then held it: [`SOLVE_MS`], [`SOLVE_ACN`], [`SOLVE_ACD`].
+    pub solution_time: bool,
 }
+
+pub use epd_core::{SOLVE_ACD, SOLVE_ACN, SOLVE_MS};
 
 impl AnalysisOptions {
     /// The verb with these limits, no counters, no sm.
     #[must_use]
     pub fn new(verb: AnalysisVerb, limits: Limits) -> AnalysisOptions {
-        AnalysisOptions { verb, limits, counters: false, sm: false }
+        AnalysisOptions { verb, limits, counters: false, sm: false, solution_time: false }
     }
 }
 
@@ -210,6 +215,24 @@ pub fn apply(rec: &mut Record, a: &Analysis, options: &AnalysisOptions) -> Resul
         }
         rec.set("acs", &[clamp(a.elapsed.as_secs())])?;
     }
+    if options.solution_time {
+        let clamp = |v: u64| OperandInput::Integer(v.min(i64::MAX as u64) as i64);
+        // A move that never led a reported line was found at the end.
+        let at = a.found.unwrap_or(crate::engine::Found { elapsed: Some(a.elapsed), nodes: a.nodes, depth: a.depth });
+        let ms = at.elapsed.unwrap_or(a.elapsed);
+        for (op, v) in [
+            (SOLVE_MS, Some(u64::try_from(ms.as_millis()).unwrap_or(u64::MAX))),
+            (SOLVE_ACN, at.nodes),
+            (SOLVE_ACD, at.depth.map(u64::from)),
+        ] {
+            match v {
+                Some(v) if a.best.is_some() => rec.set(op, &[clamp(v)])?,
+                _ => {
+                    rec.remove(op);
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -322,6 +345,7 @@ mod tests {
                 nodes: Some(100),
                 elapsed: Duration::ZERO,
                 lines: Vec::new(),
+                found: None,
             })
         }
     }

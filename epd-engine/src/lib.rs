@@ -33,4 +33,4 @@ pub mod mate;
 pub mod search;
 pub mod uci_server;
 
-pub use engine::{Analysis, Builtin, Engine, EngineError, GameClock, Limits, PvLine, UciConfig, UciEngine};
+pub use engine::{Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PvLine, UciConfig, UciEngine};

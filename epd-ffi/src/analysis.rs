@@ -475,6 +475,7 @@ impl Hook {
             nodes: found.nodes.and_then(|n| u64::try_from(n).ok()),
             elapsed,
             lines: Vec::new(),
+            found: None,
         })
     }
 }

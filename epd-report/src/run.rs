@@ -13,14 +13,7 @@ use serde::Serialize;
 use crate::key::{position_key, KeyBook, Lookup, Solution};
 use crate::stats::{wilson, Distribution, Summary, Z95};
 
-/// The extension operations that say when the move played first
-/// appeared and then held: elapsed milliseconds, nodes and depth (private
-/// opcodes, so capitalised, §5.3).
-pub const SOLVE_MS: &str = "Solve_ms";
-/// See [`SOLVE_MS`].
-pub const SOLVE_ACN: &str = "Solve_acn";
-/// See [`SOLVE_MS`].
-pub const SOLVE_ACD: &str = "Solve_acd";
+pub use epd_core::{SOLVE_ACD, SOLVE_ACN, SOLVE_MS};
 
 /// How records are grouped into themes.
 #[derive(Clone, Debug, Default)]

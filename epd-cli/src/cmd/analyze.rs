@@ -94,6 +94,12 @@ pub struct Args {
     /// Add the analysis counters acd (depth), acn (nodes) and acs (seconds).
     #[arg(long)]
     counters: bool,
+    /// Add when the move played first led the principal variation and then
+    /// held it to the end (the solution time of test suites), as the
+    /// extension operations `Solve_ms` (milliseconds), `Solve_acn` (nodes)
+    /// and `Solve_acd` (depth); `epd report` scores times from them.
+    #[arg(long)]
+    solution_time: bool,
     /// Principal variations per record (MultiPV, 1-64): the best line is
     /// pv and ce as always; line K (2..N) is written as the extension
     /// operations `pvK` (its moves) and `ceK` (its score), e.g. `ce2 -15;
@@ -242,7 +248,8 @@ fn count_lines(path: &str) -> Option<u64> {
 
 pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let limits = limits(&args);
-    let options = AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm };
+    let options =
+        AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm, solution_time: args.solution_time };
     let mut plan = Plan::new(&args.files, args.output.as_deref(), false)?;
     let mut resumed = None;
     if args.resume {

@@ -78,7 +78,13 @@ impl Builtin {
         let from_clock = limits.clock.map(|c| c.allocate(pos.turn()));
         let movetime = [limits.movetime, limits.timeout, from_clock].into_iter().flatten().min();
         let l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
-        let out = self.searcher.search(pos, history, &l, stop, &mut |_| {});
+        let mut held = super::FirstHeld::default();
+        let out = self.searcher.search(pos, history, &l, stop, &mut |info| {
+            if let Some(&first) = info.pv.first() {
+                let at = super::Found { elapsed: Some(info.elapsed), nodes: Some(info.nodes), depth: Some(info.depth) };
+                held.see(first, at);
+            }
+        });
         if !pos.has_legal_moves() {
             return Ok(Analysis { nodes: Some(out.nodes), elapsed: out.elapsed, ..Analysis::no_moves(pos) });
         }
@@ -91,7 +97,9 @@ impl Builtin {
             nodes: Some(out.nodes),
             elapsed: out.elapsed,
             lines: Vec::new(),
+            found: None,
         };
+        a.found = held.found(a.best);
         // MultiPV: each further line is a search with the moves already
         // found excluded at the root.
         let mut excluded: Vec<_> = a.pv.first().copied().into_iter().collect();

@@ -171,6 +171,45 @@ pub struct Analysis {
     /// With [`Limits::multipv`] above 1: the lines after the first (which
     /// is `pv` and `score`), best first, each starting with another move.
     pub lines: Vec<PvLine>,
+    /// When `best` first led the principal variation and then held it to
+    /// the end of the search, where the engine reported its progress.
+    pub found: Option<Found>,
+}
+
+/// The point of a search from which its final move led every principal
+/// variation reported: the solution time of test suites.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Time since the search began.
+    pub elapsed: Option<Duration>,
+    /// Nodes searched by then.
+    pub nodes: Option<u64>,
+    /// The iteration's depth.
+    pub depth: Option<u32>,
+}
+
+/// Follows the first move of each principal variation a search reports
+/// and remembers where the current run of one move began.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FirstHeld {
+    streak: Option<(Move, Found)>,
+}
+
+impl FirstHeld {
+    /// A principal variation starting with `first`, reported at `at`.
+    pub(crate) fn see(&mut self, first: Move, at: Found) {
+        if self.streak.map(|(m, _)| m) != Some(first) {
+            self.streak = Some((first, at));
+        }
+    }
+
+    /// Where `best` began to hold, if it led the last variation seen.
+    pub(crate) fn found(&self, best: Option<Move>) -> Option<Found> {
+        match (self.streak, best) {
+            (Some((m, f)), Some(b)) if m == b => Some(f),
+            _ => None,
+        }
+    }
 }
 
 /// One more principal variation of a MultiPV search.

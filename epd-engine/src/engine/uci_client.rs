@@ -413,6 +413,8 @@ pub(crate) struct UciInfo<'a> {
     pub bound: bool,
     /// `nodes`.
     pub nodes: Option<u64>,
+    /// `time` (milliseconds since the search began).
+    pub time: Option<u64>,
     /// `pv`, as coordinate moves (not yet checked).
     pub pv: Vec<&'a str>,
 }
@@ -454,6 +456,7 @@ impl<'a> UciInfo<'a> {
                 "seldepth" => info.seldepth = tokens.next().and_then(|v| v.parse().ok()),
                 "multipv" => info.multipv = tokens.next().and_then(|v| v.parse().ok()),
                 "nodes" => info.nodes = tokens.next().and_then(|v| v.parse().ok()),
+                "time" => info.time = tokens.next().and_then(|v| v.parse().ok()),
                 "score" => {
                     let kind = tokens.next();
                     let value: Option<i64> = tokens.next().and_then(|v| v.parse().ok());
@@ -520,13 +523,22 @@ pub(crate) struct SearchLines {
     nodes: Option<u64>,
     /// The last exact line of each multipv k >= 2 (index k - 2).
     others: Vec<Option<super::PvLine>>,
+    /// Where the first move of the main line last changed.
+    held: super::FirstHeld,
 }
 
 impl SearchLines {
     /// Ready for the output of a search of `pos`.
     #[must_use]
     pub fn new(pos: Position) -> SearchLines {
-        SearchLines { pos, exact: Analysis::default(), latest_pvs: Vec::new(), nodes: None, others: Vec::new() }
+        SearchLines {
+            pos,
+            exact: Analysis::default(),
+            latest_pvs: Vec::new(),
+            nodes: None,
+            others: Vec::new(),
+            held: super::FirstHeld::default(),
+        }
     }
 
     /// Takes one line of engine output. Returns the analysis at
@@ -554,6 +566,14 @@ impl SearchLines {
                 self.nodes = info.nodes;
             }
             let pv = legal_prefix(&self.pos, &info.pv);
+            if let Some(&first) = pv.first() {
+                let at = super::Found {
+                    elapsed: info.time.map(std::time::Duration::from_millis),
+                    nodes: info.nodes,
+                    depth: info.depth,
+                };
+                self.held.see(first, at);
+            }
             if !pv.is_empty() {
                 if self.latest_pvs.len() >= 8 {
                     self.latest_pvs.remove(0);
@@ -602,6 +622,7 @@ impl SearchLines {
                 self.latest_pvs.iter().rev().find(|p| p.first() == Some(&best)).cloned().unwrap_or_else(|| vec![best]);
         }
         a.best = Some(best);
+        a.found = self.held.found(a.best);
         // The other lines, in order of k, none starting with the best move.
         a.lines =
             core::mem::take(&mut self.others).into_iter().flatten().filter(|l| l.pv.first() != Some(&best)).collect();
@@ -635,6 +656,25 @@ mod tests {
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn the_solution_time_is_where_the_final_move_began_to_hold() {
+        // e4 leads, then d4 at depth 3 (time 40, nodes 900), then e4 again
+        // from depth 4 (time 75, nodes 2000) to the end: e4 was found at
+        // depth 4, not depth 1.
+        let lines = "info depth 1 time 5 nodes 20 score cp 30 pv e2e4\n\
+                     info depth 2 time 12 nodes 200 score cp 25 pv e2e4 e7e5\n\
+                     info depth 3 time 40 nodes 900 score cp 28 pv d2d4 d7d5\n\
+                     info depth 4 time 75 nodes 2000 score cp 31 pv e2e4 e7e5 g1f3\n\
+                     info depth 5 time 140 nodes 5000 score cp 29 pv e2e4 c7c5\n\
+                     bestmove e2e4";
+        let a = run(START, lines).unwrap().unwrap();
+        let f = a.found.unwrap();
+        assert_eq!((f.elapsed, f.nodes, f.depth), (Some(Duration::from_millis(75)), Some(2000), Some(4)));
+        // A best move no line led: no solution point.
+        let a = run(START, "info depth 1 time 5 nodes 20 score cp 30 pv e2e4\nbestmove d2d4").unwrap().unwrap();
+        assert_eq!(a.found, None);
+    }
 
     #[test]
     fn info_lines_parse() {
