@@ -184,12 +184,13 @@ fn csv_rows_and_records_written_back() {
     let miss = d.join("missed.epd");
     let solved = d.join("solved.epd");
     let worse = d.join("worse.epd");
-    let out = epd(&[
+    let out = epd(&["report", &b, &a, "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let written = epd(&[
         "report",
         &b,
         &a,
-        "--format",
-        "csv",
         "--write-missed",
         &miss.to_string_lossy(),
         "--write-solved",
@@ -197,8 +198,7 @@ fn csv_rows_and_records_written_back() {
         "--write-regressions",
         &worse.to_string_lossy(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 21, "a header and a row per record per run");
     assert_eq!(lines[0], "run,file,line,id,theme,verdict,played,dm,mate,points,max_points,acd,acn,acs,ce,time,nodes");

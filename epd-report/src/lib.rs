@@ -29,7 +29,9 @@ mod run;
 mod stats;
 
 pub use key::{position_key, KeyBook, Lookup, Solution};
-pub use report::{build, Comparison, Input, Options, PairedTimes, Report, MAX_TIME_PAIRS, SCHEMA};
+pub use report::{
+    build, copy_records, Comparison, Input, Options, PairedTimes, Report, MAX_KEPT_DIAGNOSTICS, MAX_TIME_PAIRS, SCHEMA,
+};
 pub use run::{
     cumulative, verdict_str, Dists, Grouping, Issue, Judged, MateClass, Mates, Objective, Points, RunStats, Spread,
     Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS,

@@ -1,22 +1,37 @@
 //! A report over one or more runs: each run read through the kit's line
 //! pipeline (so invalid records are diagnosed as everywhere else, and
-//! counted), judged record by record, then runs compared pairwise on the
-//! records they share.
+//! counted) on a thread of its own, judged record by record, and the runs
+//! compared pairwise as they are read, in step: a record is paired with
+//! the same record of the other runs (by id, else by position) as soon as
+//! every run has given it, so when the runs hold the same suite in the
+//! same order, memory does not grow with the records. The ids a report
+//! lists (missed, newly solved, newly failed) are read again from the
+//! files at the end, by line; an input that cannot be read twice keeps
+//! them in memory instead.
 
 use std::collections::HashMap;
 use std::io::{self, BufRead};
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
-use epd_core::{has_errors, ParseMode, Record, Severity, Verdict};
+use epd_core::{has_errors, Diagnostic, ParseMode, Record, Severity, Verdict};
 use serde::Serialize;
 
 use crate::key::KeyBook;
-use crate::run::{Grouping, Judged, Objective, RunStats};
-use crate::stats::binomial_two_sided;
+use crate::run::{Brief, Grouping, Judged, Objective, RunStats};
+use crate::stats::{binomial_two_sided, Distribution, FastHash};
 
 /// The version of the JSON schema ([`Report`] serialised).
 pub const SCHEMA: &str = "epd-report/1";
+
+/// Diagnostics kept per run while the runs are read in parallel (the
+/// rest are counted; the runs' issues list every invalid record).
+pub const MAX_KEPT_DIAGNOSTICS: usize = 10_000;
+
+/// Records a run reader may be ahead of the comparison.
+const AHEAD: usize = 4096;
 
 /// One run to read.
 pub struct Input<'a> {
@@ -25,7 +40,10 @@ pub struct Input<'a> {
     /// Its file name, for messages.
     pub file: String,
     /// Its records.
-    pub reader: Box<dyn BufRead + 'a>,
+    pub reader: Box<dyn BufRead + Send + 'a>,
+    /// The file again, to read the ids the report lists; `None` (standard
+    /// input) keeps them in memory.
+    pub path: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Input<'_> {
@@ -69,17 +87,30 @@ pub struct Comparison {
     /// McNemar's exact test on the discordant records (`a_only` against
     /// `b_only`): the two-sided binomial p-value.
     pub mcnemar_p: f64,
-    /// Ids solved by `b` and not by `a`.
+    /// Ids solved by `b` and not by `a`, in `b`'s line order.
     pub newly_solved: Vec<String>,
-    /// Ids solved by `a` and not by `b`.
+    /// Ids solved by `a` and not by `b`, in `b`'s line order.
     pub newly_failed: Vec<String>,
     /// Scored records of `a` not in `b`, and of `b` not in `a`.
     pub unmatched: (u64, u64),
     /// Solve times on the records both solved, when both have them.
     pub times: Option<PairedTimes>,
-    /// Lines of `b` that `a` solved and `b` missed.
+    /// Lines of `b` that `a` solved and `b` missed, ascending.
     #[serde(skip)]
     pub regression_lines: Vec<u64>,
+    /// Lines of `b` that `b` solved and `a` missed (and their ids when
+    /// kept in memory).
+    #[serde(skip)]
+    solved_lines: Vec<(u64, Option<Box<str>>)>,
+    #[serde(skip)]
+    failed_ids: Vec<Option<Box<str>>>,
+    /// log2 of b's time over a's, in thousandths.
+    #[serde(skip)]
+    log_ratios: Distribution,
+    #[serde(skip)]
+    log_sum: f64,
+    #[serde(skip)]
+    faster: (u64, u64),
     /// The solve times (seconds, `a` then `b`) of the first
     /// [`MAX_TIME_PAIRS`] records both solved, for a scatter plot.
     #[serde(skip)]
@@ -109,6 +140,8 @@ pub struct PairedTimes {
     pub sign_test_p: f64,
 }
 
+
+
 /// The report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -117,39 +150,104 @@ pub struct Report {
     /// The runs, in the order given.
     pub runs: Vec<RunStats>,
     /// Every pair of runs, in order (first with second, first with third
-    /// …, second with third …).
+    /// …, second with third …); none when the records are streamed out
+    /// (CSV).
     pub comparisons: Vec<Comparison>,
     /// The last run's objective, for tuners.
     pub objective: Option<Objective>,
     /// Records of the key file, when one was given.
     pub key_records: Option<u64>,
-    /// Per run, each scored record's line and verdict, in order (for
-    /// writing records back).
-    #[serde(skip)]
-    pub verdicts: Vec<Vec<(u64, Verdict)>>,
 }
 
-/// What the report keeps of each scored record to compare runs.
-#[derive(Clone, Debug)]
-struct Entry {
-    key: u64,
-    line: u64,
-    solved: bool,
-    time: Option<f64>,
-    resolution: f64,
-    id: Option<Box<str>>,
+impl Comparison {
+    fn new(a: &str, b: &str) -> Comparison {
+        Comparison {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            paired: 0,
+            both: 0,
+            a_only: 0,
+            b_only: 0,
+            neither: 0,
+            mcnemar_p: 1.0,
+            newly_solved: Vec::new(),
+            newly_failed: Vec::new(),
+            unmatched: (0, 0),
+            times: None,
+            regression_lines: Vec::new(),
+            solved_lines: Vec::new(),
+            failed_ids: Vec::new(),
+            time_pairs: Vec::new(),
+            log_ratios: Distribution::default(),
+            log_sum: 0.0,
+            faster: (0, 0),
+        }
+    }
+
+    /// One record both runs scored.
+    fn pair(&mut self, ea: &Brief, eb: &Brief) {
+        self.paired += 1;
+        match (ea.verdict == Verdict::Solved, eb.verdict == Verdict::Solved) {
+            (true, true) => {
+                self.both += 1;
+                if let (Some(ta), Some(tb)) = (ea.time, eb.time) {
+                    // Compared at the coarser resolution of the two (whole
+                    // seconds from acs): acs 0 and acs 1 are a tie.
+                    let res = ea.resolution.max(eb.resolution);
+                    let at = |t: f64| ((t / res).round() * res).max(res);
+                    let (ta, tb) = (at(ta), at(tb));
+                    let l = (tb / ta).log2();
+                    self.log_sum += l;
+                    self.log_ratios.add((l * 1000.0).round() as i64);
+                    if tb < ta {
+                        self.faster.0 += 1;
+                    } else if ta < tb {
+                        self.faster.1 += 1;
+                    }
+                    if self.time_pairs.len() < MAX_TIME_PAIRS {
+                        self.time_pairs.push((ta, tb));
+                    }
+                }
+            }
+            (true, false) => {
+                self.a_only += 1;
+                self.regression_lines.push(eb.line);
+                self.failed_ids.push(eb.id.clone());
+            }
+            (false, true) => {
+                self.b_only += 1;
+                self.solved_lines.push((eb.line, eb.id.clone()));
+            }
+            (false, false) => self.neither += 1,
+        }
+    }
+
+    fn finish(&mut self) {
+        self.mcnemar_p = binomial_two_sided(self.a_only, self.b_only);
+        let n = self.log_ratios.len();
+        if n > 0 {
+            let median = self.log_ratios.quantile(0.5).unwrap_or(0.0) / 1000.0;
+            self.times = Some(PairedTimes {
+                n,
+                b_faster: self.faster.0,
+                a_faster: self.faster.1,
+                median_ratio: median.exp2(),
+                geometric_mean_ratio: (self.log_sum / n as f64).exp2(),
+                sign_test_p: binomial_two_sided(self.faster.0, self.faster.1),
+            });
+        }
+    }
 }
 
+/// Reads one run: judges its records, sends what the comparison needs.
 struct Reader<'a> {
     stats: RunStats,
     key: Option<&'a KeyBook>,
     grouping: &'a Grouping,
     mode: ParseMode,
-    entries: Vec<Entry>,
-    verdicts: Vec<(u64, Verdict)>,
-    /// Judged records not yet handed to the caller (the pipeline's
-    /// progress callback, on this thread, takes them after each record).
-    pending: Arc<Mutex<Vec<Judged>>>,
+    to_compare: Option<SyncSender<Brief>>,
+    /// Judged records for the caller (CSV), taken after each record.
+    detail: Option<Arc<Mutex<Vec<Judged>>>>,
 }
 
 impl Processor for Reader<'_> {
@@ -164,177 +262,367 @@ impl Processor for Reader<'_> {
     }
 
     fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
-        let j = self.stats.add(rec, job.line, self.key, self.grouping);
-        if j.verdict != Verdict::Unscored {
-            self.entries.push(Entry {
-                key: j.key,
-                line: j.line,
-                solved: j.verdict == Verdict::Solved,
-                time: j.time,
-                resolution: j.time_resolution,
-                id: j.id.as_deref().map(Box::from),
-            });
-            self.verdicts.push((j.line, j.verdict));
+        let (brief, judged) = self.stats.add(rec, job.line, self.key, self.grouping, self.detail.is_some());
+        if let (Some(j), Some(out)) = (judged, &self.detail) {
+            out.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(j);
         }
-        self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(j);
+        if brief.verdict != Verdict::Unscored {
+            if let Some(tx) = &self.to_compare {
+                // The comparison stopped (an error): keep reading anyway.
+                let _ = tx.send(brief);
+            }
+        }
         Ok(())
     }
 }
 
-/// Reads every run and compares them. `on_record` hears each judged
-/// record (run index, record) as it is read; `on_diagnostics` each line's
-/// diagnostics (run index, line), invalid records included.
+/// A line's diagnostics, owned (kept while runs are read in parallel).
+#[derive(Clone, Debug)]
+struct KeptReport {
+    line_no: u64,
+    text: Vec<u8>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// What a run's reading gives back.
+struct RunDone {
+    stats: RunStats,
+    kept: Vec<KeptReport>,
+    dropped: u64,
+}
+
+fn first_error(r: &LineReport<'_>) -> Option<String> {
+    if !has_errors(r.diagnostics) {
+        return None;
+    }
+    let d = r.diagnostics.iter().find(|d| d.severity == Severity::Error)?;
+    Some(format!("{}: {}", d.code, d.message))
+}
+
+/// Reads one run to its end.
+fn read_run(
+    input: Input<'_>,
+    options: &Options,
+    to_compare: Option<SyncSender<Brief>>,
+    on_record: Option<&mut dyn FnMut(&Judged)>,
+    mut on_diagnostics: Option<&mut dyn FnMut(&LineReport<'_>)>,
+) -> io::Result<RunDone> {
+    let mode = if options.strict { ParseMode::Strict } else { ParseMode::Lenient };
+    let mut stats = RunStats::new(&input.label, &input.file);
+    stats.keep_ids = input.path.is_none();
+    stats.want_time_scores = options.time_scores;
+    let detail = on_record.is_some().then(|| Arc::new(Mutex::new(Vec::new())));
+    let mut reader = Reader {
+        stats,
+        key: options.key.as_ref(),
+        grouping: &options.grouping,
+        mode,
+        to_compare,
+        detail: detail.clone(),
+    };
+    let mut invalid = Vec::new();
+    let mut kept = Vec::new();
+    let mut dropped = 0;
+    let mut report = |r: &LineReport<'_>| {
+        if let Some(why) = first_error(r) {
+            invalid.push((r.line_no, why));
+        }
+        match on_diagnostics.as_mut() {
+            Some(f) => f(r),
+            None if kept.len() < MAX_KEPT_DIAGNOSTICS => kept.push(KeptReport {
+                line_no: r.line_no,
+                text: r.text.to_vec(),
+                diagnostics: r.diagnostics.to_vec(),
+            }),
+            None => dropped += 1,
+        }
+    };
+    let mut on_record = on_record;
+    let mut hand_over = || {
+        if let (Some(d), Some(f)) = (&detail, on_record.as_mut()) {
+            let mut p = d.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for j in p.drain(..) {
+                f(&j);
+            }
+        }
+    };
+    pipeline::run_serial(input.reader, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
+        hand_over();
+    })
+    .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;
+    hand_over();
+    // Closes the channel: the comparison knows this run is over.
+    drop(reader.to_compare.take());
+    let mut stats = reader.stats;
+    for (line, why) in invalid {
+        stats.invalid_record(line, why);
+    }
+    stats.finish();
+    Ok(RunDone { stats, kept, dropped })
+}
+
+/// One record of every run, as the runs give it.
+struct Slot {
+    briefs: Vec<Option<Brief>>,
+    count: usize,
+}
+
+/// Pairs the runs' records as they arrive.
+fn compare_in_step(receivers: Vec<Receiver<Brief>>, comparisons: &mut [Comparison]) {
+    let n = receivers.len();
+    let mut open: Vec<bool> = vec![true; n];
+    let mut pending: HashMap<u64, Slot, FastHash> = HashMap::default();
+    let finalize = |slot: Slot, comparisons: &mut [Comparison]| {
+        let mut c = 0;
+        for a in 0..n {
+            for b in a + 1..n {
+                match (&slot.briefs[a], &slot.briefs[b]) {
+                    (Some(x), Some(y)) => comparisons[c].pair(x, y),
+                    (Some(_), None) => comparisons[c].unmatched.0 += 1,
+                    (None, Some(_)) => comparisons[c].unmatched.1 += 1,
+                    (None, None) => {}
+                }
+                c += 1;
+            }
+        }
+    };
+    while open.iter().any(|&o| o) {
+        for i in 0..n {
+            if !open[i] {
+                continue;
+            }
+            let Ok(brief) = receivers[i].recv() else {
+                open[i] = false;
+                continue;
+            };
+            let key = brief.key;
+            let slot = pending.entry(key).or_insert_with(|| Slot { briefs: vec![None; n], count: 0 });
+            if slot.briefs[i].is_none() {
+                slot.count += 1;
+            }
+            slot.briefs[i] = Some(brief);
+            if slot.count == n {
+                let slot = pending.remove(&key).expect("just filled");
+                finalize(slot, comparisons);
+            }
+        }
+    }
+    // What is left was not in every run.
+    for (_, slot) in pending.drain() {
+        finalize(slot, comparisons);
+    }
+}
+
+/// Reads every run and compares them.
+///
+/// With `on_record` (CSV rows), the runs are read one after another on
+/// this thread, each record judged in full and handed over as it is read,
+/// with its line's diagnostics to `on_diagnostics` as they come; the runs
+/// are not compared. Without, the runs are read in parallel, one thread
+/// each, and compared in step; each run's diagnostics reach
+/// `on_diagnostics` after the reading, in run order (at most
+/// [`MAX_KEPT_DIAGNOSTICS`] per run; the issues list every invalid record).
 ///
 /// # Errors
 /// Reading an input failed.
 pub fn build(
     inputs: Vec<Input<'_>>,
     options: &Options,
-    on_record: &mut dyn FnMut(usize, &Judged),
+    on_record: Option<&mut dyn FnMut(usize, &Judged)>,
     on_diagnostics: &mut dyn FnMut(usize, &LineReport<'_>),
 ) -> io::Result<Report> {
-    let mode = if options.strict { ParseMode::Strict } else { ParseMode::Lenient };
-    let mut runs = Vec::new();
-    let mut all_entries = Vec::new();
-    let mut verdicts = Vec::new();
-    for (i, input) in inputs.into_iter().enumerate() {
-        let pending = Arc::new(Mutex::new(Vec::new()));
-        let mut reader = Reader {
-            stats: RunStats::new(&input.label, &input.file),
-            key: options.key.as_ref(),
-            grouping: &options.grouping,
-            mode,
-            entries: Vec::new(),
-            verdicts: Vec::new(),
-            pending: Arc::clone(&pending),
-        };
-        let mut hand_over = || {
-            let mut p = pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            for j in p.drain(..) {
-                on_record(i, &j);
-            }
-        };
-        let mut invalid = Vec::new();
-        let mut report = |r: &LineReport<'_>| {
-            if has_errors(r.diagnostics) {
-                let first = r.diagnostics.iter().find(|d| d.severity == Severity::Error);
-                let why = first.map_or_else(String::new, |d| format!("{}: {}", d.code, d.message));
-                invalid.push((r.line_no, why));
-            }
-            on_diagnostics(i, r);
-        };
-        pipeline::run_serial(input.reader, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
-            hand_over();
-        })
-        .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;
-        hand_over();
-        let mut stats = reader.stats;
-        stats.want_time_scores = options.time_scores;
-        for (line, why) in invalid {
-            stats.invalid_record(line, why);
+    let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
+    let paths: Vec<Option<PathBuf>> = inputs.iter().map(|i| i.path.clone()).collect();
+    let key_records = options.key.as_ref().map(|k| k.records);
+    if let Some(on_record) = on_record {
+        let mut runs = Vec::new();
+        for (i, input) in inputs.into_iter().enumerate() {
+            let mut rec = |j: &Judged| on_record(i, j);
+            let mut diag = |r: &LineReport<'_>| on_diagnostics(i, r);
+            runs.push(read_run(input, options, None, Some(&mut rec), Some(&mut diag))?.stats);
         }
-        stats.finish();
-        runs.push(stats);
-        all_entries.push(reader.entries);
-        verdicts.push(reader.verdicts);
+        resolve_ids(&mut runs, &mut [], &paths)?;
+        let objective = runs.last().map(RunStats::objective);
+        return Ok(Report { schema: SCHEMA, runs, comparisons: Vec::new(), objective, key_records });
     }
     let mut comparisons = Vec::new();
-    for a in 0..runs.len() {
-        for b in a + 1..runs.len() {
-            comparisons.push(compare(&runs[a].label, &all_entries[a], &runs[b].label, &all_entries[b]));
+    for a in 0..labels.len() {
+        for b in a + 1..labels.len() {
+            comparisons.push(Comparison::new(&labels[a], &labels[b]));
         }
     }
+    let compare = labels.len() > 1;
+    let done: Vec<io::Result<RunDone>> = std::thread::scope(|scope| {
+        let mut receivers = Vec::new();
+        let mut handles = Vec::new();
+        for input in inputs {
+            let (tx, rx) = if compare {
+                let (tx, rx) = sync_channel(AHEAD);
+                (Some(tx), Some(rx))
+            } else {
+                (None, None)
+            };
+            receivers.extend(rx);
+            handles.push(scope.spawn(move || read_run(input, options, tx, None, None)));
+        }
+        compare_in_step(receivers, &mut comparisons);
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("a run's reader panicked"))))
+            .collect()
+    });
+    let mut runs = Vec::new();
+    for (i, d) in done.into_iter().enumerate() {
+        let d = d?;
+        for k in &d.kept {
+            on_diagnostics(i, &LineReport { line_no: k.line_no, text: &k.text, diagnostics: &k.diagnostics });
+        }
+        if d.dropped > 0 {
+            let note = Diagnostic {
+                severity: Severity::Warning,
+                code: epd_core::Code::EngineFault,
+                offset: 0,
+                opcode: None,
+                operand: None,
+                message: format!("{} more lines with diagnostics not shown (the issues list every invalid record)", d.dropped),
+            };
+            on_diagnostics(i, &LineReport { line_no: 0, text: b"", diagnostics: std::slice::from_ref(&note) });
+        }
+        runs.push(d.stats);
+    }
+    for c in &mut comparisons {
+        c.finish();
+    }
+    resolve_ids(&mut runs, &mut comparisons, &paths)?;
     let objective = runs.last().map(RunStats::objective);
-    Ok(Report {
-        schema: SCHEMA,
-        runs,
-        comparisons,
-        objective,
-        key_records: options.key.as_ref().map(|k| k.records),
-        verdicts,
-    })
+    Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records })
 }
 
-fn name(e: &Entry) -> String {
-    e.id.as_deref().map_or_else(|| format!("line {}", e.line), str::to_owned)
-}
-
-fn compare(la: &str, a: &[Entry], lb: &str, b: &[Entry]) -> Comparison {
-    let index: HashMap<u64, usize> = a.iter().enumerate().map(|(i, e)| (e.key, i)).collect();
-    let mut c = Comparison {
-        a: la.to_owned(),
-        b: lb.to_owned(),
-        paired: 0,
-        both: 0,
-        a_only: 0,
-        b_only: 0,
-        neither: 0,
-        mcnemar_p: 1.0,
-        newly_solved: Vec::new(),
-        newly_failed: Vec::new(),
-        unmatched: (0, 0),
-        times: None,
-        regression_lines: Vec::new(),
-        time_pairs: Vec::new(),
-    };
-    let mut ratios = Vec::new();
-    let (mut b_faster, mut a_faster) = (0, 0);
-    let mut matched = vec![false; a.len()];
-    for eb in b {
-        let Some(&i) = index.get(&eb.key) else {
-            c.unmatched.1 += 1;
-            continue;
-        };
-        matched[i] = true;
-        let ea = &a[i];
-        c.paired += 1;
-        match (ea.solved, eb.solved) {
-            (true, true) => {
-                c.both += 1;
-                if let (Some(ta), Some(tb)) = (ea.time, eb.time) {
-                    // Compared at the coarser resolution of the two (whole
-                    // seconds from acs): acs 0 and acs 1 are a tie.
-                    let res = ea.resolution.max(eb.resolution);
-                    let at = |t: f64| ((t / res).round() * res).max(res);
-                    let (ta, tb) = (at(ta), at(tb));
-                    ratios.push(tb / ta);
-                    if c.time_pairs.len() < MAX_TIME_PAIRS {
-                        c.time_pairs.push((ta, tb));
-                    }
-                    if tb < ta {
-                        b_faster += 1;
-                    } else if ta < tb {
-                        a_faster += 1;
-                    }
+/// Fills the ids the report lists (missed, newly solved, newly failed)
+/// from the lines kept: from memory, or by reading each file again.
+fn resolve_ids(runs: &mut [RunStats], comparisons: &mut [Comparison], paths: &[Option<PathBuf>]) -> io::Result<()> {
+    let n = runs.len();
+    // The comparisons whose b is run `r`.
+    let compared = !comparisons.is_empty();
+    let of_b = |r: usize| {
+        let mut out = Vec::new();
+        if !compared {
+            return out;
+        }
+        let mut c = 0;
+        for a in 0..n {
+            for b in a + 1..n {
+                if b == r {
+                    out.push(c);
                 }
+                c += 1;
             }
-            (true, false) => {
-                c.a_only += 1;
-                c.newly_failed.push(name(eb));
-                c.regression_lines.push(eb.line);
-            }
-            (false, true) => {
-                c.b_only += 1;
-                c.newly_solved.push(name(eb));
-            }
-            (false, false) => c.neither += 1,
+        }
+        out
+    };
+    for r in 0..n {
+        let cs = of_b(r);
+        let mut wanted: Vec<u64> = runs[r].missed_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l).collect();
+        for &c in &cs {
+            let cmp = &comparisons[c];
+            wanted.extend(cmp.solved_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l));
+            wanted.extend(cmp.regression_lines.iter().zip(&cmp.failed_ids).filter(|(_, id)| id.is_none()).map(|(&l, _)| l));
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        let ids = match (&paths[r], wanted.is_empty()) {
+            (Some(path), false) => ids_at(path, &wanted)?,
+            _ => HashMap::new(),
+        };
+        let name = |line: u64, kept: &Option<Box<str>>| -> String {
+            kept.as_deref()
+                .map(str::to_owned)
+                .or_else(|| ids.get(&line).cloned().flatten())
+                .unwrap_or_else(|| format!("line {line}"))
+        };
+        let missed = std::mem::take(&mut runs[r].missed_lines);
+        runs[r].missed_ids = missed.iter().map(|(l, id)| name(*l, id)).collect();
+        for &c in &cs {
+            let cmp = &mut comparisons[c];
+            let mut solved = std::mem::take(&mut cmp.solved_lines);
+            solved.sort_by_key(|(l, _)| *l);
+            cmp.newly_solved = solved.iter().map(|(l, id)| name(*l, id)).collect();
+            let mut failed: Vec<(u64, Option<Box<str>>)> =
+                cmp.regression_lines.iter().copied().zip(std::mem::take(&mut cmp.failed_ids)).collect();
+            failed.sort_by_key(|(l, _)| *l);
+            cmp.newly_failed = failed.iter().map(|(l, id)| name(*l, id)).collect();
+            cmp.regression_lines = failed.iter().map(|(l, _)| *l).collect();
         }
     }
-    c.unmatched.0 = matched.iter().filter(|&&m| !m).count() as u64;
-    c.mcnemar_p = binomial_two_sided(c.a_only, c.b_only);
-    if !ratios.is_empty() {
-        let n = ratios.len();
-        let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp();
-        ratios.sort_by(f64::total_cmp);
-        let median = if n % 2 == 1 { ratios[n / 2] } else { (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0 };
-        c.times = Some(PairedTimes {
-            n: n as u64,
-            b_faster,
-            a_faster,
-            median_ratio: median,
-            geometric_mean_ratio: geo,
-            sign_test_p: binomial_two_sided(b_faster, a_faster),
-        });
+    Ok(())
+}
+
+/// The ids of the records on `lines` (ascending) of the file at `path`.
+fn ids_at(path: &std::path::Path, lines: &[u64]) -> io::Result<HashMap<u64, Option<String>>> {
+    let mut input = io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
+    let mut out = HashMap::new();
+    let mut buf = Vec::new();
+    let mut no = 0u64;
+    let mut want = lines.iter().peekable();
+    while let Some(&&next) = want.peek() {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        no += 1;
+        if no == next {
+            want.next();
+            let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let (rec, _) = Record::parse(text, ParseMode::Lenient);
+            out.insert(no, rec.id().map(|i| String::from_utf8_lossy(i).into_owned()));
+        }
     }
-    c
+    Ok(out)
+}
+
+/// Copies the records of `input` that are `want` (solved or missed, by
+/// the same judgement as the report) to `out`, byte for byte.
+///
+/// # Errors
+/// Reading or writing failed.
+pub fn copy_records(input: Input<'_>, options: &Options, want: Verdict, out: &mut dyn io::Write) -> io::Result<u64> {
+    struct Copy<'a> {
+        stats: RunStats,
+        key: Option<&'a KeyBook>,
+        grouping: &'a Grouping,
+        mode: ParseMode,
+        want: Verdict,
+        copied: u64,
+    }
+    impl Processor for Copy<'_> {
+        type Counts = NoCounts;
+        fn mode(&self) -> ParseMode {
+            self.mode
+        }
+        fn keeps_blank_lines(&self) -> bool {
+            false
+        }
+        fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
+            let (brief, _) = self.stats.add(rec, job.line, self.key, self.grouping, false);
+            if brief.verdict == self.want {
+                job.out.extend_from_slice(job.text);
+                job.out.push(b'\n');
+                self.copied += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut c = Copy {
+        stats: RunStats::new(&input.label, &input.file),
+        key: options.key.as_ref(),
+        grouping: &options.grouping,
+        mode: if options.strict { ParseMode::Strict } else { ParseMode::Lenient },
+        want,
+        copied: 0,
+    };
+    c.stats.keep_ids = false;
+    let config = Config { drop_invalid: true, ..Config::default() };
+    pipeline::run_serial(input.reader, out, &mut c, &config, &mut |_| {}, &mut |_| {})
+        .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;
+    Ok(c.copied)
 }

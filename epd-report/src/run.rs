@@ -11,7 +11,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::key::{position_key, KeyBook, Lookup, Solution};
-use crate::stats::{wilson, Distribution, Summary, Z95};
+use crate::stats::{wilson, Distribution, FastHash, Summary, Z95};
 
 pub use epd_core::{SOLVE_ACD, SOLVE_ACN, SOLVE_MS};
 
@@ -91,6 +91,23 @@ pub struct Judged {
     /// position, with the occurrence number of a duplicate.
     #[serde(skip)]
     pub key: u64,
+}
+
+/// What a comparison of runs keeps of a record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Brief {
+    /// The record's identity (id, else position, with its occurrence).
+    pub key: u64,
+    /// Its line.
+    pub line: u64,
+    /// How it fared.
+    pub verdict: Verdict,
+    /// Its solution time, seconds.
+    pub time: Option<f64>,
+    /// The resolution of `time`, seconds.
+    pub resolution: f64,
+    /// Its id, when ids are kept in memory.
+    pub id: Option<Box<str>>,
 }
 
 /// A problem found in the results, with its line.
@@ -287,8 +304,16 @@ pub struct RunStats {
     pub solved_rate: Option<f64>,
     /// See `solved_rate`.
     pub solved_ci: (f64, f64),
-    /// Ids of the missed records (`line N` when a record has no id).
+    /// Ids of the missed records (`line N` when a record has no id), in
+    /// line order.
     pub missed_ids: Vec<String>,
+    /// The missed records' lines, and their ids when they are kept in
+    /// memory (`keep_ids`); the others are read again at the end.
+    #[serde(skip)]
+    pub missed_lines: Vec<(u64, Option<Box<str>>)>,
+    /// Keep ids in memory (an input that cannot be read twice).
+    #[serde(skip)]
+    pub keep_ids: bool,
     /// Counts per theme, in the order the themes first appear.
     pub themes: Themes,
     /// Mate records.
@@ -301,8 +326,9 @@ pub struct RunStats {
     pub distributions: BTreeMap<&'static str, Spread>,
     /// Problems found, in line order.
     pub issues: Vec<Issue>,
+    /// acd, acn, acs, ce.
     #[serde(skip)]
-    pub(crate) dists: BTreeMap<&'static str, Dists>,
+    pub(crate) dists: [Dists; 4],
     /// Solution times (seconds) and nodes of solved records.
     #[serde(skip)]
     pub solve_times: Distribution,
@@ -312,9 +338,9 @@ pub struct RunStats {
     #[serde(skip)]
     points_sq: f64,
     #[serde(skip)]
-    seen_ids: HashMap<u64, (u32, u64)>,
+    seen_ids: HashMap<u64, (u32, u64), FastHash>,
     #[serde(skip)]
-    seen_positions: HashMap<u64, (u32, u64)>,
+    seen_positions: HashMap<u64, (u32, u64), FastHash>,
     #[serde(skip)]
     bt_sum: f64,
     #[serde(skip)]
@@ -326,6 +352,9 @@ pub struct RunStats {
     #[serde(skip)]
     pub want_time_scores: bool,
 }
+
+/// The distributions kept, in order.
+const DIST_NAMES: [&str; 4] = ["acd", "acn", "acs", "ce"];
 
 /// Caps on what BT and LCT count, seconds.
 const BT_CAP: f64 = 900.0;
@@ -350,10 +379,6 @@ impl RunStats {
     /// An empty run.
     #[must_use]
     pub fn new(label: &str, file: &str) -> RunStats {
-        let mut dists = BTreeMap::new();
-        for k in ["acd", "acn", "acs", "ce"] {
-            dists.insert(k, Dists::default());
-        }
         RunStats {
             label: label.to_owned(),
             file: file.to_owned(),
@@ -366,18 +391,20 @@ impl RunStats {
             solved_rate: None,
             solved_ci: (0.0, 1.0),
             missed_ids: Vec::new(),
+            missed_lines: Vec::new(),
+            keep_ids: false,
             themes: Themes::default(),
             mates: Mates::default(),
             points: None,
             time_scores: Vec::new(),
             distributions: BTreeMap::new(),
             issues: Vec::new(),
-            dists,
+            dists: Default::default(),
             solve_times: Distribution::default(),
             solve_nodes: Distribution::default(),
             points_sq: 0.0,
-            seen_ids: HashMap::new(),
-            seen_positions: HashMap::new(),
+            seen_ids: HashMap::default(),
+            seen_positions: HashMap::default(),
             bt_sum: 0.0,
             lct_points: 0,
             timed: 0,
@@ -395,32 +422,44 @@ impl RunStats {
         self.issue(line, "invalid", message);
     }
 
-    /// Judges a valid record and counts it.
-    pub fn add(&mut self, rec: &Record, line: u64, key: Option<&KeyBook>, grouping: &Grouping) -> Judged {
+    /// Judges a valid record and counts it: what a comparison of runs
+    /// needs, and with `detail` the whole judgement (for CSV rows).
+    pub fn add(
+        &mut self,
+        rec: &Record,
+        line: u64,
+        key: Option<&KeyBook>,
+        grouping: &Grouping,
+        detail: bool,
+    ) -> (Brief, Option<Judged>) {
         self.records += 1;
         let pos = *rec.position().expect("a valid record has a position");
         let id = rec.id();
         // The key: the record's own, else the key file's.
         let own = Solution::of(rec);
+        let found;
         let solution = match key {
             Some(book) => match book.find(id, &pos) {
-                Lookup::Id(s) | Lookup::Position(s) => s.clone(),
+                Lookup::Id(s) | Lookup::Position(s) => {
+                    found = s;
+                    found
+                }
                 Lookup::IdOtherPosition => {
                     self.issue(line, "key-position", "the key has this id for another position".into());
-                    own
+                    &own
                 }
                 Lookup::Missing => {
                     if own.is_empty() {
                         self.issue(line, "no-key", "neither the key nor the record has a solution".into());
                     }
-                    own
+                    &own
                 }
             },
-            None => own,
+            None => &own,
         };
         let mv = played_move(rec);
         let verdict = judge(solution.bm.as_deref(), solution.am.as_deref(), mv);
-        let id_text = id.map(|i| String::from_utf8_lossy(i).into_owned());
+        let id_text: Option<std::borrow::Cow<'_, str>> = id.map(String::from_utf8_lossy);
         // Identity and duplicates.
         let ph = position_key(&pos);
         // (occurrences, first line) of this position and of this id.
@@ -504,30 +543,26 @@ impl RunStats {
         }
         // Points.
         let points = solution.points_for(mv);
-        // Theme.
-        let theme = match grouping {
-            Grouping::IdPrefix => match &id_text {
-                Some(i) => id_prefix(i),
-                None => "(no id)".to_owned(),
+        // Theme (borrowed where it can be: no allocation per record).
+        let file = std::mem::take(&mut self.file);
+        let theme: &str = match grouping {
+            Grouping::IdPrefix => id_text.as_deref().map_or("(no id)", id_prefix),
+            Grouping::Regex(re) => id_text
+                .as_deref()
+                .and_then(|i| re.captures(i))
+                .map_or("(other)", |c| c.get(1).or_else(|| c.get(0)).map_or("", |m| m.as_str())),
+            Grouping::File => &file,
+            Grouping::Opcode => match (&solution.bm, &solution.am, solution.dm) {
+                (Some(_), Some(_), _) => "bm+am",
+                (Some(_), None, _) => "bm",
+                (None, Some(_), _) => "am",
+                (None, None, Some(_)) => "dm",
+                _ if !solution.points.is_empty() => "points",
+                _ => "(none)",
             },
-            Grouping::Regex(re) => id_text.as_deref().and_then(|i| re.captures(i)).map_or_else(
-                || "(other)".to_owned(),
-                |c| c.get(1).or_else(|| c.get(0)).map_or("", |m| m.as_str()).to_owned(),
-            ),
-            Grouping::File => self.file.clone(),
-            Grouping::Opcode => {
-                let name = match (&solution.bm, &solution.am, solution.dm) {
-                    (Some(_), Some(_), _) => "bm+am",
-                    (Some(_), None, _) => "bm",
-                    (None, Some(_), _) => "am",
-                    (None, None, Some(_)) => "dm",
-                    _ if !solution.points.is_empty() => "points",
-                    _ => "(none)",
-                };
-                name.to_owned()
-            }
         };
-        let t = self.themes.entry(&theme);
+        let theme_name = detail.then(|| theme.to_owned());
+        let t = self.themes.entry(theme);
         t.records += 1;
         if verdict != Verdict::Unscored {
             t.scored += 1;
@@ -557,7 +592,8 @@ impl RunStats {
             Verdict::Solved => self.solved += 1,
             Verdict::Missed => {
                 self.missed += 1;
-                self.missed_ids.push(id_text.clone().unwrap_or_else(|| format!("line {line}")));
+                let id = if self.keep_ids { id_text.as_deref().map(Box::from) } else { None };
+                self.missed_lines.push((line, id));
             }
             Verdict::Unscored => self.unscored += 1,
         }
@@ -568,10 +604,8 @@ impl RunStats {
         // Mate scores are counted among the mates, not averaged with
         // evaluations.
         let ce_eval = ce.filter(|c| c.abs() <= epd_core::CE_MATE_THRESHOLD);
-        for (k, v) in [("acd", acd), ("acn", acn), ("acs", acs), ("ce", ce_eval)] {
-            if let Some(d) = self.dists.get_mut(k) {
-                d.add(v, verdict);
-            }
+        for (d, v) in self.dists.iter_mut().zip([acd, acn, acs, ce_eval]) {
+            d.add(v, verdict);
         }
         let solved = verdict == Verdict::Solved;
         let ms = int_of(rec, SOLVE_MS);
@@ -597,10 +631,22 @@ impl RunStats {
                 self.lct_points += LCT_BANDS.iter().find(|&&(s, _)| t <= s).map_or(0, |&(_, p)| p);
             }
         }
-        Judged {
+        self.file = file;
+        let brief = Brief {
+            key: key_hash,
             line,
-            id: id_text,
-            theme,
+            verdict,
+            time,
+            resolution: if ms.is_some() { 0.001 } else { 1.0 },
+            id: if self.keep_ids && verdict != Verdict::Unscored { id_text.as_deref().map(Box::from) } else { None },
+        };
+        if !detail {
+            return (brief, None);
+        }
+        let judged = Judged {
+            line,
+            id: id_text.map(std::borrow::Cow::into_owned),
+            theme: theme_name.unwrap_or_default(),
             verdict,
             played: mv.map(|m| pos.san(m)),
             dm: solution.dm,
@@ -614,7 +660,8 @@ impl RunStats {
             time_resolution: if ms.is_some() { 0.001 } else { 1.0 },
             nodes,
             key: key_hash,
-        }
+        };
+        (brief, Some(judged))
     }
 
     /// Works out the figures that need every record: intervals, ratings,
@@ -656,7 +703,7 @@ impl RunStats {
                 value: 1900.0 + self.lct_points as f64,
             });
         }
-        self.distributions = self.dists.iter().map(|(&k, d)| (k, d.spread())).collect();
+        self.distributions = DIST_NAMES.iter().zip(&self.dists).map(|(&k, d)| (k, d.spread())).collect();
         self.issues.sort_by_key(|i| i.line);
     }
 
@@ -678,7 +725,7 @@ impl RunStats {
     /// The distributions kept (for charts): `acd`, `acn`, `acs`, `ce`.
     #[must_use]
     pub fn distribution(&self, name: &str) -> Option<&Dists> {
-        self.dists.get(name)
+        DIST_NAMES.iter().position(|&n| n == name).map(|i| &self.dists[i])
     }
 }
 
@@ -708,12 +755,12 @@ fn verdict_name<S: serde::Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Err
 }
 
 /// The id without a trailing number and the separators before it.
-fn id_prefix(id: &str) -> String {
+fn id_prefix(id: &str) -> &str {
     let t = id.trim_end_matches(|c: char| c.is_ascii_digit());
     if t.len() == id.len() || t.is_empty() {
-        return id.to_owned();
+        return id;
     }
-    t.trim_end_matches(['.', ' ', '_', '-', '#']).to_owned()
+    t.trim_end_matches(['.', ' ', '_', '-', '#'])
 }
 
 /// The solved records' time and nodes, for a solved-against-effort curve:
@@ -722,6 +769,7 @@ fn id_prefix(id: &str) -> String {
 pub fn cumulative(d: &Distribution) -> Vec<(i64, u64)> {
     let mut total = 0;
     d.values()
+        .into_iter()
         .map(|(v, c)| {
             total += c;
             (v, total)

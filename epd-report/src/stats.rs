@@ -4,7 +4,8 @@
 //! sign test on paired times), and distributions kept as counts of
 //! values so their quantiles are exact where the values are few.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
@@ -93,6 +94,34 @@ pub fn binomial_two_sided(b: u64, c: u64) -> f64 {
     (2.0 * sum).min(1.0)
 }
 
+/// A hasher for integer keys that are already well spread or small
+/// (hashes of ids and positions, counted values): one multiplication.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Multiply(u64);
+
+impl Hasher for Multiply {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// Hash maps keyed by integers, with [`Multiply`].
+pub type FastHash = BuildHasherDefault<Multiply>;
+
 /// Values of this magnitude and more are kept to four significant digits
 /// in a [`Distribution`], so the number of distinct values stays bounded
 /// (node counts); below it every value is kept exactly (every `ce`,
@@ -105,10 +134,16 @@ pub const EXACT_BELOW: i64 = 100_000;
 /// values at most) whatever the number of records.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Distribution {
-    counts: BTreeMap<i64, u64>,
+    /// Counts of the values in `-SMALL..SMALL`, by value + SMALL (depths,
+    /// seconds, most evaluations): an index instead of a hash.
+    small: Vec<u64>,
+    counts: HashMap<i64, u64, FastHash>,
     n: u64,
     sum: f64,
 }
+
+/// Values in `-SMALL..SMALL` are counted in an array.
+const SMALL: i64 = 1024;
 
 fn bucket(v: i64) -> i64 {
     if v.unsigned_abs() < EXACT_BELOW as u64 {
@@ -145,15 +180,29 @@ pub struct Summary {
 impl Distribution {
     /// Adds a value.
     pub fn add(&mut self, v: i64) {
-        *self.counts.entry(bucket(v)).or_insert(0) += 1;
+        if (-SMALL..SMALL).contains(&v) {
+            if self.small.is_empty() {
+                self.small = vec![0; 2 * SMALL as usize];
+            }
+            self.small[(v + SMALL) as usize] += 1;
+        } else {
+            *self.counts.entry(bucket(v)).or_insert(0) += 1;
+        }
         self.n += 1;
         self.sum += v as f64;
     }
 
     /// Adds another distribution's values.
     pub fn merge(&mut self, other: &Distribution) {
-        for (&v, &c) in &other.counts {
-            *self.counts.entry(v).or_insert(0) += c;
+        for (v, c) in other.sorted() {
+            if (-SMALL..SMALL).contains(&v) {
+                if self.small.is_empty() {
+                    self.small = vec![0; 2 * SMALL as usize];
+                }
+                self.small[(v + SMALL) as usize] += c;
+            } else {
+                *self.counts.entry(v).or_insert(0) += c;
+            }
         }
         self.n += other.n;
         self.sum += other.sum;
@@ -171,36 +220,49 @@ impl Distribution {
         self.n == 0
     }
 
-    /// The value of 0-based rank `r` in sorted order.
-    fn at_rank(&self, r: u64) -> i64 {
+    /// The kept values and their counts, ascending.
+    fn sorted(&self) -> Vec<(i64, u64)> {
+        let mut v: Vec<(i64, u64)> = self.counts.iter().map(|(&k, &c)| (k, c)).collect();
+        v.extend(self.small.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(i, &c)| (i as i64 - SMALL, c)));
+        v.sort_unstable();
+        v
+    }
+
+    /// The value of 0-based rank `r` in `sorted`.
+    fn at_rank(sorted: &[(i64, u64)], r: u64) -> i64 {
         let mut seen = 0;
-        for (&v, &c) in &self.counts {
+        for &(v, c) in sorted {
             seen += c;
             if r < seen {
                 return v;
             }
         }
-        self.counts.last_key_value().map_or(0, |(&v, _)| v)
+        sorted.last().map_or(0, |&(v, _)| v)
     }
 
     /// The `p` quantile (0..=1), linear between closest ranks; `None`
     /// when empty.
     #[must_use]
     pub fn quantile(&self, p: f64) -> Option<f64> {
+        self.quantile_in(&self.sorted(), p)
+    }
+
+    fn quantile_in(&self, sorted: &[(i64, u64)], p: f64) -> Option<f64> {
         if self.n == 0 {
             return None;
         }
         let q = (self.n - 1) as f64 * p.clamp(0.0, 1.0);
         let lo = q.floor() as u64;
         let hi = q.ceil() as u64;
-        let (a, b) = (self.at_rank(lo) as f64, self.at_rank(hi) as f64);
+        let (a, b) = (Self::at_rank(sorted, lo) as f64, Self::at_rank(sorted, hi) as f64);
         Some(a + (q - lo as f64) * (b - a))
     }
 
     /// The summary; `None` when empty.
     #[must_use]
     pub fn summary(&self) -> Option<Summary> {
-        let q = |p| self.quantile(p);
+        let sorted = self.sorted();
+        let q = |p| self.quantile_in(&sorted, p);
         Some(Summary {
             n: self.n,
             min: q(0.0)?,
@@ -222,7 +284,7 @@ impl Distribution {
         if edges.is_empty() {
             return out;
         }
-        for (&v, &c) in &self.counts {
+        for (v, c) in self.sorted() {
             let i = edges.partition_point(|&e| e <= v).saturating_sub(1);
             out[i] += c;
         }
@@ -230,8 +292,9 @@ impl Distribution {
     }
 
     /// Each kept value and its count, ascending.
-    pub fn values(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
-        self.counts.iter().map(|(&v, &c)| (v, c))
+    #[must_use]
+    pub fn values(&self) -> Vec<(i64, u64)> {
+        self.sorted()
     }
 }
 
@@ -302,6 +365,15 @@ mod tests {
             d.add(1_000_000 + v);
         }
         assert!(d.counts.len() <= 101, "{}", d.counts.len());
+        // Small values and large ones, merged in order.
+        let mut e = Distribution::default();
+        for v in [5, -3, 2_000, 5, 1_023, -1_024, -1_025] {
+            e.add(v);
+        }
+        assert_eq!(e.values(), vec![(-1_025, 1), (-1_024, 1), (-3, 1), (5, 2), (1_023, 1), (2_000, 1)]);
+        let mut m = Distribution::default();
+        m.merge(&e);
+        assert_eq!((m.values(), m.len()), (e.values(), 7));
         assert_eq!(d.summary().unwrap().mean, 1_049_999.5);
     }
 }

@@ -106,7 +106,7 @@ pub struct Args {
     max_errors: Option<u64>,
 }
 
-fn open(path: &str) -> anyhow::Result<Box<dyn BufRead>> {
+fn open(path: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
     if path == "-" {
         return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
     }
@@ -155,9 +155,6 @@ fn load_key(path: &str) -> anyhow::Result<KeyBook> {
 
 /// Writes the lines of `file` whose numbers are in `lines` (ascending).
 fn write_lines(file: &str, lines: &[u64], to: &str) -> anyhow::Result<u64> {
-    if file == "-" {
-        bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
-    }
     let mut input = open(file)?;
     let mut out = BufWriter::new(File::create(to).with_context(|| format!("cannot create {to}"))?);
     let mut line = Vec::new();
@@ -204,10 +201,15 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         let label = args.label.get(i).cloned().unwrap_or_else(|| {
             std::path::Path::new(&names[i]).file_name().map_or(names[i].clone(), |n| n.to_string_lossy().into_owned())
         });
-        inputs.push(Input { label, file: names[i].clone(), reader: open(f)? });
+        let path = (f != "-").then(|| std::path::PathBuf::from(f));
+        inputs.push(Input { label, file: names[i].clone(), reader: open(f)?, path });
     }
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
     let options = Options { key, grouping, strict: args.strict, time_scores: args.time_scores };
+    let writes_back = args.write_missed.is_some() || args.write_solved.is_some() || args.write_regressions.is_some();
+    if writes_back && args.files.last().is_some_and(|f| f == "-") {
+        bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
+    }
     let mut out: Box<dyn Write> = match args.output.as_deref() {
         None | Some("-") => Box::new(BufWriter::new(stdout)),
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
@@ -231,7 +233,9 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             printer.render(&names[run]).line(r, &mut buf);
             printer.emit(&buf, &mut err);
         };
-        let report = epd_report::build(inputs, &options, &mut on_record, &mut on_diag)?;
+        let rows: Option<&mut dyn FnMut(usize, &epd_report::Judged)> =
+            if args.format == ReportFormat::Csv { Some(&mut on_record) } else { None };
+        let report = epd_report::build(inputs, &options, rows, &mut on_diag)?;
         printer.finish(&epd_core::pipeline::Summary::<()>::default(), ParseMode::Lenient, &mut err);
         err.flush()?;
         if let Some(e) = csv_error {
@@ -251,18 +255,16 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     out.flush().context("cannot write the report")?;
     drop(out);
     let last = args.files.len() - 1;
-    let pick = |want: Verdict| -> Vec<u64> {
-        report.verdicts[last].iter().filter(|(_, v)| *v == want).map(|&(l, _)| l).collect()
-    };
-    if let Some(to) = &args.write_missed {
-        write_lines(&args.files[last], &pick(Verdict::Missed), to)?;
-    }
-    if let Some(to) = &args.write_solved {
-        write_lines(&args.files[last], &pick(Verdict::Solved), to)?;
+    for (to, want) in [(&args.write_missed, Verdict::Missed), (&args.write_solved, Verdict::Solved)] {
+        let Some(to) = to else { continue };
+        let input = Input { label: labels[last].clone(), file: names[last].clone(), reader: open(&args.files[last])?, path: None };
+        let mut out = BufWriter::new(File::create(to).with_context(|| format!("cannot create {to}"))?);
+        epd_report::copy_records(input, &options, want, &mut out)?;
+        out.flush().with_context(|| format!("cannot write {to}"))?;
     }
     if let Some(to) = &args.write_regressions {
-        if report.runs.len() < 2 {
-            bail!("--write-regressions compares the first run with the last: give two runs or more");
+        if report.runs.len() < 2 || report.comparisons.is_empty() {
+            bail!("--write-regressions compares the first run with the last: give two runs or more (not with --format csv)");
         }
         // The comparisons of the first run come first, the last of them
         // with the last run.
