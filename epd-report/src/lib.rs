@@ -30,7 +30,8 @@ mod stats;
 
 pub use key::{position_key, KeyBook, Lookup, Solution};
 pub use report::{
-    build, copy_records, Comparison, Input, Options, PairedTimes, Report, MAX_KEPT_DIAGNOSTICS, MAX_TIME_PAIRS, SCHEMA,
+    build, copy_records, Comparison, Input, Options, PairedTimes, RecordSink, Report, MAX_KEPT_DIAGNOSTICS,
+    MAX_TIME_PAIRS, SCHEMA,
 };
 pub use run::{
     cumulative, verdict_str, Dists, Grouping, Issue, Judged, MateClass, Mates, Objective, Points, RunStats, Spread,

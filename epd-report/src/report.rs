@@ -140,8 +140,6 @@ pub struct PairedTimes {
     pub sign_test_p: f64,
 }
 
-
-
 /// The report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -329,11 +327,9 @@ fn read_run(
         }
         match on_diagnostics.as_mut() {
             Some(f) => f(r),
-            None if kept.len() < MAX_KEPT_DIAGNOSTICS => kept.push(KeptReport {
-                line_no: r.line_no,
-                text: r.text.to_vec(),
-                diagnostics: r.diagnostics.to_vec(),
-            }),
+            None if kept.len() < MAX_KEPT_DIAGNOSTICS => {
+                kept.push(KeptReport { line_no: r.line_no, text: r.text.to_vec(), diagnostics: r.diagnostics.to_vec() })
+            }
             None => dropped += 1,
         }
     };
@@ -413,6 +409,9 @@ fn compare_in_step(receivers: Vec<Receiver<Brief>>, comparisons: &mut [Compariso
     }
 }
 
+/// Where judged records go (run index, record): CSV rows.
+pub type RecordSink<'a> = &'a mut dyn FnMut(usize, &Judged);
+
 /// Reads every run and compares them.
 ///
 /// With `on_record` (CSV rows), the runs are read one after another on
@@ -428,7 +427,7 @@ fn compare_in_step(receivers: Vec<Receiver<Brief>>, comparisons: &mut [Compariso
 pub fn build(
     inputs: Vec<Input<'_>>,
     options: &Options,
-    on_record: Option<&mut dyn FnMut(usize, &Judged)>,
+    on_record: Option<RecordSink<'_>>,
     on_diagnostics: &mut dyn FnMut(usize, &LineReport<'_>),
 ) -> io::Result<Report> {
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
@@ -484,7 +483,10 @@ pub fn build(
                 offset: 0,
                 opcode: None,
                 operand: None,
-                message: format!("{} more lines with diagnostics not shown (the issues list every invalid record)", d.dropped),
+                message: format!(
+                    "{} more lines with diagnostics not shown (the issues list every invalid record)",
+                    d.dropped
+                ),
             };
             on_diagnostics(i, &LineReport { line_no: 0, text: b"", diagnostics: std::slice::from_ref(&note) });
         }
@@ -522,11 +524,14 @@ fn resolve_ids(runs: &mut [RunStats], comparisons: &mut [Comparison], paths: &[O
     };
     for r in 0..n {
         let cs = of_b(r);
-        let mut wanted: Vec<u64> = runs[r].missed_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l).collect();
+        let mut wanted: Vec<u64> =
+            runs[r].missed_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l).collect();
         for &c in &cs {
             let cmp = &comparisons[c];
             wanted.extend(cmp.solved_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l));
-            wanted.extend(cmp.regression_lines.iter().zip(&cmp.failed_ids).filter(|(_, id)| id.is_none()).map(|(&l, _)| l));
+            wanted.extend(
+                cmp.regression_lines.iter().zip(&cmp.failed_ids).filter(|(_, id)| id.is_none()).map(|(&l, _)| l),
+            );
         }
         wanted.sort_unstable();
         wanted.dedup();

@@ -233,7 +233,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             printer.render(&names[run]).line(r, &mut buf);
             printer.emit(&buf, &mut err);
         };
-        let rows: Option<&mut dyn FnMut(usize, &epd_report::Judged)> =
+        let rows: Option<epd_report::RecordSink<'_>> =
             if args.format == ReportFormat::Csv { Some(&mut on_record) } else { None };
         let report = epd_report::build(inputs, &options, rows, &mut on_diag)?;
         printer.finish(&epd_core::pipeline::Summary::<()>::default(), ParseMode::Lenient, &mut err);
@@ -257,7 +257,12 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let last = args.files.len() - 1;
     for (to, want) in [(&args.write_missed, Verdict::Missed), (&args.write_solved, Verdict::Solved)] {
         let Some(to) = to else { continue };
-        let input = Input { label: labels[last].clone(), file: names[last].clone(), reader: open(&args.files[last])?, path: None };
+        let input = Input {
+            label: labels[last].clone(),
+            file: names[last].clone(),
+            reader: open(&args.files[last])?,
+            path: None,
+        };
         let mut out = BufWriter::new(File::create(to).with_context(|| format!("cannot create {to}"))?);
         epd_report::copy_records(input, &options, want, &mut out)?;
         out.flush().with_context(|| format!("cannot write {to}"))?;

@@ -1,0 +1,96 @@
+//! `epd report` against `epd check` on the same 1,000,000 result records
+//! (issue 20): ten runs of the benchmark corpus (each file a run of
+//! 100,000 records with pm, pv, ce, acd, acn, acs and bm/am), the release
+//! CLI run as a child process, the two commands interleaved (their order
+//! alternating from round to round), output to /dev/null. Prints the
+//! median wall time and peak memory (max RSS, GNU time) of each, and the
+//! ratio of the medians. `epd check` runs with its default (one job) and
+//! with `-j 2`; the report reads its runs on a thread each.
+//!
+//! ```text
+//! cargo build --release -p epd-cli
+//! cargo bench -p epd-bench --bench report_check             # 7 rounds
+//! EPD_BENCH_RUNS=11 cargo bench -p epd-bench --bench report_check
+//! EPD_BENCH_DATA=other.epd EPD_BIN=path/to/epd cargo bench -p epd-bench --bench report_check
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use epd_bench::median;
+
+/// Wall time and peak memory (KiB) of `epd ARGS`.
+fn run(epd: &Path, args: &[String]) -> (Duration, u64) {
+    let mem = std::env::temp_dir().join(format!("epd-report-bench-{}.time", std::process::id()));
+    let start = Instant::now();
+    let status = Command::new("/usr/bin/time")
+        .arg("-o")
+        .arg(&mem)
+        .args(["-f", "%M"])
+        .arg(epd)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run epd under /usr/bin/time");
+    let wall = start.elapsed();
+    assert!(status.code().is_some_and(|c| c <= 1), "epd {args:?}: {status}");
+    let text = std::fs::read_to_string(&mem).unwrap_or_default();
+    let _ = std::fs::remove_file(&mem);
+    (wall, text.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0))
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let quick =
+        std::env::args().any(|a| a == "--quick" || a == "--test") || std::env::var_os("EPD_BENCH_QUICK").is_some();
+    let rounds: usize =
+        std::env::var("EPD_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(if quick { 1 } else { 7 });
+    let Some(epd) = epd_bench::release_cli() else {
+        eprintln!("report_check: build the release CLI first (cargo build --release -p epd-cli)");
+        return;
+    };
+    let data = std::env::var_os("EPD_BENCH_DATA").map_or_else(epd_testkit::bench_corpus_path, PathBuf::from);
+    let dir = std::env::temp_dir().join(format!("epd-report-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let runs = if quick { 2 } else { 10 };
+    let mut files = Vec::new();
+    for i in 0..runs {
+        let f = dir.join(format!("run{i}.epd"));
+        std::fs::copy(&data, &f).expect("copy the data");
+        files.push(f.to_string_lossy().into_owned());
+    }
+    let with =
+        |head: &[&str]| -> Vec<String> { head.iter().map(|s| (*s).to_owned()).chain(files.iter().cloned()).collect() };
+    let modes: [(&str, Vec<String>); 4] = [
+        ("epd check", with(&["check"])),
+        ("epd check -j 2", with(&["check", "-j", "2"])),
+        ("epd report", with(&["report"])),
+        ("epd report --format json", with(&["report", "--format", "json"])),
+    ];
+    let mut walls: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
+    let mut mems: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
+    for round in 0..rounds {
+        let order: Vec<usize> =
+            if round % 2 == 0 { (0..modes.len()).collect() } else { (0..modes.len()).rev().collect() };
+        for i in order {
+            let (w, m) = run(&epd, &modes[i].1);
+            walls[i].push(w.as_secs_f64());
+            mems[i].push(m as f64);
+        }
+    }
+    let records = 100_000 * runs;
+    println!("{records} records in {runs} files, {rounds} rounds, medians:");
+    println!("| command | wall | max RSS | wall / epd check |");
+    println!("|---|---|---|---|");
+    let base = median(&walls[0]);
+    for (i, (name, _)) in modes.iter().enumerate() {
+        let w = median(&walls[i]);
+        println!("| `{name}` | {w:.3} s | {:.0} MB | {:.2}× |", median(&mems[i]) / 1024.0, w / base);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
