@@ -473,3 +473,29 @@ fn solution_times_from_analyze_feed_the_time_scores() {
     assert_eq!(r["runs"][0]["solved"].as_u64().unwrap() as usize, solved_times.len());
     close(&r["runs"][0]["time_scores"][0]["value"], 2630.0 - expect_bt / 30.0, 1e-6);
 }
+
+#[test]
+fn hostile_bytes_are_counted_not_fatal() {
+    // Random bytes, a NUL, an over-long line, a string that never ends:
+    // every line is a record or an invalid record, the report is still
+    // written, and the exit code says some were invalid.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("junk.epd");
+    let mut rng = epd_testkit::XorShift::new(20);
+    let mut bytes = rng.bytes(20_000);
+    bytes.extend_from_slice(b"\n\0\n");
+    bytes.extend(std::iter::repeat_n(b'a', 2 << 20));
+    bytes.extend_from_slice(b"\n8/8/8/8/8/8/8/K6k w - - c0 \"unending\n");
+    bytes.extend_from_slice(std::fs::read_to_string(data("run-a.epd")).unwrap().lines().next().unwrap().as_bytes());
+    bytes.push(b'\n');
+    std::fs::write(&path, &bytes).unwrap();
+    let out = epd(&["report", "--format", "json", &path.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &r["runs"][0];
+    assert!(run["invalid"].as_u64().unwrap() >= 3, "{run}");
+    // The one good record is still judged (WAC.001, solved).
+    assert_eq!(run["solved"], 1);
+    let invalid = run["issues"].as_array().unwrap().iter().filter(|i| i["kind"] == "invalid").count() as u64;
+    assert_eq!(invalid, run["invalid"].as_u64().unwrap());
+}

@@ -30,8 +30,10 @@ pub const SCHEMA: &str = "epd-report/1";
 /// rest are counted; the runs' issues list every invalid record).
 pub const MAX_KEPT_DIAGNOSTICS: usize = 10_000;
 
-/// Records a run reader may be ahead of the comparison.
-const AHEAD: usize = 4096;
+/// Records a run's reader hands the comparison at a time.
+const BATCH: usize = 256;
+/// Batches a run's reader may be ahead of the comparison.
+const AHEAD: usize = 16;
 
 /// One run to read.
 pub struct Input<'a> {
@@ -101,9 +103,9 @@ pub struct Comparison {
     /// Lines of `b` that `b` solved and `a` missed (and their ids when
     /// kept in memory).
     #[serde(skip)]
-    solved_lines: Vec<(u64, Option<Box<str>>)>,
+    solved_lines: Vec<(u64, Option<Box<str>>, Option<u32>)>,
     #[serde(skip)]
-    failed_ids: Vec<Option<Box<str>>>,
+    failed_ids: Vec<(Option<Box<str>>, Option<u32>)>,
     /// log2 of b's time over a's, in thousandths.
     #[serde(skip)]
     log_ratios: Distribution,
@@ -210,11 +212,11 @@ impl Comparison {
             (true, false) => {
                 self.a_only += 1;
                 self.regression_lines.push(eb.line);
-                self.failed_ids.push(eb.id.clone());
+                self.failed_ids.push((eb.id.clone(), eb.id_offset));
             }
             (false, true) => {
                 self.b_only += 1;
-                self.solved_lines.push((eb.line, eb.id.clone()));
+                self.solved_lines.push((eb.line, eb.id.clone(), eb.id_offset));
             }
             (false, false) => self.neither += 1,
         }
@@ -243,7 +245,9 @@ struct Reader<'a> {
     key: Option<&'a KeyBook>,
     grouping: &'a Grouping,
     mode: ParseMode,
-    to_compare: Option<SyncSender<Brief>>,
+    to_compare: Option<SyncSender<Vec<Brief>>>,
+    /// Scored records not yet sent to the comparison.
+    batch: Vec<Brief>,
     /// Judged records for the caller (CSV), taken after each record.
     detail: Option<Arc<Mutex<Vec<Judged>>>>,
 }
@@ -264,13 +268,25 @@ impl Processor for Reader<'_> {
         if let (Some(j), Some(out)) = (judged, &self.detail) {
             out.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(j);
         }
-        if brief.verdict != Verdict::Unscored {
-            if let Some(tx) = &self.to_compare {
-                // The comparison stopped (an error): keep reading anyway.
-                let _ = tx.send(brief);
+        if brief.verdict != Verdict::Unscored && self.to_compare.is_some() {
+            self.batch.push(brief);
+            if self.batch.len() >= BATCH {
+                self.send();
             }
         }
         Ok(())
+    }
+}
+
+impl Reader<'_> {
+    /// Hands the batch to the comparison (which, if it stopped on an
+    /// error, is ignored: the run is read to its end anyway).
+    fn send(&mut self) {
+        if let Some(tx) = &self.to_compare {
+            if !self.batch.is_empty() {
+                let _ = tx.send(std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH)));
+            }
+        }
     }
 }
 
@@ -301,7 +317,7 @@ fn first_error(r: &LineReport<'_>) -> Option<String> {
 fn read_run(
     input: Input<'_>,
     options: &Options,
-    to_compare: Option<SyncSender<Brief>>,
+    to_compare: Option<SyncSender<Vec<Brief>>>,
     on_record: Option<&mut dyn FnMut(&Judged)>,
     mut on_diagnostics: Option<&mut dyn FnMut(&LineReport<'_>)>,
 ) -> io::Result<RunDone> {
@@ -316,6 +332,7 @@ fn read_run(
         grouping: &options.grouping,
         mode,
         to_compare,
+        batch: Vec::with_capacity(BATCH),
         detail: detail.clone(),
     };
     let mut invalid = Vec::new();
@@ -347,7 +364,9 @@ fn read_run(
     })
     .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;
     hand_over();
-    // Closes the channel: the comparison knows this run is over.
+    // The last batch, then the channel closes: the comparison knows this
+    // run is over.
+    reader.send();
     drop(reader.to_compare.take());
     let mut stats = reader.stats;
     for (line, why) in invalid {
@@ -364,7 +383,7 @@ struct Slot {
 }
 
 /// Pairs the runs' records as they arrive.
-fn compare_in_step(receivers: Vec<Receiver<Brief>>, comparisons: &mut [Comparison]) {
+fn compare_in_step(receivers: Vec<Receiver<Vec<Brief>>>, comparisons: &mut [Comparison]) {
     let n = receivers.len();
     let mut open: Vec<bool> = vec![true; n];
     let mut pending: HashMap<u64, Slot, FastHash> = HashMap::default();
@@ -387,19 +406,21 @@ fn compare_in_step(receivers: Vec<Receiver<Brief>>, comparisons: &mut [Compariso
             if !open[i] {
                 continue;
             }
-            let Ok(brief) = receivers[i].recv() else {
+            let Ok(batch) = receivers[i].recv() else {
                 open[i] = false;
                 continue;
             };
-            let key = brief.key;
-            let slot = pending.entry(key).or_insert_with(|| Slot { briefs: vec![None; n], count: 0 });
-            if slot.briefs[i].is_none() {
-                slot.count += 1;
-            }
-            slot.briefs[i] = Some(brief);
-            if slot.count == n {
-                let slot = pending.remove(&key).expect("just filled");
-                finalize(slot, comparisons);
+            for brief in batch {
+                let key = brief.key;
+                let slot = pending.entry(key).or_insert_with(|| Slot { briefs: vec![None; n], count: 0 });
+                if slot.briefs[i].is_none() {
+                    slot.count += 1;
+                }
+                slot.briefs[i] = Some(brief);
+                if slot.count == n {
+                    let slot = pending.remove(&key).expect("just filled");
+                    finalize(slot, comparisons);
+                }
             }
         }
     }
@@ -501,11 +522,12 @@ pub fn build(
 }
 
 /// Fills the ids the report lists (missed, newly solved, newly failed)
-/// from the lines kept: from memory, or by reading each file again.
+/// from the lines kept: from memory, or by reading each file again (the
+/// files on a thread each).
 fn resolve_ids(runs: &mut [RunStats], comparisons: &mut [Comparison], paths: &[Option<PathBuf>]) -> io::Result<()> {
     let n = runs.len();
-    // The comparisons whose b is run `r`.
     let compared = !comparisons.is_empty();
+    // The comparisons whose b is run `r`.
     let of_b = |r: usize| {
         let mut out = Vec::new();
         if !compared {
@@ -522,38 +544,63 @@ fn resolve_ids(runs: &mut [RunStats], comparisons: &mut [Comparison], paths: &[O
         }
         out
     };
-    for r in 0..n {
-        let cs = of_b(r);
-        let mut wanted: Vec<u64> =
-            runs[r].missed_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l).collect();
-        for &c in &cs {
+    // Per run, the (line, id offset) to read again.
+    let mut wanted: Vec<Vec<(u64, u32)>> = Vec::new();
+    for (r, run) in runs.iter().enumerate() {
+        let mut w: Vec<(u64, u32)> =
+            run.missed_lines.iter().filter(|(_, id, _)| id.is_none()).filter_map(|&(l, _, o)| Some((l, o?))).collect();
+        for c in of_b(r) {
             let cmp = &comparisons[c];
-            wanted.extend(cmp.solved_lines.iter().filter(|(_, id)| id.is_none()).map(|&(l, _)| l));
-            wanted.extend(
-                cmp.regression_lines.iter().zip(&cmp.failed_ids).filter(|(_, id)| id.is_none()).map(|(&l, _)| l),
+            w.extend(cmp.solved_lines.iter().filter(|(_, id, _)| id.is_none()).filter_map(|&(l, _, o)| Some((l, o?))));
+            w.extend(
+                cmp.regression_lines
+                    .iter()
+                    .zip(&cmp.failed_ids)
+                    .filter(|(_, (id, _))| id.is_none())
+                    .filter_map(|(&l, &(_, o))| Some((l, o?))),
             );
         }
-        wanted.sort_unstable();
-        wanted.dedup();
-        let ids = match (&paths[r], wanted.is_empty()) {
-            (Some(path), false) => ids_at(path, &wanted)?,
-            _ => HashMap::new(),
-        };
+        w.sort_unstable();
+        w.dedup();
+        wanted.push(w);
+    }
+    let found: Vec<io::Result<HashMap<u64, String>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = wanted
+            .iter()
+            .zip(paths)
+            .map(|(w, p)| {
+                scope.spawn(move || match p {
+                    Some(path) if !w.is_empty() => ids_at(path, w),
+                    _ => Ok(HashMap::new()),
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("reading ids panicked"))))
+            .collect()
+    });
+    for (r, ids) in found.into_iter().enumerate() {
+        let ids = ids?;
         let name = |line: u64, kept: &Option<Box<str>>| -> String {
             kept.as_deref()
                 .map(str::to_owned)
-                .or_else(|| ids.get(&line).cloned().flatten())
+                .or_else(|| ids.get(&line).cloned())
                 .unwrap_or_else(|| format!("line {line}"))
         };
         let missed = std::mem::take(&mut runs[r].missed_lines);
-        runs[r].missed_ids = missed.iter().map(|(l, id)| name(*l, id)).collect();
-        for &c in &cs {
+        runs[r].missed_ids = missed.iter().map(|(l, id, _)| name(*l, id)).collect();
+        for c in of_b(r) {
             let cmp = &mut comparisons[c];
             let mut solved = std::mem::take(&mut cmp.solved_lines);
-            solved.sort_by_key(|(l, _)| *l);
-            cmp.newly_solved = solved.iter().map(|(l, id)| name(*l, id)).collect();
-            let mut failed: Vec<(u64, Option<Box<str>>)> =
-                cmp.regression_lines.iter().copied().zip(std::mem::take(&mut cmp.failed_ids)).collect();
+            solved.sort_by_key(|(l, _, _)| *l);
+            cmp.newly_solved = solved.iter().map(|(l, id, _)| name(*l, id)).collect();
+            let mut failed: Vec<(u64, Option<Box<str>>)> = cmp
+                .regression_lines
+                .iter()
+                .copied()
+                .zip(std::mem::take(&mut cmp.failed_ids).into_iter().map(|(id, _)| id))
+                .collect();
             failed.sort_by_key(|(l, _)| *l);
             cmp.newly_failed = failed.iter().map(|(l, id)| name(*l, id)).collect();
             cmp.regression_lines = failed.iter().map(|(l, _)| *l).collect();
@@ -562,24 +609,50 @@ fn resolve_ids(runs: &mut [RunStats], comparisons: &mut [Comparison], paths: &[O
     Ok(())
 }
 
-/// The ids of the records on `lines` (ascending) of the file at `path`.
-fn ids_at(path: &std::path::Path, lines: &[u64]) -> io::Result<HashMap<u64, Option<String>>> {
+/// The string operand whose content starts at `offset` of `line` (just
+/// after its opening quote, or at that quote), when it holds no escape;
+/// `None` otherwise.
+fn string_at(line: &[u8], offset: usize) -> Option<&[u8]> {
+    let start = if offset > 0 && line.get(offset - 1) == Some(&b'"') {
+        offset
+    } else if line.get(offset) == Some(&b'"') {
+        offset + 1
+    } else {
+        return None;
+    };
+    if start > line.len() {
+        return None;
+    }
+    let len = line[start..].iter().position(|&b| b == b'"' || b == b'\\')?;
+    (line[start + len] == b'"').then(|| &line[start..start + len])
+}
+
+/// The ids of the records at `wanted` (line, offset of the id operand),
+/// ascending, in the file at `path`. An id is taken from its offset when
+/// it is a plain string there, else the line is read as a record again.
+fn ids_at(path: &std::path::Path, wanted: &[(u64, u32)]) -> io::Result<HashMap<u64, String>> {
     let mut input = io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
     let mut out = HashMap::new();
     let mut buf = Vec::new();
     let mut no = 0u64;
-    let mut want = lines.iter().peekable();
-    while let Some(&&next) = want.peek() {
+    let mut want = wanted.iter().peekable();
+    while let Some(&&(next, offset)) = want.peek() {
         buf.clear();
         if input.read_until(b'\n', &mut buf)? == 0 {
             break;
         }
         no += 1;
-        if no == next {
-            want.next();
-            let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            let (rec, _) = Record::parse(text, ParseMode::Lenient);
-            out.insert(no, rec.id().map(|i| String::from_utf8_lossy(i).into_owned()));
+        if no < next {
+            continue;
+        }
+        want.next();
+        let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let id = match string_at(text, offset as usize) {
+            Some(id) => Some(String::from_utf8_lossy(id).into_owned()),
+            None => Record::parse(text, ParseMode::Lenient).0.id().map(|i| String::from_utf8_lossy(i).into_owned()),
+        };
+        if let Some(id) = id {
+            out.insert(no, id);
         }
     }
     Ok(out)
@@ -630,4 +703,28 @@ pub fn copy_records(input: Input<'_>, options: &Options, want: Verdict, out: &mu
     pipeline::run_serial(input.reader, out, &mut c, &config, &mut |_| {}, &mut |_| {})
         .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;
     Ok(c.copied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_read_again_at_their_offsets() {
+        // The offset the record model gives is the one string_at reads.
+        for line in [
+            "8/8/8/8/8/8/8/K6k w - - bm Kb1; id \"WAC.001\";",
+            "8/8/8/8/8/8/8/K6k w - - c0 \"an id \\\"x\\\" inside\"; id \"a b\";",
+            "8/8/8/8/8/8/8/K6k w - - id \"\";",
+        ] {
+            let (rec, _) = Record::parse(line.as_bytes(), ParseMode::Lenient);
+            let op = rec.get_known(epd_core::Opcode::Id).unwrap();
+            let at = string_at(line.as_bytes(), op.operand(0).unwrap().offset());
+            assert_eq!(at, rec.id(), "{line}");
+        }
+        // An escape inside: not read here (the caller parses the line).
+        assert_eq!(string_at(b"x id \"a\\\"b\";", 5), None);
+        assert_eq!(string_at(b"x id \"ab", 5), None);
+        assert_eq!(string_at(b"x", 7), None);
+    }
 }

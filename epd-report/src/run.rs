@@ -108,6 +108,9 @@ pub struct Brief {
     pub resolution: f64,
     /// Its id, when ids are kept in memory.
     pub id: Option<Box<str>>,
+    /// Where its id's operand is in its line (`None`: it has no id), to
+    /// read the id again from the file.
+    pub id_offset: Option<u32>,
 }
 
 /// A problem found in the results, with its line.
@@ -310,7 +313,7 @@ pub struct RunStats {
     /// The missed records' lines, and their ids when they are kept in
     /// memory (`keep_ids`); the others are read again at the end.
     #[serde(skip)]
-    pub missed_lines: Vec<(u64, Option<Box<str>>)>,
+    pub missed_lines: Vec<(u64, Option<Box<str>>, Option<u32>)>,
     /// Keep ids in memory (an input that cannot be read twice).
     #[serde(skip)]
     pub keep_ids: bool,
@@ -460,6 +463,8 @@ impl RunStats {
         let mv = played_move(rec);
         let verdict = judge(solution.bm.as_deref(), solution.am.as_deref(), mv);
         let id_text: Option<std::borrow::Cow<'_, str>> = id.map(String::from_utf8_lossy);
+        let id_offset =
+            rec.get_known(Opcode::Id).and_then(|o| o.operand(0)).and_then(|o| u32::try_from(o.offset()).ok());
         // Identity and duplicates.
         let ph = position_key(&pos);
         // (occurrences, first line) of this position and of this id.
@@ -593,7 +598,7 @@ impl RunStats {
             Verdict::Missed => {
                 self.missed += 1;
                 let id = if self.keep_ids { id_text.as_deref().map(Box::from) } else { None };
-                self.missed_lines.push((line, id));
+                self.missed_lines.push((line, id, id_offset));
             }
             Verdict::Unscored => self.unscored += 1,
         }
@@ -639,6 +644,7 @@ impl RunStats {
             time,
             resolution: if ms.is_some() { 0.001 } else { 1.0 },
             id: if self.keep_ids && verdict != Verdict::Unscored { id_text.as_deref().map(Box::from) } else { None },
+            id_offset,
         };
         if !detail {
             return (brief, None);
