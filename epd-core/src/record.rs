@@ -620,6 +620,16 @@ impl Record {
                     if !is_identifier(s.as_bytes()) || !matches!(want, OperandType::Identifier | OperandType::Any) {
                         return err(format!("{opcode}: operand {} must be {want}", i + 1));
                     }
+                    // The enumerated operands (§6.23, §6.24), as the reader
+                    // checks them.
+                    let allowed: &[&str] = match known {
+                        Some(Opcode::Refcom) => &REFCOM_COMMANDS,
+                        Some(Opcode::Refreq) => &REFREQ_REQUESTS,
+                        _ => &[],
+                    };
+                    if !allowed.is_empty() && !allowed.contains(&s) {
+                        return err(format!("{opcode} {s} is not one of: {}", allowed.join(", ")));
+                    }
                     (s.as_bytes().to_vec(), Value::Identifier)
                 }
                 OperandInput::String(s) => {
@@ -2046,6 +2056,19 @@ fn looks_like_coordinate(text: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_refuses_refcom_and_refreq_values_the_reader_refuses() {
+        let mut rec = Record::from_position(&Position::startpos());
+        for (op, good, bad) in [("refcom", "respond", "responds"), ("refreq", "sign_on", "sign_in")] {
+            assert!(rec.set(op, &[OperandInput::Identifier(good)]).is_ok());
+            let e = rec.set(op, &[OperandInput::Identifier(bad)]).unwrap_err();
+            assert!(e.message.contains("is not one of"), "{}", e.message);
+            // What set writes reads back without a diagnostic.
+            let (_, diags) = Record::parse(&rec.to_canonical(), ParseMode::Strict);
+            assert!(diags.is_empty(), "{diags:?}");
+        }
+    }
 
     #[test]
     fn canonical_integer_reads_only_the_encoders_spelling() {
