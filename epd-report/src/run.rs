@@ -500,7 +500,8 @@ impl RunStats {
                 self.issue(line, "pm-not-pv", format!("pm {} is not the first move of pv, {}", pos.san(a), pos.san(b)));
             }
         }
-        let (acd, acn, acs) = (int_of(rec, "acd"), int_of(rec, "acn"), int_of(rec, "acs"));
+        let known = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
+        let (acd, acn, acs) = (known(Opcode::Acd), known(Opcode::Acn), known(Opcode::Acs));
         if mv.is_some() && acd.is_none() {
             self.issue(line, "no-acd", "a result without acd (depth)".into());
         }
