@@ -226,6 +226,19 @@ fn text_report_names_its_formulas() {
     assert!(text.contains("overall     7/10 70.0%     9/10 90.0%"), "{text}");
 }
 
+/// `epd analyze SRC --nodes NODES --counters` into `out` (the built-in
+/// engine, two jobs); returns `out`.
+fn analyze(src: &Path, nodes: &str, out: &Path) -> String {
+    let st = Command::new(EPD)
+        .args(["analyze", "--nodes", nodes, "--counters", "-q", "-j", "2", "-o"])
+        .arg(out)
+        .arg(src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    out.to_string_lossy().into_owned()
+}
+
 /// Counts with python-chess (an independent oracle): records whose pm is
 /// in bm (when present) and not in am (when present), of those with bm
 /// or am.
@@ -269,18 +282,10 @@ fn real_runs_of_wac_and_sts_at_two_node_limits() {
     let dir = tempfile::tempdir().unwrap();
     for (suite, themes) in [("wacnew.epd", 1), ("STS1-STS15_LAN_v3.epd", 16)] {
         let src = epd_testkit::corpus_path(suite);
-        let mut files = Vec::new();
-        for nodes in ["1000", "4000"] {
-            let out = dir.path().join(format!("{suite}-{nodes}.epd"));
-            let st = Command::new(EPD)
-                .args(["analyze", "--nodes", nodes, "--counters", "-q", "-j", "2", "-o"])
-                .arg(&out)
-                .arg(&src)
-                .status()
-                .unwrap();
-            assert!(st.success());
-            files.push(out.to_string_lossy().into_owned());
-        }
+        let files: Vec<String> = ["1000", "4000"]
+            .iter()
+            .map(|nodes| analyze(&src, nodes, &dir.path().join(format!("{suite}-{nodes}.epd"))))
+            .collect();
         let r = json(&[&files[0], &files[1]]);
         for (i, f) in files.iter().enumerate() {
             let run = &r["runs"][i];
@@ -365,18 +370,8 @@ fn html_report_in_headless_chromium() {
     let d = dir.path();
     // Two real runs of STS (themes, points) with time and node counts.
     let src = epd_testkit::corpus_path("STS1-STS15_LAN_v3.epd");
-    let mut runs = Vec::new();
-    for nodes in ["800", "3000"] {
-        let out = d.join(format!("sts-{nodes}.epd"));
-        let st = Command::new(EPD)
-            .args(["analyze", "--nodes", nodes, "--counters", "-q", "-j", "2", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .status()
-            .unwrap();
-        assert!(st.success());
-        runs.push(out.to_string_lossy().into_owned());
-    }
+    let runs: Vec<String> =
+        ["800", "3000"].iter().map(|nodes| analyze(&src, nodes, &d.join(format!("sts-{nodes}.epd")))).collect();
     let page = d.join("report.html");
     let out = epd(&["report", &runs[0], &runs[1], "--format", "html", "-o", &page.to_string_lossy()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -14,6 +14,7 @@
 
 use std::fmt::Write as _;
 
+use crate::render::theme_order;
 use crate::report::Report;
 use crate::run::{cumulative, RunStats};
 use crate::stats::Distribution;
@@ -101,14 +102,7 @@ fn legend(out: &mut String, runs: &[RunStats]) {
 
 /// A bar per theme per run: the solved percent.
 fn themes_chart(out: &mut String, runs: &[RunStats]) {
-    let mut themes: Vec<&str> = Vec::new();
-    for r in runs {
-        for (t, _) in r.themes.iter() {
-            if !themes.contains(&t) {
-                themes.push(t);
-            }
-        }
-    }
+    let themes = theme_order(runs);
     let bar = 12.0;
     let group = bar * runs.len() as f64 + 8.0;
     let (left, width) = (260.0, 560.0);
@@ -404,14 +398,7 @@ fn summary_table(out: &mut String, runs: &[RunStats]) {
 }
 
 fn themes_table(out: &mut String, runs: &[RunStats]) {
-    let mut themes: Vec<&str> = Vec::new();
-    for r in runs {
-        for (t, _) in r.themes.iter() {
-            if !themes.contains(&t) {
-                themes.push(t);
-            }
-        }
-    }
+    let themes = theme_order(runs);
     out.push_str("<table class=\"sortable\" id=\"themes\"><thead><tr><th class=\"l\">theme</th>");
     for r in runs {
         let _ = write!(out, "<th>{} solved</th><th>{} %</th>", esc(&r.label), esc(&r.label));

@@ -13,6 +13,19 @@ use crate::stats::Summary;
 
 pub use crate::html::{html, CE_EDGES};
 
+/// Every run's themes, in order of first appearance, run by run.
+pub(crate) fn theme_order(runs: &[RunStats]) -> Vec<&str> {
+    let mut themes: Vec<&str> = Vec::new();
+    for r in runs {
+        for (t, _) in r.themes.iter() {
+            if !themes.contains(&t) {
+                themes.push(t);
+            }
+        }
+    }
+    themes
+}
+
 /// How many ids a text list shows before it counts the rest.
 pub const TEXT_LIST: usize = 30;
 
@@ -217,15 +230,7 @@ pub fn text(report: &Report) -> String {
 /// Overall, per theme and per mate length, one column per run.
 fn side_by_side(out: &mut String, report: &Report) {
     let runs = &report.runs;
-    // In order of first appearance, run by run.
-    let mut themes: Vec<&str> = Vec::new();
-    for r in runs {
-        for (t, _) in r.themes.iter() {
-            if !themes.contains(&t) {
-                themes.push(t);
-            }
-        }
-    }
+    let themes = theme_order(runs);
     let width = themes.iter().map(|t| t.len()).max().unwrap_or(7).clamp(7, 40);
     let col = runs.iter().map(|r| r.label.len()).max().unwrap_or(0).max(14);
     let _ = write!(out, "{:<width$}", "solved");

@@ -698,7 +698,6 @@ pub fn copy_records(input: Input<'_>, options: &Options, want: Verdict, out: &mu
         want,
         copied: 0,
     };
-    c.stats.keep_ids = false;
     let config = Config { drop_invalid: true, ..Config::default() };
     pipeline::run_serial(input.reader, out, &mut c, &config, &mut |_| {}, &mut |_| {})
         .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;

@@ -440,13 +440,9 @@ impl RunStats {
         let id = rec.id();
         // The key: the record's own, else the key file's.
         let own = Solution::of(rec);
-        let found;
         let solution = match key {
             Some(book) => match book.find(id, &pos) {
-                Lookup::Id(s) | Lookup::Position(s) => {
-                    found = s;
-                    found
-                }
+                Lookup::Id(s) | Lookup::Position(s) => s,
                 Lookup::IdOtherPosition => {
                     self.issue(line, "key-position", "the key has this id for another position".into());
                     &own
