@@ -153,6 +153,16 @@ extern "C" {
 #define EPD_REPLY_DRAW_CLAIM 2
 
 /**
+ * The records of a text parsed by epd_batch_parse: one entry per record
+ * line with its diagnostics, and the canonical text of each valid record,
+ * from which epd_batch_record builds the record when it is first asked
+ * for. Freed with epd_batch_free.
+ *
+ * Thread safety: may be used from any thread, from one at a time.
+ */
+typedef struct epd_batch epd_batch;
+
+/**
  * A list of diagnostics, filled by epd_record_parse and
  * epd_record_parse_into. Created by epd_diagnostics_new, freed with
  * epd_diagnostics_free.
@@ -230,6 +240,14 @@ typedef struct epd_referee_client epd_referee_client;
  * once; not changed (apply, reset) while another thread uses it.
  */
 typedef struct epd_registers epd_registers;
+
+/**
+ * The runs and settings of a report. Created by epd_report_config_new,
+ * freed with epd_report_config_free.
+ *
+ * Thread safety: may be used from any thread, from one at a time.
+ */
+typedef struct epd_report_config epd_report_config;
 
 /**
  * What the search callback is asked: a position and limits. Borrowed;
@@ -550,6 +568,33 @@ typedef int (*epd_read_callback)(void *user, char *buf, size_t len, size_t *out_
 typedef int (*epd_write_callback)(void *user, const char *buf, size_t len, size_t *out_written);
 
 /**
+ * One record line of a batch (blank lines are not records and have no
+ * entry), in input order. A plain value inside the batch: read it through
+ * the array epd_batch_entries gives.
+ */
+typedef struct epd_batch_entry {
+    /**
+     * The 1-based line number in the whole input (lines_before plus the
+     * line's number in the text parsed). A lenient record whose string
+     * went on to the next line has the number of its first line.
+     */
+    unsigned long line;
+    /**
+     * Index of the entry's first diagnostic (epd_batch_diagnostic).
+     */
+    size_t first_diagnostic;
+    /**
+     * How many diagnostics the entry has (warnings and errors).
+     */
+    size_t diagnostics;
+    /**
+     * How many of them are errors: 0 for a valid record (get it with
+     * epd_batch_record), more for an invalid line.
+     */
+    size_t errors;
+} epd_batch_entry;
+
+/**
  * The search callback: analyze the position of `request` (read it with
  * the epd_search_request_... functions) and report through the
  * epd_search_result_set_... functions. Return 0 on success; non-zero
@@ -606,9 +651,85 @@ typedef struct epd_analysis_summary {
 } epd_analysis_summary;
 
 /**
+ * Counts from epd_mate_run_files and epd_mate_run_memory.
+ */
+typedef struct epd_mate_summary {
+    /**
+     * Lines read (blank ones included).
+     */
+    unsigned long lines;
+    /**
+     * Records read (non-blank lines).
+     */
+    unsigned long records;
+    /**
+     * Records with at least one error (copied through unchanged).
+     */
+    unsigned long invalid;
+    /**
+     * Records searched.
+     */
+    unsigned long searched;
+    /**
+     * Records skipped: they already held a dm of at most `moves`.
+     */
+    unsigned long skipped;
+    /**
+     * Records given a dm (a forced mate of at most `moves` moves).
+     */
+    unsigned long solved;
+    /**
+     * Nodes searched, all records.
+     */
+    unsigned long nodes;
+} epd_mate_summary;
+
+/**
+ * Option flags of epd_pgn_to_epd_files and epd_pgn_to_epd_memory (OR
+ * them together).
+ */
+typedef unsigned int epd_pgn_flags;
+
+/**
+ * Receives one problem of a conversion: its 1-based line and column (0
+ * when it concerns a whole game), whether it is an error (non-zero: the
+ * rest of that game was not converted) and a NUL-terminated message
+ * (borrowed for the call). Return 0 to go on, non-zero to stop (the
+ * conversion then fails with EPD_STATUS_CALLBACK).
+ */
+typedef int (*epd_pgn_report_callback)(void *user, unsigned long line, unsigned int column, int error, const char *message);
+
+/**
+ * Counts of a conversion.
+ */
+typedef struct epd_pgn_summary {
+    /**
+     * Games read.
+     */
+    unsigned long games;
+    /**
+     * Games whose every mainline move was converted.
+     */
+    unsigned long complete;
+    /**
+     * Records written.
+     */
+    unsigned long records;
+    /**
+     * Positions left out as repeats (EPD_PGN_UNIQUE).
+     */
+    unsigned long repeated;
+} epd_pgn_summary;
+
+/**
  * The referee's commands (§8.1), as epd_referee_next gives them.
  */
 typedef int epd_refcom;
+
+/**
+ * How records are grouped into themes (epd_report_config_set_group_by).
+ */
+typedef int epd_report_grouping;
 
 /**
  * What kind of move an epd_move is.
@@ -937,6 +1058,37 @@ typedef int epd_move_kind;
 #define EPD_SEARCH_TARGET 1
 
 /**
+ * Add sm: the move played from each position.
+ */
+#define EPD_PGN_SM 1
+
+/**
+ * Add hmvc and fmvn (the FEN move counters).
+ */
+#define EPD_PGN_COUNTERS 2
+
+/**
+ * Add id: "White - Black, Event Round, ply N".
+ */
+#define EPD_PGN_ID 4
+
+/**
+ * Add c0: the game's Event, Site, Date, Round and Result.
+ */
+#define EPD_PGN_C0 8
+
+/**
+ * Write each position only the first time it occurs in the run (its four
+ * EPD fields compared).
+ */
+#define EPD_PGN_UNIQUE 16
+
+/**
+ * Only the last position of each game.
+ */
+#define EPD_PGN_FINAL 32
+
+/**
  * The game is over (§8.1.1); the position is the final one.
  */
 #define EPD_REFCOM_CONCLUDE 1
@@ -971,6 +1123,21 @@ typedef int epd_move_kind;
  * resign).
  */
 #define EPD_REFCOM_RESPOND 7
+
+/**
+ * By the id without its trailing number (the default: STS's themes).
+ */
+#define EPD_REPORT_GROUP_BY_ID 0
+
+/**
+ * One theme per run file.
+ */
+#define EPD_REPORT_GROUP_BY_FILE 1
+
+/**
+ * By the opcodes that key the record (bm, am, bm+am, dm, points).
+ */
+#define EPD_REPORT_GROUP_BY_OPCODE 2
 
 /**
  * The version of the library actually loaded, "MAJOR.MINOR.PATCH", as a
@@ -1707,6 +1874,60 @@ epd_status epd_verb_run_callbacks(const struct epd_verb_config *config, epd_read
 epd_status epd_verb_run_memory(const struct epd_verb_config *config, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_verb_summary *out_summary);
 
 /**
+ * Parses every record line of `len` bytes of text at `text` (lines end
+ * with LF; a CR before it is whitespace; blank lines are skipped) into a
+ * new batch in *out_batch (free it with epd_batch_free). Line numbers
+ * start at `lines_before` + 1, so a long input can be parsed a slice of
+ * whole lines at a time with its true line numbers. Reading is that of
+ * the stream verbs: in EPD_PARSE_LENIENT mode a string continued on the
+ * next line is joined; a line over 1 MiB is an error (E003) and not
+ * parsed.
+ *
+ * An invalid line is an entry with no record, never a failure: the status
+ * reports only bad arguments.
+ */
+epd_status epd_batch_parse(const char *text, size_t len, epd_parse_mode mode, unsigned long lines_before, struct epd_batch **out_batch);
+
+/**
+ * Frees a batch and every record in it. NULL is a no-op.
+ */
+void epd_batch_free(struct epd_batch *batch);
+
+/**
+ * Stores in *out_entries a pointer to the batch's entries (borrowed:
+ * valid until epd_batch_free; NULL when there are none) and in *out_count
+ * how many there are.
+ */
+epd_status epd_batch_entries(const struct epd_batch *batch, const struct epd_batch_entry **out_entries, size_t *out_count);
+
+/**
+ * Fills *out_diagnostic with diagnostic `index` of the batch (entries
+ * give the range of theirs). Its strings are borrowed: valid until
+ * epd_batch_free. An index past the end gives
+ * EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_batch_diagnostic(const struct epd_batch *batch, size_t index, struct epd_diagnostic *out_diagnostic);
+
+/**
+ * Stores in *out_text the text of entry `index`: the canonical form of
+ * a valid record, or the line as read for an invalid one (up to its first
+ * 256 bytes when it was over 1 MiB); not NUL-terminated; borrowed, valid
+ * until epd_batch_free. Its length goes to *out_len. An index past the
+ * end gives EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_batch_text(const struct epd_batch *batch, size_t index, const char **out_text, size_t *out_len);
+
+/**
+ * Stores in *out_record the record of entry `index`, built the first
+ * time it is asked for (borrowed: owned by the batch, valid until
+ * epd_batch_free; it may be changed through the epd_record_ functions but
+ * never freed; epd_record_clone gives a record of one's own). An invalid
+ * entry gives EPD_STATUS_INVALID_RECORD, an index past the end
+ * EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_batch_record(struct epd_batch *batch, size_t index, struct epd_record **out_record);
+
+/**
  * Creates an engine around `callback` (must not be NULL) in *out_engine
  * (free it with epd_engine_free). `user` is passed to every call of the
  * callback unchanged. No limits are set: the engine chooses.
@@ -1863,6 +2084,81 @@ epd_status epd_engine_run_files(const struct epd_engine *engine, epd_search_goal
 epd_status epd_engine_run_memory(const struct epd_engine *engine, epd_search_goal goal, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_analysis_summary *out_summary);
 
 /**
+ * Creates an engine in *out_engine (free it with epd_engine_free) that
+ * runs EPD Kit's own search, with a hash table of `hash_mb` MiB (0: 16)
+ * per job. It works with every epd_engine_ function that takes an engine;
+ * without a limit it searches 1 second per position.
+ */
+epd_status epd_engine_new_builtin(unsigned int hash_mb, struct epd_engine **out_engine);
+
+/**
+ * Creates an engine in *out_engine (free it with epd_engine_free) that
+ * runs the UCI program `program` (a NUL-terminated path, or a name looked
+ * up on PATH) with the `argc` NUL-terminated arguments at `argv` (NULL
+ * when `argc` is 0). The program is started when a verb runs, once per
+ * job, and stopped at its end; a program that cannot be started or does
+ * not complete the UCI handshake in 10 s makes the verb fail with
+ * EPD_STATUS_ENGINE.
+ */
+epd_status epd_engine_new_uci(const char *program, const char *const *argv, size_t argc, struct epd_engine **out_engine);
+
+/**
+ * Adds a UCI option (`setoption name NAME value VALUE`, sent after the
+ * handshake, in the order added) to an engine made by epd_engine_new_uci.
+ * Other engines give EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_engine_add_uci_option(struct epd_engine *engine, const char *name, const char *value);
+
+/**
+ * Whether the file verbs write Solve_ms, Solve_acn and Solve_acd (when
+ * the move played first led the principal variation and then held it);
+ * non-zero for yes. Off by default. Only the built-in and UCI engines
+ * report it; a callback engine writes nothing.
+ */
+epd_status epd_engine_set_solution_time(struct epd_engine *engine, int on);
+
+/**
+ * pfms (section 7.3) over the file at `input_path`, writing the file at
+ * `output_path` (created or truncated; NUL-terminated paths naming
+ * different files): each valid record whose side to move forces mate in
+ * at most `moves` (1 to 60) fullmoves gets dm (the shortest such mate, or
+ * with `single_pass` non-zero the spec's one pass: dm `moves` for any
+ * mate within it), pm and pv; records keep their order; invalid records
+ * are copied through unchanged. `jobs` threads search at once (0 is taken
+ * as 1); the output is the same with any number. Counts go to
+ * *out_summary unless it is NULL. The status reports only I/O errors and
+ * bad arguments.
+ */
+epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int jobs, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
+
+/**
+ * As epd_mate_run_files, over `len` bytes of text at `input`; the output
+ * is returned as a new string in *out_text (owned: free it with
+ * epd_string_free; it may contain NUL bytes copied from invalid lines, so
+ * use *out_len, which receives its length).
+ */
+epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
+
+/**
+ * Converts the PGN file at `input_path` to EPD records in the file at
+ * `output_path` (created or truncated; NUL-terminated paths). `flags`
+ * are EPD_PGN_ values; only positions whose ply (0: the start position)
+ * is in `first_ply`..`last_ply` (inclusive; 0 and ULONG_MAX for all) are
+ * written. Problems go to `report` (may be NULL) with `user`; a game with
+ * an error is converted up to it. Counts go to *out_summary unless it is
+ * NULL. The status reports I/O errors, bad arguments and a stop asked by
+ * the callback.
+ */
+epd_status epd_pgn_to_epd_files(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const char *input_path, const char *output_path, struct epd_pgn_summary *out_summary);
+
+/**
+ * As epd_pgn_to_epd_files, over `len` bytes of PGN at `input`; the
+ * records are returned as a new string in *out_text (owned: free it with
+ * epd_string_free) of *out_len bytes.
+ */
+epd_status epd_pgn_to_epd_memory(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_pgn_summary *out_summary);
+
+/**
  * Connects to the referee at `address` ("HOST:PORT"), waiting at most
  * `timeout_ms` milliseconds, and signs on as `name`, presenting `token`
  * (NULL when the event requires none). On success *out_client is a new
@@ -1945,6 +2241,67 @@ epd_status epd_referee_resign(struct epd_referee_client *client_);
  * Signs off, closes the connection and frees `client`. NULL is a no-op.
  */
 void epd_referee_close(struct epd_referee_client *client_);
+
+/**
+ * Creates an empty report configuration in *out_config (free it with
+ * epd_report_config_free).
+ */
+epd_status epd_report_config_new(struct epd_report_config **out_config);
+
+/**
+ * Frees a report configuration. NULL is a no-op.
+ */
+void epd_report_config_free(struct epd_report_config *config);
+
+/**
+ * Adds a run: the results file at `path` (NUL-terminated), labelled
+ * `label` (NULL: the file's name). Runs are compared in the order added.
+ */
+epd_status epd_report_config_add_run(struct epd_report_config *config, const char *path, const char *label);
+
+/**
+ * Sets the solution key: the suite file at `path` (NUL-terminated; NULL
+ * for none: the records' own bm, am and dm), matched by id, else by
+ * position.
+ */
+epd_status epd_report_config_set_key(struct epd_report_config *config, const char *path);
+
+/**
+ * Groups records into themes by an EPD_REPORT_GROUP_BY_ value.
+ */
+epd_status epd_report_config_set_group_by(struct epd_report_config *config, epd_report_grouping grouping);
+
+/**
+ * Groups records into themes by a regular expression over the id
+ * (NUL-terminated, Rust regex syntax): its first capture group, or the
+ * whole match when it has none; ids it does not match are in "(other)".
+ * A bad expression gives EPD_STATUS_INVALID_ARGUMENT with the reason.
+ */
+epd_status epd_report_config_set_group_regex(struct epd_report_config *config, const char *pattern);
+
+/**
+ * Reads records strictly (non-zero) instead of leniently (the default).
+ */
+epd_status epd_report_config_set_strict(struct epd_report_config *config, int strict);
+
+/**
+ * Works out the time-based scores (BT-2630, BT-2450, LCT II) when
+ * non-zero. Off by default.
+ */
+epd_status epd_report_config_set_time_scores(struct epd_report_config *config, int on);
+
+/**
+ * Reads every run and returns the report as JSON (the schema
+ * "epd-report/1" of `epd report --format json`: per run its label,
+ * records, solved with its Wilson interval, themes, mates, points,
+ * distributions and issues; comparisons of each pair of runs; the
+ * objective) in a new NUL-terminated string in *out_json (owned: free it
+ * with epd_string_free) of *out_len bytes. Invalid records are counted in
+ * the report, not failures; the status reports unreadable files
+ * (EPD_STATUS_IO) and a configuration without runs
+ * (EPD_STATUS_INVALID_ARGUMENT).
+ */
+epd_status epd_report_run_json(const struct epd_report_config *config, char **out_json, size_t *out_len);
 
 #ifdef __cplusplus
 } /* extern "C" */

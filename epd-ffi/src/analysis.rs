@@ -13,7 +13,7 @@ use crate::ptr::{arg_mut, arg_ref, c_str, slice, Out};
 use crate::record::{epd_record, no_position};
 use crate::score::epd_score;
 use ::epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
-use ::epd_engine::{Analysis, Engine, EngineError, Limits};
+use ::epd_engine::{Analysis, Builtin, Engine, EngineError, Limits, UciConfig, UciEngine};
 use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong, c_void};
 use epd_core::pipeline::{self, Config};
 use epd_core::{Move, OperandInput, Position, Score};
@@ -56,13 +56,55 @@ pub const EPD_SEARCH_TARGET: epd_search_goal = 1;
 /// make thread-safe if engines are used from several threads.
 #[allow(non_camel_case_types)]
 pub struct epd_engine {
-    callback: unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
+    callback: Option<unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int>,
     user: *mut c_void,
+    /// A program the library runs instead of the callback (one instance
+    /// per job): the built-in engine or a UCI engine.
+    pub(crate) program: Option<Program>,
+    pub(crate) solution_time: bool,
     depth: u32,
     time_ms: u64,
     nodes: Option<i64>,
     jobs: u32,
     counters: bool,
+}
+
+/// An engine the library starts itself.
+#[derive(Clone, Debug)]
+pub(crate) enum Program {
+    /// epd-engine's own search, with a hash table of this many MiB.
+    Builtin { hash_mb: usize },
+    /// A UCI engine: program, arguments, options sent after the handshake.
+    Uci(UciConfig),
+}
+
+impl Program {
+    fn start(&self) -> core::result::Result<Box<dyn Engine>, EngineError> {
+        Ok(match self {
+            Program::Builtin { hash_mb } => Box::new(Builtin::new(*hash_mb)),
+            Program::Uci(config) => Box::new(UciEngine::start(config.clone())?),
+        })
+    }
+}
+
+impl epd_engine {
+    pub(crate) fn with(
+        callback: Option<unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int>,
+        user: *mut c_void,
+        program: Option<Program>,
+    ) -> epd_engine {
+        epd_engine {
+            callback,
+            user,
+            program,
+            solution_time: false,
+            depth: 0,
+            time_ms: 0,
+            nodes: None,
+            jobs: 1,
+            counters: false,
+        }
+    }
 }
 
 impl fmt::Debug for epd_engine {
@@ -73,6 +115,7 @@ impl fmt::Debug for epd_engine {
             .field("nodes", &self.nodes)
             .field("jobs", &self.jobs)
             .field("counters", &self.counters)
+            .field("program", &self.program)
             .finish_non_exhaustive()
     }
 }
@@ -118,7 +161,7 @@ pub extern "C" fn epd_engine_new(
     guard(|| {
         let out = Out::new(out_engine, "out_engine")?;
         let callback = callback.ok_or_else(|| Error::new(EPD_STATUS_NULL_POINTER, "callback is NULL"))?;
-        out.set(boxed(epd_engine { callback, user, depth: 0, time_ms: 0, nodes: None, jobs: 1, counters: false }));
+        out.set(boxed(epd_engine::with(Some(callback), user, None)));
         Ok(())
     })
 }
@@ -370,8 +413,10 @@ struct Found {
 }
 
 impl Hook {
-    fn of(e: &epd_engine, goal: epd_search_goal) -> Hook {
-        Hook { callback: e.callback, user: e.user, depth: e.depth, time_ms: e.time_ms, nodes: e.nodes, goal }
+    /// The callback of a callback engine (None for a program engine).
+    fn of(e: &epd_engine, goal: epd_search_goal) -> Option<Hook> {
+        let callback = e.callback?;
+        Some(Hook { callback, user: e.user, depth: e.depth, time_ms: e.time_ms, nodes: e.nodes, goal })
     }
 
     /// Calls the callback on `pos` (which has a legal move); `record` is
@@ -499,6 +544,25 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
         let rec_ptr: *const epd_record = record;
         let r = arg_ref(rec_ptr, "record")?;
         let pos = *r.rec.position().ok_or_else(no_position)?;
+        let Some(hook) = Hook::of(e, EPD_SEARCH_ANALYZE) else {
+            // A program engine: the record goes through the file verb's
+            // own analysis, one line in memory.
+            let mut line = Vec::new();
+            r.rec.append_canonical(&mut line);
+            line.push(b'\n');
+            let mut output = Vec::new();
+            let mut summary = epd_analysis_summary::default();
+            run_engine(e, EPD_SEARCH_ANALYZE, &line[..], &mut output, &mut summary, "record")?;
+            if summary.faults > 0 || summary.analyzed != 1 {
+                return Err(engine_error("the engine gave no analysis".into()));
+            }
+            let (rec, diags) = epd_core::Record::parse(output.trim_ascii_end(), epd_core::ParseMode::Strict);
+            if epd_core::has_errors(&diags) {
+                return Err(engine_error("the engine's analysis is not a valid record".into()));
+            }
+            arg_mut(record, "record")?.rec = rec;
+            return Ok(());
+        };
         let mut updated = r.rec.clone();
         let set = |rec: &mut epd_core::Record, op: &str, inputs: &[OperandInput<'_>]| {
             rec.set(op, inputs).map_err(|err| engine_error(format!("cannot write {op}: {err}")))
@@ -513,7 +577,7 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
             arg_mut(record, "record")?.rec = updated;
             return Ok(());
         }
-        let found = Hook::of(e, EPD_SEARCH_ANALYZE).search(pos, rec_ptr).map_err(engine_error)?;
+        let found = hook.search(pos, rec_ptr).map_err(engine_error)?;
         let pv = found.pv;
         let score = found.score.ok_or_else(|| engine_error("the search callback gave no score".into()))?;
         let moves: Vec<OperandInput<'_>> = pv.iter().map(|&m| OperandInput::Move(m)).collect();
@@ -621,9 +685,18 @@ fn run_engine(
     };
     let mut options = AnalysisOptions::new(verb, limits);
     options.counters = e.counters;
-    let mut hooks: Vec<Hook> = (0..e.jobs.max(1)).map(|_| Hook::of(e, goal)).collect();
+    options.solution_time = e.solution_time;
+    let jobs = e.jobs.max(1) as usize;
+    let mut engines: Vec<Box<dyn Engine>> = match (&e.program, Hook::of(e, goal)) {
+        (Some(program), _) => (0..jobs)
+            .map(|_| program.start())
+            .collect::<core::result::Result<_, _>>()
+            .map_err(|err| engine_error(format!("cannot start the engine: {err}")))?,
+        (None, Some(hook)) => (0..jobs).map(|_| Box::new(hook) as Box<dyn Engine>).collect(),
+        (None, None) => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the engine has no search")),
+    };
     let stop = AtomicBool::new(false);
-    let mut workers: Vec<_> = hooks.iter_mut().map(|h| Analyzer::new(h, &options, &stop)).collect();
+    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut **h, &options, &stop)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
     let config = Config { flush_each: true, ..Config::default() };

@@ -36,18 +36,30 @@ mod registers;
 
 mod verbs;
 
+mod batch;
+
 mod analysis;
+
+mod engines;
+
+mod pgn;
+
 /// The referee client (§8).
 mod referee;
+mod report;
 
 pub use analysis::*;
+pub use batch::*;
 pub use diag::*;
+pub use engines::*;
 pub use error::*;
+pub use pgn::*;
 pub use position::*;
 pub use ptr::epd_string_free;
 pub use record::*;
 pub use referee::*;
 pub use registers::*;
+pub use report::*;
 pub use san::*;
 pub use score::*;
 pub use verbs::*;

@@ -127,6 +127,39 @@ pub enum Lookup<'a> {
 }
 
 impl KeyBook {
+    /// Reads a solution key: every valid record of `reader` (read
+    /// leniently; blank lines skipped). A record that does not read is
+    /// left out and passed to `on_bad` with its line number and first
+    /// error.
+    ///
+    /// # Errors
+    /// A read error of `reader`.
+    pub fn load(
+        mut reader: impl std::io::BufRead,
+        mut on_bad: impl FnMut(u64, Option<&epd_core::Diagnostic>),
+    ) -> std::io::Result<KeyBook> {
+        let mut book = KeyBook::default();
+        let mut line = Vec::new();
+        let mut n = 0u64;
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                return Ok(book);
+            }
+            n += 1;
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let (rec, diags) = Record::parse(text, epd_core::ParseMode::Lenient);
+            if epd_core::has_errors(&diags) || rec.position().is_none() {
+                on_bad(n, diags.iter().find(|d| d.severity == epd_core::Severity::Error));
+                continue;
+            }
+            book.add(&rec);
+        }
+    }
+
     /// Adds a key record (the first of a duplicated id or position wins).
     pub fn add(&mut self, rec: &Record) {
         let Some(pos) = rec.position() else { return };

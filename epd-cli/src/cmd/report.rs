@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
 use anyhow::{bail, Context};
 use epd_core::pipeline::LineReport;
-use epd_core::{ParseMode, Record, Verdict};
+use epd_core::{ParseMode, Verdict};
 use epd_report::render::{self, CsvRows};
 use epd_report::{Grouping, Input, KeyBook, Options, Report};
 
@@ -118,35 +118,17 @@ fn open(path: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
 }
 
 fn load_key(path: &str) -> anyhow::Result<KeyBook> {
-    let mut book = KeyBook::default();
-    let mut reader = open(path)?;
-    let mut line = Vec::new();
-    let mut n = 0u64;
     let mut bad = 0u64;
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).with_context(|| format!("cannot read {path}"))? == 0 {
-            break;
+    let book = KeyBook::load(open(path)?, |n, d| {
+        bad += 1;
+        if bad <= 5 {
+            eprintln!(
+                "{path}:{n}: warning: a key record that does not read, not used{}",
+                d.map_or(String::new(), |d| format!(": {}: {}", d.code, d.message))
+            );
         }
-        n += 1;
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let (rec, diags) = Record::parse(text, ParseMode::Lenient);
-        if epd_core::has_errors(&diags) || rec.position().is_none() {
-            bad += 1;
-            if bad <= 5 {
-                let d = diags.iter().find(|d| d.severity == epd_core::Severity::Error);
-                eprintln!(
-                    "{path}:{n}: warning: a key record that does not read, not used{}",
-                    d.map_or(String::new(), |d| format!(": {}: {}", d.code, d.message))
-                );
-            }
-            continue;
-        }
-        book.add(&rec);
-    }
+    })
+    .with_context(|| format!("cannot read {path}"))?;
     if bad > 5 {
         eprintln!("{path}: {} more key records that do not read", bad - 5);
     }

@@ -437,6 +437,80 @@ static void test_int64(void)
     epd_record_free(rec);
 }
 
+
+/* Batches, the built-in engine, mate search, PGN and the report: the
+   functions the Python package is built on. */
+static void test_batches_and_tools(void)
+{
+    static const char text[] =
+        "8/8/8/8/8/8/8/K6k w - - ce 40000;\n"
+        "\n"
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - id \"WAC.001\"; bm Qg6;\n";
+    static const char pgn[] = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 *\n";
+    epd_batch *batch = NULL;
+    const epd_batch_entry *entries = NULL;
+    size_t n = 0, len = 0;
+    const char *t = NULL;
+    epd_record *rec = NULL;
+    epd_diagnostic d;
+    epd_engine *engine = NULL;
+    char *out = NULL;
+    epd_mate_summary ms;
+    epd_pgn_summary ps;
+    epd_report_config *cfg = NULL;
+
+    EXPECT_STATUS(epd_batch_parse(text, strlen(text), EPD_PARSE_STRICT, 10, &batch), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_batch_entries(batch, &entries, &n), EPD_STATUS_OK);
+    CHECK(n == 2);
+    CHECK(entries[0].line == 11 && entries[0].errors == 1 && entries[0].diagnostics == 1);
+    CHECK(entries[1].line == 13 && entries[1].errors == 0);
+    EXPECT_STATUS(epd_batch_diagnostic(batch, entries[0].first_diagnostic, &d), EPD_STATUS_OK);
+    CHECK(strcmp(d.code_text, "E019") == 0 && d.line == 11 && d.column == 28);
+    EXPECT_STATUS(epd_batch_record(batch, 0, &rec), EPD_STATUS_INVALID_RECORD);
+    CHECK(rec == NULL);
+    EXPECT_STATUS(epd_batch_text(batch, 1, &t, &len), EPD_STATUS_OK);
+    CHECK(len > 0 && strncmp(t, "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"WAC.001\";", len) == 0);
+    EXPECT_STATUS(epd_batch_record(batch, 1, &rec), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_record_set_long(rec, "ce", 35), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_batch_record(batch, 5, &rec), EPD_STATUS_INVALID_ARGUMENT);
+
+    /* The built-in engine analyses the borrowed record in place. */
+    EXPECT_STATUS(epd_batch_record(batch, 1, &rec), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_new_builtin(0, &engine), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_set_depth(engine, 3), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_add_uci_option(engine, "Hash", "16"), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_engine_analyze_record(engine, rec), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_record_canonical(rec, &out, &len), EPD_STATUS_OK);
+    CHECK(strstr(out, "pm Qg6;") != NULL && strstr(out, "ce 35;") == NULL);
+    epd_string_free(out);
+    epd_engine_free(engine);
+    epd_batch_free(batch);
+
+    /* Mate in 1 found and written as dm 1. */
+    {
+        static const char mate_in_1[] = "6k1/5ppp/8/8/8/8/8/R5K1 w - -\n";
+        EXPECT_STATUS(epd_mate_run_memory(2, 0, 1, mate_in_1, strlen(mate_in_1), &out, &len, &ms), EPD_STATUS_OK);
+        CHECK(strstr(out, "dm 1;") != NULL && strstr(out, "pm Ra8#;") != NULL && ms.solved == 1);
+        epd_string_free(out);
+        out = NULL;
+        EXPECT_STATUS(epd_mate_run_memory(61, 0, 1, mate_in_1, strlen(mate_in_1), &out, &len, &ms),
+                      EPD_STATUS_INVALID_ARGUMENT);
+        CHECK(out == NULL);
+    }
+
+    EXPECT_STATUS(epd_pgn_to_epd_memory(EPD_PGN_SM, 0, (unsigned long)-1, NULL, NULL, pgn, strlen(pgn), &out, &len, &ps),
+                  EPD_STATUS_OK);
+    CHECK(ps.games == 1 && ps.records == 4 && strstr(out, "sm e4;") != NULL);
+    epd_string_free(out);
+
+    EXPECT_STATUS(epd_report_config_new(&cfg), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_report_run_json(cfg, &out, &len), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_report_config_add_run(cfg, "/nonexistent/run.epd", "A"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_report_config_set_group_regex(cfg, "(unclosed"), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_report_run_json(cfg, &out, &len), EPD_STATUS_IO);
+    epd_report_config_free(cfg);
+}
+
 int main(void)
 {
     test_version();
@@ -450,6 +524,7 @@ int main(void)
     test_engine_errors();
     test_scores();
     test_int64();
+    test_batches_and_tools();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,218 @@
+//! Engines the library runs itself (the built-in search, UCI programs)
+//! and the forced-mate prover (pfms, section 7.3).
+
+// C functions take their options as arguments, outputs last.
+#![allow(clippy::too_many_arguments)]
+
+use crate::analysis::{epd_engine, Program};
+use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
+use crate::position::boxed;
+use crate::ptr::{arg_mut, bytes, c_str, c_utf8, owned_string, slice, Out};
+use crate::verbs::{io_error, path_of};
+use ::epd_engine::mate::{MateOptions, MateProver};
+use ::epd_engine::UciConfig;
+use core::ffi::{c_char, c_int, c_uint, c_ulong};
+use core::ptr;
+use epd_core::pipeline::{self, Config};
+use std::io::{BufReader, BufWriter, Read, Write};
+
+/// Creates an engine in *out_engine (free it with epd_engine_free) that
+/// runs EPD Kit's own search, with a hash table of `hash_mb` MiB (0: 16)
+/// per job. It works with every epd_engine_ function that takes an engine;
+/// without a limit it searches 1 second per position.
+#[no_mangle]
+pub extern "C" fn epd_engine_new_builtin(hash_mb: c_uint, out_engine: *mut *mut epd_engine) -> epd_status {
+    guard(|| {
+        let out = Out::new(out_engine, "out_engine")?;
+        let hash_mb = if hash_mb == 0 { 16 } else { hash_mb as usize };
+        out.set(boxed(epd_engine::with(None, ptr::null_mut(), Some(Program::Builtin { hash_mb }))));
+        Ok(())
+    })
+}
+
+/// Creates an engine in *out_engine (free it with epd_engine_free) that
+/// runs the UCI program `program` (a NUL-terminated path, or a name looked
+/// up on PATH) with the `argc` NUL-terminated arguments at `argv` (NULL
+/// when `argc` is 0). The program is started when a verb runs, once per
+/// job, and stopped at its end; a program that cannot be started or does
+/// not complete the UCI handshake in 10 s makes the verb fail with
+/// EPD_STATUS_ENGINE.
+#[no_mangle]
+pub extern "C" fn epd_engine_new_uci(
+    program: *const c_char,
+    argv: *const *const c_char,
+    argc: usize,
+    out_engine: *mut *mut epd_engine,
+) -> epd_status {
+    guard(|| {
+        let program = c_utf8(program, "program")?.to_owned();
+        let out = Out::new(out_engine, "out_engine")?;
+        let args = if argc == 0 { &[][..] } else { slice(argv, argc, "argv")? };
+        let args = args.iter().map(|&a| c_utf8(a, "argv[i]").map(str::to_owned)).collect::<Result<Vec<_>>>()?;
+        if program.is_empty() {
+            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "program is empty"));
+        }
+        let config = UciConfig { args, ..UciConfig::new(program) };
+        out.set(boxed(epd_engine::with(None, ptr::null_mut(), Some(Program::Uci(config)))));
+        Ok(())
+    })
+}
+
+/// Adds a UCI option (`setoption name NAME value VALUE`, sent after the
+/// handshake, in the order added) to an engine made by epd_engine_new_uci.
+/// Other engines give EPD_STATUS_INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn epd_engine_add_uci_option(
+    engine: *mut epd_engine,
+    name: *const c_char,
+    value: *const c_char,
+) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        let name = c_utf8(name, "name")?.trim().to_owned();
+        let value = c_utf8(value, "value")?.trim().to_owned();
+        if name.is_empty() {
+            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the option name is empty"));
+        }
+        match &mut e.program {
+            Some(Program::Uci(config)) => {
+                config.options.push((name, value));
+                Ok(())
+            }
+            _ => Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "UCI options are for engines made by epd_engine_new_uci")),
+        }
+    })
+}
+
+/// Whether the file verbs write Solve_ms, Solve_acn and Solve_acd (when
+/// the move played first led the principal variation and then held it);
+/// non-zero for yes. Off by default. Only the built-in and UCI engines
+/// report it; a callback engine writes nothing.
+#[no_mangle]
+pub extern "C" fn epd_engine_set_solution_time(engine: *mut epd_engine, on: c_int) -> epd_status {
+    guard(|| {
+        arg_mut(engine, "engine")?.solution_time = on != 0;
+        Ok(())
+    })
+}
+
+/// Counts from epd_mate_run_files and epd_mate_run_memory.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct epd_mate_summary {
+    /// Lines read (blank ones included).
+    pub lines: c_ulong,
+    /// Records read (non-blank lines).
+    pub records: c_ulong,
+    /// Records with at least one error (copied through unchanged).
+    pub invalid: c_ulong,
+    /// Records searched.
+    pub searched: c_ulong,
+    /// Records skipped: they already held a dm of at most `moves`.
+    pub skipped: c_ulong,
+    /// Records given a dm (a forced mate of at most `moves` moves).
+    pub solved: c_ulong,
+    /// Nodes searched, all records.
+    pub nodes: c_ulong,
+}
+
+fn run_mate(
+    moves: c_uint,
+    single_pass: c_int,
+    jobs: c_uint,
+    input: impl Read + Send,
+    output: impl Write,
+    out_summary: *mut epd_mate_summary,
+    what: &str,
+) -> Result<()> {
+    if !(1..=60).contains(&moves) {
+        return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("moves is {moves}: it must be 1 to 60")));
+    }
+    let options = MateOptions { moves, single_pass: single_pass != 0, table_bits: 20 };
+    let mut workers: Vec<MateProver<'_>> = (0..jobs.max(1)).map(|_| MateProver::new(&options)).collect();
+    let input = BufReader::with_capacity(64 << 10, input);
+    let output = BufWriter::with_capacity(64 << 10, output);
+    let config = Config { flush_each: true, ..Config::default() };
+    let s = pipeline::run(input, output, &mut workers, &config, &|_, _| {}, &mut |_| {}, &mut |_| {})
+        .map_err(|err| io_error(&err, what))?;
+    if let Some(o) = Out::optional(out_summary) {
+        let sat = |v: u64| c_ulong::try_from(v).unwrap_or(c_ulong::MAX);
+        o.set(epd_mate_summary {
+            lines: sat(s.lines),
+            records: sat(s.records),
+            invalid: sat(s.invalid),
+            searched: sat(s.counts.searched),
+            skipped: sat(s.counts.skipped),
+            solved: sat(s.counts.solved.iter().sum()),
+            nodes: sat(s.counts.nodes),
+        });
+    }
+    Ok(())
+}
+
+/// pfms (section 7.3) over the file at `input_path`, writing the file at
+/// `output_path` (created or truncated; NUL-terminated paths naming
+/// different files): each valid record whose side to move forces mate in
+/// at most `moves` (1 to 60) fullmoves gets dm (the shortest such mate, or
+/// with `single_pass` non-zero the spec's one pass: dm `moves` for any
+/// mate within it), pm and pv; records keep their order; invalid records
+/// are copied through unchanged. `jobs` threads search at once (0 is taken
+/// as 1); the output is the same with any number. Counts go to
+/// *out_summary unless it is NULL. The status reports only I/O errors and
+/// bad arguments.
+#[no_mangle]
+pub extern "C" fn epd_mate_run_files(
+    moves: c_uint,
+    single_pass: c_int,
+    jobs: c_uint,
+    input_path: *const c_char,
+    output_path: *const c_char,
+    out_summary: *mut epd_mate_summary,
+) -> epd_status {
+    guard(|| {
+        let input = path_of(c_str(input_path, "input_path")?)?;
+        let output = path_of(c_str(output_path, "output_path")?)?;
+        let same = std::fs::canonicalize(&input).ok().zip(std::fs::canonicalize(&output).ok());
+        if same.is_some_and(|(a, b)| a == b) {
+            return Err(Error::new(
+                EPD_STATUS_INVALID_ARGUMENT,
+                format!("{} is both input and output", input.display()),
+            ));
+        }
+        let file = std::fs::File::open(&input)
+            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot open {}: {err}", input.display())))?;
+        let out = std::fs::File::create(&output)
+            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot create {}: {err}", output.display())))?;
+        let what = format!("{} -> {}", input.display(), output.display());
+        run_mate(moves, single_pass, jobs, file, out, out_summary, &what)
+    })
+}
+
+/// As epd_mate_run_files, over `len` bytes of text at `input`; the output
+/// is returned as a new string in *out_text (owned: free it with
+/// epd_string_free; it may contain NUL bytes copied from invalid lines, so
+/// use *out_len, which receives its length).
+#[no_mangle]
+pub extern "C" fn epd_mate_run_memory(
+    moves: c_uint,
+    single_pass: c_int,
+    jobs: c_uint,
+    input: *const c_char,
+    len: usize,
+    out_text: *mut *mut c_char,
+    out_len: *mut usize,
+    out_summary: *mut epd_mate_summary,
+) -> epd_status {
+    guard(|| {
+        let input = bytes(input, len, "input")?;
+        let out_t = Out::new(out_text, "out_text")?;
+        let out_l = Out::new(out_len, "out_len")?;
+        let mut output = Vec::with_capacity(input.len() + input.len() / 2);
+        run_mate(moves, single_pass, jobs, input, &mut output, out_summary, "memory")?;
+        let n = output.len();
+        out_t.set(owned_string(output)?);
+        out_l.set(n);
+        Ok(())
+    })
+}
