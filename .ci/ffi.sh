@@ -196,8 +196,8 @@ gcc -std=c89 "${C_STRICT[@]}" examples-c/epd_inspect.c -o "$WORK/inspect-pc-stat
 "$WORK/inspect-pc-static" "$WORK/clean.epd" > /dev/null
 echo "installed, found by pkg-config, linked shared and static, ran"
 
-step "python binding (unittest)"
-EPDKIT_LIB="$LIB/libepdkit.so" python3 -m unittest discover -s python -v
+step "python package (pip install, mypy, pytest)"
+bash .ci/python.sh
 
 echo
 echo "ffi: all checks passed"

@@ -1,0 +1,1633 @@
+"""epdkit: EPD (Extended Position Description) records, positions, files,
+verbs, engines and reports, over libepdkit, the C library of EPD Kit.
+
+    >>> import epdkit
+    >>> rec = epdkit.parse('2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - id "WAC.001"; bm Qg6;')
+    >>> rec["bm"]
+    ['Qg6']
+    >>> str(rec)
+    '2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";'
+    >>> for rec in epdkit.read("suite.epd"):          # doctest: +SKIP
+    ...     print(rec.line, rec.get("id"), rec.position.legal_moves()[:3])
+
+The package is a client of the library's C ABI (include/epdkit.h) through
+ctypes: every rule lives in the library, none is repeated here. The wheel
+carries the library; nothing else is needed at run time.
+
+Licensed under MIT OR Apache-2.0.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime
+import json
+import os
+import re
+import shutil
+from ctypes import byref, c_char_p, c_double, c_int, c_long, c_size_t, c_uint, c_ulong, c_void_p
+from dataclasses import dataclass, field
+from typing import (
+    IO,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
+
+from . import _ffi as _c
+
+__all__ = [
+    "AnalysisSummary",
+    "Diagnostic",
+    "Engine",
+    "EngineError",
+    "EpdError",
+    "EpdIOError",
+    "FenError",
+    "Invalid",
+    "InvalidRecordError",
+    "MateSummary",
+    "MoveError",
+    "Operation",
+    "PgnSummary",
+    "Position",
+    "Record",
+    "Score",
+    "Summary",
+    "analyze",
+    "analyze_text",
+    "check",
+    "check_text",
+    "from_pgn",
+    "library_version",
+    "mate",
+    "mate_text",
+    "normalize",
+    "normalize_text",
+    "parse",
+    "purge",
+    "purge_text",
+    "read",
+    "repair",
+    "repair_text",
+    "report",
+    "target",
+    "target_text",
+]
+
+__version__ = "0.1.0"
+
+PathLike = Union[str, "os.PathLike[str]"]
+Text = Union[str, bytes]
+
+# ---------------------------------------------------------------- errors
+
+
+class EpdError(Exception):
+    """A failure reported by libepdkit.
+
+    `status` is the library's status code (an EPD_STATUS_ value), `message`
+    its detailed message; `path`, `line` and `column` (1-based, 0 when not
+    known) and `code` (a diagnostic code such as "E012", or "") say where
+    and what when the failure concerns a text.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        path: Optional[str] = None,
+        line: int = 0,
+        column: int = 0,
+        code: str = "",
+    ) -> None:
+        self.status = status
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.code = code
+        where = ":".join(str(x) for x in (path, line or None, column or None) if x)
+        prefix = f"{where}: " if where else ""
+        kind = f"error[{code}]: " if code else ""
+        super().__init__(f"{prefix}{kind}{message}")
+
+
+class InvalidRecordError(EpdError, ValueError):
+    """A record with errors; `diagnostics` lists them all (warnings too)."""
+
+    def __init__(self, message: str, diagnostics: List["Diagnostic"], *, path: Optional[str] = None) -> None:
+        first = next((d for d in diagnostics if d.severity == "error"), None)
+        super().__init__(
+            _c.INVALID_RECORD,
+            first.message if first else message,
+            path=path,
+            line=first.line if first else 0,
+            column=first.column if first else 0,
+            code=first.code if first else "",
+        )
+        self.diagnostics = diagnostics
+
+
+class FenError(EpdError, ValueError):
+    """A FEN or EPD position that does not read or is not legal."""
+
+
+class MoveError(EpdError, ValueError):
+    """A move that does not read, is not legal or is ambiguous."""
+
+
+class EpdIOError(EpdError, OSError):
+    """A file that cannot be read or written."""
+
+
+class EngineError(EpdError, RuntimeError):
+    """An engine that cannot be started or gives no analysis."""
+
+
+_CLASSES = {
+    _c.FEN_SYNTAX: FenError,
+    _c.ILLEGAL_POSITION: FenError,
+    _c.SAN_SYNTAX: MoveError,
+    _c.ILLEGAL_MOVE: MoveError,
+    _c.AMBIGUOUS_MOVE: MoveError,
+    _c.NOT_CANONICAL: MoveError,
+    _c.IO: EpdIOError,
+    _c.ENGINE: EngineError,
+}
+
+
+def _error(status: int) -> EpdError:
+    raw = _c.last_error_message()
+    message = raw.decode("utf-8", "replace") if raw else _c.status_message(status).decode()
+    cls = _CLASSES.get(status, EpdError)
+    return cls(status, message, column=int(_c.last_error_column()))
+
+
+def _check(status: int) -> None:
+    if status != _c.OK:
+        raise _error(status)
+
+
+def _bytes(text: Any, what: str = "text") -> bytes:
+    if isinstance(text, bytes):
+        return text
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    raise TypeError(f"{what} must be str or bytes, not {type(text).__name__}")
+
+
+def _take(p: c_void_p, length: Optional[int] = None) -> bytes:
+    """Copies and frees an owned string from the library."""
+    try:
+        return ctypes.string_at(p, length) if length is not None else ctypes.string_at(p)
+    finally:
+        _c.string_free(p)
+
+
+def _path(p: Any, what: str = "path") -> bytes:
+    if isinstance(p, (str, bytes, os.PathLike)):
+        return os.fsencode(p)
+    raise TypeError(f"{what} must be a path, not {type(p).__name__}")
+
+
+def library_version() -> str:
+    """The version of the loaded libepdkit ("0.1.0")."""
+    return str(_c.version().decode())
+
+
+# ----------------------------------------------------------- diagnostics
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding about a record: where (1-based line and column), how
+    serious ("error" or "warning"), its stable code ("E012") and what."""
+
+    severity: str
+    code: str
+    line: int
+    column: int
+    message: str
+    opcode: Optional[str] = None
+    operand: Optional[int] = None
+
+    @staticmethod
+    def _from_c(d: _c.Diagnostic) -> "Diagnostic":
+        return Diagnostic(
+            "error" if d.severity == 1 else "warning",
+            d.code_text.decode(),
+            int(d.line),
+            int(d.column),
+            d.message.decode("utf-8", "replace") if d.message else "",
+            d.opcode.decode() if d.opcode else None,
+            None if d.operand < 0 else int(d.operand),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}: {self.severity}[{self.code}]: {self.message}"
+
+
+def _diagnostics(handle: c_void_p) -> List[Diagnostic]:
+    n = c_size_t()
+    _check(_c.diagnostics_count(handle, byref(n)))
+    d = _c.Diagnostic()
+    out = []
+    for i in range(n.value):
+        _check(_c.diagnostics_get(handle, i, byref(d)))
+        out.append(Diagnostic._from_c(d))
+    return out
+
+
+# ------------------------------------------------------------ positions
+
+_SQUARES = [f + r for r in "12345678" for f in "abcdefgh"]
+_PIECE = " pnbrqk"
+_STATUS = ["check", "checkmate", "stalemate", "insufficient_material", "fifty_moves", "seventy_five_moves"]
+_UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
+
+
+class Position:
+    """A legal chess position, with the moves played on it (for `pop`).
+
+    `Position()` is the start position; `Position(fen)` reads a FEN (six
+    fields) or the four EPD position fields. Equal positions compare equal
+    (by FEN).
+    """
+
+    __slots__ = ("_ptr", "_stack")
+    _ptr: Optional[c_void_p]
+
+    def __init__(self, fen: Optional[Text] = None, *, lenient: bool = False) -> None:
+        ptr = c_void_p()
+        if fen is None:
+            _check(_c.position_new(byref(ptr)))
+        else:
+            data = _bytes(fen, "fen")
+            status = _c.position_from_fen(data, len(data), _c.LENIENT if lenient else _c.STRICT, byref(ptr))
+            if status != _c.OK:
+                e = _error(status)
+                raise FenError(e.status, e.message, column=e.column)
+        self._ptr = ptr
+        self._stack: List[Tuple[c_void_p, str]] = []
+
+    @classmethod
+    def _adopt(cls, ptr: c_void_p) -> "Position":
+        self = cls.__new__(cls)
+        self._ptr = ptr
+        self._stack = []
+        return self
+
+    def __del__(self) -> None:
+        ptr = getattr(self, "_ptr", None)
+        if ptr:
+            _c.position_free(ptr)
+            self._ptr = None
+        for p, _ in getattr(self, "_stack", ()):
+            _c.position_free(p)
+        self._stack = []
+
+    def _clone_ptr(self) -> c_void_p:
+        out = c_void_p()
+        _check(_c.position_clone(self._ptr, byref(out)))
+        return out
+
+    def copy(self) -> "Position":
+        """An independent copy (without the moves played, so `pop` on it
+        raises IndexError)."""
+        return Position._adopt(self._clone_ptr())
+
+    __copy__ = copy
+
+    @property
+    def fen(self) -> str:
+        """The six FEN fields."""
+        out = c_void_p()
+        _check(_c.position_fen(self._ptr, byref(out)))
+        return _take(out).decode()
+
+    @property
+    def epd(self) -> str:
+        """The four EPD position fields."""
+        out = c_void_p()
+        _check(_c.position_epd(self._ptr, byref(out)))
+        return _take(out).decode()
+
+    def __str__(self) -> str:
+        return self.fen
+
+    def __repr__(self) -> str:
+        return f"Position({self.fen!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and self.fen == other.fen
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    @property
+    def turn(self) -> str:
+        """The side to move: "white" or "black"."""
+        c = c_int()
+        _check(_c.position_turn(self._ptr, byref(c)))
+        return "white" if c.value == 0 else "black"
+
+    @property
+    def halfmove_clock(self) -> int:
+        h = c_ulong()
+        _check(_c.position_counters(self._ptr, byref(h), None))
+        return int(h.value)
+
+    @property
+    def fullmove_number(self) -> int:
+        f = c_ulong()
+        _check(_c.position_counters(self._ptr, None, byref(f)))
+        return int(f.value)
+
+    def piece_at(self, square: Union[str, int]) -> Optional[str]:
+        """The piece on `square` ("e4" or 0 = a1 .. 63 = h8) as its FEN
+        letter ("P" white pawn, "k" black king), or None if empty."""
+        if isinstance(square, str):
+            if square not in _SQUARES:
+                raise ValueError(f"not a square: {square!r}")
+            index = _SQUARES.index(square)
+        elif isinstance(square, int) and not isinstance(square, bool) and 0 <= square < 64:
+            index = square
+        else:
+            raise ValueError(f"not a square: {square!r}")
+        p = _c.Piece()
+        _check(_c.position_piece_at(self._ptr, index, byref(p)))
+        if p.role == 0:
+            return None
+        letter = _PIECE[p.role]
+        return letter.upper() if p.color == 0 else letter
+
+    def pieces(self) -> Dict[str, str]:
+        """Every piece by square name: {"e1": "K", "e8": "k", ...}."""
+        out = {}
+        p = _c.Piece()
+        for i, name in enumerate(_SQUARES):
+            _check(_c.position_piece_at(self._ptr, i, byref(p)))
+            if p.role:
+                letter = _PIECE[p.role]
+                out[name] = letter.upper() if p.color == 0 else letter
+        return out
+
+    def _moves(self) -> List[_c.Move]:
+        moves = (_c.Move * 256)()
+        n = c_size_t()
+        _check(_c.position_legal_moves(self._ptr, moves, 256, byref(n)))
+        return [moves[i] for i in range(n.value)]
+
+    def _uci_of(self, m: _c.Move) -> str:
+        out = c_void_p()
+        _check(_c.position_uci(self._ptr, m, byref(out)))
+        return _take(out).decode()
+
+    def _san_of(self, m: _c.Move) -> str:
+        out = c_void_p()
+        _check(_c.position_san(self._ptr, m, byref(out)))
+        return _take(out).decode()
+
+    def legal_moves(self) -> List[str]:
+        """The legal moves in UCI notation ("e2e4", "e7e8q", "e1g1")."""
+        return [self._uci_of(m) for m in self._moves()]
+
+    def legal_san(self) -> List[str]:
+        """The legal moves in canonical SAN, with check marks."""
+        return [self._san_of(m) for m in self._moves()]
+
+    def _parse(self, move: str, lenient: bool = True) -> _c.Move:
+        if not isinstance(move, str):
+            raise TypeError(f"a move must be str, not {type(move).__name__}")
+        data = move.encode()
+        m = _c.Move()
+        if _UCI.match(move):
+            status = _c.position_parse_uci(self._ptr, data, len(data), byref(m))
+            if status == _c.OK:
+                return m
+        status = _c.position_parse_san(self._ptr, data, len(data), _c.LENIENT if lenient else _c.STRICT, byref(m))
+        if status != _c.OK:
+            e = _error(status)
+            raise MoveError(e.status, f"{move!r}: {e.message}", column=e.column)
+        return m
+
+    def san(self, move: str) -> str:
+        """The canonical SAN of a legal move given in UCI or SAN."""
+        return self._san_of(self._parse(move))
+
+    def uci(self, move: str) -> str:
+        """The UCI text of a legal move given in SAN or UCI."""
+        return self._uci_of(self._parse(move))
+
+    def is_legal(self, move: str) -> bool:
+        """Whether `move` (UCI or SAN) is legal here."""
+        try:
+            self._parse(move)
+        except MoveError:
+            return False
+        return True
+
+    def is_capture(self, move: str) -> bool:
+        c = c_int()
+        _check(_c.position_is_capture(self._ptr, self._parse(move), byref(c)))
+        return bool(c.value)
+
+    def push(self, move: str) -> str:
+        """Plays a legal move (UCI or SAN); returns its SAN. Raises
+        MoveError, leaving the position unchanged, if it is not legal."""
+        m = self._parse(move)
+        san = self._san_of(m)
+        before = self._clone_ptr()
+        status = _c.position_play(self._ptr, m)
+        if status != _c.OK:
+            _c.position_free(before)
+            _check(status)
+        self._stack.append((before, san))
+        return san
+
+    def pop(self) -> str:
+        """Takes back the last move played with `push`; returns its SAN.
+        Raises IndexError when no move is left to take back."""
+        if not self._stack:
+            raise IndexError("pop from a position with no move played")
+        before, san = self._stack.pop()
+        _c.position_free(self._ptr)
+        self._ptr = before
+        return san
+
+    @property
+    def move_stack(self) -> List[str]:
+        """The moves played with `push`, in SAN, oldest first."""
+        return [san for _, san in self._stack]
+
+    def _flags(self) -> int:
+        f = c_uint()
+        _check(_c.position_status(self._ptr, byref(f)))
+        return int(f.value)
+
+    @property
+    def status(self) -> List[str]:
+        """The flags that hold: "check", "checkmate", "stalemate",
+        "insufficient_material", "fifty_moves", "seventy_five_moves"."""
+        f = self._flags()
+        return [name for bit, name in enumerate(_STATUS) if f & (1 << bit)]
+
+    def is_check(self) -> bool:
+        return bool(self._flags() & 1)
+
+    def is_checkmate(self) -> bool:
+        return bool(self._flags() & 2)
+
+    def is_stalemate(self) -> bool:
+        return bool(self._flags() & 4)
+
+    def is_insufficient_material(self) -> bool:
+        return bool(self._flags() & 8)
+
+    def is_fifty_moves(self) -> bool:
+        """The fifty-move rule can be claimed (halfmove clock >= 100)."""
+        return bool(self._flags() & 16)
+
+    def is_game_over(self) -> bool:
+        """Checkmate, stalemate, insufficient material or the 75-move rule."""
+        return bool(self._flags() & (2 | 4 | 8 | 32))
+
+
+# --------------------------------------------------------------- scores
+
+
+class Score:
+    """A ce value with its meaning (section 6.7): centipawns, or a mate
+    for or against the side to move, from the side to move's view.
+
+    >>> Score.mate_in(3).ce
+    32762
+    >>> str(Score.from_ce(-32764))
+    'mated in 2'
+    >>> Score.mate_in(3).after_move()
+    Score.mated_in(2)
+    """
+
+    __slots__ = ("_s",)
+    _KINDS = ("centipawns", "mate_in", "mated_in", "checkmated", "illegal_position")
+
+    def __init__(self, kind: int, value: int) -> None:
+        self._s = _c.Score(kind, value)
+
+    @staticmethod
+    def from_ce(ce: int) -> "Score":
+        s = _c.Score()
+        _check(_c.score_from_ce(int(ce), byref(s)))
+        return Score(s.kind, s.value)
+
+    @staticmethod
+    def centipawns(cp: int) -> "Score":
+        """A UCI `score cp` value (clamped to the ce range)."""
+        s = _c.Score()
+        _check(_c.score_from_uci_cp(int(cp), byref(s)))
+        return Score(s.kind, s.value)
+
+    @staticmethod
+    def mate_in(moves: int) -> "Score":
+        """Mate in `moves` fullmoves for the side to move."""
+        if moves < 1:
+            raise ValueError("mate_in needs 1 or more moves")
+        return Score._uci_mate(moves)
+
+    @staticmethod
+    def mated_in(moves: int) -> "Score":
+        """The side to move is mated after `moves` of its own moves."""
+        if moves < 1:
+            raise ValueError("mated_in needs 1 or more moves")
+        return Score._uci_mate(-moves)
+
+    @staticmethod
+    def _uci_mate(n: int) -> "Score":
+        s = _c.Score()
+        _check(_c.score_from_uci_mate(n, byref(s)))
+        return Score(s.kind, s.value)
+
+    @staticmethod
+    def from_dm(dm: int) -> "Score":
+        s = _c.Score()
+        _check(_c.score_from_dm(int(dm), byref(s)))
+        return Score(s.kind, s.value)
+
+    @property
+    def kind(self) -> str:
+        """"centipawns", "mate_in", "mated_in", "checkmated" or
+        "illegal_position"."""
+        return self._KINDS[self._s.kind]
+
+    @property
+    def value(self) -> int:
+        """Centipawns or the mate distance in fullmoves (0 otherwise)."""
+        return int(self._s.value)
+
+    @property
+    def ce(self) -> int:
+        out = c_long()
+        _check(_c.score_to_ce(self._s, byref(out)))
+        return int(out.value)
+
+    @property
+    def dm(self) -> Optional[int]:
+        """The dm of a mate for the side to move, else None."""
+        out = c_ulong()
+        status = _c.score_to_dm(self._s, byref(out))
+        if status == _c.NOT_FOUND:
+            return None
+        _check(status)
+        return int(out.value)
+
+    def is_mate(self) -> bool:
+        return self.kind in ("mate_in", "mated_in", "checkmated")
+
+    def to_uci(self) -> Tuple[str, int]:
+        """("cp", centipawns) or ("mate", signed moves) as UCI reports it."""
+        m = c_int()
+        v = c_long()
+        _check(_c.score_to_uci(self._s, byref(m), byref(v)))
+        return ("mate" if m.value else "cp", int(v.value))
+
+    def after_move(self) -> "Score":
+        """The same evaluation from the other side, one ply later (mate in
+        N becomes mated in N-1; mated in N becomes mate in N)."""
+        s = _c.Score()
+        _check(_c.score_after_move(self._s, byref(s)))
+        return Score(s.kind, s.value)
+
+    def __neg__(self) -> "Score":
+        return self.after_move()
+
+    def __str__(self) -> str:
+        out = c_void_p()
+        _check(_c.score_format(self._s, byref(out)))
+        return _take(out).decode()
+
+    def __repr__(self) -> str:
+        k = self.kind
+        if k in ("checkmated", "illegal_position"):
+            return f"Score.from_ce({self.ce})"
+        return f"Score.{k}({self.value})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Score) and self.ce == other.ce
+
+    def __lt__(self, other: "Score") -> bool:
+        return _rank(self) < _rank(other)
+
+    def __hash__(self) -> int:
+        return hash(self.ce)
+
+
+def _rank(s: Score) -> float:
+    """Orders scores from worst to best for the side to move."""
+    k, v = s.kind, s.value
+    if k == "illegal_position":
+        return float("-inf")
+    if k == "checkmated":
+        return -1e9
+    if k == "mated_in":
+        return -1e9 + v
+    if k == "mate_in":
+        return 1e9 - v
+    return float(v)
+
+
+# -------------------------------------------------------------- records
+
+_MOVE_OPS = frozenset(("am", "bm", "pm", "pv", "sm"))
+_IDENT_OPS = frozenset(("refcom", "refreq"))
+_KINDS = {1: "identifier", 2: "move", 3: "integer", 4: "float", 5: "date", 6: "time", 7: "clock", 8: "string"}
+
+Operand = Union[str, int, float, datetime.date, datetime.time, datetime.timedelta]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of a record: its opcode and typed operands."""
+
+    opcode: str
+    operands: Tuple[Operand, ...]
+    kinds: Tuple[str, ...] = field(default=())
+
+
+class Record(Mapping[str, List[Operand]]):
+    """An EPD record: a position and its operations, in canonical order.
+
+    A mapping of opcode to the list of its typed operands (moves as SAN,
+    integers as int, strings as str, dates as datetime.date, ...):
+    `rec["bm"]`, `rec.get("ce")`, `"id" in rec`, `for opcode in rec`,
+    `rec.items()`. It can be changed: `rec["ce"] = 35`, `rec["bm"] =
+    ["Qg6"]`, `del rec["c0"]`. `str(rec)` is the canonical text.
+
+    Records read from a file carry `line` (1-based) and `diagnostics`
+    (warnings; a record with errors is not a Record but an Invalid).
+    """
+
+    __slots__ = ("_ptr", "_owner", "_slot", "line", "diagnostics", "__weakref__")
+
+    def __init__(self, position: Union[Position, Text, None] = None) -> None:
+        if not isinstance(position, Position):
+            position = Position(position)
+        ptr = c_void_p()
+        _check(_c.record_new(position._ptr, byref(ptr)))
+        self._ptr: Optional[c_void_p] = ptr
+        self._owner: Any = None
+        self._slot = -1
+        self.line = 0
+        self.diagnostics: List[Diagnostic] = []
+
+    @classmethod
+    def _adopt(cls, ptr: c_void_p, owner: Any = None, line: int = 0) -> "Record":
+        self = cls.__new__(cls)
+        self._ptr = ptr
+        self._owner = owner
+        self._slot = -1
+        self.line = line
+        self.diagnostics = []
+        return self
+
+    def __del__(self) -> None:
+        ptr = getattr(self, "_ptr", None)
+        if ptr and getattr(self, "_owner", None) is None:
+            _c.record_free(ptr)
+        self._ptr = None
+
+    @classmethod
+    def parse(cls, line: Text, *, mode: str = "strict") -> "Record":
+        """Reads one record. Raises InvalidRecordError (with every
+        diagnostic, line 1) if it has errors; warnings are kept in
+        `.diagnostics`."""
+        data = _bytes(line, "line").rstrip(b"\r\n")
+        diags = c_void_p()
+        _check(_c.diagnostics_new(byref(diags)))
+        try:
+            ptr = c_void_p()
+            status = _c.record_parse(data, len(data), _mode(mode), diags, byref(ptr))
+            found = _diagnostics(diags)
+            if status == _c.INVALID_RECORD:
+                raise InvalidRecordError("invalid record", found)
+            _check(status)
+        finally:
+            _c.diagnostics_free(diags)
+        rec = cls._adopt(ptr, None, 1)
+        rec.diagnostics = found
+        return rec
+
+    def copy(self) -> "Record":
+        """An independent copy."""
+        ptr = c_void_p()
+        _check(_c.record_clone(self._p, byref(ptr)))
+        rec = Record._adopt(ptr, None, self.line)
+        rec.diagnostics = list(self.diagnostics)
+        return rec
+
+    __copy__ = copy
+
+    @property
+    def _p(self) -> c_void_p:
+        ptr = self._ptr
+        if ptr:
+            return ptr
+        if self._slot >= 0:
+            # A record read by read(): the batch builds it on first use.
+            out = c_void_p()
+            _check(_c.batch_record(self._owner.ptr, self._slot, byref(out)))
+            self._ptr = out
+            return out
+        raise ValueError("the record was released")
+
+    def __str__(self) -> str:
+        if self._ptr is None and self._slot >= 0:
+            # The batch already holds the canonical text.
+            text = c_void_p()
+            n = c_size_t()
+            _check(_c.batch_text(self._owner.ptr, self._slot, byref(text), byref(n)))
+            return ctypes.string_at(text, n.value).decode("utf-8", "replace")
+        return self.canonical()
+
+    @property
+    def position(self) -> Position:
+        """A copy of the record's position."""
+        ptr = c_void_p()
+        _check(_c.record_position(self._p, byref(ptr)))
+        return Position._adopt(ptr)
+
+    @property
+    def fields(self) -> str:
+        """The four EPD position fields."""
+        out = c_void_p()
+        _check(_c.record_fields(self._p, byref(out)))
+        return _take(out).decode()
+
+    def canonical(self) -> str:
+        """The canonical text (section 7.1), without a line terminator."""
+        out = c_void_p()
+        n = c_size_t()
+        _check(_c.record_canonical(self._p, byref(out), byref(n)))
+        return _take(out, n.value).decode("utf-8", "replace")
+
+    def __repr__(self) -> str:
+        return f"Record({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Record):
+            return self.canonical() == other.canonical()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __len__(self) -> int:
+        n = c_size_t()
+        _check(_c.record_operation_count(self._p, byref(n)))
+        return n.value
+
+    def _opcode(self, i: int) -> str:
+        buf = ctypes.create_string_buffer(16)
+        _check(_c.record_opcode(self._p, i, buf, 16))
+        return buf.value.decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([self._opcode(i) for i in range(len(self))])
+
+    def _index(self, opcode: str) -> Optional[int]:
+        if not isinstance(opcode, str):
+            raise TypeError(f"an opcode must be str, not {type(opcode).__name__}")
+        i = c_size_t()
+        status = _c.record_find(self._p, opcode.encode(), byref(i))
+        if status == _c.NOT_FOUND:
+            return None
+        _check(status)
+        return i.value
+
+    def __contains__(self, opcode: object) -> bool:
+        return isinstance(opcode, str) and self._index(opcode) is not None
+
+    def __getitem__(self, opcode: str) -> List[Operand]:
+        i = self._index(opcode)
+        if i is None:
+            raise KeyError(opcode)
+        return [v for _, v in self._operands(i)]
+
+    def _operands(self, op: int) -> List[Tuple[str, Operand]]:
+        n = c_size_t()
+        _check(_c.record_operand_count(self._p, op, byref(n)))
+        return [self._operand(op, i) for i in range(n.value)]
+
+    def _operand(self, op: int, i: int) -> Tuple[str, Operand]:
+        p = self._p
+        kind = c_int()
+        _check(_c.record_operand_kind(p, op, i, byref(kind)))
+        name = _KINDS.get(kind.value, "raw")
+        if name == "integer":
+            v = _c.Int64()
+            _check(_c.record_operand_integer(p, op, i, byref(v)))
+            return name, (int(v.hi) << 32) | int(v.lo)
+        if name == "float":
+            x = c_double()
+            _check(_c.record_operand_float(p, op, i, byref(x)))
+            return name, float(x.value)
+        if name == "date":
+            d = _c.Date()
+            _check(_c.record_operand_date(p, op, i, byref(d)))
+            return name, datetime.date(d.year, d.month, d.day)
+        if name == "time":
+            t = _c.Time()
+            _check(_c.record_operand_time(p, op, i, byref(t)))
+            return name, datetime.time(t.hour, t.minute, t.second)
+        if name == "clock":
+            c = _c.Clock()
+            _check(_c.record_operand_clock(p, op, i, byref(c)))
+            return name, datetime.timedelta(days=c.days, hours=c.hours, minutes=c.minutes, seconds=c.seconds)
+        text = c_void_p()
+        n = c_size_t()
+        _check(_c.record_operand_text(p, op, i, byref(text), byref(n)))
+        return name, ctypes.string_at(text, n.value).decode("utf-8", "replace") if n.value else ""
+
+    def operations(self) -> List[Operation]:
+        """Every operation in record order, with operands and their kinds."""
+        out = []
+        for op in range(len(self)):
+            typed = self._operands(op)
+            out.append(Operation(self._opcode(op), tuple(v for _, v in typed), tuple(k for k, _ in typed)))
+        return out
+
+    def __setitem__(self, opcode: str, value: Any) -> None:
+        """Sets an operation, replacing any with that opcode: moves (am bm
+        pm pv sm) from SAN text or a list of SAN; an int; a str (a string,
+        or an identifier for refcom/refreq); a list of str for several
+        string operands."""
+        if not isinstance(opcode, str):
+            raise TypeError(f"an opcode must be str, not {type(opcode).__name__}")
+        op = opcode.encode()
+        p = self._p
+        if opcode in _MOVE_OPS:
+            if isinstance(value, str):
+                text = value
+            elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                text = " ".join(value)
+            else:
+                raise TypeError(f"{opcode} takes SAN moves (str or list of str)")
+            data = text.encode()
+            _check(_c.record_set_san(p, op, data, len(data), _c.LENIENT))
+        elif isinstance(value, bool):
+            raise TypeError(f"{opcode}: bool is not an operand")
+        elif isinstance(value, int):
+            _check(_c.record_set_integer(p, op, _c.Int64(value >> 32, value & 0xFFFFFFFF)))
+        elif isinstance(value, str) and opcode in _IDENT_OPS:
+            _check(_c.record_set_identifier(p, op, value.encode()))
+        elif isinstance(value, str):
+            data = value.encode()
+            _check(_c.record_set_string(p, op, data, len(data)))
+        elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            ops = c_void_p()
+            _check(_c.operands_new(byref(ops)))
+            try:
+                for v in value:
+                    data = v.encode()
+                    _check(_c.operands_push_string(ops, data, len(data)))
+                _check(_c.record_set(p, op, ops))
+            finally:
+                _c.operands_free(ops)
+        else:
+            raise TypeError(f"{opcode}: cannot set an operand of type {type(value).__name__}")
+
+    def __delitem__(self, opcode: str) -> None:
+        if self.remove(opcode) == 0:
+            raise KeyError(opcode)
+
+    def remove(self, opcode: str) -> int:
+        """Removes every operation with this opcode; returns how many."""
+        n = c_size_t()
+        _check(_c.record_remove(self._p, opcode.encode(), byref(n)))
+        return n.value
+
+    @property
+    def score(self) -> Optional[Score]:
+        """ce as a Score, or None without ce."""
+        ce = self.get("ce")
+        return Score.from_ce(int(ce[0])) if ce else None  # type: ignore[arg-type]
+
+
+@dataclass
+class Invalid:
+    """A line that is not a valid record: its 1-based `line`, its `text`
+    as read and its `diagnostics` (at least one error)."""
+
+    line: int
+    text: str
+    diagnostics: List[Diagnostic]
+
+    def error(self, path: Optional[str] = None) -> InvalidRecordError:
+        return InvalidRecordError("invalid record", self.diagnostics, path=path)
+
+
+def _mode(mode: str) -> int:
+    if mode == "strict":
+        return _c.STRICT
+    if mode == "lenient":
+        return _c.LENIENT
+    raise ValueError(f'mode must be "strict" or "lenient", not {mode!r}')
+
+
+def parse(line: Text, *, mode: str = "strict") -> Record:
+    """Reads one record (see Record.parse)."""
+    return Record.parse(line, mode=mode)
+
+
+# ---------------------------------------------------------------- reading
+
+_CHUNK = 1 << 20
+_MAX_LINE = 1 << 20
+
+
+class _Batch:
+    """Keeps a library batch alive while records point into it."""
+
+    __slots__ = ("ptr",)
+    ptr: Optional[c_void_p]
+
+    def __init__(self, ptr: c_void_p) -> None:
+        self.ptr = ptr
+
+    def __del__(self) -> None:
+        if self.ptr:
+            _c.batch_free(self.ptr)
+            self.ptr = None
+
+
+def _chunks(source: Any) -> Iterator[bytes]:
+    """Slices of whole lines from a path or a file object (binary or
+    text); a line over 1 MiB is passed on cut, its rest skipped."""
+    if isinstance(source, (str, bytes, os.PathLike)):
+        with open(source, "rb") as f:
+            yield from _chunks_of(f)
+        return
+    if not hasattr(source, "read"):
+        raise TypeError(f"read() takes a path or a file object, not {type(source).__name__}")
+    yield from _chunks_of(source)
+
+
+def _chunks_of(f: Any) -> Iterator[bytes]:
+    pending = b""
+    skipping = False
+    while True:
+        block = f.read(_CHUNK)
+        if isinstance(block, str):
+            block = block.encode("utf-8")
+        if not block:
+            break
+        if skipping:
+            nl = block.find(b"\n")
+            if nl < 0:
+                continue
+            block = block[nl + 1 :]
+            skipping = False
+        data = pending + block
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            pending = data
+        else:
+            yield data[: cut + 1]
+            pending = data[cut + 1 :]
+        if len(pending) > _MAX_LINE:
+            # An over-long line: the library reports it (E020); its rest
+            # up to the next newline is not read into memory.
+            yield pending + b"\n"
+            pending = b""
+            skipping = True
+    if pending:
+        yield pending
+
+
+@overload
+def read(
+    source: Union[PathLike, IO[Any]], *, mode: str = ..., errors: Literal["raise"] = "raise"
+) -> Iterator[Record]: ...
+
+
+@overload
+def read(
+    source: Union[PathLike, IO[Any]], *, mode: str = ..., errors: Literal["yield"]
+) -> Iterator[Union[Record, Invalid]]: ...
+
+
+def read(
+    source: Union[PathLike, IO[Any]], *, mode: str = "strict", errors: str = "raise"
+) -> Iterator[Union[Record, Invalid]]:
+    """Reads the records of a file (a path, or a file object open in text or
+    binary mode), in order, in bounded memory. Each Record has its `line`
+    and its `diagnostics` (warnings). Blank lines are skipped.
+
+    A line with errors raises InvalidRecordError (with the path, line,
+    column and code of its first error) when `errors="raise"` (the
+    default); with `errors="yield"` it is yielded as an Invalid, so no line
+    is lost. `mode="lenient"` accepts what the specification's readers
+    tolerate (see `epd repair`).
+    """
+    flag = _mode(mode)
+    if errors not in ("raise", "yield"):
+        raise ValueError(f'errors must be "raise" or "yield", not {errors!r}')
+    path = os.fsdecode(source) if isinstance(source, (str, bytes, os.PathLike)) else getattr(source, "name", None)
+    lines = 0
+    entries_p = ctypes.POINTER(_c.BatchEntry)()
+    count = c_size_t()
+    d = _c.Diagnostic()
+    for chunk in _chunks(source):
+        ptr = c_void_p()
+        _check(_c.batch_parse(chunk, len(chunk), flag, lines, byref(ptr)))
+        batch = _Batch(ptr)
+        lines += chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
+        _check(_c.batch_entries(ptr, byref(entries_p), byref(count)))
+        n = count.value
+        if n == 0:
+            continue
+        entries = ctypes.cast(entries_p, ctypes.POINTER(_c.BatchEntry * n)).contents
+        new = Record.__new__
+        for i, e in enumerate(entries):
+            if not e.errors:
+                rec = new(Record)
+                rec._ptr = None
+                rec._owner = batch
+                rec._slot = i
+                rec.line = e.line
+                rec.diagnostics = _batch_diags(ptr, e, d) if e.diagnostics else []
+                yield rec
+                continue
+            text_p = c_void_p()
+            tn = c_size_t()
+            _check(_c.batch_text(ptr, i, byref(text_p), byref(tn)))
+            text = ctypes.string_at(text_p, tn.value).decode("utf-8", "replace") if tn.value else ""
+            bad = Invalid(int(e.line), text.rstrip("\r"), _batch_diags(ptr, e, d))
+            if errors == "raise":
+                raise bad.error(path)
+            yield bad
+
+
+def _batch_diags(ptr: c_void_p, e: _c.BatchEntry, d: _c.Diagnostic) -> List[Diagnostic]:
+    out = []
+    for k in range(e.first_diagnostic, e.first_diagnostic + e.diagnostics):
+        _check(_c.batch_diagnostic(ptr, k, byref(d)))
+        out.append(Diagnostic._from_c(d))
+    return out
+
+
+# ------------------------------------------------------------------ verbs
+
+
+@dataclass
+class Summary:
+    """Counts of a stream verb, and its diagnostics (the first
+    `max_diagnostics`; `diagnostics_dropped` counts the rest)."""
+
+    lines: int
+    records: int
+    invalid: int
+    changed: int
+    warnings: int
+    errors: int
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    diagnostics_dropped: int = 0
+
+
+_VERBS = {"check": 0, "normalize": 1, "purge": 2, "repair": 3}
+
+
+class _Collector:
+    def __init__(self, limit: int) -> None:
+        self.found: List[Diagnostic] = []
+        self.limit = limit
+        self.dropped = 0
+        self.error: Optional[BaseException] = None
+
+        def report(_user: Any, diag: Any, _line: Any, _len: Any) -> int:
+            try:
+                if len(self.found) < self.limit:
+                    self.found.append(Diagnostic._from_c(diag.contents))
+                else:
+                    self.dropped += 1
+                return 0
+            except BaseException as e:  # stop the run; re-raised after it
+                self.error = e
+                return 1
+
+        self.callback = _c.REPORT(report)
+
+
+def _verb_config(verb: str, mode: str, drop_invalid: bool, opcodes: Iterable[str], collector: _Collector) -> c_void_p:
+    cfg = c_void_p()
+    _check(_c.verb_config_new(_VERBS[verb], byref(cfg)))
+    try:
+        _check(_c.verb_config_set_mode(cfg, _mode(mode)))
+        _check(_c.verb_config_set_drop_invalid(cfg, 1 if drop_invalid else 0))
+        for opcode in opcodes:
+            _check(_c.verb_config_add_purge_opcode(cfg, opcode.encode()))
+        _check(_c.verb_config_set_reporter(cfg, collector.callback, None))
+    except BaseException:
+        _c.verb_config_free(cfg)
+        raise
+    return cfg
+
+
+def _summary(s: _c.VerbSummary, c: _Collector) -> Summary:
+    return Summary(s.lines, s.records, s.invalid, s.changed, s.warnings, s.errors, c.found, c.dropped)
+
+
+def _run_files(
+    verb: str,
+    input: PathLike,
+    output: Optional[PathLike],
+    mode: str,
+    drop_invalid: bool,
+    opcodes: Iterable[str] = (),
+    max_diagnostics: int = 1000,
+) -> Summary:
+    c = _Collector(max_diagnostics)
+    cfg = _verb_config(verb, mode, drop_invalid, opcodes, c)
+    try:
+        s = _c.VerbSummary()
+        status = _c.verb_run_files(cfg, _path(input), None if output is None else _path(output, "output"), byref(s))
+    finally:
+        _c.verb_config_free(cfg)
+    if c.error is not None:
+        raise c.error
+    _check(status)
+    return _summary(s, c)
+
+
+def _run_text(
+    verb: str, text: Text, mode: str, drop_invalid: bool, opcodes: Iterable[str] = (), max_diagnostics: int = 1000
+) -> Tuple[str, Summary]:
+    c = _Collector(max_diagnostics)
+    cfg = _verb_config(verb, mode, drop_invalid, opcodes, c)
+    data = _bytes(text)
+    try:
+        out = c_void_p()
+        n = c_size_t()
+        s = _c.VerbSummary()
+        status = _c.verb_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s))
+    finally:
+        _c.verb_config_free(cfg)
+    if c.error is not None:
+        raise c.error
+    _check(status)
+    return _take(out, n.value).decode("utf-8", "replace"), _summary(s, c)
+
+
+def check(input: PathLike, *, mode: str = "strict", max_diagnostics: int = 1000) -> Summary:
+    """Validates every record of the file at `input` (`epd check`)."""
+    return _run_files("check", input, None, mode, False, (), max_diagnostics)
+
+
+def normalize(
+    input: PathLike, output: PathLike, *, mode: str = "strict", drop_invalid: bool = False, max_diagnostics: int = 1000
+) -> Summary:
+    """pfdn (`epd normalize`): writes the canonical form of each valid
+    record of `input` to `output`; invalid records are copied through
+    unchanged unless `drop_invalid`."""
+    return _run_files("normalize", input, output, mode, drop_invalid, (), max_diagnostics)
+
+
+def repair(input: PathLike, output: PathLike, *, drop_invalid: bool = False, max_diagnostics: int = 1000) -> Summary:
+    """pfdr (`epd repair`): reads leniently and writes canonical records."""
+    return _run_files("repair", input, output, "lenient", drop_invalid, (), max_diagnostics)
+
+
+def purge(
+    input: PathLike, output: PathLike, opcodes: Iterable[str], *, mode: str = "strict", max_diagnostics: int = 1000
+) -> Summary:
+    """pfop (`epd purge`): removes the operations with these opcodes,
+    leaving the rest of each line as written."""
+    return _run_files("purge", input, output, mode, False, list(opcodes), max_diagnostics)
+
+
+def check_text(text: Text, *, mode: str = "strict") -> Summary:
+    """check over a text in memory."""
+    return _run_text("check", text, mode, False)[1]
+
+
+def normalize_text(text: Text, *, mode: str = "strict", drop_invalid: bool = False) -> Tuple[str, Summary]:
+    """normalize over a text in memory: (output, summary)."""
+    return _run_text("normalize", text, mode, drop_invalid)
+
+
+def repair_text(text: Text, *, drop_invalid: bool = False) -> Tuple[str, Summary]:
+    """repair over a text in memory: (output, summary)."""
+    return _run_text("repair", text, "lenient", drop_invalid)
+
+
+def purge_text(text: Text, opcodes: Iterable[str], *, mode: str = "strict") -> Tuple[str, Summary]:
+    """purge over a text in memory: (output, summary)."""
+    return _run_text("purge", text, mode, False, list(opcodes))
+
+
+# ---------------------------------------------------------------- engines
+
+
+def _find_program(name: str) -> str:
+    if os.sep in name:
+        return name
+    found = shutil.which(name) or shutil.which(name, path="/usr/games:/usr/local/games")
+    return found or name
+
+
+class Engine:
+    """An engine for analyze/target: the built-in search or a UCI program.
+
+    >>> e = Engine.builtin(depth=6)                                # doctest: +SKIP
+    >>> e = Engine.uci("stockfish", nodes=100_000, options={"Threads": 1})  # doctest: +SKIP
+
+    Limits: `depth` (plies), `nodes`, `movetime` (seconds per position;
+    the default when no limit is given is 1 s); `jobs` engines run at once
+    on the file verbs.
+    """
+
+    __slots__ = ("_ptr", "name")
+    _ptr: Optional[c_void_p]
+    name: str
+
+    def __init__(self) -> None:
+        raise TypeError("use Engine.builtin(...) or Engine.uci(...)")
+
+    @classmethod
+    def _make(cls, ptr: c_void_p, name: str, depth: Optional[int], nodes: Optional[int], movetime: Optional[float],
+              jobs: int) -> "Engine":
+        self = cls.__new__(cls)
+        self._ptr = ptr
+        self.name = name
+        try:
+            if depth is not None:
+                if depth < 1:
+                    raise ValueError("depth must be at least 1")
+                _check(_c.engine_set_depth(ptr, depth))
+            if nodes is not None:
+                if nodes < 1:
+                    raise ValueError("nodes must be at least 1")
+                _check(_c.engine_set_node_limit(ptr, _c.Int64(nodes >> 32, nodes & 0xFFFFFFFF)))
+            if movetime is not None:
+                if movetime <= 0:
+                    raise ValueError("movetime must be positive")
+                _check(_c.engine_set_time_limit(ptr, max(1, int(round(movetime * 1000)))))
+            if jobs < 1:
+                raise ValueError("jobs must be at least 1")
+            _check(_c.engine_set_jobs(ptr, jobs))
+        except BaseException:
+            _c.engine_free(ptr)
+            self._ptr = None
+            raise
+        return self
+
+    @classmethod
+    def builtin(
+        cls,
+        *,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        movetime: Optional[float] = None,
+        jobs: int = 1,
+        hash_mb: int = 16,
+    ) -> "Engine":
+        """EPD Kit's own alpha-beta search."""
+        ptr = c_void_p()
+        _check(_c.engine_new_builtin(hash_mb, byref(ptr)))
+        return cls._make(ptr, "builtin", depth, nodes, movetime, jobs)
+
+    @classmethod
+    def uci(
+        cls,
+        program: str,
+        *args: str,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        movetime: Optional[float] = None,
+        jobs: int = 1,
+        options: Optional[Mapping[str, Any]] = None,
+    ) -> "Engine":
+        """A UCI engine: a path, or a name looked up on PATH and in
+        /usr/games; `options` are sent as setoption after the handshake."""
+        path = _find_program(program)
+        argv = (c_char_p * max(1, len(args)))(*[a.encode() for a in args])
+        ptr = c_void_p()
+        _check(_c.engine_new_uci(path.encode(), argv, len(args), byref(ptr)))
+        try:
+            for k, v in (options or {}).items():
+                _check(_c.engine_add_uci_option(ptr, str(k).encode(), str(v).encode()))
+        except BaseException:
+            _c.engine_free(ptr)
+            raise
+        return cls._make(ptr, program, depth, nodes, movetime, jobs)
+
+    def __del__(self) -> None:
+        ptr = getattr(self, "_ptr", None)
+        if ptr:
+            _c.engine_free(ptr)
+            self._ptr = None
+
+    def __repr__(self) -> str:
+        return f"<epdkit.Engine {self.name}>"
+
+    def analyze_record(self, record: Record) -> Record:
+        """Analyses one record in place (pv, pm, ce; acd/acn/acs with
+        counters) and returns it."""
+        _check(_c.engine_analyze_record(self._ptr, record._p))
+        return record
+
+
+@dataclass
+class AnalysisSummary:
+    """Counts of analyze/target."""
+
+    lines: int
+    records: int
+    invalid: int
+    analyzed: int
+    faults: int
+    solved: int
+    missed: int
+    unscored: int
+
+
+def _engine_of(engine: Union[Engine, str, None], **limits: Any) -> Engine:
+    if isinstance(engine, Engine):
+        if any(v is not None for v in limits.values()):
+            raise ValueError("give the limits to Engine.builtin/Engine.uci, or an engine name here")
+        return engine
+    lim = {k: v for k, v in limits.items() if v is not None}
+    if engine is None or engine == "builtin":
+        return Engine.builtin(**lim)
+    if isinstance(engine, str):
+        return Engine.uci(engine, **lim)
+    raise TypeError(f"engine must be an Engine or a name, not {type(engine).__name__}")
+
+
+def _analysis(
+    goal: int,
+    input: PathLike,
+    output: PathLike,
+    engine: Union[Engine, str, None],
+    counters: bool,
+    solution_time: bool,
+    limits: Dict[str, Any],
+) -> AnalysisSummary:
+    e = _engine_of(engine, **limits)
+    _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
+    _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
+    s = _c.AnalysisSummary()
+    _check(_c.engine_run_files(e._ptr, goal, _path(input), _path(output, "output"), byref(s)))
+    return AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
+
+
+def _analysis_text(
+    goal: int, text: Text, engine: Union[Engine, str, None], counters: bool, solution_time: bool, limits: Dict[str, Any]
+) -> Tuple[str, AnalysisSummary]:
+    e = _engine_of(engine, **limits)
+    _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
+    _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
+    data = _bytes(text)
+    out = c_void_p()
+    n = c_size_t()
+    s = _c.AnalysisSummary()
+    _check(_c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
+    summary = AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
+    return _take(out, n.value).decode("utf-8", "replace"), summary
+
+
+def analyze(
+    input: PathLike,
+    output: PathLike,
+    *,
+    engine: Union[Engine, str, None] = None,
+    depth: Optional[int] = None,
+    nodes: Optional[int] = None,
+    movetime: Optional[float] = None,
+    jobs: Optional[int] = None,
+    counters: bool = False,
+    solution_time: bool = False,
+) -> AnalysisSummary:
+    """pfga (`epd analyze`): every valid record of `input` is searched and
+    written to `output` with pv, pm and ce (acd, acn, acs with `counters`;
+    Solve_ms/Solve_acn/Solve_acd with `solution_time`). `engine` is an
+    Engine, "builtin" (the default) or a UCI engine's name or path."""
+    lim = {"depth": depth, "nodes": nodes, "movetime": movetime, "jobs": jobs}
+    return _analysis(0, input, output, engine, counters, solution_time, lim)
+
+
+def target(
+    input: PathLike,
+    output: PathLike,
+    *,
+    engine: Union[Engine, str, None] = None,
+    depth: Optional[int] = None,
+    nodes: Optional[int] = None,
+    movetime: Optional[float] = None,
+    jobs: Optional[int] = None,
+    counters: bool = False,
+    solution_time: bool = False,
+) -> AnalysisSummary:
+    """pfts (`epd target`): as analyze, and the move found is judged
+    against each record's bm and am (solved/missed in the summary)."""
+    lim = {"depth": depth, "nodes": nodes, "movetime": movetime, "jobs": jobs}
+    return _analysis(1, input, output, engine, counters, solution_time, lim)
+
+
+def analyze_text(
+    text: Text, *, engine: Union[Engine, str, None] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
+    movetime: Optional[float] = None, counters: bool = False, solution_time: bool = False
+) -> Tuple[str, AnalysisSummary]:
+    """analyze over a text in memory: (output, summary)."""
+    lim = {"depth": depth, "nodes": nodes, "movetime": movetime}
+    return _analysis_text(0, text, engine, counters, solution_time, lim)
+
+
+def target_text(
+    text: Text, *, engine: Union[Engine, str, None] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
+    movetime: Optional[float] = None, counters: bool = False, solution_time: bool = False
+) -> Tuple[str, AnalysisSummary]:
+    """target over a text in memory: (output, summary)."""
+    lim = {"depth": depth, "nodes": nodes, "movetime": movetime}
+    return _analysis_text(1, text, engine, counters, solution_time, lim)
+
+
+@dataclass
+class MateSummary:
+    """Counts of mate."""
+
+    lines: int
+    records: int
+    invalid: int
+    searched: int
+    skipped: int
+    solved: int
+    nodes: int
+
+
+def _mate_args(moves: int, jobs: int) -> None:
+    if not isinstance(moves, int) or not 1 <= moves <= 60:
+        raise ValueError("moves must be 1 to 60")
+    if jobs < 1:
+        raise ValueError("jobs must be at least 1")
+
+
+def mate(input: PathLike, output: PathLike, moves: int, *, single_pass: bool = False, jobs: int = 1) -> MateSummary:
+    """pfms (`epd mate -n MOVES`): every record whose side to move forces
+    mate within `moves` gets dm (the shortest mate), pm and pv."""
+    _mate_args(moves, jobs)
+    s = _c.MateSummary()
+    _check(_c.mate_run_files(moves, 1 if single_pass else 0, jobs, _path(input), _path(output, "output"), byref(s)))
+    return MateSummary(*(int(getattr(s, f[0])) for f in _c.MateSummary._fields_))
+
+
+def mate_text(text: Text, moves: int, *, single_pass: bool = False, jobs: int = 1) -> Tuple[str, MateSummary]:
+    """mate over a text in memory: (output, summary)."""
+    _mate_args(moves, jobs)
+    data = _bytes(text)
+    out = c_void_p()
+    n = c_size_t()
+    s = _c.MateSummary()
+    _check(_c.mate_run_memory(moves, 1 if single_pass else 0, jobs, data, len(data), byref(out), byref(n), byref(s)))
+    return _take(out, n.value).decode("utf-8", "replace"), MateSummary(
+        *(int(getattr(s, f[0])) for f in _c.MateSummary._fields_)
+    )
+
+
+# -------------------------------------------------------------------- PGN
+
+
+@dataclass
+class PgnSummary:
+    """Counts of a PGN conversion, and its problems (Diagnostic with code
+    P001 for an error that cut a game short, P002 for a warning)."""
+
+    games: int
+    complete: int
+    records: int
+    repeated: int
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+
+
+_ULONG_MAX = (1 << (8 * ctypes.sizeof(c_ulong))) - 1
+
+
+def _pgn_flags(sm: bool, counters: bool, id: bool, c0: bool, unique: bool, final: bool) -> int:
+    return (1 if sm else 0) | (2 if counters else 0) | (4 if id else 0) | (8 if c0 else 0) | (
+        16 if unique else 0
+    ) | (32 if final else 0)
+
+
+def from_pgn(
+    source: Union[PathLike, IO[Any]],
+    output: Optional[PathLike] = None,
+    *,
+    sm: bool = False,
+    counters: bool = False,
+    id: bool = False,
+    c0: bool = False,
+    unique: bool = False,
+    plies: Optional[Tuple[int, int]] = None,
+    final: bool = False,
+) -> Union[PgnSummary, Tuple[List[Record], PgnSummary]]:
+    """PGN games to EPD records (`epd from-pgn`): one record for the start
+    position and after every mainline move. With `output`, writes the file
+    and returns the summary; without, returns (records, summary). `source`
+    is a path or a file object. `plies=(a, b)` keeps plies a..b (0 is the
+    start position); `final` only the last position of each game."""
+    if plies is not None and final:
+        raise ValueError("plies and final exclude each other")
+    first, last = (0, _ULONG_MAX) if plies is None else plies
+    if first < 0 or last < first:
+        raise ValueError(f"plies {plies} is empty")
+    flags = _pgn_flags(sm, counters, id, c0, unique, final)
+    found: List[Diagnostic] = []
+
+    def report(_user: Any, line: int, column: int, error: int, message: bytes) -> int:
+        found.append(
+            Diagnostic("error" if error else "warning", "P001" if error else "P002", int(line), int(column),
+                       message.decode("utf-8", "replace"))
+        )
+        return 0
+
+    callback = _c.PGN_REPORT(report)
+    s = _c.PgnSummary()
+    if output is not None:
+        if not isinstance(source, (str, bytes, os.PathLike)):
+            raise TypeError("with output, source must be a path")
+        _check(_c.pgn_to_epd_files(flags, first, last, callback, None, _path(source), _path(output, "output"),
+                                   byref(s)))
+        return PgnSummary(s.games, s.complete, s.records, s.repeated, found)
+    if isinstance(source, (str, bytes, os.PathLike)):
+        with open(source, "rb") as f:
+            data = f.read()
+    elif hasattr(source, "read"):
+        data = _bytes(source.read())
+    else:
+        raise TypeError(f"source must be a path or a file object, not {type(source).__name__}")
+    out = c_void_p()
+    n = c_size_t()
+    _check(_c.pgn_to_epd_memory(flags, first, last, callback, None, data, len(data), byref(out), byref(n), byref(s)))
+    text = _take(out, n.value)
+    import io
+
+    records = [r for r in read(io.BytesIO(text)) if isinstance(r, Record)]
+    return records, PgnSummary(s.games, s.complete, s.records, s.repeated, found)
+
+
+# ----------------------------------------------------------------- report
+
+
+def report(
+    runs: Union[PathLike, Sequence[PathLike]],
+    *,
+    labels: Optional[Sequence[str]] = None,
+    key: Optional[PathLike] = None,
+    group_by: str = "id",
+    group: Optional[str] = None,
+    strict: bool = False,
+    time_scores: bool = False,
+) -> Dict[str, Any]:
+    """The Gastric report over result files (`epd report --format json`) as
+    a dict: per run its label, records, solved with the Wilson interval,
+    missed ids, themes, mates, points, distributions and issues; each pair
+    of runs compared (McNemar's exact test); the objective for tuners.
+
+    `group_by` is "id", "file" or "opcode"; `group` a regular expression
+    over the ids (its first capture group names the theme)."""
+    paths = [runs] if isinstance(runs, (str, bytes, os.PathLike)) else list(runs)
+    if not paths:
+        raise ValueError("report needs at least one run")
+    if labels is not None and len(labels) > len(paths):
+        raise ValueError(f"{len(labels)} labels for {len(paths)} runs")
+    kinds = {"id": 0, "file": 1, "opcode": 2}
+    if group_by not in kinds:
+        raise ValueError(f'group_by must be "id", "file" or "opcode", not {group_by!r}')
+    cfg = c_void_p()
+    _check(_c.report_config_new(byref(cfg)))
+    try:
+        for i, p in enumerate(paths):
+            label = labels[i].encode() if labels is not None and i < len(labels) else None
+            _check(_c.report_config_add_run(cfg, _path(p), label))
+        if key is not None:
+            _check(_c.report_config_set_key(cfg, _path(key, "key")))
+        _check(_c.report_config_set_group_by(cfg, kinds[group_by]))
+        if group is not None:
+            _check(_c.report_config_set_group_regex(cfg, group.encode()))
+        _check(_c.report_config_set_strict(cfg, 1 if strict else 0))
+        _check(_c.report_config_set_time_scores(cfg, 1 if time_scores else 0))
+        out = c_void_p()
+        n = c_size_t()
+        _check(_c.report_run_json(cfg, byref(out), byref(n)))
+        result: Dict[str, Any] = json.loads(_take(out, n.value))
+        return result
+    finally:
+        _c.report_config_free(cfg)
