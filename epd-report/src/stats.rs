@@ -4,7 +4,6 @@
 //! sign test on paired times), and distributions kept as counts of
 //! values so their quantiles are exact where the values are few.
 
-use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
@@ -130,28 +129,70 @@ pub const EXACT_BELOW: i64 = 100_000;
 
 /// A distribution of integer values (depths, nodes, seconds, scores):
 /// counts per value, exact below [`EXACT_BELOW`] in magnitude and to four
-/// significant digits above, so memory is bounded (some 300,000 distinct
-/// values at most) whatever the number of records.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// significant digits above, so memory is bounded whatever the number of
+/// records: the counts live in pages of an array indexed by value, made
+/// when a value first falls in them (a few pages for a run's depths or
+/// node counts; 3.6 MB if values cover every magnitude of an i64).
+#[derive(Clone, Debug, Default)]
 pub struct Distribution {
-    /// Counts of the values in `-SMALL..SMALL`, by value + SMALL (depths,
-    /// seconds, most evaluations): an index instead of a hash.
-    small: Vec<u64>,
-    counts: HashMap<i64, u64, FastHash>,
+    /// For each page of indices, its place in `pages` plus one (0: none).
+    directory: Vec<u32>,
+    pages: Vec<Box<[u64; PAGE]>>,
     n: u64,
     sum: f64,
 }
 
-/// Values in `-SMALL..SMALL` are counted in an array.
-const SMALL: i64 = 1024;
+/// Counts per page.
+const PAGE: usize = 512;
 
-fn bucket(v: i64) -> i64 {
-    if v.unsigned_abs() < EXACT_BELOW as u64 {
+/// Indices of kept values: values below EXACT_BELOW in magnitude are their
+/// own index; above, 9000 four-digit mantissas per power of ten from 10^5
+/// to 10^18. Signed like the value, so index order is value order.
+const TOP_INDEX: i64 = EXACT_BELOW + 14 * 9000;
+
+/// Pages on each side of zero.
+const HALF_PAGES: i64 = TOP_INDEX / PAGE as i64 + 1;
+
+/// The index of the kept value for `v`.
+fn index_of(v: i64) -> i64 {
+    let a = v.unsigned_abs();
+    if a < EXACT_BELOW as u64 {
         return v;
     }
-    let digits = v.unsigned_abs().ilog10();
-    let unit = 10i64.pow(digits - 3);
-    (v / unit) * unit
+    let digits = a.ilog10();
+    let mantissa = a / 10u64.pow(digits - 3);
+    let i = EXACT_BELOW + i64::from(digits - 5) * 9000 + (mantissa as i64 - 1000);
+    if v < 0 {
+        -i
+    } else {
+        i
+    }
+}
+
+/// The kept value of index `i`: the value itself, or its first four
+/// significant digits.
+fn value_at(i: i64) -> i64 {
+    let a = i.abs();
+    if a < EXACT_BELOW {
+        return i;
+    }
+    let k = a - EXACT_BELOW;
+    let digits = (5 + k / 9000) as u32;
+    let mantissa = 1000 + k % 9000;
+    // The largest mantissas of 10^18 overflow i64: the values they stand
+    // for (from 9.223e18) saturate.
+    let v = mantissa.saturating_mul(10i64.pow(digits - 3));
+    if i < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+impl PartialEq for Distribution {
+    fn eq(&self, other: &Distribution) -> bool {
+        self.n == other.n && self.sum == other.sum && self.sorted() == other.sorted()
+    }
 }
 
 /// A distribution's summary: count, extremes, quartiles (linear
@@ -180,28 +221,36 @@ pub struct Summary {
 impl Distribution {
     /// Adds a value.
     pub fn add(&mut self, v: i64) {
-        if (-SMALL..SMALL).contains(&v) {
-            if self.small.is_empty() {
-                self.small = vec![0; 2 * SMALL as usize];
-            }
-            self.small[(v + SMALL) as usize] += 1;
-        } else {
-            *self.counts.entry(bucket(v)).or_insert(0) += 1;
-        }
+        self.count(index_of(v), 1);
         self.n += 1;
         self.sum += v as f64;
     }
 
+    fn count(&mut self, index: i64, c: u64) {
+        if self.directory.is_empty() {
+            self.directory = vec![0; 2 * HALF_PAGES as usize];
+        }
+        let at = index + HALF_PAGES * PAGE as i64;
+        let (page, slot) = ((at / PAGE as i64) as usize, (at % PAGE as i64) as usize);
+        let mut p = self.directory[page];
+        if p == 0 {
+            self.pages.push(Box::new([0; PAGE]));
+            p = self.pages.len() as u32;
+            self.directory[page] = p;
+        }
+        self.pages[p as usize - 1][slot] += c;
+    }
+
     /// Adds another distribution's values.
     pub fn merge(&mut self, other: &Distribution) {
-        for (v, c) in other.sorted() {
-            if (-SMALL..SMALL).contains(&v) {
-                if self.small.is_empty() {
-                    self.small = vec![0; 2 * SMALL as usize];
+        for (page, &p) in other.directory.iter().enumerate() {
+            if p == 0 {
+                continue;
+            }
+            for (slot, &c) in other.pages[p as usize - 1].iter().enumerate() {
+                if c > 0 {
+                    self.count((page * PAGE + slot) as i64 - HALF_PAGES * PAGE as i64, c);
                 }
-                self.small[(v + SMALL) as usize] += c;
-            } else {
-                *self.counts.entry(v).or_insert(0) += c;
             }
         }
         self.n += other.n;
@@ -220,11 +269,20 @@ impl Distribution {
         self.n == 0
     }
 
-    /// The kept values and their counts, ascending.
+    /// The kept values and their counts, ascending (index order is value
+    /// order).
     fn sorted(&self) -> Vec<(i64, u64)> {
-        let mut v: Vec<(i64, u64)> = self.counts.iter().map(|(&k, &c)| (k, c)).collect();
-        v.extend(self.small.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(i, &c)| (i as i64 - SMALL, c)));
-        v.sort_unstable();
+        let mut v = Vec::new();
+        for (page, &p) in self.directory.iter().enumerate() {
+            if p == 0 {
+                continue;
+            }
+            for (slot, &c) in self.pages[p as usize - 1].iter().enumerate() {
+                if c > 0 {
+                    v.push((value_at((page * PAGE + slot) as i64 - HALF_PAGES * PAGE as i64), c));
+                }
+            }
+        }
         v
     }
 
@@ -356,15 +414,32 @@ mod tests {
 
     #[test]
     fn large_values_keep_four_digits() {
-        assert_eq!(bucket(99_999), 99_999);
-        assert_eq!(bucket(-32_765), -32_765);
-        assert_eq!(bucket(123_456), 123_400);
-        assert_eq!(bucket(-7_654_321), -7_654_000);
+        let kept = |v: i64| value_at(index_of(v));
+        assert_eq!(kept(99_999), 99_999);
+        assert_eq!(kept(-32_765), -32_765);
+        assert_eq!(kept(100_000), 100_000);
+        assert_eq!(kept(123_456), 123_400);
+        assert_eq!(kept(-7_654_321), -7_654_000);
+        assert_eq!(kept(8_031_647_685), 8_031_000_000);
+        assert_eq!(kept(i64::MAX), 9_223_000_000_000_000_000);
+        assert_eq!(kept(i64::MIN), -9_223_000_000_000_000_000);
+        // Index order is value order, through every magnitude.
+        let mut last = i64::MIN;
+        for d in 0..19u32 {
+            for v in [10i64.pow(d), 10i64.pow(d) + 1, 2 * 10i64.pow(d), 10i64.pow(d) * 9] {
+                for v in [v, -v] {
+                    assert_eq!(index_of(kept(v)), index_of(v), "{v}");
+                }
+                assert!(index_of(v) >= last, "{v}");
+                last = index_of(v);
+            }
+        }
         let mut d = Distribution::default();
         for v in 0..100_000 {
             d.add(1_000_000 + v);
         }
-        assert!(d.counts.len() <= 101, "{}", d.counts.len());
+        assert_eq!(d.values().len(), 100);
+        assert!(d.pages.len() <= 2, "{}", d.pages.len());
         // Small values and large ones, merged in order.
         let mut e = Distribution::default();
         for v in [5, -3, 2_000, 5, 1_023, -1_024, -1_025] {
