@@ -22,6 +22,7 @@ pub mod client;
 mod clock;
 mod event;
 mod game;
+pub mod journal;
 pub mod pgn;
 pub mod protocol;
 #[cfg(feature = "server")]
