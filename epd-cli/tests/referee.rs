@@ -196,8 +196,8 @@ const TWO: &str = "[[players]]\nname = \"alpha\"\ntoken = \"a-secret\"\n[[player
 
 /// Game 1 is alpha (White) - beta, game 2 beta - alpha. Alpha and beta
 /// are scripted; `script` plays game 1 and says whether alpha is still
-/// connected (if not, alpha signs on again); game 2 then ends at once by
-/// beta's resignation.
+/// connected (if not, alpha signs on again after the grace); game 2 then
+/// ends at once by beta's resignation.
 fn scripted(
     tc: &str,
     extra: &str,
@@ -208,6 +208,8 @@ fn scripted(
     let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
     let mut beta = Client::sign_on(&referee.addr, "beta", None);
     if !script(&mut alpha, &mut beta, &referee) {
+        // Back after the grace: game 1 is lost by then.
+        std::thread::sleep(Duration::from_millis(600));
         alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
     }
     let r = beta.until(Refcom::Respond);
@@ -216,6 +218,53 @@ fn scripted(
     let pgn = referee.finish(Duration::from_secs(30));
     let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
     (pgn, log)
+}
+
+/// A client that drops out mid-game and signs on again within the grace
+/// is brought back into its game (§8.1.3: reset, inform, execute for the
+/// moves played, then respond) with the clocks it had: the time it was
+/// away is not charged.
+#[test]
+fn a_client_back_within_the_grace_resumes_its_game_with_its_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(dir.path(), &format!("time_control = \"60+0\"\ndisconnect_grace = 10\n{TWO}"));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    let r = alpha.until(Refcom::Respond);
+    alpha.play(&r, "d4", &[]);
+    let r = beta.until(Refcom::Respond);
+    beta.play(&r, "d5", &[]);
+    let before = alpha.until(Refcom::Respond);
+    let _ = alpha.w.shutdown(std::net::Shutdown::Both);
+    drop(alpha);
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let reset = alpha.until(Refcom::Reset);
+    assert_eq!(reset.position, Position::startpos());
+    let mut executed = Vec::new();
+    let again = loop {
+        let r = alpha.next().expect("the referee goes on");
+        match r.command {
+            Refcom::Execute => executed.push(r.position.san(r.sm.expect("execute carries the move"))),
+            Refcom::Respond => break r,
+            _ => {}
+        }
+    };
+    assert_eq!(executed, ["d4"], "the moves before the last, as execute records");
+    assert_eq!(again.current(), before.current(), "the same position");
+    assert_eq!(again.sm, before.sm, "the last move with the respond");
+    assert_eq!(again.remaining, before.remaining, "the clocks as they were: 1.5 s away not charged");
+    alpha.play(&again, "c4", &[]);
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let pgn = referee.finish(Duration::from_secs(30));
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "Termination")), ("1-0", "normal"));
+    assert!(g[0].1.contains("1. d4") && g[0].1.contains("2. c4"), "one continuous game: {}", g[0].1);
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    assert!(log.contains("game 1: #") && log.contains("alpha is back"), "{log}");
 }
 
 #[test]
@@ -523,4 +572,204 @@ fn the_supervisor_pauses_and_resumes_a_game() {
     let resumed = at(&|l| l.contains("game 1 resumed"));
     let asked = at(&|l| l.contains(" beta > ") && l.contains("refcom respond"));
     assert!(log.contains("game 1 paused by the supervisor") && asked > resumed, "{log}");
+}
+
+/// A free TCP port on the loopback (the restarted referee must listen
+/// where the clients look for it).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The kill test of the journal: a round robin of 8 `epd play` clients
+/// (the built-in engine and Stockfish, four games at once), the referee
+/// killed with SIGKILL at 50 random instants and restarted with
+/// `--resume` each time, the clients reconnecting on their own. At the
+/// end every scheduled game is in the PGN exactly once, python-chess
+/// replays each as one legal game with continuous clocks, and every move
+/// the referee acknowledged to a client (a respond record carrying it as
+/// sm, in the log) is in its game.
+#[test]
+fn the_referee_killed_fifty_times_loses_no_game() {
+    const KILLS: usize = 50;
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut players = String::new();
+    let mut clients = Vec::new();
+    let sf = stockfish();
+    for i in 0..8 {
+        let name = format!("p{i}");
+        players.push_str(&format!("[[players]]\nname = \"{name}\"\n"));
+        let mut args: Vec<String> =
+            ["play", "--referee", &addr, "--name", &name, "--retries", "60"].iter().map(|s| (*s).to_owned()).collect();
+        match (i, sf) {
+            (6 | 7, Some(sf)) => args.extend(["--engine", sf, "--nodes", "3000", "--hash", "16"].map(str::to_owned)),
+            _ => args.extend(["--movetime".to_owned(), format!("{}", 4 + i)]),
+        }
+        clients.push(Command::new(EPD).args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
+    }
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Kill test\"\nsite = \"localhost\"\ndate = \"2026.11.24\"\nlisten = \"{addr}\"\n\
+             time_control = \"120+0.5\"\nrounds = 1\nconcurrency = 4\nreset_delay = 0\nconclude_delay = 0\n\
+             disconnect_grace = 60\n{players}"
+        ),
+    )
+    .unwrap();
+    let referee = |resume: bool| {
+        Command::new(EPD)
+            .args(["referee", "event.toml", "--background"])
+            .args(resume.then_some("--resume"))
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut kills = 0;
+    let mut child = referee(false);
+    let mut finished = None;
+    while kills < KILLS {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(Duration::from_millis(100 + seed % 400));
+        if let Some(status) = child.try_wait().unwrap() {
+            finished = Some(status);
+            break;
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills += 1;
+        child = referee(true);
+    }
+    let status = match finished {
+        Some(s) => s,
+        None => {
+            // The last run plays the event to its end.
+            let start = Instant::now();
+            loop {
+                if let Some(s) = child.try_wait().unwrap() {
+                    break s;
+                }
+                assert!(start.elapsed() < Duration::from_secs(600), "the event did not finish after the kills");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    };
+    let mut err = String::new();
+    let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
+    assert!(status.success(), "referee: {status}: {err}");
+    for mut c in clients {
+        let _ = c.wait();
+    }
+    assert!(kills >= 30, "only {kills} kills before the event ended: the test needs a longer event");
+    let pgn_path = dir.path().join("games.pgn");
+    let pgn = std::fs::read_to_string(&pgn_path).unwrap();
+    let g = games(&pgn);
+    assert_eq!(g.len(), 56, "every game of the round robin, after {kills} kills");
+    let mut rounds: Vec<&str> = g.iter().map(|x| tag(x, "Round")).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    assert_eq!(rounds.len(), 56, "each game exactly once");
+    check_with_python_chess(&pgn_path, 120.0, 0.5);
+    // Every acknowledged move is in its game.
+    let script = r#"
+import sys, chess, chess.pgn
+games = {}
+f = open(sys.argv[1])
+while (g := chess.pgn.read_game(f)) is not None:
+    n = int(g.headers["Round"].split(".")[-1]); seen = set(); b = g.board()
+    for m in g.mainline_moves():
+        seen.add((b.epd(), m)); b.push(m)
+    games[n] = seen
+acked = 0
+for line in open(sys.argv[2]):
+    if " > " not in line or "refcom respond" not in line or " sm " not in line: continue
+    rec = line.split(" > ", 1)[1].strip()
+    fields = " ".join(rec.split()[:4])
+    ops = dict(op.strip().split(" ", 1) for op in " ".join(rec.split()[4:]).split(";") if op.strip())
+    b = chess.Board(fields + " 0 1")
+    m = b.parse_san(ops["sm"])
+    n = int(ops["tcgs"]); acked += 1
+    if (b.epd(), m) not in games.get(n, ()):
+        sys.exit(f"game {n}: the acknowledged move {ops['sm']} from {b.epd()} is not in the PGN")
+print(acked)
+"#;
+    let out = Command::new("python3").args(["-c", script]).arg(&pgn_path).arg(dir.path().join("referee.log")).output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let acked: usize = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+            assert!(acked > 1000, "{acked} acknowledged moves checked");
+            eprintln!("{kills} kills survived, 0 games lost, {acked} acknowledged moves all in the PGN");
+        }
+        Ok(o) if String::from_utf8_lossy(&o.stderr).contains("No module named 'chess'") => {
+            assert!(std::env::var_os("EPDKIT_REQUIRE_PYTHON_CHESS").is_none(), "python-chess is required");
+        }
+        Ok(o) => panic!("python-chess: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+        Err(e) => panic!("python3: {e}"),
+    }
+}
+
+/// Clients killed mid-game: four `epd play` clients, one of them killed
+/// with SIGKILL and started again 20 times while the games go on. Every
+/// game still finishes, each is one continuous legal game (python-chess,
+/// clocks continuous), and no move was charged the time its player was
+/// away (each restart takes at least 0.4 s; every move's time stays far
+/// below it).
+#[test]
+fn clients_killed_twenty_times_lose_no_game_and_no_time() {
+    const KILLS: usize = 20;
+    let dir = tempfile::tempdir().unwrap();
+    let players: String = (0..4).map(|i| format!("[[players]]\nname = \"c{i}\"\n")).collect();
+    let referee = Referee::start(
+        dir.path(),
+        &format!("time_control = \"60+0.1\"\nrounds = 1\nconcurrency = 2\ndisconnect_grace = 30\n{players}"),
+    );
+    let start_client = |i: usize| {
+        Command::new(EPD)
+            .args(["play", "--referee", &referee.addr, "--name", &format!("c{i}"), "--movetime", "8"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut clients: Vec<Child> = (0..4).map(start_client).collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..KILLS {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        std::thread::sleep(Duration::from_millis(200 + seed % 300));
+        let i = (seed >> 32) as usize % 4;
+        clients[i].kill().unwrap();
+        clients[i].wait().unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        clients[i] = start_client(i);
+    }
+    let pgn = referee.finish(Duration::from_secs(300));
+    for mut c in clients {
+        let _ = c.wait();
+    }
+    let g = games(&pgn);
+    assert_eq!(g.len(), 12, "every game");
+    let path = dir.path().join("games.pgn");
+    check_with_python_chess(&path, 60.0, 0.1);
+    let emts: Vec<f64> = pgn
+        .match_indices("[%emt ")
+        .map(|(i, _)| {
+            let rest = &pgn[i + 6..];
+            let t = &rest[..rest.find(']').unwrap()];
+            let p: Vec<f64> = t.split(':').map(|x| x.parse().unwrap()).collect();
+            p.iter().fold(0.0, |a, x| a * 60.0 + x)
+        })
+        .collect();
+    assert!(emts.len() > 500, "{} moves", emts.len());
+    let worst = emts.iter().copied().fold(0.0, f64::max);
+    assert!(worst < 0.3, "a move charged {worst} s: the time away was charged");
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    assert!(log.matches(" is back").count() >= KILLS / 2, "players came back into their games");
 }

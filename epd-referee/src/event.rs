@@ -12,6 +12,7 @@
 //! pgn = "games.pgn"
 //! log = "referee.log"
 //! report = "report.txt"
+//! journal = "referee.journal"   # every state change, made durable first (epd referee --resume)
 //! [[players]]
 //! name = "alpha"
 //! command = ["epd", "play", "--engine", "builtin", "--depth", "3"]  # optional
@@ -103,6 +104,8 @@ struct File {
     log: Option<PathBuf>,
     #[serde(default)]
     report: Option<PathBuf>,
+    #[serde(default)]
+    journal: Option<PathBuf>,
     #[serde(default = "five")]
     conclude_delay: f64,
     #[serde(default = "five")]
@@ -166,6 +169,8 @@ pub struct Event {
     pub log: PathBuf,
     /// The standings at the end.
     pub report: PathBuf,
+    /// The write-ahead journal (`epd referee --resume` reads it).
+    pub journal: PathBuf,
     /// Pause after conclude (§8.1.1).
     pub conclude_delay: Duration,
     /// Pause after reset (§8.1.6).
@@ -298,6 +303,7 @@ impl Event {
             pgn: path(f.pgn, "games.pgn"),
             log: path(f.log, "referee.log"),
             report: path(f.report, "report.txt"),
+            journal: path(f.journal, "referee.journal"),
             conclude_delay: seconds("conclude_delay", f.conclude_delay)?,
             reset_delay: seconds("reset_delay", f.reset_delay)?,
             lag: Duration::from_millis(f.lag_ms),

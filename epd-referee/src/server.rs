@@ -20,6 +20,18 @@
 //! Time is measured by the referee: from the moment a `respond` record is
 //! written to the moment the reply's last byte is read, less the event's
 //! lag allowance.
+//!
+//! Every state change (a game started, each move with the time it took, a
+//! game's end with its PGN, an abort) is written to the event's journal
+//! and synced before the referee acts on it (write-ahead), so after a
+//! crash at any instant `--resume` ([`Options::resume`]) finds every
+//! finished game as it was, continues the games in progress from their
+//! last move with the clocks they had (the time of the move in flight is
+//! not charged), and plays the games not started. Players sign on again;
+//! a returning player is brought back into its game with reset, inform
+//! and one execute record per move played (§8.1.3), then asked to
+//! respond when it is its turn. The same happens when a client drops out
+//! mid-game and signs on again within the event's disconnect grace.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
@@ -35,6 +47,7 @@ use tokio::sync::mpsc;
 
 use crate::event::{Event, Policy, ScheduledGame};
 use crate::game::{DrawClaim, Ended, Game, GameResult};
+use crate::journal::Journal;
 use crate::pgn::{self, Tags};
 use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
 use crate::standings::Standings;
@@ -63,6 +76,9 @@ pub struct Options {
     /// Measure the referee's latency per move: from a reply's last byte
     /// read to the opponent's respond written ([`Outcome::latencies`]).
     pub measure_latency: bool,
+    /// Go on from the event's journal after the referee stopped (a crash,
+    /// a kill, `quit`): without it, an existing journal is refused.
+    pub resume: bool,
 }
 
 /// What a finished event reports.
@@ -80,6 +96,41 @@ pub struct Outcome {
 }
 
 type ConnId = u64;
+
+/// The connection of a side that has none (a game resumed from the
+/// journal, or a player away): no client has this id.
+const NOBODY: ConnId = ConnId::MAX;
+
+/// One state change, as the journal keeps it (JSON).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+enum Entry {
+    /// The referee starts (`epoch` 1) or resumes (one more each time).
+    Begin { epoch: u64, event: String, games: usize, date: String },
+    /// Scheduled game `game` (its index in the schedule) starts.
+    Start { game: usize },
+    /// A move of a game in progress, the time it took, and whether its
+    /// player offered a draw with it.
+    Move { game: usize, uci: String, ns: u64, offer: bool },
+    /// A game is over: its result and its PGN as written.
+    End { game: usize, white: usize, black: usize, result: String, pgn: String },
+    /// A game aborted by the supervisor: back in the schedule.
+    Abort { game: usize },
+}
+
+/// What a journal holds: the games over, the games in progress.
+struct Replayed {
+    epoch: u64,
+    date: Option<String>,
+    done: Vec<usize>,
+    results: Vec<(usize, usize, GameResult)>,
+    pgn: Vec<String>,
+    running: BTreeMap<usize, (Game, Option<Color>)>,
+}
+
+fn bad_journal(path: &std::path::Path, n: usize, why: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: entry {n}: {why}", path.display()))
+}
 
 /// A record for a client, and (when latency is measured) the instants
 /// the reply it answers was read and taken up by the director.
@@ -160,9 +211,12 @@ pub async fn run(
             );
         }
     }
-    let mut director = Director::new(event, openings, options.verbose)?;
+    let mut director = Director::new(event, openings, options.verbose, options.resume)?;
     director.measure = options.measure_latency;
     let mut outcome = director.run(rx).await;
+    if let (Ok(_), Some(e)) = (&outcome, director.failure.take()) {
+        outcome = Err(e);
+    }
     if let (Ok(o), Some(l)) = (outcome.as_mut(), latencies) {
         o.latencies = std::mem::take(&mut *l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     }
@@ -389,6 +443,10 @@ struct Director {
     measure: bool,
     /// The instants of the reply being answered (read, taken up).
     answering: Option<(Instant, Instant)>,
+    /// Where every state change goes first.
+    journal: Journal,
+    /// A journal write that failed: the event stops with it.
+    failure: Option<std::io::Error>,
 }
 
 fn side_index(c: Color) -> usize {
@@ -424,7 +482,7 @@ fn utc_now() -> (String, String) {
 }
 
 impl Director {
-    fn new(event: Event, openings: Vec<Position>, verbose: bool) -> std::io::Result<Director> {
+    fn new(event: Event, openings: Vec<Position>, verbose: bool, resume: bool) -> std::io::Result<Director> {
         let open = |p: &PathBuf| {
             std::fs::OpenOptions::new()
                 .create(true)
@@ -432,12 +490,48 @@ impl Director {
                 .open(p)
                 .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
         };
+        let schedule = event.schedule(openings.len());
+        let (journal, replayed) = if resume {
+            let (j, rec) = Journal::open(&event.journal)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+            let replayed = Self::replay(&event, &openings, &schedule, &rec.entries)?;
+            if rec.dropped_bytes > 0 && verbose {
+                eprintln!("argus: the journal's last entry was torn ({} bytes): dropped", rec.dropped_bytes);
+            }
+            (j, Some(replayed))
+        } else {
+            if event.journal.exists() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{}: the journal of an earlier run: go on with --resume, or remove it (and the PGN) to start again",
+                        event.journal.display()
+                    ),
+                ));
+            }
+            let j = Journal::create(&event.journal)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", event.journal.display())))?;
+            (j, None)
+        };
+        if let Some(r) = &replayed {
+            // The PGN holds exactly the games over, as they were written:
+            // whatever a crash left in it is replaced, atomically.
+            let mut tmp = event.pgn.as_os_str().to_owned();
+            tmp.push(".resume");
+            let tmp = PathBuf::from(tmp);
+            std::fs::write(&tmp, r.pgn.concat())
+                .and_then(|()| std::fs::rename(&tmp, &event.pgn))
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", event.pgn.display())))?;
+        }
         let log = std::io::BufWriter::new(open(&event.log)?);
         let pgn = open(&event.pgn)?;
-        let schedule = event.schedule(openings.len());
-        let standings = Standings::new(event.players.iter().map(|p| p.name.clone()).collect());
-        let date = event.date.clone().unwrap_or_else(|| utc_now().1);
-        Ok(Director {
+        let mut standings = Standings::new(event.players.iter().map(|p| p.name.clone()).collect());
+        let date = replayed
+            .as_ref()
+            .and_then(|r| r.date.clone())
+            .or_else(|| event.date.clone())
+            .unwrap_or_else(|| utc_now().1);
+        let mut d = Director {
             event,
             timers: Timers::new(),
             to_pair: true,
@@ -448,7 +542,7 @@ impl Director {
             running: BTreeMap::new(),
             finished: 0,
             done: std::collections::HashSet::new(),
-            standings,
+            standings: Standings::new(Vec::new()),
             log,
             pgn,
             verbose,
@@ -457,7 +551,146 @@ impl Director {
             quit: false,
             measure: false,
             answering: None,
-        })
+            journal,
+            failure: None,
+        };
+        let epoch = replayed.as_ref().map_or(0, |r| r.epoch) + 1;
+        if let Some(r) = replayed {
+            for (w, b, res) in r.results {
+                standings.add(w, b, res);
+            }
+            d.finished = r.done.len();
+            d.done = r.done.into_iter().collect();
+            let now = Instant::now();
+            let until = now + d.event.disconnect_grace;
+            for (k, (game, offer)) in r.running {
+                let sched = d.schedule[k];
+                d.running.insert(
+                    k,
+                    Running {
+                        sched,
+                        game,
+                        conns: [NOBODY, NOBODY],
+                        starts_at: None,
+                        asked_at: None,
+                        offer,
+                        // Both players must sign on again within the grace.
+                        away: Some((Color::White, until)),
+                        paused: None,
+                        held: None,
+                    },
+                );
+                d.rearm(k);
+            }
+        }
+        d.standings = standings;
+        let begin = Entry::Begin { epoch, event: d.event.name.clone(), games: d.schedule.len(), date: d.date.clone() };
+        d.write_ahead(&begin);
+        if let Some(e) = d.failure.take() {
+            return Err(e);
+        }
+        if epoch > 1 {
+            let n = d.running.len();
+            d.note(&format!(
+                "resumed from the journal (epoch {epoch}): {} games over, {n} in progress, {} to play",
+                d.finished,
+                d.schedule.len() - d.finished - n
+            ));
+            // Games whose last move ended them, with the crash before
+            // their end was written: ended now, as they would have been.
+            let ended: Vec<(usize, Ended)> =
+                d.running.iter().filter_map(|(&k, r)| r.game.ended().cloned().map(|e| (k, e))).collect();
+            for (k, e) in ended {
+                d.finish(k, e);
+            }
+        }
+        Ok(d)
+    }
+
+    /// Reads the journal's entries back into the games over and the games
+    /// in progress.
+    fn replay(
+        event: &Event,
+        openings: &[Position],
+        schedule: &[ScheduledGame],
+        entries: &[Vec<u8>],
+    ) -> std::io::Result<Replayed> {
+        let path = &event.journal;
+        let mut r = Replayed {
+            epoch: 0,
+            date: None,
+            done: Vec::new(),
+            results: Vec::new(),
+            pgn: Vec::new(),
+            running: BTreeMap::new(),
+        };
+        for (i, bytes) in entries.iter().enumerate() {
+            let n = i + 1;
+            let entry: Entry = serde_json::from_slice(bytes).map_err(|e| bad_journal(path, n, e))?;
+            let scheduled = |k: usize| schedule.get(k).copied().ok_or_else(|| bad_journal(path, n, "no such game"));
+            match entry {
+                Entry::Begin { epoch, event: name, games, date } => {
+                    if name != event.name || games != schedule.len() {
+                        return Err(bad_journal(
+                            path,
+                            n,
+                            format!("the journal of event {name:?} with {games} games, not of this event file"),
+                        ));
+                    }
+                    r.epoch = epoch;
+                    r.date.get_or_insert(date);
+                }
+                Entry::Start { game } => {
+                    let sched = scheduled(game)?;
+                    let start = sched.opening.map_or_else(Position::startpos, |o| openings[o]);
+                    r.running.insert(game, (Game::new(start, &event.time_control), None));
+                }
+                Entry::Move { game, uci, ns, offer } => {
+                    let Some((g, o)) = r.running.get_mut(&game) else {
+                        return Err(bad_journal(path, n, "a move of a game not in progress"));
+                    };
+                    let side = g.position().turn();
+                    let mv = g.position().parse_uci(uci.as_bytes()).map_err(|e| bad_journal(path, n, e))?;
+                    g.play(mv, Duration::from_nanos(ns)).map_err(|e| bad_journal(path, n, e))?;
+                    *o = offer.then_some(side);
+                }
+                Entry::End { game, white, black, result, pgn } => {
+                    let res = match result.as_str() {
+                        "1-0" => GameResult::WhiteWins,
+                        "0-1" => GameResult::BlackWins,
+                        "1/2-1/2" => GameResult::Draw,
+                        _ => return Err(bad_journal(path, n, format!("a result {result:?}"))),
+                    };
+                    scheduled(game)?;
+                    r.running.remove(&game);
+                    r.done.push(game);
+                    r.results.push((white, black, res));
+                    r.pgn.push(pgn);
+                }
+                Entry::Abort { game } => {
+                    r.running.remove(&game);
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    /// Makes `entry` durable before the caller acts on it. A failure stops
+    /// the event: nothing may happen that the journal does not hold.
+    fn write_ahead(&mut self, entry: &Entry) {
+        if self.failure.is_some() {
+            return;
+        }
+        let result = serde_json::to_vec(entry)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            .and_then(|bytes| self.journal.append(&bytes));
+        if let Err(e) = result {
+            let msg = format!("{}: cannot write the journal: {e}", self.journal.path().display());
+            let _ = writeln!(self.log, "{} referee {msg}; the event stops", utc_now().0);
+            eprintln!("argus: {msg}; the event stops");
+            self.failure = Some(std::io::Error::new(e.kind(), msg));
+            self.quit = true;
+        }
     }
 
     fn note(&mut self, text: &str) {
@@ -478,6 +711,9 @@ impl Director {
     /// Sends a record to a client (logged); a client whose queue is full
     /// is not reading and is dropped.
     fn send(&mut self, id: ConnId, line: Vec<u8>) {
+        if !self.conns.contains_key(&id) {
+            return; // a side away, or a game resumed before its players came back
+        }
         let (now, _) = utc_now();
         let who = self.name_of(id);
         let _ = writeln!(self.log, "{now} {who} > {}", String::from_utf8_lossy(&line));
@@ -678,6 +914,7 @@ impl Director {
     /// Starts every game the schedule, the free clients and the
     /// concurrency allow.
     fn pair(&mut self, now: Instant) {
+        self.reattach(now);
         while self.running.len() < self.event.concurrency as usize && self.next_game < self.schedule.len() {
             // The first scheduled game whose players both have a free
             // client; games are started in schedule order otherwise.
@@ -711,11 +948,130 @@ impl Director {
         }
     }
 
+    /// Gives the games that miss a player (resumed from the journal, or
+    /// a client dropped out) a free client of that player, and brings it
+    /// into the game: reset, inform, one execute per move played, and a
+    /// respond when it is its turn. The clocks stay stopped until both
+    /// sides are there.
+    fn reattach(&mut self, now: Instant) {
+        let missing: Vec<(usize, usize)> = self
+            .running
+            .iter()
+            .flat_map(|(&k, r)| (0..2).filter(|&s| r.conns[s] == NOBODY).map(move |s| (k, s)))
+            .collect();
+        for (k, s) in missing {
+            let (player, other) = {
+                let r = &self.running[&k];
+                (if s == 0 { r.sched.white } else { r.sched.black }, r.conns[1 - s])
+            };
+            let Some(id) = self
+                .conns
+                .iter()
+                .filter(|(&id, c)| c.player == Some(player) && c.game.is_none() && c.quiet_until <= now && id != other)
+                .map(|(&id, _)| id)
+                .min()
+            else {
+                continue;
+            };
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.game = Some(k);
+            }
+            let r = self.running.get_mut(&k).expect("running");
+            r.conns[s] = id;
+            let number = r.sched.number;
+            if other == NOBODY {
+                // Still waiting for the other side, within the same grace.
+                if let Some((_, until)) = r.away {
+                    r.away = Some((if s == 0 { Color::Black } else { Color::White }, until));
+                }
+                self.bring_back(k, id, now);
+                self.rearm(k);
+            } else {
+                r.away = None;
+                self.bring_back(k, id, now);
+            }
+            self.note(&format!("game {number}: {} is back", self.name_of(id)));
+        }
+    }
+
+    /// Tells client `id` the game `k` so far; asks the side to move when
+    /// both sides are there.
+    fn bring_back(&mut self, k: usize, id: ConnId, now: Instant) {
+        let (tags, start, number, moves, both, started) = {
+            let r = &self.running[&k];
+            let moves: Vec<epd_core::Move> = r.game.moves().iter().map(|m| m.mv).collect();
+            (
+                self.tags(r, "*"),
+                *r.game.start(),
+                r.sched.number as u64,
+                moves,
+                !r.conns.contains(&NOBODY),
+                r.starts_at.is_none(),
+            )
+        };
+        let mut o = Outgoing::new(Command::Reset, &start);
+        o.game = Some(number);
+        let line = o.to_line();
+        self.send(id, line);
+        if !started {
+            return; // the game's own start (inform, respond) is still to come
+        }
+        let mut o = Outgoing::new(Command::Inform, &start);
+        o.tags = &tags;
+        o.game = Some(number);
+        let line = o.to_line();
+        self.send(id, line);
+        // Every move but the last as execute; the last comes with the
+        // respond (or as execute when it is the other side's turn).
+        let mut pos = start;
+        let mut last = None;
+        for (i, &m) in moves.iter().enumerate() {
+            if i + 1 == moves.len() {
+                last = Some((pos, m));
+                break;
+            }
+            let mut o = Outgoing::new(Command::Execute, &pos);
+            o.sm = Some(m);
+            o.game = Some(number);
+            let line = o.to_line();
+            self.send(id, line);
+            pos.play_unchecked(m);
+        }
+        let to_move = {
+            let r = &self.running[&k];
+            r.conns[side_index(r.game.position().turn())]
+        };
+        if both && to_move == id {
+            self.ask(k, last, now);
+        } else if both && self.running[&k].asked_at.is_none() {
+            // Both back, the other side to move and not yet asked (a
+            // resumed game): ask it, and tell this one the last move.
+            if let Some((p, m)) = last {
+                let mut o = Outgoing::new(Command::Execute, &p);
+                o.sm = Some(m);
+                o.game = Some(number);
+                let line = o.to_line();
+                self.send(id, line);
+            }
+            self.ask(k, last, now);
+        } else if let Some((p, m)) = last {
+            let mut o = Outgoing::new(Command::Execute, &p);
+            o.sm = Some(m);
+            o.game = Some(number);
+            let line = o.to_line();
+            self.send(id, line);
+        }
+    }
+
     fn is_done(&self, k: usize) -> bool {
         self.done.contains(&k)
     }
 
     fn start(&mut self, k: usize, white: ConnId, black: ConnId, now: Instant) {
+        self.write_ahead(&Entry::Start { game: k });
+        if self.failure.is_some() {
+            return;
+        }
         let sched = self.schedule[k];
         let start = sched.opening.map_or_else(Position::startpos, |i| self.openings[i]);
         let game = Game::new(start, &self.event.time_control);
@@ -965,7 +1321,21 @@ impl Director {
         };
         let r = self.running.get_mut(&k).expect("running");
         let before = *r.game.position();
-        match r.game.play(mv, used) {
+        let played = r.game.play(mv, used);
+        if played.is_ok() {
+            let entry = Entry::Move {
+                game: k,
+                uci: before.uci(mv),
+                ns: u64::try_from(used.as_nanos()).unwrap_or(u64::MAX),
+                offer: reply.draw_offer,
+            };
+            self.write_ahead(&entry);
+            if self.failure.is_some() {
+                return;
+            }
+        }
+        let r = self.running.get_mut(&k).expect("running");
+        match played {
             Ok(Some(e)) => self.finish(k, e),
             Ok(None) => {
                 if reply.draw_offer {
@@ -991,10 +1361,27 @@ impl Director {
     }
 
     fn finish(&mut self, k: usize, e: Ended) {
+        let Some(r) = self.running.get(&k) else { return };
+        let result = e.result.pgn();
+        let tags = self.tags(r, result);
+        let pgn_tags = Tags {
+            event: self.event.name.clone(),
+            site: self.event.site.clone(),
+            date: self.date.clone(),
+            round: tags[3].1.clone(),
+            white: self.event.players[r.sched.white].name.clone(),
+            black: self.event.players[r.sched.black].name.clone(),
+        };
+        let text = pgn::write(&pgn_tags, &r.game, &self.event.time_control);
+        let entry =
+            Entry::End { game: k, white: r.sched.white, black: r.sched.black, result: result.to_owned(), pgn: text };
+        self.write_ahead(&entry);
+        if self.failure.is_some() {
+            return;
+        }
+        let Entry::End { pgn: text, .. } = entry else { unreachable!("just built") };
         let Some(r) = self.running.remove(&k) else { return };
         self.rearm(k);
-        let result = e.result.pgn();
-        let tags = self.tags(&r, result);
         let fin = *r.game.position();
         let now = Instant::now();
         for id in r.conns {
@@ -1015,15 +1402,6 @@ impl Director {
             }
             self.quiet(id, now + self.event.conclude_delay);
         }
-        let pgn_tags = Tags {
-            event: self.event.name.clone(),
-            site: self.event.site.clone(),
-            date: self.date.clone(),
-            round: tags[3].1.clone(),
-            white: self.event.players[r.sched.white].name.clone(),
-            black: self.event.players[r.sched.black].name.clone(),
-        };
-        let text = pgn::write(&pgn_tags, &r.game, &self.event.time_control);
         if let Err(err) = self.pgn.write_all(text.as_bytes()).and_then(|()| self.pgn.flush()) {
             self.note(&format!("cannot write the PGN: {err}"));
         }
@@ -1049,6 +1427,7 @@ impl Director {
         let grace = self.event.disconnect_grace;
         if let Some(r) = self.running.get_mut(&k) {
             let side = if r.conns[0] == id { Color::White } else { Color::Black };
+            r.conns[side_index(side)] = NOBODY;
             if r.away.is_none() {
                 r.away = Some((side, Instant::now() + grace));
             }
@@ -1103,6 +1482,10 @@ impl Director {
                 Some(k) => {
                     // Aborted: both told to reset; the game goes back to the
                     // schedule and is played again.
+                    self.write_ahead(&Entry::Abort { game: k });
+                    if self.failure.is_some() {
+                        return;
+                    }
                     if let Some(r) = self.running.remove(&k) {
                         self.rearm(k);
                         let start = *r.game.start();

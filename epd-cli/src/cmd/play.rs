@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use epd_core::{History, Move, Position};
 use epd_engine::{Engine, GameClock, Limits};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
@@ -154,7 +154,31 @@ impl GameState {
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut engine = engine(&args)?;
-    let stream = connect(&args)?;
+    // A lost connection (the referee restarted, the network broke) is
+    // tried again with backoff (--retries attempts); the referee brings a
+    // player that signs on again back into its game. Only disconnect ends
+    // the run.
+    loop {
+        let stream = connect(&args)?;
+        match session(&args, &mut *engine, stream)? {
+            Session::Over => return Ok(Outcome::Ok),
+            Session::Lost(why) => {
+                eprintln!("epd play: {why}; connecting again");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    }
+}
+
+/// How a connection ended.
+enum Session {
+    /// The referee said disconnect: the event is over.
+    Over,
+    /// The connection broke.
+    Lost(String),
+}
+
+fn session(args: &Args, engine: &mut dyn Engine, stream: TcpStream) -> anyhow::Result<Session> {
     stream.set_nodelay(true).ok();
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
@@ -165,14 +189,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         token: args.token.as_deref(),
         ..ClientRecord::default()
     };
-    send(&mut writer, &hello.to_line(&start))?;
+    if let Err(e) = send(&mut writer, &hello.to_line(&start)) {
+        return Ok(Session::Lost(format!("cannot sign on: {e}")));
+    }
     let stop = AtomicBool::new(false);
     let mut state = GameState::default();
     let mut line = Vec::new();
     loop {
         line.clear();
-        if reader.by_ref().take(1 << 16).read_until(b'\n', &mut line)? == 0 {
-            bail!("the referee closed the connection");
+        match reader.by_ref().take(1 << 16).read_until(b'\n', &mut line) {
+            Ok(0) => return Ok(Session::Lost("the referee closed the connection".into())),
+            Ok(_) => {}
+            Err(e) => return Ok(Session::Lost(format!("the connection broke: {e}"))),
         }
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         let inc = match parse_command(text) {
@@ -195,9 +223,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             Command::Execute => state.follow(&inc),
             Command::Respond => {
                 state.follow(&inc);
-                let reply = respond(&args, &mut *engine, &mut state, &inc, &stop)?;
+                let reply = respond(args, engine, &mut state, &inc, &stop)?;
                 let Some(pos) = state.current() else { continue };
-                send(&mut writer, &reply.to_line(&pos))?;
+                if let Err(e) = send(&mut writer, &reply.to_line(&pos)) {
+                    return Ok(Session::Lost(format!("cannot send the reply: {e}")));
+                }
                 if let Some(m) = reply.sm {
                     state.moves.push(m);
                 }
@@ -206,7 +236,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             Command::Fault => {
                 eprintln!("epd play: the referee reports a fault: {}", inc.message.unwrap_or_default());
             }
-            Command::Disconnect => return Ok(Outcome::Ok),
+            Command::Disconnect => return Ok(Session::Over),
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::Outcome;
 pub const EXAMPLES: &str = "Examples:
   epd referee event.toml                 # console on stdin: status, games, pause, resume, adjudicate, abort, quit
   epd referee event.toml --background    # from the event file alone; exit 0 when the event is complete
+  epd referee event.toml --resume        # after a crash or kill: go on from the journal
   epd referee event.toml --listen 0.0.0.0:16101 -v
 
 An event file:
@@ -46,6 +47,11 @@ pub struct Args {
     /// foreground).
     #[arg(short = 'v', long)]
     verbose: bool,
+    /// Go on from the event's journal after the referee stopped (killed,
+    /// crashed, quit): finished games are kept, games in progress go on
+    /// from their last move with their clocks, the rest are played.
+    #[arg(long)]
+    resume: bool,
 }
 
 pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> {
@@ -61,6 +67,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         listen: args.listen,
         verbose: args.verbose || !args.background,
         measure_latency: false,
+        resume: args.resume,
     };
     let outcome = server::run_blocking(event, options)?;
     if !args.background {
