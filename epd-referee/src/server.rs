@@ -445,6 +445,15 @@ struct Director {
     answering: Option<(Instant, Instant)>,
     /// Where every state change goes first.
     journal: Journal,
+    /// This turn's journal entries, synced together at its end
+    /// ([`Director::commit`]) before any of its records goes out.
+    staged: Vec<Vec<u8>>,
+    /// This turn's records for the clients, sent once its entries are
+    /// durable.
+    outbox: Vec<(ConnId, Out)>,
+    /// Connections dropped this turn: their last records (a fault, a
+    /// disconnect) still go out at the turn's end, then they close.
+    closing: Vec<(ConnId, mpsc::Sender<Out>)>,
     /// A journal write that failed: the event stops with it.
     failure: Option<std::io::Error>,
 }
@@ -552,6 +561,9 @@ impl Director {
             measure: false,
             answering: None,
             journal,
+            staged: Vec::new(),
+            outbox: Vec::new(),
+            closing: Vec::new(),
             failure: None,
         };
         let epoch = replayed.as_ref().map_or(0, |r| r.epoch) + 1;
@@ -586,6 +598,7 @@ impl Director {
         d.standings = standings;
         let begin = Entry::Begin { epoch, event: d.event.name.clone(), games: d.schedule.len(), date: d.date.clone() };
         d.write_ahead(&begin);
+        d.commit();
         if let Some(e) = d.failure.take() {
             return Err(e);
         }
@@ -603,6 +616,7 @@ impl Director {
             for (k, e) in ended {
                 d.finish(k, e);
             }
+            d.commit();
         }
         Ok(d)
     }
@@ -675,22 +689,55 @@ impl Director {
         Ok(r)
     }
 
-    /// Makes `entry` durable before the caller acts on it. A failure stops
-    /// the event: nothing may happen that the journal does not hold.
+    /// Stages `entry` for the journal: it is made durable at the end of
+    /// the turn, before any record of the turn goes out (group commit: one
+    /// sync per turn, however many moves the turn took up).
     fn write_ahead(&mut self, entry: &Entry) {
+        match serde_json::to_vec(entry) {
+            Ok(bytes) => self.staged.push(bytes),
+            Err(e) => self.fail(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        }
+    }
+
+    /// Ends a turn: syncs its journal entries, then sends its records. If
+    /// the journal cannot be written, nothing of the turn goes out and the
+    /// event stops: nothing may be acted on that the journal does not hold.
+    fn commit(&mut self) {
+        if !self.staged.is_empty() && self.failure.is_none() {
+            let entries: Vec<&[u8]> = self.staged.iter().map(Vec::as_slice).collect();
+            if let Err(e) = self.journal.append_all(&entries) {
+                self.fail(e);
+            }
+        }
+        self.staged.clear();
         if self.failure.is_some() {
+            self.outbox.clear();
+            self.closing.clear();
             return;
         }
-        let result = serde_json::to_vec(entry)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-            .and_then(|bytes| self.journal.append(&bytes));
-        if let Err(e) = result {
-            let msg = format!("{}: cannot write the journal: {e}", self.journal.path().display());
-            let _ = writeln!(self.log, "{} referee {msg}; the event stops", utc_now().0);
-            eprintln!("argus: {msg}; the event stops");
-            self.failure = Some(std::io::Error::new(e.kind(), msg));
-            self.quit = true;
+        for (id, out) in std::mem::take(&mut self.outbox) {
+            let tx = match self.conns.get(&id) {
+                Some(c) => Some(&c.tx),
+                None => self.closing.iter().find(|(c, _)| *c == id).map(|(_, tx)| tx),
+            };
+            let full = tx.is_some_and(|tx| tx.try_send(out).is_err());
+            if full && self.conns.contains_key(&id) {
+                let who = self.name_of(id);
+                self.note(&format!("{who}: not reading its records; dropped"));
+                self.drop_conn(id, "not reading");
+            }
         }
+        // Dropping the senders ends the writers once they have written
+        // what they hold; they close the sockets.
+        self.closing.clear();
+    }
+
+    fn fail(&mut self, e: std::io::Error) {
+        let msg = format!("{}: cannot write the journal: {e}", self.journal.path().display());
+        let _ = writeln!(self.log, "{} referee {msg}; the event stops", utc_now().0);
+        eprintln!("argus: {msg}; the event stops");
+        self.failure.get_or_insert(std::io::Error::new(e.kind(), msg));
+        self.quit = true;
     }
 
     fn note(&mut self, text: &str) {
@@ -711,20 +758,14 @@ impl Director {
     /// Sends a record to a client (logged); a client whose queue is full
     /// is not reading and is dropped.
     fn send(&mut self, id: ConnId, line: Vec<u8>) {
-        if !self.conns.contains_key(&id) {
+        if !self.conns.contains_key(&id) && !self.closing.iter().any(|(c, _)| *c == id) {
             return; // a side away, or a game resumed before its players came back
         }
         let (now, _) = utc_now();
         let who = self.name_of(id);
         let _ = writeln!(self.log, "{now} {who} > {}", String::from_utf8_lossy(&line));
-        let full = match self.conns.get(&id) {
-            Some(c) => c.tx.try_send((line, self.answering.take())).is_err(),
-            None => false,
-        };
-        if full {
-            self.note(&format!("{who}: not reading its records; dropped"));
-            self.drop_conn(id, "not reading");
-        }
+        let answering = self.answering.take();
+        self.outbox.push((id, (line, answering)));
     }
 
     fn fault(&mut self, id: ConnId, pos: &Position, why: &str) {
@@ -751,6 +792,7 @@ impl Director {
                     Ok(m) => m,
                     Err(_) => {
                         self.tick(Instant::now());
+                        self.commit();
                         let _ = self.log.flush();
                         continue;
                     }
@@ -769,8 +811,9 @@ impl Director {
                 }
             }
             self.tick(Instant::now());
-            // Each turn's lines reach the file before the next turn: a
-            // crash loses at most the batch being handled.
+            // The turn's journal entries are synced, then its records go
+            // out; its log lines reach the file before the next turn.
+            self.commit();
             let _ = self.log.flush();
         }
         // The end: standings, then everyone is told to disconnect.
@@ -790,6 +833,7 @@ impl Director {
             let line = Outgoing::new(Command::Disconnect, &pos).to_line();
             self.send(id, line);
         }
+        self.commit();
         self.note("event over");
         self.log.flush()?;
         // Let the writers drain.
@@ -1419,8 +1463,9 @@ impl Director {
 
     fn drop_conn(&mut self, id: ConnId, why: &str) {
         let Some(c) = self.conns.remove(&id) else { return };
-        // Dropping the sender ends the writer, which closes the socket.
-        drop(c.tx);
+        // Its sender is dropped at the end of the turn, after its last
+        // records; the writer then closes the socket.
+        self.closing.push((id, c.tx));
         self.timers.set(Due::SignOn(id), None);
         self.timers.set(Due::Quiet(id), None);
         let Some(k) = c.game else { return };
