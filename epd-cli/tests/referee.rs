@@ -773,3 +773,31 @@ fn clients_killed_twenty_times_lose_no_game_and_no_time() {
     let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
     assert!(log.matches(" is back").count() >= KILLS / 2, "players came back into their games");
 }
+
+/// A player the referee started that dies mid-event is started again by
+/// the referee, signs on, and is brought back into its game: the event
+/// finishes with every game, each one continuous game.
+#[test]
+fn a_player_started_by_the_referee_that_crashes_is_started_again() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first run of "crasher" kills its own client mid-game and exits
+    // 1; later runs play normally.
+    let crasher = format!(
+        "[\"sh\", \"-c\", \"{EPD} play --movetime 10 \\\"$@\\\" & P=$!; \
+         if [ ! -e crashed ]; then sleep 0.8; touch crashed; kill -9 $P; exit 1; fi; wait $P\", \"sh\"]"
+    );
+    let players = format!(
+        "[[players]]\nname = \"crasher\"\ncommand = {crasher}\n\
+         [[players]]\nname = \"steady\"\ncommand = [\"{EPD}\", \"play\", \"--movetime\", \"10\"]\n"
+    );
+    let referee =
+        Referee::start(dir.path(), &format!("time_control = \"60+0.1\"\nrounds = 2\ndisconnect_grace = 30\n{players}"));
+    let pgn = referee.finish(Duration::from_secs(120));
+    assert!(dir.path().join("crashed").exists(), "the crash happened");
+    let g = games(&pgn);
+    assert_eq!(g.len(), 4, "every game");
+    check_with_python_chess(&dir.path().join("games.pgn"), 60.0, 0.1);
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    assert!(log.contains("player crasher exited (exit status: 1); starting it again"), "{log}");
+    assert!(log.contains("crasher is back"), "the new client took the game over");
+}

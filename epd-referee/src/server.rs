@@ -143,11 +143,26 @@ type Latencies = Arc<std::sync::Mutex<Vec<(Duration, Duration)>>>;
 /// What the director hears.
 #[derive(Debug)]
 enum Inbox {
-    Connected { id: ConnId, tx: mpsc::Sender<Out>, peer: SocketAddr },
-    Line { id: ConnId, line: Vec<u8>, at: Instant },
-    TooLong { id: ConnId },
-    Closed { id: ConnId, why: String },
+    Connected {
+        id: ConnId,
+        tx: mpsc::Sender<Out>,
+        peer: SocketAddr,
+    },
+    Line {
+        id: ConnId,
+        line: Vec<u8>,
+        at: Instant,
+    },
+    TooLong {
+        id: ConnId,
+    },
+    Closed {
+        id: ConnId,
+        why: String,
+    },
     Console(String),
+    /// A line for the log from another task (the players' keeper).
+    Note(String),
     Bound(SocketAddr),
 }
 
@@ -193,22 +208,32 @@ pub async fn run(
     if options.console {
         tokio::spawn(console(tx.clone()));
     }
-    let mut children = Vec::new();
+    // The players the referee starts: each instance kept running until
+    // the event is over (a program that exits or crashes mid-event is
+    // started again, after a growing pause; it signs on and is brought
+    // back into its game).
+    let (over_tx, over_rx) = tokio::sync::watch::channel(false);
+    let mut keepers = Vec::new();
     for p in &event.players {
-        for _ in 0..p.instances {
-            let Some(cmd) = &p.command else { break };
-            let mut c = tokio::process::Command::new(&cmd[0]);
-            c.args(&cmd[1..]).args(["--referee", &local.to_string(), "--name", &p.name]);
+        let Some(cmd) = &p.command else { continue };
+        for i in 0..p.instances {
+            let mut args: Vec<String> = cmd[1..].to_vec();
+            args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
             if let Some(t) = &p.token {
-                c.args(["--token", t]);
+                args.extend(["--token".to_owned(), t.clone()]);
             }
-            c.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).kill_on_drop(true);
-            if !options.verbose {
-                c.stderr(std::process::Stdio::null());
-            }
-            children.push(
-                c.spawn().map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?,
-            );
+            let who = if p.instances > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
+            let first = spawn_player(&cmd[0], &args, options.verbose)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
+            keepers.push(tokio::spawn(keep_player(
+                first,
+                cmd[0].clone(),
+                args,
+                who,
+                options.verbose,
+                tx.clone(),
+                over_rx.clone(),
+            )));
         }
     }
     let mut director = Director::new(event, openings, options.verbose, options.resume)?;
@@ -220,13 +245,73 @@ pub async fn run(
     if let (Ok(o), Some(l)) = (outcome.as_mut(), latencies) {
         o.latencies = std::mem::take(&mut *l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     }
-    for mut c in children {
-        // Asked to disconnect; give them a moment, then stop them.
-        if tokio::time::timeout(Duration::from_secs(2), c.wait()).await.is_err() {
-            let _ = c.kill().await;
-        }
+    // Asked to disconnect; the keepers give them a moment, then stop them.
+    let _ = over_tx.send(true);
+    for k in keepers {
+        let _ = k.await;
     }
     outcome
+}
+
+fn spawn_player(program: &str, args: &[String], verbose: bool) -> std::io::Result<tokio::process::Child> {
+    let mut c = tokio::process::Command::new(program);
+    c.args(args).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).kill_on_drop(true);
+    if !verbose {
+        c.stderr(std::process::Stdio::null());
+    }
+    c.spawn()
+}
+
+/// Keeps one player program running until the event is over: when it
+/// exits early it is started again after a pause (1 s, doubling up to
+/// 30 s while it keeps failing within a minute). At the end it has two
+/// seconds to leave on its own, then it is stopped.
+async fn keep_player(
+    mut child: tokio::process::Child,
+    program: String,
+    args: Vec<String>,
+    who: String,
+    verbose: bool,
+    inbox: mpsc::Sender<Inbox>,
+    mut over: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut pause = Duration::from_secs(1);
+    loop {
+        let started = Instant::now();
+        tokio::select! {
+            status = child.wait() => {
+                if *over.borrow() {
+                    return;
+                }
+                let how = status.map_or_else(|e| e.to_string(), |s| s.to_string());
+                let _ = inbox.send(Inbox::Note(format!(
+                    "player {who} exited ({how}); starting it again in {:.0} s", pause.as_secs_f64()
+                ))).await;
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    _ = over.changed() => return,
+                }
+                pause = if started.elapsed() > Duration::from_secs(60) {
+                    Duration::from_secs(1)
+                } else {
+                    (pause * 2).min(Duration::from_secs(30))
+                };
+                match spawn_player(&program, &args, verbose) {
+                    Ok(c) => child = c,
+                    Err(e) => {
+                        let _ = inbox.send(Inbox::Note(format!("player {who}: cannot start {program}: {e}"))).await;
+                        return;
+                    }
+                }
+            }
+            _ = over.changed() => {
+                if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
+                    let _ = child.kill().await;
+                }
+                return;
+            }
+        }
+    }
 }
 
 /// Reads the openings: one position per line (FEN or EPD; blank lines
@@ -872,6 +957,7 @@ impl Director {
                 }
             }
             Inbox::Console(cmd) => self.on_console(&cmd),
+            Inbox::Note(text) => self.note(&text),
         }
     }
 
@@ -1555,7 +1641,10 @@ impl Director {
                 Some(ks) => ks.into_iter().for_each(|k| self.resume(k)),
                 None => eprintln!("resume GAME|all (a running game's number)"),
             },
-            ["disconnect", name] => {
+            // restart: the player's clients are told to disconnect; a
+            // program the referee started is started again (its keeper)
+            // and is brought back into its game when it signs on.
+            ["disconnect" | "restart", name] => {
                 let ids: Vec<ConnId> = self
                     .conns
                     .iter()
@@ -1574,7 +1663,7 @@ impl Director {
             }
             _ => eprintln!(
                 "commands: status, games, pause GAME|all, resume GAME|all, adjudicate GAME RESULT, abort GAME, \
-                 disconnect NAME, quit"
+                 disconnect NAME, restart NAME, quit"
             ),
         }
     }
