@@ -267,6 +267,41 @@ fn a_client_back_within_the_grace_resumes_its_game_with_its_clock() {
     assert!(log.contains("game 1: #") && log.contains("alpha is back"), "{log}");
 }
 
+/// Regression: both players of a game drop out while the side to move is
+/// thinking, and the side to move comes back first. When the other comes
+/// back, the side to move (on its new connection) is asked again; the
+/// respond sent to its old connection counts for nothing. (The game
+/// stalled before: the referee took the old respond for a live one.)
+#[test]
+fn both_players_away_the_mover_back_first_is_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(dir.path(), &format!("time_control = \"60+0\"\ndisconnect_grace = 10\n{TWO}"));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    let r = alpha.until(Refcom::Respond);
+    alpha.play(&r, "d4", &[]);
+    beta.until(Refcom::Respond);
+    for c in [&beta, &alpha] {
+        let _ = c.w.shutdown(std::net::Shutdown::Both);
+    }
+    drop((alpha, beta));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    beta.until(Refcom::Inform);
+    std::thread::sleep(Duration::from_millis(300));
+    let alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let r = beta.until(Refcom::Respond);
+    assert_eq!(r.position.san(r.sm.expect("the last move")), "d4");
+    beta.send_flags(&r, &["resign"]);
+    // Game 2 (beta has White) ends at once.
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let g = games(&referee.finish(Duration::from_secs(30)));
+    assert_eq!(tag(&g[0], "Result"), "1-0");
+    assert!(g[0].1.contains("1. d4"), "{}", g[0].1);
+    drop(alpha);
+}
+
 #[test]
 fn resignation_ends_the_game() {
     let (pgn, _) = scripted("60+0", "", |alpha, _beta, _| {

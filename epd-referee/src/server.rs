@@ -474,6 +474,9 @@ struct Running {
     starts_at: Option<Instant>,
     /// When the side to move was sent its respond.
     asked_at: Option<Instant>,
+    /// The connection that respond went to ([`NOBODY`] when none did): a
+    /// player back on a new connection is asked again.
+    asked_id: ConnId,
     /// The side whose draw offer awaits an answer.
     offer: Option<Color>,
     /// A side away, and when its grace ends.
@@ -670,6 +673,7 @@ impl Director {
                         conns: [NOBODY, NOBODY],
                         starts_at: None,
                         asked_at: None,
+                        asked_id: NOBODY,
                         offer,
                         // Both players must sign on again within the grace.
                         away: Some((Color::White, until)),
@@ -1167,15 +1171,12 @@ impl Director {
             self.send(id, line);
             pos.play_unchecked(m);
         }
-        let to_move = {
+        let (mover, asked_id) = {
             let r = &self.running[&k];
-            r.conns[side_index(r.game.position().turn())]
+            (r.conns[side_index(r.game.position().turn())], r.asked_id)
         };
-        if both && to_move == id {
-            self.ask(k, last, now);
-        } else if both && self.running[&k].asked_at.is_none() {
-            // Both back, the other side to move and not yet asked (a
-            // resumed game): ask it, and tell this one the last move.
+        if mover != id {
+            // The other side moves: this one learns the last move now.
             if let Some((p, m)) = last {
                 let mut o = Outgoing::new(Command::Execute, &p);
                 o.sm = Some(m);
@@ -1183,13 +1184,12 @@ impl Director {
                 let line = o.to_line();
                 self.send(id, line);
             }
+        }
+        // With both sides there, the side to move is asked unless its
+        // present connection already was (a respond sent to a connection
+        // since gone, or to nobody, counts for nothing).
+        if both && asked_id != mover {
             self.ask(k, last, now);
-        } else if let Some((p, m)) = last {
-            let mut o = Outgoing::new(Command::Execute, &p);
-            o.sm = Some(m);
-            o.game = Some(number);
-            let line = o.to_line();
-            self.send(id, line);
         }
     }
 
@@ -1226,6 +1226,7 @@ impl Director {
                 conns: [white, black],
                 starts_at: Some(now + self.event.reset_delay),
                 asked_at: None,
+                asked_id: NOBODY,
                 offer: None,
                 away: None,
                 paused: None,
@@ -1293,6 +1294,7 @@ impl Director {
         self.send(id, line);
         if let Some(r) = self.running.get_mut(&k) {
             r.asked_at = Some(now);
+            r.asked_id = id;
         }
         self.rearm(k);
     }
