@@ -836,3 +836,74 @@ fn a_player_started_by_the_referee_that_crashes_is_started_again() {
     assert!(log.contains("player crasher exited (exit status: 1); starting it again"), "{log}");
     assert!(log.contains("crasher is back"), "the new client took the game over");
 }
+
+/// Failover by hand: clients given two addresses (`--referee A,B`); the
+/// referee at A is killed mid-event and a second one takes the event over
+/// from the same journal at B (`--resume --listen B`). The clients find
+/// it and the event ends with every game, each once.
+#[test]
+fn clients_fail_over_to_a_referee_resumed_at_another_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    let players: String = (0..4).map(|i| format!("[[players]]\nname = \"f{i}\"\n")).collect();
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Failover\"\nlisten = \"{a}\"\ntime_control = \"60+0.1\"\nrounds = 1\nconcurrency = 2\n\
+             reset_delay = 0\nconclude_delay = 0\ndisconnect_grace = 30\n{players}"
+        ),
+    )
+    .unwrap();
+    let both = format!("{a},{b}");
+    let mut clients: Vec<Child> = (0..4)
+        .map(|i| {
+            Command::new(EPD)
+                .args(["play", "--referee", &both, "--name", &format!("f{i}"), "--movetime", "10"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let referee = |extra: &[&str]| {
+        Command::new(EPD)
+            .args(["referee", "event.toml", "--background"])
+            .args(extra)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut primary = referee(&[]);
+    std::thread::sleep(Duration::from_millis(1500));
+    primary.kill().unwrap();
+    primary.wait().unwrap();
+    let mut second = referee(&["--resume", "--listen", &b]);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = second.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "the event did not finish at {b}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    for c in &mut clients {
+        let _ = c.wait();
+    }
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    let g = games(&pgn);
+    assert_eq!(g.len(), 12, "every game");
+    let mut rounds: Vec<&str> = g.iter().map(|x| tag(x, "Round")).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    assert_eq!(rounds.len(), 12, "each once");
+    check_with_python_chess(&dir.path().join("games.pgn"), 60.0, 0.1);
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    assert!(log.contains(&format!("listening on {b}")), "{log}");
+    let after = log.split("resumed from the journal").nth(1).expect("the second referee resumed");
+    assert!(after.contains("signs on as f"), "the clients came to {b}");
+    assert!(!after.contains(" 0 in progress, 0 to play"), "the kill was mid-event");
+}

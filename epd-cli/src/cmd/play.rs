@@ -25,8 +25,10 @@ pub const EXAMPLES: &str = "Examples:
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The referee's address.
-    #[arg(long, value_name = "HOST:PORT")]
+    /// The referee's address; several, comma-separated, for failover
+    /// (`A,B`: when A is gone, B is tried, as when a second referee takes
+    /// the event over with `--resume`).
+    #[arg(long, value_name = "HOST:PORT[,HOST:PORT...]")]
     referee: String,
     /// The player name to sign on as (the event file's players.name).
     #[arg(long)]
@@ -89,12 +91,17 @@ fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
 }
 
 fn connect(args: &Args) -> anyhow::Result<TcpStream> {
+    let addrs: Vec<&str> = args.referee.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+    anyhow::ensure!(!addrs.is_empty(), "--referee: no address");
     let mut wait = Duration::from_millis(200);
     let mut last = None;
     for _ in 0..args.retries.max(1) {
-        match TcpStream::connect(&args.referee) {
-            Ok(s) => return Ok(s),
-            Err(e) => last = Some(e),
+        // Each attempt tries every address in order.
+        for addr in &addrs {
+            match TcpStream::connect(addr) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = Some(e),
+            }
         }
         std::thread::sleep(wait);
         wait = (wait * 2).min(Duration::from_secs(5));
