@@ -2141,7 +2141,8 @@ epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int
 
 /**
  * Converts the PGN file at `input_path` to EPD records in the file at
- * `output_path` (created or truncated; NUL-terminated paths). `flags`
+ * `output_path` (created or truncated; NUL-terminated paths naming
+ * different files). `flags`
  * are EPD_PGN_ values; only positions whose ply (0: the start position)
  * is in `first_ply`..`last_ply` (inclusive; 0 and ULONG_MAX for all) are
  * written. Problems go to `report` (may be NULL) with `user`; a game with

@@ -6,7 +6,7 @@
 
 use crate::error::{
     epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_INVALID_ARGUMENT,
-    EPD_STATUS_IO, EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
+    EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
 };
 use crate::position::{boxed, epd_int64, epd_move, epd_position, free_boxed};
 use crate::ptr::{arg_mut, arg_ref, c_str, slice, Out};
@@ -736,20 +736,8 @@ pub extern "C" fn epd_engine_run_files(
 ) -> epd_status {
     guard(|| {
         let e = arg_ref(engine, "engine")?;
-        let input = crate::verbs::path_of(c_str(input_path, "input_path")?)?;
-        let output = crate::verbs::path_of(c_str(output_path, "output_path")?)?;
-        let same = std::fs::canonicalize(&input).ok().zip(std::fs::canonicalize(&output).ok());
-        if same.is_some_and(|(a, b)| a == b) {
-            return Err(Error::new(
-                EPD_STATUS_INVALID_ARGUMENT,
-                format!("{} is both input and output", input.display()),
-            ));
-        }
-        let file = std::fs::File::open(&input)
-            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot open {}: {err}", input.display())))?;
-        let out = std::fs::File::create(&output)
-            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot create {}: {err}", output.display())))?;
-        run_engine(e, goal, file, out, out_summary, &format!("{} -> {}", input.display(), output.display()))
+        let (file, out, what) = crate::verbs::open_pair(input_path, output_path)?;
+        run_engine(e, goal, file, out, out_summary, &what)
     })
 }
 

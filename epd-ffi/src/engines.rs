@@ -5,10 +5,10 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::analysis::{epd_engine, Program};
-use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
+use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT};
 use crate::position::boxed;
-use crate::ptr::{arg_mut, bytes, c_str, c_utf8, owned_string, slice, Out};
-use crate::verbs::{io_error, path_of};
+use crate::ptr::{arg_mut, bytes, c_utf8, owned_string, slice, Out};
+use crate::verbs::{io_error, open_pair};
 use ::epd_engine::mate::{MateOptions, MateProver};
 use ::epd_engine::UciConfig;
 use core::ffi::{c_char, c_int, c_uint, c_ulong};
@@ -171,20 +171,7 @@ pub extern "C" fn epd_mate_run_files(
     out_summary: *mut epd_mate_summary,
 ) -> epd_status {
     guard(|| {
-        let input = path_of(c_str(input_path, "input_path")?)?;
-        let output = path_of(c_str(output_path, "output_path")?)?;
-        let same = std::fs::canonicalize(&input).ok().zip(std::fs::canonicalize(&output).ok());
-        if same.is_some_and(|(a, b)| a == b) {
-            return Err(Error::new(
-                EPD_STATUS_INVALID_ARGUMENT,
-                format!("{} is both input and output", input.display()),
-            ));
-        }
-        let file = std::fs::File::open(&input)
-            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot open {}: {err}", input.display())))?;
-        let out = std::fs::File::create(&output)
-            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot create {}: {err}", output.display())))?;
-        let what = format!("{} -> {}", input.display(), output.display());
+        let (file, out, what) = open_pair(input_path, output_path)?;
         run_mate(moves, single_pass, jobs, file, out, out_summary, &what)
     })
 }

@@ -5,8 +5,8 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
-use crate::ptr::{bytes, c_str, owned_string, Out};
-use crate::verbs::path_of;
+use crate::ptr::{bytes, owned_string, Out};
+use crate::verbs::open_pair;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use epd_core::pgn::{Converter, EpdOptions, PgnDiagnostic};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -120,7 +120,8 @@ fn convert(
 }
 
 /// Converts the PGN file at `input_path` to EPD records in the file at
-/// `output_path` (created or truncated; NUL-terminated paths). `flags`
+/// `output_path` (created or truncated; NUL-terminated paths naming
+/// different files). `flags`
 /// are EPD_PGN_ values; only positions whose ply (0: the start position)
 /// is in `first_ply`..`last_ply` (inclusive; 0 and ULONG_MAX for all) are
 /// written. Problems go to `report` (may be NULL) with `user`; a game with
@@ -139,12 +140,7 @@ pub extern "C" fn epd_pgn_to_epd_files(
     out_summary: *mut epd_pgn_summary,
 ) -> epd_status {
     guard(|| {
-        let input = path_of(c_str(input_path, "input_path")?)?;
-        let output = path_of(c_str(output_path, "output_path")?)?;
-        let file = std::fs::File::open(&input)
-            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot open {}: {err}", input.display())))?;
-        let out = std::fs::File::create(&output)
-            .map_err(|err| Error::new(EPD_STATUS_IO, format!("cannot create {}: {err}", output.display())))?;
+        let (file, out, _) = open_pair(input_path, output_path)?;
         convert(flags, first_ply, last_ply, report, user, file, out, out_summary)
     })
 }

@@ -361,6 +361,26 @@ pub(crate) fn path_of(bytes: &[u8]) -> Result<std::path::PathBuf> {
     Ok(crate::ptr::utf8(bytes, "path")?.into())
 }
 
+/// Opens the input and creates (or truncates) the output of a file verb
+/// from two NUL-terminated paths, refusing one file as both; also gives
+/// the run's name for messages ("IN -> OUT").
+pub(crate) fn open_pair(
+    input_path: *const c_char,
+    output_path: *const c_char,
+) -> Result<(std::fs::File, std::fs::File, String)> {
+    let input = path_of(c_str(input_path, "input_path")?)?;
+    let output = path_of(c_str(output_path, "output_path")?)?;
+    let same = std::fs::canonicalize(&input).ok().zip(std::fs::canonicalize(&output).ok());
+    if same.is_some_and(|(a, b)| a == b) {
+        return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("{} is both input and output", input.display())));
+    }
+    let file = std::fs::File::open(&input)
+        .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot open {}: {e}", input.display())))?;
+    let out = std::fs::File::create(&output)
+        .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot create {}: {e}", output.display())))?;
+    Ok((file, out, format!("{} -> {}", input.display(), output.display())))
+}
+
 /// Runs the verb from the file at `input_path` to the file at
 /// `output_path` (created or truncated), both NUL-terminated paths. For
 /// EPD_VERB_CHECK `output_path` may be NULL (nothing is written). The
