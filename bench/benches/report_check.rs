@@ -3,8 +3,8 @@
 //! 100,000 records with pm, pv, ce, acd, acn, acs and bm/am), the release
 //! CLI run as a child process, the two commands interleaved (their order
 //! alternating from round to round), output to /dev/null. Prints the
-//! median wall time and peak memory (max RSS, GNU time) of each, and the
-//! ratio of the medians. `epd check` runs with its default (one job) and
+//! median wall time, peak memory (max RSS, GNU time) and CPU time of
+//! each, and the ratios of the medians. `epd check` runs with its default (one job) and
 //! with `-j 2`; the report reads its runs on a thread each.
 //!
 //! ```text
@@ -20,14 +20,15 @@ use std::time::{Duration, Instant};
 
 use epd_bench::median;
 
-/// Wall time and peak memory (KiB) of `epd ARGS`.
-fn run(epd: &Path, args: &[String]) -> (Duration, u64) {
+/// Wall time, peak memory (KiB) and CPU time (user and system, seconds)
+/// of `epd ARGS`.
+fn run(epd: &Path, args: &[String]) -> (Duration, u64, f64) {
     let mem = std::env::temp_dir().join(format!("epd-report-bench-{}.time", std::process::id()));
     let start = Instant::now();
     let status = Command::new("/usr/bin/time")
         .arg("-o")
         .arg(&mem)
-        .args(["-f", "%M"])
+        .args(["-f", "%M %U %S"])
         .arg(epd)
         .args(args)
         .stdin(Stdio::null())
@@ -39,7 +40,9 @@ fn run(epd: &Path, args: &[String]) -> (Duration, u64) {
     assert!(status.code().is_some_and(|c| c <= 1), "epd {args:?}: {status}");
     let text = std::fs::read_to_string(&mem).unwrap_or_default();
     let _ = std::fs::remove_file(&mem);
-    (wall, text.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0))
+    let last: Vec<f64> = text.lines().last().unwrap_or("").split_whitespace().filter_map(|f| f.parse().ok()).collect();
+    let at = |i: usize| last.get(i).copied().unwrap_or(0.0);
+    (wall, at(0) as u64, at(1) + at(2))
 }
 
 fn main() {
@@ -74,23 +77,32 @@ fn main() {
     ];
     let mut walls: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     let mut mems: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
+    let mut cpus: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     for round in 0..rounds {
         let order: Vec<usize> =
             if round % 2 == 0 { (0..modes.len()).collect() } else { (0..modes.len()).rev().collect() };
         for i in order {
-            let (w, m) = run(&epd, &modes[i].1);
+            let (w, m, c) = run(&epd, &modes[i].1);
             walls[i].push(w.as_secs_f64());
             mems[i].push(m as f64);
+            cpus[i].push(c);
         }
     }
     let records = 100_000 * runs;
     println!("{records} records in {runs} files, {rounds} rounds, medians:");
-    println!("| command | wall | max RSS | wall / epd check |");
-    println!("|---|---|---|---|");
+    println!("| command | wall | max RSS | wall / epd check | CPU (user + system) | CPU / epd check |");
+    println!("|---|---|---|---|---|---|");
     let base = median(&walls[0]);
+    let base_cpu = median(&cpus[0]);
     for (i, (name, _)) in modes.iter().enumerate() {
         let w = median(&walls[i]);
-        println!("| `{name}` | {w:.3} s | {:.0} MB | {:.2}× |", median(&mems[i]) / 1024.0, w / base);
+        let c = median(&cpus[i]);
+        println!(
+            "| `{name}` | {w:.3} s | {:.0} MB | {:.2}× | {c:.2} s | {:.2}× |",
+            median(&mems[i]) / 1024.0,
+            w / base,
+            c / base_cpu
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -494,3 +494,189 @@ fn hostile_bytes_are_counted_not_fatal() {
     let invalid = run["issues"].as_array().unwrap().iter().filter(|i| i["kind"] == "invalid").count() as u64;
     assert_eq!(invalid, run["invalid"].as_u64().unwrap());
 }
+
+/// What the test knows of a benchmark-corpus record, read with plain
+/// string handling (the corpus is canonical: `am`, `bm` before `c0`,
+/// `id`, `pm`, `pv` last).
+struct Plain {
+    position: String,
+    id: String,
+    bm: Vec<String>,
+    am: Vec<String>,
+    pm: String,
+}
+
+fn plain(line: &str) -> Plain {
+    let op = |name: &str| -> Option<String> {
+        let at = line.find(&format!(" {name} "))?;
+        Some(line[at + name.len() + 2..].split(';').next().unwrap().to_owned())
+    };
+    let words = |s: Option<String>| s.map(|s| s.split(' ').map(str::to_owned).collect()).unwrap_or_default();
+    Plain {
+        position: line.split(' ').take(4).collect::<Vec<_>>().join(" "),
+        id: op("id").unwrap().trim_matches('"').to_owned(),
+        bm: words(op("bm")),
+        am: words(op("am")),
+        pm: op("pm").unwrap(),
+    }
+}
+
+impl Plain {
+    /// §7.5: the move in bm (when there is bm), and not in am.
+    fn solved(&self) -> bool {
+        (self.bm.is_empty() || self.bm.contains(&self.pm)) && !self.am.contains(&self.pm)
+    }
+}
+
+/// `line` with its pm and pv replaced by `mv`.
+fn playing(line: &str, mv: &str) -> String {
+    let at = line.find("; pm ").unwrap();
+    format!("{}; pm {mv}; pv {mv};", &line[..at])
+}
+
+#[test]
+fn a_report_larger_than_its_memory_agrees_with_a_count_made_here() {
+    // 140,000 records: the benchmark corpus, then its first 40,000 again
+    // (every one a duplicate id and position). More than a run keeps in
+    // memory: ids, positions, missed ids and issues go to disk.
+    let corpus = std::fs::read_to_string(epd_testkit::bench_corpus_path()).unwrap();
+    let base: Vec<&str> = corpus.lines().collect();
+    let a: Vec<&str> = base.iter().chain(&base[..40_000]).copied().collect();
+    // Run b: the corpus backwards, every third record a missed one made
+    // solved (its first bm played) and every solved one with am made
+    // missed (its first am played).
+    let mut b = Vec::new();
+    let (mut newly_solved, mut newly_failed) = (Vec::new(), Vec::new());
+    for (i, line) in base.iter().rev().enumerate() {
+        let p = plain(line);
+        if !p.solved() && i % 3 == 0 && !p.bm.is_empty() && !p.am.contains(&p.bm[0]) {
+            b.push(playing(line, &p.bm[0]));
+            newly_solved.push(p.id);
+        } else if p.solved() && !p.am.is_empty() {
+            b.push(playing(line, &p.am[0]));
+            newly_failed.push(p.id);
+        } else {
+            b.push((*line).to_owned());
+        }
+    }
+    assert!(newly_solved.len() > 1000 && newly_failed.len() > 100, "{} {}", newly_solved.len(), newly_failed.len());
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.epd"), dir.path().join("b.epd"));
+    std::fs::write(&pa, a.join("\n") + "\n").unwrap();
+    std::fs::write(&pb, b.join("\n") + "\n").unwrap();
+    let regressions = dir.path().join("regressions.epd");
+    // Run b from standard input: it is copied aside to read its ids again.
+    let out = Command::new(EPD)
+        .args(["report", "--format", "json", &pa.to_string_lossy(), "-", "--label", "a", "--label", "b"])
+        .stdin(std::fs::File::open(&pb).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Counted here.
+    let plain_a: Vec<Plain> = a.iter().map(|l| plain(l)).collect();
+    let missed: Vec<&str> = plain_a.iter().filter(|p| !p.solved()).map(|p| p.id.as_str()).collect();
+    let run = &r["runs"][0];
+    assert_eq!(run["records"], 140_000);
+    assert_eq!(run["solved"].as_u64().unwrap() as usize, a.len() - missed.len());
+    let ids: Vec<&str> = run["missed_ids"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(ids, missed);
+    // Every duplicate, in line order, with the line it repeats.
+    let mut first_id = std::collections::HashMap::new();
+    let mut first_pos = std::collections::HashMap::new();
+    let mut want = Vec::new();
+    for (i, p) in plain_a.iter().enumerate() {
+        let line = i as u64 + 1;
+        if let Some(f) = first_id.get(&p.id) {
+            want.push((line, "duplicate-id".to_owned(), format!("the id {:?} of line {f} again", p.id)));
+        } else {
+            first_id.insert(p.id.clone(), line);
+        }
+        if let Some(f) = first_pos.get(&p.position) {
+            want.push((line, "duplicate-position".to_owned(), format!("the position of line {f} again")));
+        } else {
+            first_pos.insert(p.position.clone(), line);
+        }
+    }
+    let got: Vec<(u64, String, String)> = run["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (i["line"].as_u64().unwrap(), i["kind"].as_str().unwrap().into(), i["message"].as_str().unwrap().into())
+        })
+        .collect();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got, want);
+    // The comparison pairs each record with its own, whatever the order;
+    // the second occurrences in a have none in b.
+    let c = &r["comparisons"][0];
+    assert_eq!(c["paired"], 100_000);
+    assert_eq!(c["unmatched"], serde_json::json!([40_000, 0]));
+    let list =
+        |k: &str| -> Vec<String> { c[k].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect() };
+    assert_eq!(list("newly_solved"), newly_solved);
+    assert_eq!(list("newly_failed"), newly_failed);
+    assert_eq!(
+        (c["b_only"].as_u64(), c["a_only"].as_u64()),
+        (Some(newly_solved.len() as u64), Some(newly_failed.len() as u64))
+    );
+    // The regressions written back are b's records, unchanged.
+    let out = epd(&[
+        "report",
+        &pa.to_string_lossy(),
+        &pb.to_string_lossy(),
+        "--write-regressions",
+        &regressions.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let written = std::fs::read_to_string(&regressions).unwrap();
+    let failed: std::collections::HashSet<&String> = newly_failed.iter().collect();
+    let want: Vec<&str> = b.iter().map(String::as_str).filter(|l| failed.contains(&plain(l).id)).collect();
+    assert_eq!(written.lines().collect::<Vec<_>>(), want);
+}
+
+/// The peak resident memory of `epd ARGS`, KiB, from /proc while it runs.
+#[cfg(target_os = "linux")]
+fn peak_memory(args: &[&str]) -> u64 {
+    let mut child = Command::new(EPD)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        // The high-water mark only rises: the last reading is the peak,
+        // give or take the last few milliseconds.
+        if let Ok(s) = std::fs::read_to_string(&status) {
+            if let Some(kb) = s.lines().find_map(|l| l.strip_prefix("VmHWM:")) {
+                peak = peak.max(kb.trim().trim_end_matches("kB").trim().parse().unwrap_or(0));
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            return peak;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn memory_is_bounded_by_the_runs_not_the_records() {
+    // One run of 100,000 records, then one of 800,000 (the corpus eight
+    // times: 1.4 million duplicate issues, 700,000 missed ids): the
+    // report's memory stays what it was, while what it writes grows.
+    let corpus = std::fs::read(epd_testkit::bench_corpus_path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.epd");
+    std::fs::write(&big, corpus.repeat(8)).unwrap();
+    let small = epd_testkit::bench_corpus_path();
+    for format in ["text", "json"] {
+        let one = peak_memory(&["report", "--format", format, &small.to_string_lossy()]);
+        let eight = peak_memory(&["report", "--format", format, &big.to_string_lossy()]);
+        assert!(one > 0 && eight > 0);
+        assert!(eight < one + 12 * 1024, "{format}: {one} KiB for 100,000 records, {eight} KiB for 800,000");
+    }
+}

@@ -13,10 +13,11 @@
 //! solved, up to [`MAX_TIME_PAIRS`](crate::MAX_TIME_PAIRS)).
 
 use std::fmt::Write as _;
+use std::io;
 
 use crate::render::theme_order;
 use crate::report::Report;
-use crate::run::{cumulative, RunStats};
+use crate::run::{cumulative, IdList, RunStats};
 use crate::stats::Distribution;
 
 /// The ce histogram's bin edges: below −500, 50-centipawn bins to +500,
@@ -446,25 +447,36 @@ fn comparisons(out: &mut String, report: &Report) {
         );
     }
     out.push_str("</tbody></table>");
-    for c in &report.comparisons {
-        for (title, ids) in
-            [(format!("Solved by {} only", c.b), &c.newly_solved), (format!("Solved by {} only", c.a), &c.newly_failed)]
-        {
-            if ids.is_empty() {
-                continue;
-            }
-            let _ = write!(out, "<h3>{} ({})</h3><p class=\"ids\">", esc(&title), ids.len());
-            for id in ids {
-                let _ = write!(out, "{} ", esc(id));
-            }
-            out.push_str("</p>");
-        }
+}
+
+/// A list of ids, read from its spool as it is written.
+fn id_list(out: &mut dyn io::Write, title: &str, ids: &IdList) -> io::Result<()> {
+    if ids.is_empty() {
+        return Ok(());
     }
+    write!(out, "<h3>{} ({})</h3><p class=\"ids\">", esc(title), ids.len())?;
+    for id in ids.iter() {
+        write!(out, "{} ", esc(&id?))?;
+    }
+    out.write_all(b"</p>")
 }
 
 /// The report as one self-contained HTML page.
-#[must_use]
-pub fn html(report: &Report) -> String {
+///
+/// # Errors
+/// Reading a spooled list of ids failed.
+pub fn html(report: &Report) -> io::Result<String> {
+    let mut out = Vec::new();
+    write_html(report, &mut out)?;
+    String::from_utf8(out).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))
+}
+
+/// Writes the report as one self-contained HTML page to `w`, its lists of
+/// ids read from their spools as they are written.
+///
+/// # Errors
+/// Writing, or reading a spooled list of ids, failed.
+pub fn write_html(report: &Report, w: &mut dyn io::Write) -> io::Result<()> {
     let runs = &report.runs;
     let mut out = String::new();
     out.push_str(
@@ -494,18 +506,15 @@ pub fn html(report: &Report) -> String {
     out.push_str("<h2>Solve times of two runs</h2>");
     scatter_chart(&mut out, report);
     comparisons(&mut out, report);
-    for r in runs {
-        if r.missed_ids.is_empty() {
-            continue;
-        }
-        let _ = write!(out, "<h3>Missed by {} ({})</h3><p class=\"ids\">", esc(&r.label), r.missed_ids.len());
-        for id in &r.missed_ids {
-            let _ = write!(out, "{} ", esc(id));
-        }
-        out.push_str("</p>");
+    w.write_all(out.as_bytes())?;
+    for c in &report.comparisons {
+        id_list(w, &format!("Solved by {} only", c.b), &c.newly_solved)?;
+        id_list(w, &format!("Solved by {} only", c.a), &c.newly_failed)?;
     }
-    out.push_str("<script>");
-    out.push_str(SCRIPT);
-    out.push_str("</script></body></html>\n");
-    out
+    for r in runs {
+        id_list(w, &format!("Missed by {}", r.label), &r.missed_ids)?;
+    }
+    w.write_all(b"<script>")?;
+    w.write_all(SCRIPT.as_bytes())?;
+    w.write_all(b"</script></body></html>\n")
 }

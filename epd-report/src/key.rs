@@ -26,15 +26,35 @@ impl Solution {
     /// The key a record carries.
     #[must_use]
     pub fn of(rec: &Record) -> Solution {
-        let moves = |op: Opcode| rec.get_known(op).map(|o| o.moves().flatten().collect::<Vec<Move>>());
-        let dm = rec
+        let mut s = Solution::default();
+        s.read(rec);
+        s
+    }
+
+    /// Reads the key `rec` carries into this one, reusing its buffers.
+    pub fn read(&mut self, rec: &Record) {
+        fn moves(rec: &Record, op: Opcode, into: &mut Option<Vec<Move>>) {
+            match rec.get_known(op) {
+                Some(o) => {
+                    let v = into.get_or_insert_with(Vec::new);
+                    v.clear();
+                    v.extend(o.moves().flatten());
+                }
+                None => *into = None,
+            }
+        }
+        moves(rec, Opcode::Bm, &mut self.bm);
+        moves(rec, Opcode::Am, &mut self.am);
+        self.dm = rec
             .get_known(Opcode::Dm)
             .and_then(|o| o.operand(0))
             .and_then(|o| o.as_integer())
             .and_then(|v| u32::try_from(v).ok())
             .filter(|&v| v > 0);
-        let points = rec.position().map(|pos| points_of(rec, pos)).unwrap_or_default();
-        Solution { bm: moves(Opcode::Bm), am: moves(Opcode::Am), dm, points }
+        self.points.clear();
+        if let Some(pos) = rec.position() {
+            points_of(rec, pos, &mut self.points);
+        }
     }
 
     /// Nothing to judge by: no bm, am, dm or points.
@@ -61,8 +81,13 @@ fn text_of<'a>(rec: &'a Record, op: &str) -> Option<&'a [u8]> {
 /// (points, blank-separated) paired with `c9` (UCI) or `c7` (SAN). A list
 /// that does not read completely (an unknown move, a bad number) gives
 /// no points rather than some.
-fn points_of(rec: &Record, pos: &Position) -> Vec<(Move, u32)> {
-    if let Some(c0) = text_of(rec, "c0") {
+fn points_of(rec: &Record, pos: &Position, out: &mut Vec<(Move, u32)>) {
+    *out = points_list(rec, pos);
+}
+
+fn points_list(rec: &Record, pos: &Position) -> Vec<(Move, u32)> {
+    // A comment without `=` is no points list (most results files).
+    if let Some(c0) = text_of(rec, "c0").filter(|t| t.contains(&b'=')) {
         let text = String::from_utf8_lossy(c0);
         let list: Option<Vec<(Move, u32)>> = text
             .split(',')

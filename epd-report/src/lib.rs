@@ -17,6 +17,11 @@
 //!   McNemar's exact test ([`binomial_two_sided`]), the ids newly solved
 //!   and newly failed, and paired solve times with a sign test.
 //!
+//! Records stream through in memory bounded by the number of runs: what
+//! grows with the records (ids and positions seen, for duplicates; the
+//! ids the report lists; the issues) is spooled to temporary files in
+//! sorted chunks past a fixed size, and read back merged.
+//!
 //! The computation yields plain data ([`Report`], serialisable); the
 //! renderers ([`render`]: text, JSON, CSV rows and one self-contained HTML
 //! page with inline SVG charts) work over the same data.
@@ -26,6 +31,7 @@ mod key;
 pub mod render;
 mod report;
 mod run;
+mod spool;
 mod stats;
 
 pub use key::{position_key, KeyBook, Lookup, Solution};
@@ -34,7 +40,7 @@ pub use report::{
     MAX_TIME_PAIRS, SCHEMA,
 };
 pub use run::{
-    cumulative, verdict_str, Dists, Grouping, Issue, Judged, MateClass, Mates, Objective, Points, RunStats, Spread,
-    Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS,
+    cumulative, verdict_str, Dists, Grouping, IdList, Issue, Issues, Judged, MateClass, Mates, Objective, Points,
+    RunStats, Spread, Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS,
 };
 pub use stats::{binomial_two_sided, wilson, Distribution, Summary, EXACT_BELOW, Z95};

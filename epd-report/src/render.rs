@@ -8,10 +8,10 @@ use std::io;
 use serde::Serialize;
 
 use crate::report::{Comparison, Report};
-use crate::run::{verdict_str, Judged, RunStats};
+use crate::run::{verdict_str, IdList, Judged, RunStats};
 use crate::stats::Summary;
 
-pub use crate::html::{html, CE_EDGES};
+pub use crate::html::{html, write_html, CE_EDGES};
 
 /// Every run's themes, in order of first appearance, run by run.
 pub(crate) fn theme_order(runs: &[RunStats]) -> Vec<&str> {
@@ -52,18 +52,19 @@ fn num(x: f64) -> String {
     }
 }
 
-fn list(out: &mut String, title: &str, ids: &[String]) {
+fn list(out: &mut String, title: &str, ids: &IdList) -> io::Result<()> {
     if ids.is_empty() {
-        return;
+        return Ok(());
     }
     let _ = write!(out, "  {title} ({}):", ids.len());
     for id in ids.iter().take(TEXT_LIST) {
-        let _ = write!(out, " {id:?}");
+        let _ = write!(out, " {:?}", id?);
     }
-    if ids.len() > TEXT_LIST {
-        let _ = write!(out, " ... and {} more (--format json lists all)", ids.len() - TEXT_LIST);
+    if ids.len() > TEXT_LIST as u64 {
+        let _ = write!(out, " ... and {} more (--format json lists all)", ids.len() - TEXT_LIST as u64);
     }
     out.push('\n');
+    Ok(())
 }
 
 fn summary_row(out: &mut String, name: &str, part: &str, s: Option<&Summary>) {
@@ -82,7 +83,7 @@ fn summary_row(out: &mut String, name: &str, part: &str, s: Option<&Summary>) {
     );
 }
 
-fn run_text(out: &mut String, i: usize, r: &RunStats) {
+fn run_text(out: &mut String, i: usize, r: &RunStats) -> io::Result<()> {
     let _ = writeln!(out, "Run {}: {} ({})", i + 1, r.label, r.file);
     let _ = writeln!(
         out,
@@ -152,19 +153,21 @@ fn run_text(out: &mut String, i: usize, r: &RunStats) {
             summary_row(out, "", "missed", s.missed.as_ref());
         }
     }
-    list(out, "missed", &r.missed_ids);
+    list(out, "missed", &r.missed_ids)?;
     if !r.issues.is_empty() {
         let _ = writeln!(out, "  issues ({}):", r.issues.len());
         for is in r.issues.iter().take(TEXT_LIST) {
+            let is = is?;
             let _ = writeln!(out, "    {}:{}: {}: {}", r.file, is.line, is.kind, is.message);
         }
-        if r.issues.len() > TEXT_LIST {
-            let _ = writeln!(out, "    ... and {} more (--format json lists all)", r.issues.len() - TEXT_LIST);
+        if r.issues.len() > TEXT_LIST as u64 {
+            let _ = writeln!(out, "    ... and {} more (--format json lists all)", r.issues.len() - TEXT_LIST as u64);
         }
     }
+    Ok(())
 }
 
-fn comparison_text(out: &mut String, c: &Comparison) {
+fn comparison_text(out: &mut String, c: &Comparison) -> io::Result<()> {
     let _ = writeln!(out, "{} against {}: {} records scored in both", c.a, c.b, c.paired);
     let _ = writeln!(
         out,
@@ -184,8 +187,8 @@ fn comparison_text(out: &mut String, c: &Comparison) {
             c.unmatched.0, c.a, c.unmatched.1, c.b
         );
     }
-    list(out, &format!("solved by {} only (newly solved)", c.b), &c.newly_solved);
-    list(out, &format!("solved by {} only (newly failed)", c.a), &c.newly_failed);
+    list(out, &format!("solved by {} only (newly solved)", c.b), &c.newly_solved)?;
+    list(out, &format!("solved by {} only (newly failed)", c.a), &c.newly_failed)?;
     if let Some(t) = &c.times {
         let _ = writeln!(
             out,
@@ -203,28 +206,31 @@ fn comparison_text(out: &mut String, c: &Comparison) {
             p_value(t.sign_test_p)
         );
     }
+    Ok(())
 }
 
-/// The report as text.
-#[must_use]
-pub fn text(report: &Report) -> String {
+/// The report as text (lists cut short: the JSON has them whole).
+///
+/// # Errors
+/// Reading a spooled list failed.
+pub fn text(report: &Report) -> io::Result<String> {
     let mut out = String::new();
     for (i, r) in report.runs.iter().enumerate() {
-        run_text(&mut out, i, r);
+        run_text(&mut out, i, r)?;
         out.push('\n');
     }
     if report.runs.len() > 1 {
         side_by_side(&mut out, report);
         out.push('\n');
         for c in &report.comparisons {
-            comparison_text(&mut out, c);
+            comparison_text(&mut out, c)?;
             out.push('\n');
         }
     }
     while out.ends_with("\n\n") {
         out.pop();
     }
-    out
+    Ok(out)
 }
 
 /// Overall, per theme and per mate length, one column per run.
@@ -284,11 +290,21 @@ fn side_by_side(out: &mut String, report: &Report) {
 /// The report as JSON (pretty-printed, ending in a newline).
 ///
 /// # Errors
-/// Never in practice (every figure is finite or serialised as null).
-pub fn json(report: &Report) -> serde_json::Result<String> {
-    let mut s = serde_json::to_string_pretty(report)?;
-    s.push('\n');
-    Ok(s)
+/// Reading a spooled list failed.
+pub fn json(report: &Report) -> io::Result<String> {
+    let mut out = Vec::new();
+    write_json(report, &mut out)?;
+    String::from_utf8(out).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))
+}
+
+/// Writes the report as JSON (pretty-printed, ending in a newline) to
+/// `w`, its lists read from their spools as they are written.
+///
+/// # Errors
+/// Writing, or reading a spooled list, failed.
+pub fn write_json(report: &Report, w: &mut dyn io::Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, report).map_err(io::Error::other)?;
+    w.write_all(b"\n")
 }
 
 #[derive(Serialize)]

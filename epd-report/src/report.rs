@@ -4,13 +4,17 @@
 //! compared pairwise as they are read, in step: a record is paired with
 //! the same record of the other runs (by id, else by position) as soon as
 //! every run has given it, so when the runs hold the same suite in the
-//! same order, memory does not grow with the records. The ids a report
-//! lists (missed, newly solved, newly failed) are read again from the
-//! files at the end, by line; an input that cannot be read twice keeps
-//! them in memory instead.
+//! same order, memory does not grow with the records. What a report keeps
+//! per record (ids of missed records, lines of newly solved and newly
+//! failed ones, ids and positions for duplicates, issues) is spooled to
+//! disk past a bounded size ([`crate::spool`]). The ids of newly solved,
+//! newly failed and duplicate records are read again from the files at
+//! the end, by line; standard input is copied to a temporary file as it
+//! is read, for that.
 
-use std::collections::HashMap;
-use std::io::{self, BufRead};
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{self, BufRead, Read, Seek, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -20,7 +24,8 @@ use epd_core::{has_errors, Diagnostic, ParseMode, Record, Severity, Verdict};
 use serde::Serialize;
 
 use crate::key::KeyBook;
-use crate::run::{Brief, Grouping, Judged, Objective, RunStats};
+use crate::run::{Brief, Grouping, IdList, Judged, Objective, RunStats};
+use crate::spool::{At, Item, Spool};
 use crate::stats::{binomial_two_sided, Distribution, FastHash};
 
 /// The version of the JSON schema ([`Report`] serialised).
@@ -44,7 +49,7 @@ pub struct Input<'a> {
     /// Its records.
     pub reader: Box<dyn BufRead + Send + 'a>,
     /// The file again, to read the ids the report lists; `None` (standard
-    /// input) keeps them in memory.
+    /// input): the input is copied to a temporary file as it is read.
     pub path: Option<PathBuf>,
 }
 
@@ -70,7 +75,7 @@ pub struct Options {
 
 /// Two runs compared on the scored records they share (matched by id,
 /// else by position).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Comparison {
     /// The first run's label.
     pub a: String,
@@ -90,22 +95,23 @@ pub struct Comparison {
     /// `b_only`): the two-sided binomial p-value.
     pub mcnemar_p: f64,
     /// Ids solved by `b` and not by `a`, in `b`'s line order.
-    pub newly_solved: Vec<String>,
-    /// Ids solved by `a` and not by `b`, in `b`'s line order.
-    pub newly_failed: Vec<String>,
+    pub newly_solved: IdList,
+    /// Ids solved by `a` and not by `b`, in `b`'s line order (their lines:
+    /// the regressions).
+    pub newly_failed: IdList,
     /// Scored records of `a` not in `b`, and of `b` not in `a`.
     pub unmatched: (u64, u64),
     /// Solve times on the records both solved, when both have them.
     pub times: Option<PairedTimes>,
-    /// Lines of `b` that `a` solved and `b` missed, ascending.
+    /// Where in `b` the records `b` solved and `a` missed are.
     #[serde(skip)]
-    pub regression_lines: Vec<u64>,
-    /// Lines of `b` that `b` solved and `a` missed (and their ids when
-    /// kept in memory).
+    solved_lines: Spool<At>,
+    /// Where in `b` the records `a` solved and `b` missed are.
     #[serde(skip)]
-    solved_lines: Vec<(u64, Option<Box<str>>, Option<u32>)>,
+    failed_lines: Spool<At>,
+    /// The first error writing a spool.
     #[serde(skip)]
-    failed_ids: Vec<(Option<Box<str>>, Option<u32>)>,
+    spool_error: Option<io::Error>,
     /// log2 of b's time over a's, in thousandths.
     #[serde(skip)]
     log_ratios: Distribution,
@@ -143,7 +149,7 @@ pub struct PairedTimes {
 }
 
 /// The report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Report {
     /// [`SCHEMA`].
     pub schema: &'static str,
@@ -170,13 +176,13 @@ impl Comparison {
             b_only: 0,
             neither: 0,
             mcnemar_p: 1.0,
-            newly_solved: Vec::new(),
-            newly_failed: Vec::new(),
+            newly_solved: IdList::default(),
+            newly_failed: IdList::default(),
             unmatched: (0, 0),
             times: None,
-            regression_lines: Vec::new(),
-            solved_lines: Vec::new(),
-            failed_ids: Vec::new(),
+            solved_lines: Spool::default(),
+            failed_lines: Spool::default(),
+            spool_error: None,
             time_pairs: Vec::new(),
             log_ratios: Distribution::default(),
             log_sum: 0.0,
@@ -211,12 +217,15 @@ impl Comparison {
             }
             (true, false) => {
                 self.a_only += 1;
-                self.regression_lines.push(eb.line);
-                self.failed_ids.push((eb.id.clone(), eb.id_offset));
+                if let Err(e) = self.failed_lines.push(eb.at) {
+                    self.spool_error.get_or_insert(e);
+                }
             }
             (false, true) => {
                 self.b_only += 1;
-                self.solved_lines.push((eb.line, eb.id.clone(), eb.id_offset));
+                if let Err(e) = self.solved_lines.push(eb.at) {
+                    self.spool_error.get_or_insert(e);
+                }
             }
             (false, false) => self.neither += 1,
         }
@@ -298,11 +307,71 @@ struct KeptReport {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// Where a run's ids are read again: its file, or the copy of standard
+/// input.
+enum Source {
+    Path(PathBuf),
+    Copy(File),
+}
+
+impl Source {
+    fn open(&self) -> io::Result<Box<dyn Read + '_>> {
+        Ok(match self {
+            Source::Path(p) => Box::new(File::open(p)?),
+            Source::Copy(f) => {
+                let mut f = f;
+                f.rewind()?;
+                Box::new(f)
+            }
+        })
+    }
+}
+
+/// An input copied to a temporary file as it is read.
+struct Tee<R> {
+    inner: R,
+    copy: io::BufWriter<File>,
+    error: Option<io::Error>,
+}
+
+impl<R: BufRead> Read for Tee<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let avail = self.fill_buf()?;
+            let n = avail.len().min(out.len());
+            out[..n].copy_from_slice(&avail[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Tee<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        // The bytes consumed are the front of the buffer just filled.
+        if let Ok(b) = self.inner.fill_buf() {
+            if let Err(e) = self.copy.write_all(&b[..n.min(b.len())]) {
+                self.error.get_or_insert(e);
+            }
+        }
+        self.inner.consume(n);
+    }
+}
+
 /// What a run's reading gives back.
 struct RunDone {
     stats: RunStats,
     kept: Vec<KeptReport>,
     dropped: u64,
+    source: Source,
 }
 
 fn first_error(r: &LineReport<'_>) -> Option<String> {
@@ -323,7 +392,6 @@ fn read_run(
 ) -> io::Result<RunDone> {
     let mode = if options.strict { ParseMode::Strict } else { ParseMode::Lenient };
     let mut stats = RunStats::new(&input.label, &input.file);
-    stats.keep_ids = input.path.is_none();
     stats.want_time_scores = options.time_scores;
     let detail = on_record.is_some().then(|| Arc::new(Mutex::new(Vec::new())));
     let mut reader = Reader {
@@ -359,10 +427,29 @@ fn read_run(
             }
         }
     };
-    pipeline::run_serial(input.reader, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
-        hand_over();
-    })
-    .map_err(|e| io::Error::new(e.io().kind(), format!("{}: {e}", input.file)))?;
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", input.file));
+    let source = match input.path {
+        Some(path) => {
+            pipeline::run_serial(input.reader, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
+                hand_over();
+            })
+            .map_err(|e| named(io::Error::new(e.io().kind(), e.to_string())))?;
+            Source::Path(path)
+        }
+        None => {
+            let file = tempfile::tempfile()?;
+            let mut tee = Tee { inner: input.reader, copy: io::BufWriter::new(file.try_clone()?), error: None };
+            pipeline::run_serial(&mut tee, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
+                hand_over();
+            })
+            .map_err(|e| named(io::Error::new(e.io().kind(), e.to_string())))?;
+            if let Some(e) = tee.error.take() {
+                return Err(named(e));
+            }
+            tee.copy.flush()?;
+            Source::Copy(file)
+        }
+    };
     hand_over();
     // The last batch, then the channel closes: the comparison knows this
     // run is over.
@@ -373,7 +460,7 @@ fn read_run(
         stats.invalid_record(line, why);
     }
     stats.finish();
-    Ok(RunDone { stats, kept, dropped })
+    Ok(RunDone { stats, kept, dropped, source })
 }
 
 /// One record of every run, as the runs give it.
@@ -382,51 +469,87 @@ struct Slot {
     count: usize,
 }
 
-/// Pairs the runs' records as they arrive.
+/// Counts one record of every run (`None`: not in that run) in each
+/// comparison.
+fn finalize<'b>(n: usize, briefs: impl Fn(usize) -> Option<&'b Brief>, comparisons: &mut [Comparison]) {
+    let mut c = 0;
+    for a in 0..n {
+        for b in a + 1..n {
+            match (briefs(a), briefs(b)) {
+                (Some(x), Some(y)) => comparisons[c].pair(x, y),
+                (Some(_), None) => comparisons[c].unmatched.0 += 1,
+                (None, Some(_)) => comparisons[c].unmatched.1 += 1,
+                (None, None) => {}
+            }
+            c += 1;
+        }
+    }
+}
+
+/// Pairs the runs' records as they arrive: the n-th record of an
+/// identity (id, else position) in one run with the n-th of the others.
+/// Runs that give the same records in the same order are paired straight
+/// from their batches; the others wait in a table until every run has
+/// given them.
 fn compare_in_step(receivers: Vec<Receiver<Vec<Brief>>>, comparisons: &mut [Comparison]) {
     let n = receivers.len();
     let mut open: Vec<bool> = vec![true; n];
-    let mut pending: HashMap<u64, Slot, FastHash> = HashMap::default();
-    let finalize = |slot: Slot, comparisons: &mut [Comparison]| {
-        let mut c = 0;
-        for a in 0..n {
-            for b in a + 1..n {
-                match (&slot.briefs[a], &slot.briefs[b]) {
-                    (Some(x), Some(y)) => comparisons[c].pair(x, y),
-                    (Some(_), None) => comparisons[c].unmatched.0 += 1,
-                    (None, Some(_)) => comparisons[c].unmatched.1 += 1,
-                    (None, None) => {}
+    let mut queues: Vec<VecDeque<Brief>> = (0..n).map(|_| VecDeque::new()).collect();
+    // Per identity, its occurrences not yet given by every run, oldest
+    // first.
+    let mut pending: HashMap<u64, VecDeque<Slot>, FastHash> = HashMap::default();
+    let mut row: Vec<Brief> = Vec::with_capacity(n);
+    loop {
+        for i in 0..n {
+            while open[i] && queues[i].is_empty() {
+                match receivers[i].recv() {
+                    Ok(batch) => queues[i].extend(batch),
+                    Err(_) => open[i] = false,
                 }
-                c += 1;
             }
         }
-    };
-    while open.iter().any(|&o| o) {
-        for i in 0..n {
-            if !open[i] {
-                continue;
+        if queues.iter().all(VecDeque::is_empty) {
+            break;
+        }
+        // In step: every run's next record is of one identity, and no
+        // earlier occurrence of it waits.
+        while let Some(k) = queues[0].front().map(|b| b.key) {
+            if !queues.iter().all(|q| q.front().is_some_and(|b| b.key == k)) || pending.contains_key(&k) {
+                break;
             }
-            let Ok(batch) = receivers[i].recv() else {
-                open[i] = false;
-                continue;
+            row.clear();
+            row.extend(queues.iter_mut().map(|q| q.pop_front().expect("a front")));
+            finalize(n, |i| row.get(i), comparisons);
+        }
+        // Out of step: one record of each run waits for the others.
+        for (i, queue) in queues.iter_mut().enumerate() {
+            let Some(brief) = queue.pop_front() else { continue };
+            let key = brief.key;
+            let q = pending.entry(key).or_default();
+            let at = match q.iter().position(|s| s.briefs[i].is_none()) {
+                Some(p) => p,
+                None => {
+                    q.push_back(Slot { briefs: (0..n).map(|_| None).collect(), count: 0 });
+                    q.len() - 1
+                }
             };
-            for brief in batch {
-                let key = brief.key;
-                let slot = pending.entry(key).or_insert_with(|| Slot { briefs: vec![None; n], count: 0 });
-                if slot.briefs[i].is_none() {
-                    slot.count += 1;
+            q[at].briefs[i] = Some(brief);
+            q[at].count += 1;
+            // Only the oldest occurrence can be complete first.
+            if q.front().is_some_and(|s| s.count == n) {
+                let slot = q.pop_front().expect("a front");
+                if q.is_empty() {
+                    pending.remove(&key);
                 }
-                slot.briefs[i] = Some(brief);
-                if slot.count == n {
-                    let slot = pending.remove(&key).expect("just filled");
-                    finalize(slot, comparisons);
-                }
+                finalize(n, |i| slot.briefs[i].as_ref(), comparisons);
             }
         }
     }
     // What is left was not in every run.
-    for (_, slot) in pending.drain() {
-        finalize(slot, comparisons);
+    for (_, q) in pending.drain() {
+        for slot in q {
+            finalize(n, |i| slot.briefs[i].as_ref(), comparisons);
+        }
     }
 }
 
@@ -444,7 +567,7 @@ pub type RecordSink<'a> = &'a mut dyn FnMut(usize, &Judged);
 /// [`MAX_KEPT_DIAGNOSTICS`] per run; the issues list every invalid record).
 ///
 /// # Errors
-/// Reading an input failed.
+/// Reading an input, or writing or reading a temporary file, failed.
 pub fn build(
     inputs: Vec<Input<'_>>,
     options: &Options,
@@ -452,18 +575,21 @@ pub fn build(
     on_diagnostics: &mut dyn FnMut(usize, &LineReport<'_>),
 ) -> io::Result<Report> {
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
-    let paths: Vec<Option<PathBuf>> = inputs.iter().map(|i| i.path.clone()).collect();
     let key_records = options.key.as_ref().map(|k| k.records);
     if let Some(on_record) = on_record {
         let mut runs = Vec::new();
+        let mut sources = Vec::new();
         for (i, input) in inputs.into_iter().enumerate() {
             let mut rec = |j: &Judged| on_record(i, j);
             let mut diag = |r: &LineReport<'_>| on_diagnostics(i, r);
-            runs.push(read_run(input, options, None, Some(&mut rec), Some(&mut diag))?.stats);
+            let done = read_run(input, options, None, Some(&mut rec), Some(&mut diag))?;
+            runs.push(done.stats);
+            sources.push(done.source);
         }
-        resolve_ids(&mut runs, &mut [], &paths)?;
+        let mut comparisons = Vec::new();
+        resolve_all(&mut runs, &mut comparisons, &sources)?;
         let objective = runs.last().map(RunStats::objective);
-        return Ok(Report { schema: SCHEMA, runs, comparisons: Vec::new(), objective, key_records });
+        return Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records });
     }
     let mut comparisons = Vec::new();
     for a in 0..labels.len() {
@@ -492,6 +618,7 @@ pub fn build(
             .collect()
     });
     let mut runs = Vec::new();
+    let mut sources = Vec::new();
     for (i, d) in done.into_iter().enumerate() {
         let d = d?;
         for k in &d.kept {
@@ -512,101 +639,213 @@ pub fn build(
             on_diagnostics(i, &LineReport { line_no: 0, text: b"", diagnostics: std::slice::from_ref(&note) });
         }
         runs.push(d.stats);
+        sources.push(d.source);
     }
     for c in &mut comparisons {
         c.finish();
     }
-    resolve_ids(&mut runs, &mut comparisons, &paths)?;
+    resolve_all(&mut runs, &mut comparisons, &sources)?;
     let objective = runs.last().map(RunStats::objective);
     Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records })
 }
 
-/// Fills the ids the report lists (missed, newly solved, newly failed)
-/// from the lines kept: from memory, or by reading each file again (the
-/// files on a thread each).
-fn resolve_ids(runs: &mut [RunStats], comparisons: &mut [Comparison], paths: &[Option<PathBuf>]) -> io::Result<()> {
+/// A line whose id the report lists, and in which list.
+#[derive(Clone, Copy, Debug)]
+struct Want {
+    at: At,
+    /// 1: a duplicate id (`first` its first line); 2 + 2k and
+    /// 3 + 2k: newly solved and newly failed of the k-th comparison whose
+    /// `b` is this run.
+    list: u32,
+    first: u64,
+}
+
+impl Item for Want {
+    fn key(&self) -> u64 {
+        self.at.line
+    }
+    fn tiebreak(&self) -> u64 {
+        u64::from(self.list)
+    }
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.at.encode(out);
+        out.extend_from_slice(&self.list.to_le_bytes());
+        out.extend_from_slice(&self.first.to_le_bytes());
+    }
+    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Want>> {
+        let Some(at) = At::decode(input)? else { return Ok(None) };
+        let mut b = [0; 12];
+        input.read_exact(&mut b)?;
+        Ok(Some(Want {
+            at,
+            list: u32::from_le_bytes(b[..4].try_into().expect("4 bytes")),
+            first: u64::from_le_bytes(b[4..].try_into().expect("8 bytes")),
+        }))
+    }
+}
+
+/// Finds each run's duplicates and fills the ids the report lists of
+/// them and of the comparisons (newly solved, newly failed) by reading
+/// each file again, once, when it has any, the files on a thread each.
+fn resolve_all(runs: &mut [RunStats], comparisons: &mut [Comparison], sources: &[Source]) -> io::Result<()> {
     let n = runs.len();
-    let compared = !comparisons.is_empty();
-    // The comparisons whose b is run `r`.
-    let of_b = |r: usize| {
-        let mut out = Vec::new();
-        if !compared {
-            return out;
-        }
-        let mut c = 0;
+    // The comparisons whose b is each run.
+    let mut of_b: Vec<Vec<&mut Comparison>> = (0..n).map(|_| Vec::new()).collect();
+    // Runs streamed out (CSV) have no comparisons.
+    if !comparisons.is_empty() {
+        let mut it = comparisons.iter_mut();
         for a in 0..n {
-            for b in a + 1..n {
-                if b == r {
-                    out.push(c);
-                }
-                c += 1;
+            for list in of_b.iter_mut().skip(a + 1) {
+                list.push(it.next().expect("a comparison per pair of runs"));
             }
         }
-        out
-    };
-    // Per run, the (line, id offset) to read again.
-    let mut wanted: Vec<Vec<(u64, u32)>> = Vec::new();
-    for (r, run) in runs.iter().enumerate() {
-        let mut w: Vec<(u64, u32)> =
-            run.missed_lines.iter().filter(|(_, id, _)| id.is_none()).filter_map(|&(l, _, o)| Some((l, o?))).collect();
-        for c in of_b(r) {
-            let cmp = &comparisons[c];
-            w.extend(cmp.solved_lines.iter().filter(|(_, id, _)| id.is_none()).filter_map(|&(l, _, o)| Some((l, o?))));
-            w.extend(
-                cmp.regression_lines
-                    .iter()
-                    .zip(&cmp.failed_ids)
-                    .filter(|(_, (id, _))| id.is_none())
-                    .filter_map(|(&l, &(_, o))| Some((l, o?))),
-            );
-        }
-        w.sort_unstable();
-        w.dedup();
-        wanted.push(w);
     }
-    let found: Vec<io::Result<HashMap<u64, String>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = wanted
-            .iter()
-            .zip(paths)
-            .map(|(w, p)| {
-                scope.spawn(move || match p {
-                    Some(path) if !w.is_empty() => ids_at(path, w),
-                    _ => Ok(HashMap::new()),
-                })
-            })
+    let results: Vec<io::Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter_mut()
+            .zip(of_b)
+            .zip(sources)
+            .map(|((run, mine), source)| scope.spawn(move || resolve(run, mine, source)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("reading ids panicked"))))
             .collect()
     });
-    for (r, ids) in found.into_iter().enumerate() {
-        let ids = ids?;
-        let name = |line: u64, kept: &Option<Box<str>>| -> String {
-            kept.as_deref()
-                .map(str::to_owned)
-                .or_else(|| ids.get(&line).cloned())
-                .unwrap_or_else(|| format!("line {line}"))
-        };
-        let missed = std::mem::take(&mut runs[r].missed_lines);
-        runs[r].missed_ids = missed.iter().map(|(l, id, _)| name(*l, id)).collect();
-        for c in of_b(r) {
-            let cmp = &mut comparisons[c];
-            let mut solved = std::mem::take(&mut cmp.solved_lines);
-            solved.sort_by_key(|(l, _, _)| *l);
-            cmp.newly_solved = solved.iter().map(|(l, id, _)| name(*l, id)).collect();
-            let mut failed: Vec<(u64, Option<Box<str>>)> = cmp
-                .regression_lines
-                .iter()
-                .copied()
-                .zip(std::mem::take(&mut cmp.failed_ids).into_iter().map(|(id, _)| id))
-                .collect();
-            failed.sort_by_key(|(l, _)| *l);
-            cmp.newly_failed = failed.iter().map(|(l, id)| name(*l, id)).collect();
-            cmp.regression_lines = failed.iter().map(|(l, _)| *l).collect();
+    results.into_iter().collect()
+}
+
+/// One run's part of [`resolve_all`].
+fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) -> io::Result<()> {
+    if let Some(e) = run.spool_error.take() {
+        return Err(e);
+    }
+    for c in &mut mine {
+        if let Some(e) = c.spool_error.take() {
+            return Err(e);
         }
     }
+    let mut dup_ids = Spool::default();
+    run.duplicates(&mut dup_ids)?;
+    let mut wanted: Spool<Want> = Spool::default();
+    dup_ids.seal();
+    for s in dup_ids.iter() {
+        let s = s?;
+        wanted.push(Want { at: At { line: s.line, offset: At::UNKNOWN }, list: 1, first: s.hash })?;
+    }
+    drop(dup_ids);
+    for (k, c) in mine.iter_mut().enumerate() {
+        let k = 2 + 2 * k as u32;
+        for (spool, list) in [(&mut c.solved_lines, k), (&mut c.failed_lines, k + 1)] {
+            spool.seal();
+            for at in spool.iter() {
+                wanted.push(Want { at: at?, list, first: 0 })?;
+            }
+            *spool = Spool::default();
+        }
+    }
+    wanted.seal();
+    if !wanted.is_empty() {
+        let mut lines = LineReader::new(source.open()?);
+        for w in wanted.iter() {
+            let w = w?;
+            let id = lines.id_at(w.at)?;
+            let name = || id.clone().unwrap_or_else(|| format!("line {}", w.at.line));
+            match w.list {
+                1 => {
+                    let shown = id.as_deref().unwrap_or("");
+                    run.issue(w.at.line, "duplicate-id", format!("the id {shown:?} of line {} again", w.first));
+                }
+                l => {
+                    let c = &mut mine[(l as usize - 2) / 2];
+                    let list = if l % 2 == 0 { &mut c.newly_solved } else { &mut c.newly_failed };
+                    list.push(w.at.line, name())?;
+                }
+            }
+        }
+    }
+    if let Some(e) = run.spool_error.take() {
+        return Err(e);
+    }
+    run.missed_ids.0.seal();
+    run.issues.seal();
+    for c in mine {
+        c.newly_solved.0.seal();
+        c.newly_failed.0.seal();
+    }
     Ok(())
+}
+
+/// A file read again line by line, forward only, for the ids at given
+/// lines.
+struct LineReader<'a> {
+    input: io::BufReader<Box<dyn Read + 'a>>,
+    /// Lines read so far.
+    line: u64,
+    buf: Vec<u8>,
+    /// The id of the line last read (several lists may want it).
+    last: Option<(u64, Option<String>)>,
+}
+
+impl<'a> LineReader<'a> {
+    fn new(input: Box<dyn Read + 'a>) -> LineReader<'a> {
+        LineReader { input: io::BufReader::with_capacity(1 << 16, input), line: 0, buf: Vec::new(), last: None }
+    }
+
+    /// Skips whole lines up to line `to` (1-based), not included.
+    fn skip_to(&mut self, to: u64) -> io::Result<()> {
+        while self.line + 1 < to {
+            let avail = self.input.fill_buf()?;
+            if avail.is_empty() {
+                return Ok(());
+            }
+            let mut used = avail.len();
+            let mut it = memchr::memchr_iter(b'\n', avail);
+            loop {
+                if self.line + 1 >= to {
+                    break;
+                }
+                match it.next() {
+                    Some(i) => {
+                        self.line += 1;
+                        used = i + 1;
+                    }
+                    None => {
+                        used = avail.len();
+                        break;
+                    }
+                }
+            }
+            self.input.consume(used);
+        }
+        Ok(())
+    }
+
+    /// The id of the record at `at` (`None`: it has none).
+    fn id_at(&mut self, at: At) -> io::Result<Option<String>> {
+        if let Some((l, id)) = &self.last {
+            if *l == at.line {
+                return Ok(id.clone());
+            }
+        }
+        self.skip_to(at.line)?;
+        self.buf.clear();
+        if self.input.read_until(b'\n', &mut self.buf)? == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let text = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        let id = if at.offset == At::NO_ID {
+            None
+        } else {
+            match string_at(text, at.offset as usize) {
+                Some(id) => Some(String::from_utf8_lossy(id).into_owned()),
+                None => Record::parse(text, ParseMode::Lenient).0.id().map(|i| String::from_utf8_lossy(i).into_owned()),
+            }
+        };
+        self.last = Some((at.line, id.clone()));
+        Ok(id)
+    }
 }
 
 /// The string operand whose content starts at `offset` of `line` (just
@@ -625,37 +864,6 @@ fn string_at(line: &[u8], offset: usize) -> Option<&[u8]> {
     }
     let len = line[start..].iter().position(|&b| b == b'"' || b == b'\\')?;
     (line[start + len] == b'"').then(|| &line[start..start + len])
-}
-
-/// The ids of the records at `wanted` (line, offset of the id operand),
-/// ascending, in the file at `path`. An id is taken from its offset when
-/// it is a plain string there, else the line is read as a record again.
-fn ids_at(path: &std::path::Path, wanted: &[(u64, u32)]) -> io::Result<HashMap<u64, String>> {
-    let mut input = io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
-    let mut out = HashMap::new();
-    let mut buf = Vec::new();
-    let mut no = 0u64;
-    let mut want = wanted.iter().peekable();
-    while let Some(&&(next, offset)) = want.peek() {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
-        no += 1;
-        if no < next {
-            continue;
-        }
-        want.next();
-        let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        let id = match string_at(text, offset as usize) {
-            Some(id) => Some(String::from_utf8_lossy(id).into_owned()),
-            None => Record::parse(text, ParseMode::Lenient).0.id().map(|i| String::from_utf8_lossy(i).into_owned()),
-        };
-        if let Some(id) = id {
-            out.insert(no, id);
-        }
-    }
-    Ok(out)
 }
 
 /// Copies the records of `input` that are `want` (solved or missed, by

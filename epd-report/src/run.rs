@@ -1,17 +1,19 @@
 //! One run: each result record judged against its key, and the run's
-//! figures accumulated record by record (memory grows with the themes,
-//! the distinct values kept by the distributions, the ids of missed
-//! records and the issues found, not with every record).
+//! figures accumulated record by record. Memory grows with the themes and
+//! the distinct values kept by the distributions, not with the records:
+//! what is kept per record (ids and positions for duplicates, the lines
+//! of missed records, the issues) goes to [`Spool`]s.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{Hash, Hasher};
+use std::io;
 
 use epd_core::{judge, played_move, Opcode, Record, Score, Verdict};
 use regex::Regex;
 use serde::Serialize;
 
 use crate::key::{position_key, KeyBook, Lookup, Solution};
-use crate::stats::{wilson, Distribution, FastHash, Summary, Z95};
+use crate::spool::{At, Item, Seen, Spool, Text};
+use crate::stats::{wilson, Distribution, Summary, Z95};
 
 pub use epd_core::{SOLVE_ACD, SOLVE_ACN, SOLVE_MS};
 
@@ -87,8 +89,8 @@ pub struct Judged {
     /// Nodes when it was found: the extension, else `acn` of a solved
     /// record.
     pub nodes: Option<i64>,
-    /// The record's identity for comparing runs: its id, else its
-    /// position, with the occurrence number of a duplicate.
+    /// The record's identity for comparing runs: the hash of its id,
+    /// else of its position.
     #[serde(skip)]
     pub key: u64,
 }
@@ -96,21 +98,18 @@ pub struct Judged {
 /// What a comparison of runs keeps of a record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Brief {
-    /// The record's identity (id, else position, with its occurrence).
+    /// The record's identity (the hash of its id, else of its position;
+    /// the n-th record of an identity is paired with the n-th of the
+    /// other runs).
     pub key: u64,
-    /// Its line.
-    pub line: u64,
+    /// Its line, and where its id is in it (to read the id again).
+    pub at: At,
     /// How it fared.
     pub verdict: Verdict,
     /// Its solution time, seconds.
     pub time: Option<f64>,
     /// The resolution of `time`, seconds.
     pub resolution: f64,
-    /// Its id, when ids are kept in memory.
-    pub id: Option<Box<str>>,
-    /// Where its id's operand is in its line (`None`: it has no id), to
-    /// read the id again from the file.
-    pub id_offset: Option<u32>,
 }
 
 /// A problem found in the results, with its line.
@@ -128,14 +127,19 @@ pub struct Issue {
 
 /// Themes in the order they first appear (serialised as a JSON object
 /// in that order).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Themes {
     list: Vec<(String, Theme)>,
     index: HashMap<String, usize>,
+    /// The theme last counted (records of a theme mostly come together).
+    last: usize,
 }
 
 impl Themes {
     fn entry(&mut self, name: &str) -> &mut Theme {
+        if self.list.get(self.last).is_some_and(|(n, _)| n == name) {
+            return &mut self.list[self.last].1;
+        }
         let i = match self.index.get(name) {
             Some(&i) => i,
             None => {
@@ -144,6 +148,7 @@ impl Themes {
                 self.list.len() - 1
             }
         };
+        self.last = i;
         &mut self.list[i].1
     }
 
@@ -260,23 +265,33 @@ pub struct Spread {
 /// The distributions of one quantity, kept while reading.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Dists {
-    /// All records.
+    /// All records (made when the run is finished).
     pub all: Distribution,
     /// Solved ones.
     pub solved: Distribution,
     /// Missed ones.
     pub missed: Distribution,
+    /// Unscored ones.
+    unscored: Distribution,
 }
 
 impl Dists {
+    /// One count per value: `all` is the sum of the three at the end.
     fn add(&mut self, v: Option<i64>, verdict: Verdict) {
         let Some(v) = v else { return };
-        self.all.add(v);
         match verdict {
             Verdict::Solved => self.solved.add(v),
             Verdict::Missed => self.missed.add(v),
-            Verdict::Unscored => {}
+            Verdict::Unscored => self.unscored.add(v),
         }
+    }
+
+    fn finish(&mut self) {
+        let mut all = Distribution::default();
+        for d in [&self.solved, &self.missed, &self.unscored] {
+            all.merge(d);
+        }
+        self.all = all;
     }
 
     fn spread(&self) -> Spread {
@@ -285,7 +300,7 @@ impl Dists {
 }
 
 /// The figures of one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct RunStats {
     /// The run's label.
     pub label: String,
@@ -309,14 +324,7 @@ pub struct RunStats {
     pub solved_ci: (f64, f64),
     /// Ids of the missed records (`line N` when a record has no id), in
     /// line order.
-    pub missed_ids: Vec<String>,
-    /// The missed records' lines, and their ids when they are kept in
-    /// memory (`keep_ids`); the others are read again at the end.
-    #[serde(skip)]
-    pub missed_lines: Vec<(u64, Option<Box<str>>, Option<u32>)>,
-    /// Keep ids in memory (an input that cannot be read twice).
-    #[serde(skip)]
-    pub keep_ids: bool,
+    pub missed_ids: IdList,
     /// Counts per theme, in the order the themes first appear.
     pub themes: Themes,
     /// Mate records.
@@ -328,7 +336,7 @@ pub struct RunStats {
     /// Summaries of acd, acn, acs and ce (ce without mate scores).
     pub distributions: BTreeMap<&'static str, Spread>,
     /// Problems found, in line order.
-    pub issues: Vec<Issue>,
+    pub issues: Issues,
     /// acd, acn, acs, ce.
     #[serde(skip)]
     pub(crate) dists: [Dists; 4],
@@ -340,10 +348,18 @@ pub struct RunStats {
     pub solve_nodes: Distribution,
     #[serde(skip)]
     points_sq: f64,
+    /// Every id's hash and every position's, with their lines: the
+    /// duplicates are found once the run is read.
     #[serde(skip)]
-    seen_ids: HashMap<u64, (u32, u64), FastHash>,
+    pub(crate) seen_ids: Spool<Seen>,
     #[serde(skip)]
-    seen_positions: HashMap<u64, (u32, u64), FastHash>,
+    pub(crate) seen_positions: Spool<Seen>,
+    /// The first error writing a spool.
+    #[serde(skip)]
+    pub(crate) spool_error: Option<io::Error>,
+    /// The record's own key, its buffers kept from record to record.
+    #[serde(skip)]
+    own: Solution,
     #[serde(skip)]
     bt_sum: f64,
     #[serde(skip)]
@@ -356,6 +372,11 @@ pub struct RunStats {
     pub want_time_scores: bool,
 }
 
+/// Bytes of ids and positions seen that a run keeps in memory, each,
+/// before it sorts them in chunks on disk: a run of 131,072 records
+/// finds its duplicates without touching the disk.
+const SEEN_MEMORY: usize = 1 << 21;
+
 /// The distributions kept, in order.
 const DIST_NAMES: [&str; 4] = ["acd", "acn", "acs", "ce"];
 
@@ -365,10 +386,13 @@ const BT_CAP: f64 = 900.0;
 /// LCT II's points for a solution found within each number of seconds.
 const LCT_BANDS: [(f64, u64); 6] = [(9.0, 30), (29.0, 25), (89.0, 20), (209.0, 15), (389.0, 10), (600.0, 5)];
 
+/// An id's hash (FNV-1a, then mixed: ids are short).
 fn hash_of(bytes: &[u8]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    h.finish()
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
 }
 
 /// An integer operand; an opcode the kit does not know (the solve-time
@@ -393,21 +417,21 @@ impl RunStats {
             unscored: 0,
             solved_rate: None,
             solved_ci: (0.0, 1.0),
-            missed_ids: Vec::new(),
-            missed_lines: Vec::new(),
-            keep_ids: false,
+            missed_ids: IdList::default(),
             themes: Themes::default(),
             mates: Mates::default(),
             points: None,
             time_scores: Vec::new(),
             distributions: BTreeMap::new(),
-            issues: Vec::new(),
+            issues: Issues::default(),
             dists: Default::default(),
             solve_times: Distribution::default(),
             solve_nodes: Distribution::default(),
             points_sq: 0.0,
-            seen_ids: HashMap::default(),
-            seen_positions: HashMap::default(),
+            seen_ids: Spool::with_limit(SEEN_MEMORY),
+            seen_positions: Spool::with_limit(SEEN_MEMORY),
+            spool_error: None,
+            own: Solution::default(),
             bt_sum: 0.0,
             lct_points: 0,
             timed: 0,
@@ -415,8 +439,16 @@ impl RunStats {
         }
     }
 
-    fn issue(&mut self, line: u64, kind: &'static str, message: String) {
-        self.issues.push(Issue { line, kind, message });
+    pub(crate) fn issue(&mut self, line: u64, kind: &'static str, message: String) {
+        if let Err(e) = self.issues.push(line, kind, message) {
+            self.spool_error.get_or_insert(e);
+        }
+    }
+
+    fn keep<T: Item>(spool: &mut Spool<T>, item: T, error: &mut Option<io::Error>) {
+        if let Err(e) = spool.push(item) {
+            error.get_or_insert(e);
+        }
     }
 
     /// Counts an invalid record (its first error's code and message).
@@ -439,7 +471,8 @@ impl RunStats {
         let pos = *rec.position().expect("a valid record has a position");
         let id = rec.id();
         // The key: the record's own, else the key file's.
-        let own = Solution::of(rec);
+        let mut own = std::mem::take(&mut self.own);
+        own.read(rec);
         let solution = match key {
             Some(book) => match book.find(id, &pos) {
                 Lookup::Id(s) | Lookup::Position(s) => s,
@@ -458,36 +491,28 @@ impl RunStats {
         };
         let mv = played_move(rec);
         let verdict = judge(solution.bm.as_deref(), solution.am.as_deref(), mv);
-        let id_text: Option<std::borrow::Cow<'_, str>> = id.map(String::from_utf8_lossy);
-        let id_offset =
-            rec.get_known(Opcode::Id).and_then(|o| o.operand(0)).and_then(|o| u32::try_from(o.offset()).ok());
-        // Identity and duplicates.
+        let id_text: Option<std::borrow::Cow<'_, str>> = id.map(|i| match std::str::from_utf8(i) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(i),
+        });
+        let offset = rec
+            .get_known(Opcode::Id)
+            .and_then(|o| o.operand(0))
+            .and_then(|o| u32::try_from(o.offset()).ok())
+            .filter(|&o| o < At::UNKNOWN)
+            .unwrap_or(At::NO_ID);
+        let at = At { line, offset };
+        // Identity and duplicates (found when the run is finished).
         let ph = position_key(&pos);
-        // (occurrences, first line) of this position and of this id.
-        let (dup_pos, first_pos) = {
-            let e = self.seen_positions.entry(ph).or_insert((0, line));
-            e.0 += 1;
-            *e
-        };
+        Self::keep(&mut self.seen_positions, Seen { hash: ph, line }, &mut self.spool_error);
         let key_hash = match id {
             Some(i) => {
                 let h = hash_of(i);
-                let (n, first) = {
-                    let e = self.seen_ids.entry(h).or_insert((0, line));
-                    e.0 += 1;
-                    *e
-                };
-                if n > 1 {
-                    let shown = id_text.as_deref().unwrap_or("");
-                    self.issue(line, "duplicate-id", format!("the id {shown:?} of line {first} again"));
-                }
-                h ^ u64::from(n - 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                Self::keep(&mut self.seen_ids, Seen { hash: h, line }, &mut self.spool_error);
+                h
             }
-            None => ph ^ u64::from(dup_pos - 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            None => ph,
         };
-        if dup_pos > 1 {
-            self.issue(line, "duplicate-position", format!("the position of line {first_pos} again"));
-        }
         // pm against pv.
         let first_pv = rec.get_known(Opcode::Pv).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
         let pm = rec.get_known(Opcode::Pm).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
@@ -594,8 +619,10 @@ impl RunStats {
             Verdict::Solved => self.solved += 1,
             Verdict::Missed => {
                 self.missed += 1;
-                let id = if self.keep_ids { id_text.as_deref().map(Box::from) } else { None };
-                self.missed_lines.push((line, id, id_offset));
+                let name = id_text.as_deref().map_or_else(|| format!("line {line}"), str::to_owned);
+                if let Err(e) = self.missed_ids.push(line, name) {
+                    self.spool_error.get_or_insert(e);
+                }
             }
             Verdict::Unscored => self.unscored += 1,
         }
@@ -634,15 +661,9 @@ impl RunStats {
             }
         }
         self.file = file;
-        let brief = Brief {
-            key: key_hash,
-            line,
-            verdict,
-            time,
-            resolution: if ms.is_some() { 0.001 } else { 1.0 },
-            id: if self.keep_ids && verdict != Verdict::Unscored { id_text.as_deref().map(Box::from) } else { None },
-            id_offset,
-        };
+        let key_dm = solution.dm;
+        self.own = own;
+        let brief = Brief { key: key_hash, at, verdict, time, resolution: if ms.is_some() { 0.001 } else { 1.0 } };
         if !detail {
             return (brief, None);
         }
@@ -652,7 +673,7 @@ impl RunStats {
             theme: theme_name.unwrap_or_default(),
             verdict,
             played: mv.map(|m| pos.san(m)),
-            dm: solution.dm,
+            dm: key_dm,
             mate,
             points,
             acd,
@@ -706,8 +727,43 @@ impl RunStats {
                 value: 1900.0 + self.lct_points as f64,
             });
         }
+        for d in &mut self.dists {
+            d.finish();
+        }
         self.distributions = DIST_NAMES.iter().zip(&self.dists).map(|(&k, d)| (k, d.spread())).collect();
-        self.issues.sort_by_key(|i| i.line);
+    }
+
+    /// The duplicate positions, as issues; the duplicate ids, as
+    /// (line, first line) to be named once their ids are read again.
+    ///
+    /// # Errors
+    /// Reading or writing a spool failed.
+    pub(crate) fn duplicates(&mut self, dup_ids: &mut Spool<Seen>) -> io::Result<()> {
+        let mut seen = std::mem::take(&mut self.seen_positions);
+        seen.seal();
+        let mut first: Option<Seen> = None;
+        for s in seen.iter() {
+            let s = s?;
+            match first {
+                Some(f) if f.hash == s.hash => {
+                    self.issue(s.line, "duplicate-position", format!("the position of line {} again", f.line));
+                }
+                _ => first = Some(s),
+            }
+        }
+        drop(seen);
+        let mut seen = std::mem::take(&mut self.seen_ids);
+        seen.seal();
+        let mut first: Option<Seen> = None;
+        for s in seen.iter() {
+            let s = s?;
+            match first {
+                // The duplicate's line, and the first line as the hash.
+                Some(f) if f.hash == s.hash => dup_ids.push(Seen { hash: f.line, line: s.line })?,
+                _ => first = Some(s),
+            }
+        }
+        Ok(())
     }
 
     /// The objective a tuner maximises: the points percentage where the
@@ -778,6 +834,109 @@ pub fn cumulative(d: &Distribution) -> Vec<(i64, u64)> {
             (v, total)
         })
         .collect()
+}
+
+/// Ids the report lists, in line order (a JSON array of strings),
+/// spooled to disk past a bounded number in memory.
+#[derive(Debug, Default)]
+pub struct IdList(pub(crate) Spool<Text>);
+
+impl IdList {
+    /// How many.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.0.len()
+    }
+
+    /// None.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The ids, in line order.
+    pub fn iter(&self) -> impl Iterator<Item = io::Result<String>> + '_ {
+        self.0.iter().map(|t| t.map(|t| t.text))
+    }
+
+    /// The records' lines, ascending.
+    pub fn lines(&self) -> impl Iterator<Item = io::Result<u64>> + '_ {
+        self.0.iter().map(|t| t.map(|t| t.line))
+    }
+
+    pub(crate) fn push(&mut self, line: u64, id: String) -> io::Result<()> {
+        self.0.push(Text { line, tag: 0, text: id })
+    }
+}
+
+impl Serialize for IdList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(usize::try_from(self.len()).ok())?;
+        for id in self.iter() {
+            seq.serialize_element(&id.map_err(S::Error::custom)?)?;
+        }
+        seq.end()
+    }
+}
+
+/// The kinds of [`Issue`], in the order a line's issues are listed.
+const ISSUE_KINDS: [&str; 10] = [
+    "invalid",
+    "key-position",
+    "no-key",
+    "duplicate-id",
+    "duplicate-position",
+    "pm-not-pv",
+    "no-acd",
+    "no-acs",
+    "key-mate-longer",
+    "ce-sign",
+];
+
+/// The issues of a run, in line order, spooled to disk past a bounded
+/// number in memory.
+#[derive(Debug, Default)]
+pub struct Issues(Spool<Text>);
+
+impl Issues {
+    /// How many.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.0.len()
+    }
+
+    /// None.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The issues, in line order (those of one line in the order of
+    /// [`ISSUE_KINDS`]).
+    pub fn iter(&self) -> impl Iterator<Item = io::Result<Issue>> + '_ {
+        self.0.iter().map(|t| t.map(|t| Issue { line: t.line, kind: ISSUE_KINDS[usize::from(t.tag)], message: t.text }))
+    }
+
+    fn push(&mut self, line: u64, kind: &'static str, message: String) -> io::Result<()> {
+        let tag = ISSUE_KINDS.iter().position(|&k| k == kind).expect("a known kind of issue");
+        self.0.push(Text { line, tag: tag as u8, text: message })
+    }
+
+    pub(crate) fn seal(&mut self) {
+        self.0.seal();
+    }
+}
+
+impl Serialize for Issues {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(usize::try_from(self.len()).ok())?;
+        for is in self.iter() {
+            seq.serialize_element(&is.map_err(S::Error::custom)?)?;
+        }
+        seq.end()
+    }
 }
 
 #[cfg(test)]

@@ -137,13 +137,24 @@ pub const EXACT_BELOW: i64 = 100_000;
 pub struct Distribution {
     /// For each page of indices, its place in `pages` plus one (0: none).
     directory: Vec<u32>,
-    pages: Vec<Box<[u64; PAGE]>>,
+    /// Counts in 32 bits, so a page stays small in the cache; what
+    /// overflows goes to `carries`, 2^32 at a time.
+    pages: Vec<[u32; PAGE]>,
+    carries: std::collections::BTreeMap<i64, u64>,
+    /// Indices added and not yet counted: counted a batch at a time, in
+    /// index order, so the counts are visited in order rather than at
+    /// random (values spread over a wide range, like evaluations, would
+    /// miss the cache at every one).
+    pending: Vec<i32>,
     n: u64,
     sum: f64,
 }
 
 /// Counts per page.
 const PAGE: usize = 512;
+
+/// Values added before they are counted.
+const BATCH: usize = 1024;
 
 /// Indices of kept values: values below EXACT_BELOW in magnitude are their
 /// own index; above, 9000 four-digit mantissas per power of ten from 10^5
@@ -221,9 +232,24 @@ pub struct Summary {
 impl Distribution {
     /// Adds a value.
     pub fn add(&mut self, v: i64) {
-        self.count(index_of(v), 1);
+        // Every index fits an i32 (|index| < TOP_INDEX).
+        self.pending.push(index_of(v) as i32);
+        if self.pending.len() >= BATCH {
+            self.flush();
+        }
         self.n += 1;
         self.sum += v as f64;
+    }
+
+    /// Counts the pending indices.
+    fn flush(&mut self) {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_unstable();
+        for run in pending.chunk_by(|a, b| a == b) {
+            self.count(i64::from(run[0]), run.len() as u64);
+        }
+        pending.clear();
+        self.pending = pending;
     }
 
     fn count(&mut self, index: i64, c: u64) {
@@ -234,11 +260,22 @@ impl Distribution {
         let (page, slot) = ((at / PAGE as i64) as usize, (at % PAGE as i64) as usize);
         let mut p = self.directory[page];
         if p == 0 {
-            self.pages.push(Box::new([0; PAGE]));
+            self.pages.push([0; PAGE]);
             p = self.pages.len() as u32;
             self.directory[page] = p;
         }
-        self.pages[p as usize - 1][slot] += c;
+        let cell = &mut self.pages[p as usize - 1][slot];
+        let total = u64::from(*cell) + c;
+        *cell = total as u32;
+        if total > u64::from(u32::MAX) {
+            *self.carries.entry(index).or_insert(0) += total >> 32;
+        }
+    }
+
+    /// The count at `index` whose low 32 bits are `low`.
+    fn full_count(&self, index: i64, low: u32) -> u64 {
+        let high = if self.carries.is_empty() { 0 } else { self.carries.get(&index).copied().unwrap_or(0) };
+        (high << 32) | u64::from(low)
     }
 
     /// Adds another distribution's values.
@@ -248,10 +285,15 @@ impl Distribution {
                 continue;
             }
             for (slot, &c) in other.pages[p as usize - 1].iter().enumerate() {
+                let index = (page * PAGE + slot) as i64 - HALF_PAGES * PAGE as i64;
+                let c = other.full_count(index, c);
                 if c > 0 {
-                    self.count((page * PAGE + slot) as i64 - HALF_PAGES * PAGE as i64, c);
+                    self.count(index, c);
                 }
             }
+        }
+        for &i in &other.pending {
+            self.count(i64::from(i), 1);
         }
         self.n += other.n;
         self.sum += other.sum;
@@ -272,16 +314,38 @@ impl Distribution {
     /// The kept values and their counts, ascending (index order is value
     /// order).
     fn sorted(&self) -> Vec<(i64, u64)> {
-        let mut v = Vec::new();
+        // (index, count) of the pages, then of the pending indices, merged.
+        let mut counted = Vec::new();
         for (page, &p) in self.directory.iter().enumerate() {
             if p == 0 {
                 continue;
             }
             for (slot, &c) in self.pages[p as usize - 1].iter().enumerate() {
+                let index = (page * PAGE + slot) as i64 - HALF_PAGES * PAGE as i64;
+                let c = self.full_count(index, c);
                 if c > 0 {
-                    v.push((value_at((page * PAGE + slot) as i64 - HALF_PAGES * PAGE as i64), c));
+                    counted.push((index, c));
                 }
             }
+        }
+        let mut pending = self.pending.clone();
+        pending.sort_unstable();
+        let mut more = pending.chunk_by(|a, b| a == b).map(|r| (i64::from(r[0]), r.len() as u64)).peekable();
+        let mut v = Vec::with_capacity(counted.len());
+        let mut counted = counted.into_iter().peekable();
+        loop {
+            let next = match (counted.peek(), more.peek()) {
+                (Some(&(a, x)), Some(&(b, y))) if a == b => {
+                    counted.next();
+                    more.next();
+                    (a, x + y)
+                }
+                (Some(&(a, _)), Some(&(b, _))) if b < a => more.next().expect("peeked"),
+                (Some(_), _) => counted.next().expect("peeked"),
+                (None, Some(_)) => more.next().expect("peeked"),
+                (None, None) => break,
+            };
+            v.push((value_at(next.0), next.1));
         }
         v
     }
@@ -450,5 +514,19 @@ mod tests {
         m.merge(&e);
         assert_eq!((m.values(), m.len()), (e.values(), 7));
         assert_eq!(d.summary().unwrap().mean, 1_049_999.5);
+    }
+
+    #[test]
+    fn counts_past_32_bits_carry_over() {
+        let mut d = Distribution::default();
+        d.count(index_of(7), u64::from(u32::MAX));
+        d.count(index_of(7), 3);
+        d.count(index_of(-9), 5 << 32);
+        d.count(index_of(-9), 1);
+        assert_eq!(d.sorted(), vec![(-9, (5 << 32) + 1), (7, u64::from(u32::MAX) + 3)]);
+        let mut m = Distribution::default();
+        m.merge(&d);
+        m.merge(&d);
+        assert_eq!(m.sorted(), vec![(-9, (10 << 32) + 2), (7, 2 * (u64::from(u32::MAX) + 3))]);
     }
 }

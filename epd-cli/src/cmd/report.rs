@@ -136,20 +136,24 @@ fn load_key(path: &str) -> anyhow::Result<KeyBook> {
 }
 
 /// Writes the lines of `file` whose numbers are in `lines` (ascending).
-fn write_lines(file: &str, lines: &[u64], to: &str) -> anyhow::Result<u64> {
+fn write_lines(file: &str, lines: impl Iterator<Item = io::Result<u64>>, to: &str) -> anyhow::Result<u64> {
     let mut input = open(file)?;
     let mut out = BufWriter::new(File::create(to).with_context(|| format!("cannot create {to}"))?);
     let mut line = Vec::new();
     let mut no = 0u64;
-    let mut next = lines.iter().peekable();
+    let mut next = lines.peekable();
     let mut written = 0;
-    while next.peek().is_some() {
+    while let Some(want) = next.peek() {
+        let want = match want {
+            Ok(l) => *l,
+            Err(_) => return Err(next.next().expect("peeked").expect_err("an error").into()),
+        };
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
         no += 1;
-        if next.peek() == Some(&&no) {
+        if want == no {
             next.next();
             out.write_all(&line)?;
             if !line.ends_with(b"\n") {
@@ -229,9 +233,9 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         report
     };
     match args.format {
-        ReportFormat::Text => out.write_all(render::text(&report).as_bytes())?,
-        ReportFormat::Json => out.write_all(render::json(&report)?.as_bytes())?,
-        ReportFormat::Html => out.write_all(render::html(&report).as_bytes())?,
+        ReportFormat::Text => out.write_all(render::text(&report)?.as_bytes())?,
+        ReportFormat::Json => render::write_json(&report, &mut out)?,
+        ReportFormat::Html => render::write_html(&report, &mut out)?,
         ReportFormat::Csv => {}
     }
     out.flush().context("cannot write the report")?;
@@ -255,9 +259,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
         // The comparisons of the first run come first, the last of them
         // with the last run.
-        let mut lines = report.comparisons[report.runs.len() - 2].regression_lines.clone();
-        lines.sort_unstable();
-        write_lines(&args.files[last], &lines, to)?;
+        // Newly failed, in the last run's line order.
+        write_lines(&args.files[last], report.comparisons[report.runs.len() - 2].newly_failed.lines(), to)?;
     }
     Ok(if report.runs.iter().any(|r| r.invalid > 0) { Outcome::Invalid } else { Outcome::Ok })
 }

@@ -1,0 +1,456 @@
+//! Lists that can outgrow memory: what a report holds per record (the
+//! ids and positions seen, for duplicates; the lines of missed, newly
+//! solved and newly failed records; the ids it lists) is kept in a
+//! [`Spool`], which holds a bounded number of bytes in memory and writes
+//! the rest, in sorted chunks, to an anonymous temporary file. Reading a
+//! spool merges its chunks, so items come out ordered by their key, and
+//! items of equal key in the order they were pushed. A report's memory
+//! is thus bounded by the number of its runs (and their comparisons),
+//! not by the number of records.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
+
+/// Bytes a spool keeps in memory before it writes a chunk out.
+pub const MEMORY: usize = 1 << 18;
+
+/// What a spool holds: an item with a sort key, written as bytes.
+pub trait Item: Sized {
+    /// Its sort key.
+    fn key(&self) -> u64;
+    /// What orders items of one key within a chunk: it must rise with
+    /// the order they are pushed in (items that tie on both may come out
+    /// in any order).
+    fn tiebreak(&self) -> u64 {
+        0
+    }
+    /// Its size in memory, roughly, in bytes.
+    fn size(&self) -> usize {
+        std::mem::size_of::<Self>()
+    }
+    /// Appends its bytes to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+    /// Reads one back; `Ok(None)` at the end of the input.
+    ///
+    /// # Errors
+    /// Reading failed or the bytes are cut short.
+    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Self>>;
+}
+
+/// An item list kept sorted by key, spilling to disk past [`MEMORY`].
+#[derive(Debug)]
+pub struct Spool<T> {
+    memory: Vec<T>,
+    bytes: usize,
+    /// The chunks written: (start, end) in `file`.
+    chunks: Vec<(u64, u64)>,
+    file: Option<File>,
+    len: u64,
+    sorted: bool,
+    limit: usize,
+}
+
+impl<T> Default for Spool<T> {
+    fn default() -> Spool<T> {
+        Spool { memory: Vec::new(), bytes: 0, chunks: Vec::new(), file: None, len: 0, sorted: true, limit: MEMORY }
+    }
+}
+
+impl<T: Item> Spool<T> {
+    /// An empty spool that keeps at most `limit` bytes in memory.
+    #[must_use]
+    pub fn with_limit(limit: usize) -> Spool<T> {
+        Spool { limit, ..Spool::default() }
+    }
+
+    /// Items pushed.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// No item.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Chunks written to disk (for tests).
+    #[must_use]
+    #[cfg(test)]
+    pub fn chunks(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Adds an item.
+    ///
+    /// # Errors
+    /// Writing a chunk to the temporary file failed.
+    pub fn push(&mut self, item: T) -> io::Result<()> {
+        if let Some(last) = self.memory.last() {
+            self.sorted &= last.key() <= item.key();
+        }
+        self.bytes += item.size();
+        self.memory.push(item);
+        self.len += 1;
+        if self.bytes >= self.limit {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        if !self.sorted {
+            // Equal keys keep the order they came in, by the tiebreak.
+            self.memory.sort_unstable_by_key(|i| (i.key(), i.tiebreak()));
+            self.sorted = true;
+        }
+    }
+
+    /// Writes the items in memory out as one sorted chunk.
+    fn spill(&mut self) -> io::Result<()> {
+        self.sort();
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        let start = self.chunks.last().map_or(0, |c| c.1);
+        let mut bytes = Vec::with_capacity(self.bytes);
+        for item in self.memory.drain(..) {
+            item.encode(&mut bytes);
+        }
+        file.seek(SeekFrom::Start(start))?;
+        file.write_all(&bytes)?;
+        self.chunks.push((start, start + bytes.len() as u64));
+        self.bytes = 0;
+        Ok(())
+    }
+
+    /// Sorts what is in memory; call it once every item is in, before
+    /// reading.
+    pub fn seal(&mut self) {
+        self.sort();
+    }
+
+    /// The items, by key (equal keys in push order). Each call reads the
+    /// spool from its start.
+    ///
+    /// # Panics
+    /// If the spool was pushed to after [`Spool::seal`] without sealing it
+    /// again.
+    pub fn iter(&self) -> Iter<'_, T> {
+        assert!(self.sorted, "a spool is sealed before it is read");
+        let mut iter =
+            Iter { heap: BinaryHeap::new(), readers: Vec::new(), memory: &self.memory, at: 0, failed: false };
+        if let Some(file) = &self.file {
+            for &(start, end) in &self.chunks {
+                iter.readers.push(Chunk { file, pos: start, end, buf: Vec::new(), at: 0 });
+            }
+        }
+        for i in 0..iter.readers.len() {
+            iter.refill(i);
+        }
+        if !iter.readers.is_empty() {
+            iter.refill_memory();
+        }
+        iter
+    }
+}
+
+/// A chunk of the temporary file read on its own: positioned reads, so
+/// every chunk can be merged at once over one file handle.
+struct Chunk<'a> {
+    file: &'a File,
+    pos: u64,
+    end: u64,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+/// Bytes read from a chunk at a time.
+const READ: usize = 1 << 13;
+
+impl Read for Chunk<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let avail = self.fill_buf()?;
+            let n = avail.len().min(out.len());
+            out[..n].copy_from_slice(&avail[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Chunk<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.buf.len() && self.pos < self.end {
+            let want = usize::try_from(self.end - self.pos).unwrap_or(READ).min(READ);
+            self.buf.resize(want, 0);
+            let mut f = self.file;
+            f.seek(SeekFrom::Start(self.pos))?;
+            f.read_exact(&mut self.buf)?;
+            self.pos += want as u64;
+            self.at = 0;
+        }
+        Ok(&self.buf[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.buf.len());
+    }
+}
+
+/// The merged items of a spool; an I/O error ends it after yielding the
+/// error.
+pub struct Iter<'a, T> {
+    /// (key, source, item): the smallest key first, ties by source (the
+    /// chunks in the order written, then memory).
+    heap: BinaryHeap<Reverse<Head<T>>>,
+    readers: Vec<Chunk<'a>>,
+    memory: &'a [T],
+    at: usize,
+    failed: bool,
+}
+
+impl<T> std::fmt::Debug for Iter<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Iter").field("chunks", &self.readers.len()).finish_non_exhaustive()
+    }
+}
+
+/// The next item of one source.
+struct Head<T> {
+    key: u64,
+    source: usize,
+    item: HeadItem<T>,
+}
+
+enum HeadItem<T> {
+    Read(T),
+    Memory(usize),
+    Failed(io::Error),
+}
+
+impl<T> PartialEq for Head<T> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.key, self.source) == (other.key, other.source)
+    }
+}
+impl<T> Eq for Head<T> {}
+impl<T> PartialOrd for Head<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T> Ord for Head<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.key, self.source).cmp(&(other.key, other.source))
+    }
+}
+
+impl<T: Item> Iter<'_, T> {
+    fn refill(&mut self, i: usize) {
+        match T::decode(&mut self.readers[i]) {
+            Ok(Some(item)) => self.heap.push(Reverse(Head { key: item.key(), source: i, item: HeadItem::Read(item) })),
+            Ok(None) => {}
+            Err(e) => self.heap.push(Reverse(Head { key: 0, source: i, item: HeadItem::Failed(e) })),
+        }
+    }
+
+    fn refill_memory(&mut self) {
+        if let Some(item) = self.memory.get(self.at) {
+            let source = self.readers.len();
+            self.heap.push(Reverse(Head { key: item.key(), source, item: HeadItem::Memory(self.at) }));
+            self.at += 1;
+        }
+    }
+}
+
+impl<'a, T: Item + Clone> Iterator for Iter<'a, T> {
+    type Item = io::Result<T>;
+
+    fn next(&mut self) -> Option<io::Result<T>> {
+        if self.failed {
+            return None;
+        }
+        if self.readers.is_empty() {
+            // Nothing on disk: the memory, in order, with no merge.
+            let item = self.memory.get(self.at)?;
+            self.at += 1;
+            return Some(Ok(item.clone()));
+        }
+        let Reverse(head) = self.heap.pop()?;
+        match head.item {
+            HeadItem::Read(item) => {
+                self.refill(head.source);
+                Some(Ok(item))
+            }
+            HeadItem::Memory(i) => {
+                self.refill_memory();
+                Some(Ok(self.memory[i].clone()))
+            }
+            HeadItem::Failed(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Reads exactly `N` bytes, or none at the end of the input.
+fn read_array<const N: usize>(input: &mut dyn BufRead) -> io::Result<Option<[u8; N]>> {
+    let mut out = [0; N];
+    if input.fill_buf()?.is_empty() {
+        return Ok(None);
+    }
+    input.read_exact(&mut out)?;
+    Ok(Some(out))
+}
+
+/// A record's line and where its id's operand starts in it
+/// ([`At::NO_ID`] when it has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct At {
+    /// The 1-based line.
+    pub line: u64,
+    /// The id operand's offset in the line.
+    pub offset: u32,
+}
+
+impl At {
+    /// The offset of a record without an id.
+    pub const NO_ID: u32 = u32::MAX;
+    /// The offset of an id not known: the line is read as a record.
+    pub const UNKNOWN: u32 = u32::MAX - 1;
+}
+
+impl Item for At {
+    fn key(&self) -> u64 {
+        self.line
+    }
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.line.to_le_bytes());
+        out.extend_from_slice(&self.offset.to_le_bytes());
+    }
+    fn decode(input: &mut dyn BufRead) -> io::Result<Option<At>> {
+        Ok(read_array::<12>(input)?.map(|b| At {
+            line: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            offset: u32::from_le_bytes(b[8..].try_into().expect("4 bytes")),
+        }))
+    }
+}
+
+/// An id or position seen (its hash), at a line, for duplicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// The hash of the id or of the position.
+    pub hash: u64,
+    /// The line.
+    pub line: u64,
+}
+
+impl Item for Seen {
+    fn key(&self) -> u64 {
+        self.hash
+    }
+    fn tiebreak(&self) -> u64 {
+        self.line
+    }
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.hash.to_le_bytes());
+        out.extend_from_slice(&self.line.to_le_bytes());
+    }
+    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Seen>> {
+        Ok(read_array::<16>(input)?.map(|b| Seen {
+            hash: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            line: u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+        }))
+    }
+}
+
+/// A text at a line (an id the report lists, an issue's message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text {
+    /// The line.
+    pub line: u64,
+    /// A small tag (an issue's kind), ordering texts of one line.
+    pub tag: u8,
+    /// The text.
+    pub text: String,
+}
+
+impl Item for Text {
+    /// By line, then by tag.
+    fn key(&self) -> u64 {
+        self.line.saturating_mul(256) | u64::from(self.tag)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of::<Self>() + self.text.len()
+    }
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.line.to_le_bytes());
+        out.push(self.tag);
+        out.extend_from_slice(&(self.text.len() as u64).to_le_bytes());
+        out.extend_from_slice(self.text.as_bytes());
+    }
+    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Text>> {
+        let Some(b) = read_array::<17>(input)? else { return Ok(None) };
+        let line = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        let len = u64::from_le_bytes(b[9..].try_into().expect("8 bytes"));
+        let mut text = vec![0; usize::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?];
+        input.read_exact(&mut text)?;
+        let text = String::from_utf8(text).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
+        Ok(Some(Text { line, tag: b[8], text }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_come_out_by_key_in_push_order_across_chunks() {
+        let mut s: Spool<Seen> = Spool::with_limit(100);
+        let mut want = Vec::new();
+        let mut x = 12345u64;
+        for line in 1..=2000u64 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let item = Seen { hash: x >> 56, line };
+            want.push(item);
+            s.push(item).unwrap();
+        }
+        s.seal();
+        assert!(s.chunks() > 10, "{} chunks", s.chunks());
+        want.sort_by_key(|i| i.hash);
+        let got: Vec<Seen> = s.iter().map(Result::unwrap).collect();
+        assert_eq!(got, want);
+        // Read twice, same answer.
+        assert_eq!(s.iter().count(), 2000);
+        assert_eq!(s.len(), 2000);
+    }
+
+    #[test]
+    fn texts_round_trip_through_the_file() {
+        let mut s: Spool<Text> = Spool::with_limit(64);
+        let items: Vec<Text> =
+            (1..=300u64).map(|l| Text { line: l, tag: (l % 3) as u8, text: "é".repeat(l as usize % 5) }).collect();
+        for t in &items {
+            s.push(t.clone()).unwrap();
+        }
+        s.seal();
+        assert!(s.chunks() > 1);
+        assert_eq!(s.iter().map(Result::unwrap).collect::<Vec<_>>(), items);
+    }
+
+    #[test]
+    fn an_empty_spool_reads_nothing() {
+        let mut s: Spool<At> = Spool::default();
+        s.seal();
+        assert_eq!(s.iter().count(), 0);
+        assert!(s.is_empty());
+    }
+}
