@@ -912,8 +912,9 @@ impl Issues {
         self.0.is_empty()
     }
 
-    /// The issues, in line order (those of one line in the order of
-    /// [`ISSUE_KINDS`]).
+    /// The issues, in line order; those of one line in the order
+    /// invalid, key-position, no-key, duplicate-id, duplicate-position,
+    /// pm-not-pv, no-acd, no-acs, key-mate-longer, ce-sign.
     pub fn iter(&self) -> impl Iterator<Item = io::Result<Issue>> + '_ {
         self.0.iter().map(|t| t.map(|t| Issue { line: t.line, kind: ISSUE_KINDS[usize::from(t.tag)], message: t.text }))
     }
