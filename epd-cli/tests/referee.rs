@@ -907,3 +907,113 @@ fn clients_fail_over_to_a_referee_resumed_at_another_address() {
     assert!(after.contains("signs on as f"), "the clients came to {b}");
     assert!(!after.contains(" 0 in progress, 0 to play"), "the kill was mid-event");
 }
+
+/// socat, for pseudo-terminal pairs (required in CI).
+fn socat() -> Option<PathBuf> {
+    let found =
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("socat")).find(|p| p.is_file()));
+    if found.is_none() {
+        assert!(std::env::var_os("EPDKIT_REQUIRE_SOCAT").is_none(), "socat is required but missing");
+    }
+    found
+}
+
+/// Two pseudo-terminals joined by socat: what one end writes, the other
+/// reads, as over a null-modem cable.
+struct SerialPair {
+    socat: Child,
+    ends: (PathBuf, PathBuf),
+}
+
+impl SerialPair {
+    fn new(socat: &Path, dir: &Path, name: &str) -> SerialPair {
+        let ends = (dir.join(format!("{name}-referee")), dir.join(format!("{name}-player")));
+        let end = |p: &Path| format!("pty,raw,echo=0,link={}", p.display());
+        let child = Command::new(socat)
+            .args([end(&ends.0), end(&ends.1)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !(ends.0.exists() && ends.1.exists()) {
+            assert!(start.elapsed() < Duration::from_secs(10), "socat made no pseudo-terminals");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        SerialPair { socat: child, ends }
+    }
+}
+
+impl Drop for SerialPair {
+    fn drop(&mut self) {
+        let _ = self.socat.kill();
+        let _ = self.socat.wait();
+    }
+}
+
+/// Serial mode: the referee mediates one pair over two serial lines
+/// (pseudo-terminal pairs), each player an `epd play --serial` on the
+/// other end; four games, colours alternating, checked by python-chess
+/// with their clocks.
+#[test]
+fn a_match_over_two_serial_lines() {
+    let Some(socat) = socat() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [SerialPair::new(&socat, dir.path(), "line1"), SerialPair::new(&socat, dir.path(), "line2")];
+    std::fs::write(
+        dir.path().join("event.toml"),
+        "event = \"Serial\"\ntime_control = \"20+0.1\"\nrounds = 2\nreset_delay = 0\nconclude_delay = 0\n\
+         [[players]]\nname = \"left\"\n[[players]]\nname = \"right\"\ntoken = \"t0k\"\n",
+    )
+    .unwrap();
+    let serial = format!("{},{}", lines[0].ends.0.display(), lines[1].ends.0.display());
+    let mut referee = Command::new(EPD)
+        .args(["referee", "event.toml", "--background", "--serial", &serial, "--baud", "115200"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut players: Vec<Child> = [("left", &lines[0], None), ("right", &lines[1], Some("t0k"))]
+        .iter()
+        .map(|(name, line, token)| {
+            Command::new(EPD)
+                .args(["play", "--serial"])
+                .arg(&line.ends.1)
+                .args(["--baud", "115200", "--name", name, "--movetime", "20"])
+                .args(token.map(|t| ["--token", t]).into_iter().flatten())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = referee.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(180), "the match did not finish");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(referee.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    for p in &mut players {
+        let s = p.wait().unwrap();
+        assert!(s.success(), "a player ended with {s}");
+    }
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    let g = games(&pgn);
+    // Two cycles, each pairing with both colours.
+    assert_eq!(g.len(), 4, "{pgn}");
+    let whites: Vec<&str> = g.iter().map(|x| tag(x, "White")).collect();
+    assert_eq!(whites, ["left", "right", "left", "right"]);
+    check_with_python_chess(&dir.path().join("games.pgn"), 20.0, 0.1);
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    for end in [&lines[0].ends.0, &lines[1].ends.0] {
+        assert!(log.contains(&format!("from {}", end.display())), "{log}");
+    }
+    assert!(!log.contains("listening on"), "no TCP listener in serial mode: {log}");
+}

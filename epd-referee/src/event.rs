@@ -3,7 +3,7 @@
 //! ```toml
 //! event = "Argus test"          # PGN Event; also site, date, round
 //! site = "localhost"
-//! listen = "127.0.0.1:16101"    # where the referee accepts clients
+//! listen = "127.0.0.1:16101"    # where the referee accepts clients (this by default)
 //! time_control = "5+0.05"       # PGN TimeControl syntax
 //! rounds = 1                    # round-robin cycles; each pairing plays both colours in a cycle
 //! pairing = "round-robin"       # or "gauntlet": the first player against each other
@@ -88,6 +88,7 @@ struct File {
     date: Option<String>,
     #[serde(default)]
     round: Option<String>,
+    #[serde(default = "default_listen")]
     listen: String,
     time_control: String,
     #[serde(default = "one")]
@@ -121,6 +122,14 @@ struct File {
     players: Vec<Player>,
 }
 
+/// Where the referee listens when the event file does not say:
+/// loopback only.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:16101";
+
+fn default_listen() -> String {
+    DEFAULT_LISTEN.to_owned()
+}
+
 fn one() -> u32 {
     1
 }
@@ -151,7 +160,8 @@ pub struct Event {
     pub date: Option<String>,
     /// PGN Round prefix, if given.
     pub round: Option<String>,
-    /// Where clients connect.
+    /// Where clients connect (default 127.0.0.1:16101; unused in
+    /// serial mode).
     pub listen: String,
     /// The time control.
     pub time_control: TimeControl,

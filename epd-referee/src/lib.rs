@@ -25,6 +25,7 @@ mod game;
 pub mod journal;
 pub mod pgn;
 pub mod protocol;
+pub mod serial;
 #[cfg(feature = "server")]
 pub mod server;
 mod standings;

@@ -41,8 +41,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use epd_core::{Color, Position};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::event::{Event, Policy, ScheduledGame};
@@ -79,7 +79,16 @@ pub struct Options {
     /// Go on from the event's journal after the referee stopped (a crash,
     /// a kill, `quit`): without it, an existing journal is refused.
     pub resume: bool,
+    /// Serial mode: the players' serial lines (terminal devices), one
+    /// per player, instead of a TCP listener; the players sign on over
+    /// them as over TCP.
+    pub serial: Vec<PathBuf>,
+    /// The serial lines' baud rate (default [`DEFAULT_BAUD`]).
+    pub baud: Option<u32>,
 }
+
+/// The baud rate of serial lines unless told otherwise.
+pub const DEFAULT_BAUD: u32 = 9600;
 
 /// What a finished event reports.
 #[derive(Clone, Debug)]
@@ -146,7 +155,8 @@ enum Inbox {
     Connected {
         id: ConnId,
         tx: mpsc::Sender<Out>,
-        peer: SocketAddr,
+        /// The client's address, or the serial line's device.
+        peer: String,
     },
     Line {
         id: ConnId,
@@ -195,16 +205,42 @@ pub async fn run(
         Some(path) => load_openings(path)?,
         None => Vec::new(),
     };
-    let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
-    let listener = TcpListener::bind(&addr).await?;
-    let local = listener.local_addr()?;
-    if let Some(tx) = bound {
-        let _ = tx.send(local);
-    }
     let (tx, rx) = mpsc::channel::<Inbox>(4096);
-    let _ = tx.send(Inbox::Bound(local)).await;
     let latencies: Option<Latencies> = options.measure_latency.then(Latencies::default);
-    tokio::spawn(listen(listener, tx.clone(), latencies.clone()));
+    let local = if options.serial.is_empty() {
+        let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
+        let listener = TcpListener::bind(&addr).await?;
+        let local = listener.local_addr()?;
+        if let Some(tx) = bound {
+            let _ = tx.send(local);
+        }
+        let _ = tx.send(Inbox::Bound(local)).await;
+        tokio::spawn(listen(listener, tx.clone(), latencies.clone()));
+        Some(local)
+    } else {
+        if let Some(p) = event.players.iter().find(|p| p.command.is_some()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("serial mode: player {} has a command; players come over the serial lines", p.name),
+            ));
+        }
+        let baud = options.baud.unwrap_or(DEFAULT_BAUD);
+        // A bad rate is said now, not in a log line per attempt.
+        crate::serial::BAUD_RATES.contains(&baud).then_some(()).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{baud} baud: not a serial line rate"))
+        })?;
+        #[cfg(unix)]
+        {
+            let n = options.serial.len() as u64;
+            for (k, path) in options.serial.iter().enumerate() {
+                tokio::spawn(serial_line(path.clone(), baud, k as u64, n, tx.clone()));
+            }
+        }
+        #[cfg(not(unix))]
+        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "serial mode needs a Unix system"));
+        #[cfg(unix)]
+        None
+    };
     if options.console {
         tokio::spawn(console(tx.clone()));
     }
@@ -216,6 +252,7 @@ pub async fn run(
     let mut keepers = Vec::new();
     for p in &event.players {
         let Some(cmd) = &p.command else { continue };
+        let Some(local) = local else { continue };
         for i in 0..p.instances {
             let mut args: Vec<String> = cmd[1..].to_vec();
             args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
@@ -354,21 +391,27 @@ async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>, latencies: Optio
         let tx = tx.clone();
         let latencies = latencies.clone();
         tokio::spawn(async move {
-            connection(id, stream, peer, tx, latencies).await;
+            let (read, write) = stream.into_split();
+            connection(id, read, write, peer.to_string(), tx, latencies).await;
             drop(permit);
         });
     }
 }
 
-/// One client: a reader (this task) and a writer task.
-async fn connection(
+/// One client, over TCP or a serial line: a reader (this task) and a
+/// writer task. It ends when the client closes, misbehaves, or the
+/// director drops it.
+async fn connection<R, W>(
     id: ConnId,
-    stream: TcpStream,
-    peer: SocketAddr,
+    read: R,
+    mut write: W,
+    peer: String,
     tx: mpsc::Sender<Inbox>,
     latencies: Option<Latencies>,
-) {
-    let (read, mut write) = stream.into_split();
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let (out_tx, mut out_rx) = mpsc::channel::<Out>(QUEUE);
     if tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.is_err() {
         return;
@@ -376,7 +419,11 @@ async fn connection(
     let writer = tokio::spawn(async move {
         while let Some((mut line, since)) = out_rx.recv().await {
             line.push(b'\n');
-            match tokio::time::timeout(Duration::from_secs(10), write.write_all(&line)).await {
+            let sent = async {
+                write.write_all(&line).await?;
+                write.flush().await
+            };
+            match tokio::time::timeout(Duration::from_secs(10), sent).await {
                 Ok(Ok(())) => {}
                 _ => break,
             }
@@ -387,58 +434,182 @@ async fn connection(
         }
         let _ = write.shutdown().await;
     });
+    let mut writer = writer;
     let mut reader = BufReader::with_capacity(8192, read);
     let mut line = Vec::with_capacity(256);
-    let why = loop {
-        line.clear();
-        // The first byte may take as long as it likes (games wait for
-        // pairings); the rest of the line must follow promptly.
-        let first = match reader.fill_buf().await {
-            Ok([]) => break "closed by the client".to_owned(),
-            Ok(_) => Instant::now(),
-            Err(e) => break format!("read error: {e}"),
-        };
-        let read_line = async {
-            loop {
-                let buf = match reader.fill_buf().await {
-                    Ok([]) => return Err("closed in the middle of a line".to_owned()),
-                    Ok(b) => b,
-                    Err(e) => return Err(format!("read error: {e}")),
-                };
-                if let Some(i) = buf.iter().position(|&b| b == b'\n') {
-                    line.extend_from_slice(&buf[..i]);
-                    reader.consume(i + 1);
-                    return Ok(true);
+    let reading = async {
+        loop {
+            line.clear();
+            // The first byte may take as long as it likes (games wait for
+            // pairings); the rest of the line must follow promptly.
+            let first = match reader.fill_buf().await {
+                Ok([]) => break "closed by the client".to_owned(),
+                Ok(_) => Instant::now(),
+                Err(e) => break format!("read error: {e}"),
+            };
+            let read_line = async {
+                loop {
+                    let buf = match reader.fill_buf().await {
+                        Ok([]) => return Err("closed in the middle of a line".to_owned()),
+                        Ok(b) => b,
+                        Err(e) => return Err(format!("read error: {e}")),
+                    };
+                    if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                        line.extend_from_slice(&buf[..i]);
+                        reader.consume(i + 1);
+                        return Ok(true);
+                    }
+                    let n = buf.len();
+                    line.extend_from_slice(buf);
+                    reader.consume(n);
+                    if line.len() > MAX_RECORD + 1 {
+                        return Ok(false);
+                    }
                 }
-                let n = buf.len();
-                line.extend_from_slice(buf);
-                reader.consume(n);
-                if line.len() > MAX_RECORD + 1 {
-                    return Ok(false);
+            };
+            match tokio::time::timeout_at((first + LINE_TIMEOUT).into(), read_line).await {
+                Ok(Ok(true)) => {
+                    if tx.send(Inbox::Line { id, line: line.clone(), at: Instant::now() }).await.is_err() {
+                        break "referee stopped".to_owned();
+                    }
                 }
-            }
-        };
-        match tokio::time::timeout_at((first + LINE_TIMEOUT).into(), read_line).await {
-            Ok(Ok(true)) => {
-                if tx.send(Inbox::Line { id, line: line.clone(), at: Instant::now() }).await.is_err() {
-                    break "referee stopped".to_owned();
+                Ok(Ok(false)) => {
+                    let _ = tx.send(Inbox::TooLong { id }).await;
+                    break format!("a line longer than {MAX_RECORD} bytes");
                 }
+                Ok(Err(why)) => break why,
+                Err(_) => break format!("a line unfinished after {} s", LINE_TIMEOUT.as_secs()),
             }
-            Ok(Ok(false)) => {
-                let _ = tx.send(Inbox::TooLong { id }).await;
-                break format!("a line longer than {MAX_RECORD} bytes");
-            }
-            Ok(Err(why)) => break why,
-            Err(_) => break format!("a line unfinished after {} s", LINE_TIMEOUT.as_secs()),
         }
+    };
+    // The writer ends when the director drops this client (or the client
+    // stops reading): then the connection is over.
+    let (why, written) = tokio::select! {
+        why = reading => (why, false),
+        _ = &mut writer => ("dropped by the referee".to_owned(), true),
     };
     let _ = tx.send(Inbox::Closed { id, why }).await;
     // The director drops this client's queue when it hears of the close:
     // the writer then sends what is queued (a fault saying why) and ends.
     // A client that does not read gets two seconds.
-    let abort = writer.abort_handle();
-    if tokio::time::timeout(Duration::from_secs(2), writer).await.is_err() {
-        abort.abort();
+    if !written {
+        let abort = writer.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(2), writer).await.is_err() {
+            abort.abort();
+        }
+    }
+}
+
+/// One direction of a serial line, non-blocking, driven by the event
+/// loop (no read left pending on a thread when a connection ends).
+#[cfg(unix)]
+struct Line(tokio::io::unix::AsyncFd<std::fs::File>);
+
+#[cfg(unix)]
+impl Line {
+    fn new(file: std::fs::File) -> std::io::Result<Line> {
+        // SAFETY: the File owns its descriptor, which stays open and the
+        // same while the AsyncFd holds it.
+        let fd = unsafe { tokio::io::unix::AsyncFd::register(file) };
+        Ok(Line(fd.map_err(std::io::Error::from)?))
+    }
+}
+
+#[cfg(unix)]
+impl AsyncRead for Line {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::io::Read as _;
+        loop {
+            let mut guard = std::task::ready!(self.0.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            match guard.try_io(|f| f.get_ref().read(unfilled)) {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return std::task::Poll::Ready(Ok(()));
+                }
+                Ok(Err(e)) => return std::task::Poll::Ready(Err(e)),
+                Err(_would_block) => {}
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+impl AsyncWrite for Line {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        data: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::io::Write as _;
+        loop {
+            let mut guard = std::task::ready!(self.0.poll_write_ready(cx))?;
+            match guard.try_io(|f| f.get_ref().write(data)) {
+                Ok(r) => return std::task::Poll::Ready(r),
+                Err(_would_block) => {}
+            }
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// A serial line (`--serial`): opened in raw mode, its client served as
+/// a TCP client is; opened again after it closes or its client is
+/// dropped, as a new connection. Line `k` of `n` takes the connection ids
+/// k + 1, k + 1 + n, ...
+#[cfg(unix)]
+async fn serial_line(path: PathBuf, baud: u32, k: u64, n: u64, tx: mpsc::Sender<Inbox>) {
+    let mut id = k + 1;
+    let mut wait = Duration::from_millis(200);
+    loop {
+        let opened = {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || crate::serial::open_raw(&path, baud)).await
+        };
+        match opened {
+            Ok(Ok(file)) => {
+                wait = Duration::from_millis(200);
+                let halves = (|| {
+                    crate::serial::set_nonblocking(&file)?;
+                    Ok::<_, std::io::Error>((Line::new(file.try_clone()?)?, Line::new(file)?))
+                })();
+                let (read, write) = match halves {
+                    Ok(h) => h,
+                    Err(e) => {
+                        let _ = tx.send(Inbox::Note(format!("{}: {e}", path.display()))).await;
+                        return;
+                    }
+                };
+                connection(id, read, write, path.display().to_string(), tx.clone(), None).await;
+                id += n;
+            }
+            Ok(Err(e)) => {
+                let _ = tx.send(Inbox::Note(format!("cannot open the serial line {}: {e}", path.display()))).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            Err(_) => return,
+        }
+        if tx.is_closed() {
+            return;
+        }
+        tokio::time::sleep(wait).await;
     }
 }
 
@@ -455,7 +626,7 @@ async fn console(tx: mpsc::Sender<Inbox>) {
 #[derive(Debug)]
 struct Conn {
     tx: mpsc::Sender<Out>,
-    peer: SocketAddr,
+    peer: String,
     /// The player it signed on as.
     player: Option<usize>,
     /// The game it plays.
@@ -938,9 +1109,9 @@ impl Director {
             }
             Inbox::Connected { id, tx, peer } => {
                 let now = Instant::now();
+                self.note(&format!("#{id} connected from {peer}"));
                 self.conns.insert(id, Conn { tx, peer, player: None, game: None, quiet_until: now });
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
-                self.note(&format!("#{id} connected from {peer}"));
             }
             Inbox::Line { id, line, at } => {
                 let (now, _) = utc_now();

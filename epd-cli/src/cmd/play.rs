@@ -7,6 +7,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -21,15 +22,23 @@ use crate::Outcome;
 pub const EXAMPLES: &str = "Examples:
   epd play --referee 127.0.0.1:16101 --name alpha                       # the built-in engine, on the clock
   epd play --referee 127.0.0.1:16101 --name sf --engine stockfish --hash 64
-  epd play --referee host:16101 --name beta --token s3cret --depth 6 --resign-score 600 --resign-moves 3";
+  epd play --referee host:16101 --name beta --token s3cret --depth 6 --resign-score 600 --resign-moves 3
+  epd play --serial /dev/ttyUSB0 --baud 9600 --name alpha              # a referee in serial mode";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The referee's address; several, comma-separated, for failover
     /// (`A,B`: when A is gone, B is tried, as when a second referee takes
     /// the event over with `--resume`).
-    #[arg(long, value_name = "HOST:PORT[,HOST:PORT...]")]
-    referee: String,
+    #[arg(long, value_name = "HOST:PORT[,HOST:PORT...]", required_unless_present = "serial")]
+    referee: Option<String>,
+    /// Reach the referee over this serial line (a terminal device) instead
+    /// of TCP: `epd referee --serial` on the other end.
+    #[arg(long, value_name = "TTY", conflicts_with = "referee")]
+    serial: Option<PathBuf>,
+    /// The serial line's baud rate.
+    #[arg(long, value_name = "N", default_value_t = epd_referee::server::DEFAULT_BAUD, requires = "serial")]
+    baud: u32,
     /// The player name to sign on as (the event file's players.name).
     #[arg(long)]
     name: String,
@@ -90,8 +99,18 @@ fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
         .with_context(|| format!("engine {}", args.engine))
 }
 
-fn connect(args: &Args) -> anyhow::Result<TcpStream> {
-    let addrs: Vec<&str> = args.referee.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+/// The way to the referee, both directions.
+type Link = (Box<dyn Read>, Box<dyn Write>);
+
+fn connect(args: &Args) -> anyhow::Result<Link> {
+    if let Some(path) = &args.serial {
+        let line = epd_referee::serial::open_raw(path, args.baud)
+            .with_context(|| format!("cannot open the serial line {}", path.display()))?;
+        let writer = line.try_clone()?;
+        return Ok((Box::new(line), Box::new(writer)));
+    }
+    let referee = args.referee.as_deref().unwrap_or_default();
+    let addrs: Vec<&str> = referee.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
     anyhow::ensure!(!addrs.is_empty(), "--referee: no address");
     let mut wait = Duration::from_millis(200);
     let mut last = None;
@@ -99,14 +118,18 @@ fn connect(args: &Args) -> anyhow::Result<TcpStream> {
         // Each attempt tries every address in order.
         for addr in &addrs {
             match TcpStream::connect(addr) {
-                Ok(s) => return Ok(s),
+                Ok(s) => {
+                    s.set_nodelay(true).ok();
+                    let writer = s.try_clone()?;
+                    return Ok((Box::new(s), Box::new(writer)));
+                }
                 Err(e) => last = Some(e),
             }
         }
         std::thread::sleep(wait);
         wait = (wait * 2).min(Duration::from_secs(5));
     }
-    Err(anyhow::Error::new(last.expect("tried")).context(format!("cannot reach the referee at {}", args.referee)))
+    Err(anyhow::Error::new(last.expect("tried")).context(format!("cannot reach the referee at {referee}")))
 }
 
 /// The game as the client knows it.
@@ -166,8 +189,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // player that signs on again back into its game. Only disconnect ends
     // the run.
     loop {
-        let stream = connect(&args)?;
-        match session(&args, &mut *engine, stream)? {
+        let link = connect(&args)?;
+        match session(&args, &mut *engine, link)? {
             Session::Over => return Ok(Outcome::Ok),
             Session::Lost(why) => {
                 eprintln!("epd play: {why}; connecting again");
@@ -185,9 +208,7 @@ enum Session {
     Lost(String),
 }
 
-fn session(args: &Args, engine: &mut dyn Engine, stream: TcpStream) -> anyhow::Result<Session> {
-    stream.set_nodelay(true).ok();
-    let mut writer = stream.try_clone()?;
+fn session(args: &Args, engine: &mut dyn Engine, (stream, mut writer): Link) -> anyhow::Result<Session> {
     let mut reader = BufReader::new(stream);
     let start = Position::startpos();
     let hello = ClientRecord {
@@ -248,9 +269,12 @@ fn session(args: &Args, engine: &mut dyn Engine, stream: TcpStream) -> anyhow::R
     }
 }
 
-fn send(w: &mut TcpStream, line: &[u8]) -> anyhow::Result<()> {
-    w.write_all(line)?;
-    w.write_all(b"\n")?;
+fn send(w: &mut dyn Write, line: &[u8]) -> anyhow::Result<()> {
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line);
+    buf.push(b'\n');
+    w.write_all(&buf)?;
+    w.flush()?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@ pub const EXAMPLES: &str = "Examples:
   epd referee event.toml --background    # from the event file alone; exit 0 when the event is complete
   epd referee event.toml --resume        # after a crash or kill: go on from the journal
   epd referee event.toml --listen 0.0.0.0:16101 -v
+  epd referee event.toml --serial /dev/ttyS0,/dev/ttyS1 --baud 9600   # one pair over two serial lines
 
 An event file:
   event = \"Argus test\"
@@ -52,6 +53,14 @@ pub struct Args {
     /// from their last move with their clocks, the rest are played.
     #[arg(long)]
     resume: bool,
+    /// Serial mode: mediate the players over these serial lines (terminal
+    /// devices, comma-separated, one per player) instead of TCP; each
+    /// client signs on over its line with `epd play --serial`.
+    #[arg(long, value_name = "TTY,TTY", value_delimiter = ',', conflicts_with = "listen")]
+    serial: Vec<PathBuf>,
+    /// The serial lines' baud rate.
+    #[arg(long, value_name = "N", default_value_t = server::DEFAULT_BAUD, requires = "serial")]
+    baud: u32,
 }
 
 pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> {
@@ -68,6 +77,8 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         verbose: args.verbose || !args.background,
         measure_latency: false,
         resume: args.resume,
+        serial: args.serial,
+        baud: Some(args.baud),
     };
     let outcome = server::run_blocking(event, options)?;
     if !args.background {
