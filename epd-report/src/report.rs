@@ -336,14 +336,7 @@ struct Tee<R> {
 
 impl<R: BufRead> Read for Tee<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let avail = self.fill_buf()?;
-            let n = avail.len().min(out.len());
-            out[..n].copy_from_slice(&avail[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        crate::spool::read_buffered(self, out)
     }
 }
 

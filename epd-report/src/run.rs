@@ -869,14 +869,23 @@ impl IdList {
     }
 }
 
+/// A spooled list as a JSON array, read as it is written.
+fn serialize_spooled<S: serde::Serializer, T: Serialize>(
+    s: S,
+    len: u64,
+    items: impl Iterator<Item = io::Result<T>>,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeSeq};
+    let mut seq = s.serialize_seq(usize::try_from(len).ok())?;
+    for item in items {
+        seq.serialize_element(&item.map_err(S::Error::custom)?)?;
+    }
+    seq.end()
+}
+
 impl Serialize for IdList {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error, SerializeSeq};
-        let mut seq = s.serialize_seq(usize::try_from(self.len()).ok())?;
-        for id in self.iter() {
-            seq.serialize_element(&id.map_err(S::Error::custom)?)?;
-        }
-        seq.end()
+        serialize_spooled(s, self.len(), self.iter())
     }
 }
 
@@ -931,12 +940,7 @@ impl Issues {
 
 impl Serialize for Issues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error, SerializeSeq};
-        let mut seq = s.serialize_seq(usize::try_from(self.len()).ok())?;
-        for is in self.iter() {
-            seq.serialize_element(&is.map_err(S::Error::custom)?)?;
-        }
-        seq.end()
+        serialize_spooled(s, self.len(), self.iter())
     }
 }
 

@@ -174,15 +174,21 @@ const READ: usize = 1 << 13;
 
 impl Read for Chunk<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let avail = self.fill_buf()?;
-            let n = avail.len().min(out.len());
-            out[..n].copy_from_slice(&avail[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, out)
     }
+}
+
+/// `Read::read` of a reader that buffers: from its buffer, filled when
+/// empty.
+pub(crate) fn read_buffered(r: &mut impl BufRead, out: &mut [u8]) -> io::Result<usize> {
+    let n = {
+        let avail = r.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        n
+    };
+    r.consume(n);
+    Ok(n)
 }
 
 impl BufRead for Chunk<'_> {
