@@ -712,6 +712,17 @@ fn the_referee_killed_fifty_times_loses_no_game() {
     assert_eq!(rounds.len(), 56, "each game exactly once");
     check_with_python_chess(&pgn_path, 120.0, 0.5);
     // Every acknowledged move is in its game.
+    if let Some(acked) = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&dir.path().join("referee.log")]) {
+        assert!(acked > 1000, "{acked} acknowledged moves checked");
+        eprintln!("{kills} kills survived, 0 games lost, {acked} acknowledged moves all in the PGN");
+    }
+}
+
+/// Checks with python-chess that every move a referee acknowledged to a
+/// client (a respond record carrying it as sm, in its log) is in its
+/// game in the PGN; the number of moves checked (`None` without
+/// python-chess, when it is not required).
+fn acknowledged_moves_are_in_the_pgn(pgn: &Path, logs: &[&Path]) -> Option<usize> {
     let script = r#"
 import sys, chess, chess.pgn
 games = {}
@@ -722,27 +733,25 @@ while (g := chess.pgn.read_game(f)) is not None:
         seen.add((b.epd(), m)); b.push(m)
     games[n] = seen
 acked = 0
-for line in open(sys.argv[2]):
-    if " > " not in line or "refcom respond" not in line or " sm " not in line: continue
-    rec = line.split(" > ", 1)[1].strip()
-    fields = " ".join(rec.split()[:4])
-    ops = dict(op.strip().split(" ", 1) for op in " ".join(rec.split()[4:]).split(";") if op.strip())
-    b = chess.Board(fields + " 0 1")
-    m = b.parse_san(ops["sm"])
-    n = int(ops["tcgs"]); acked += 1
-    if (b.epd(), m) not in games.get(n, ()):
-        sys.exit(f"game {n}: the acknowledged move {ops['sm']} from {b.epd()} is not in the PGN")
+for log in sys.argv[2:]:
+    for line in open(log):
+        if " > " not in line or "refcom respond" not in line or " sm " not in line: continue
+        rec = line.split(" > ", 1)[1].strip()
+        fields = " ".join(rec.split()[:4])
+        ops = dict(op.strip().split(" ", 1) for op in " ".join(rec.split()[4:]).split(";") if op.strip())
+        b = chess.Board(fields + " 0 1")
+        m = b.parse_san(ops["sm"])
+        n = int(ops["tcgs"]); acked += 1
+        if (b.epd(), m) not in games.get(n, ()):
+            sys.exit(f"{log}: game {n}: the acknowledged move {ops['sm']} from {b.epd()} is not in the PGN")
 print(acked)
 "#;
-    let out = Command::new("python3").args(["-c", script]).arg(&pgn_path).arg(dir.path().join("referee.log")).output();
+    let out = Command::new("python3").args(["-c", script]).arg(pgn).args(logs).output();
     match out {
-        Ok(o) if o.status.success() => {
-            let acked: usize = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-            assert!(acked > 1000, "{acked} acknowledged moves checked");
-            eprintln!("{kills} kills survived, 0 games lost, {acked} acknowledged moves all in the PGN");
-        }
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()),
         Ok(o) if String::from_utf8_lossy(&o.stderr).contains("No module named 'chess'") => {
             assert!(std::env::var_os("EPDKIT_REQUIRE_PYTHON_CHESS").is_none(), "python-chess is required");
+            None
         }
         Ok(o) => panic!("python-chess: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
         Err(e) => panic!("python3: {e}"),
@@ -906,6 +915,132 @@ fn clients_fail_over_to_a_referee_resumed_at_another_address() {
     let after = log.split("resumed from the journal").nth(1).expect("the second referee resumed");
     assert!(after.contains("signs on as f"), "the clients came to {b}");
     assert!(!after.contains(" 0 in progress, 0 to play"), "the kill was mid-event");
+}
+
+/// Seconds since midnight UTC of a log line's time (`2026-11-24T22:34:56.789Z ...`).
+fn log_time(line: &str) -> f64 {
+    let t = &line[11..23];
+    let p: Vec<f64> = t.split(':').map(|x| x.parse().unwrap()).collect();
+    p[0] * 3600.0 + p[1] * 60.0 + p[2]
+}
+
+/// Seconds since midnight UTC now.
+fn utc_seconds() -> f64 {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    (d.as_secs() % 86_400) as f64 + f64::from(d.subsec_millis()) / 1000.0
+}
+
+/// Waits (at most `limit`) for a line containing `what` in the file.
+fn wait_for_line(path: &Path, what: &str, limit: Duration) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(l) = text.lines().find(|l| l.contains(what)) {
+            return l.to_owned();
+        }
+        assert!(start.elapsed() < limit, "no {what:?} in {} after {limit:?}:\n{text}", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The hot standby: a primary at A, a standby at B following its journal
+/// (`--standby A --listen B`), six `epd play` clients that know both
+/// (`--referee A,B`). The primary is killed with SIGKILL mid-tournament;
+/// the standby takes over and finishes the event: every game once, each
+/// one legal continuous game with continuous clocks (python-chess), and
+/// every move either referee acknowledged to a client is in the PGN. The
+/// old primary, restarted with `--resume`, finds the newer epoch at the
+/// standby and steps down instead of playing on. The take-over time, from
+/// the kill to the standby's first respond, is measured (goal: 3 s).
+#[test]
+fn a_hot_standby_takes_over_when_the_primary_is_killed() {
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    let players: String = (0..6).map(|i| format!("[[players]]\nname = \"h{i}\"\n")).collect();
+    let event = format!(
+        "event = \"Standby\"\ndate = \"2026.11.24\"\nlisten = \"{a}\"\ntime_control = \"60+0.1\"\nrounds = 1\n\
+         concurrency = 3\nreset_delay = 0\nconclude_delay = 0\ndisconnect_grace = 30\n\
+         supervisor_token = \"sup3rvisor\"\n{players}"
+    );
+    for d in [&dir_a, &dir_b] {
+        std::fs::write(d.path().join("event.toml"), &event).unwrap();
+    }
+    let referee = |dir: &Path, extra: &[&str]| {
+        Command::new(EPD)
+            .args(["referee", "event.toml", "--background"])
+            .args(extra)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let log_a = dir_a.path().join("referee.log");
+    let log_b = dir_b.path().join("referee.log");
+    let mut primary = referee(dir_a.path(), &[]);
+    wait_for_line(&log_a, "listening on", Duration::from_secs(10));
+    let mut standby = referee(dir_b.path(), &["--standby", &a, "--listen", &b]);
+    wait_for_line(&log_a, "a standby follows the journal", Duration::from_secs(10));
+    let both = format!("{a},{b}");
+    let mut clients: Vec<Child> = (0..6)
+        .map(|i| {
+            Command::new(EPD)
+                .args(["play", "--referee", &both, "--name", &format!("h{i}"), "--movetime", "10"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // Mid-tournament: a few games over, others in progress.
+    let start = Instant::now();
+    while games(&std::fs::read_to_string(dir_a.path().join("games.pgn")).unwrap_or_default()).len() < 3 {
+        assert!(start.elapsed() < Duration::from_secs(120), "the primary finished no game");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    primary.kill().unwrap(); // SIGKILL
+    let killed_at = utc_seconds();
+    primary.wait().unwrap();
+    wait_for_line(&log_b, "the primary is gone", Duration::from_secs(10));
+    // The old primary comes back on its address: it asks the standby its
+    // journal names, finds the newer epoch, and steps down.
+    let old = referee(dir_a.path(), &["--resume"]).wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&old.stderr);
+    assert!(!old.status.success() && said.contains("steps down"), "{}: {said}", old.status);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = standby.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(180), "the standby did not finish the event");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    let _ = std::io::Read::read_to_string(standby.stderr.as_mut().unwrap(), &mut err);
+    assert!(status.success(), "standby: {status}: {err}");
+    for c in &mut clients {
+        let _ = c.wait();
+    }
+    let pgn_path = dir_b.path().join("games.pgn");
+    let pgn = std::fs::read_to_string(&pgn_path).unwrap();
+    let g = games(&pgn);
+    let mut rounds: Vec<&str> = g.iter().map(|x| tag(x, "Round")).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    assert_eq!((g.len(), rounds.len()), (30, 30), "every game of the round robin, each once");
+    check_with_python_chess(&pgn_path, 60.0, 0.1);
+    let log = std::fs::read_to_string(&log_b).unwrap();
+    let after = log.split("the primary is gone").nth(1).unwrap();
+    assert!(after.contains("resumed from the journal (epoch 2)"), "{log}");
+    assert!(!after.contains(" 0 in progress"), "the kill was mid-event");
+    let first = after.lines().find(|l| l.contains(" > ") && l.contains("refcom respond")).expect("a respond");
+    let took = (log_time(first) - killed_at).rem_euclid(86_400.0);
+    if let Some(acked) = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&log_a, &log_b]) {
+        eprintln!("standby took over in {took:.3} s; 0 games lost; {acked} acknowledged moves all in the PGN");
+    }
+    assert!(took < 3.0, "take-over took {took:.3} s from the kill to the first respond");
 }
 
 /// socat, for pseudo-terminal pairs (required in CI).

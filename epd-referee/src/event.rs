@@ -13,6 +13,9 @@
 //! log = "referee.log"
 //! report = "report.txt"
 //! journal = "referee.journal"   # every state change, made durable first (epd referee --resume)
+//! supervisor_token = "..."      # optional: a hot standby (epd referee --standby) and the web
+//!                               # display's supervisor actions must present it
+//! web = "127.0.0.1:16180"       # optional: the live display (a page, /api/state, /api/events, /pgn)
 //! [[players]]
 //! name = "alpha"
 //! command = ["epd", "play", "--engine", "builtin", "--depth", "3"]  # optional
@@ -119,6 +122,10 @@ struct File {
     illegal_move: Policy,
     #[serde(default = "continue_")]
     false_claim: Policy,
+    #[serde(default)]
+    supervisor_token: Option<String>,
+    #[serde(default)]
+    web: Option<String>,
     players: Vec<Player>,
 }
 
@@ -193,6 +200,13 @@ pub struct Event {
     pub illegal_move: Policy,
     /// What a false draw claim costs (continue or forfeit).
     pub false_claim: Policy,
+    /// The supervisor's credential: a hot standby must present it to
+    /// follow this referee, and the web display to act (pause, resume,
+    /// adjudicate). Without it there is no standby and the web display
+    /// is read-only.
+    pub supervisor_token: Option<String>,
+    /// Where the live web display listens (HOST:PORT), if anywhere.
+    pub web: Option<String>,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -298,6 +312,20 @@ impl Event {
                 message: "false_claim is \"continue\" or \"forfeit\"".into(),
             });
         }
+        if let Some(web) = &f.web {
+            if web.parse::<std::net::SocketAddr>().is_err() {
+                return Err(EventError {
+                    at: key_at("web"),
+                    message: format!("web must be HOST:PORT with an IP address, such as 127.0.0.1:16180, not {web:?}"),
+                });
+            }
+        }
+        if f.supervisor_token.as_deref().is_some_and(|t| t.is_empty() || t.chars().any(|c| c.is_whitespace())) {
+            return Err(EventError {
+                at: key_at("supervisor_token"),
+                message: "supervisor_token must be non-empty, without spaces".into(),
+            });
+        }
         let path = |p: Option<PathBuf>, default: &str| dir.join(p.unwrap_or_else(|| default.into()));
         Ok(Event {
             name: f.event,
@@ -320,6 +348,8 @@ impl Event {
             disconnect_grace: seconds("disconnect_grace", f.disconnect_grace)?,
             illegal_move: f.illegal_move,
             false_claim: f.false_claim,
+            supervisor_token: f.supervisor_token,
+            web: f.web,
             players: f.players,
         })
     }

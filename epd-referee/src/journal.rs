@@ -125,39 +125,7 @@ impl Journal {
         // The entries are returned in memory: the file is read whole.
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
-        if !bytes.starts_with(MAGIC) {
-            return Err(JournalError::NotAJournal(path.to_owned()));
-        }
-        let mut offset = MAGIC.len();
-        let mut entries = Vec::new();
-        while offset < bytes.len() {
-            let rest = &bytes[offset..];
-            if rest.len() < HEADER {
-                break; // a torn header
-            }
-            let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-            let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
-            if rest.len() - HEADER < len {
-                break; // a torn payload (or a torn length)
-            }
-            let payload = &rest[HEADER..HEADER + len];
-            let detail = if len > MAX_ENTRY {
-                format!("a length of {len} bytes (at most {MAX_ENTRY})")
-            } else if checksum(&rest[..4], payload) != crc {
-                "its checksum does not match".to_owned()
-            } else {
-                entries.push(payload.to_vec());
-                offset += HEADER + len;
-                continue;
-            };
-            // A damaged frame is a torn append when nothing but zeros
-            // follows it (the file grew before its data landed); damage
-            // with data after it is corruption, never read past.
-            if rest.iter().all(|&b| b == 0) || rest.len() == HEADER + len {
-                break;
-            }
-            return Err(JournalError::Corrupt { path: path.to_owned(), offset: offset as u64, detail });
-        }
+        let (entries, offset) = scan(path, &bytes)?;
         let dropped_bytes = (bytes.len() - offset) as u64;
         if dropped_bytes > 0 {
             file.set_len(offset as u64)?;
@@ -219,6 +187,55 @@ impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Reads the whole entries of the journal at `path` without changing
+/// it (a torn last frame is left alone, and not returned): what a
+/// journal being written holds so far.
+///
+/// # Errors
+/// As [`Journal::open`].
+pub fn read_entries(path: &Path) -> Result<Vec<Vec<u8>>, JournalError> {
+    let bytes = std::fs::read(path)?;
+    Ok(scan(path, &bytes)?.0)
+}
+
+/// The whole frames of a journal's bytes, and the offset after the last.
+fn scan(path: &Path, bytes: &[u8]) -> Result<(Vec<Vec<u8>>, usize), JournalError> {
+    if !bytes.starts_with(MAGIC) {
+        return Err(JournalError::NotAJournal(path.to_owned()));
+    }
+    let mut offset = MAGIC.len();
+    let mut entries = Vec::new();
+    while offset < bytes.len() {
+        let rest = &bytes[offset..];
+        if rest.len() < HEADER {
+            break; // a torn header
+        }
+        let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
+        if rest.len() - HEADER < len {
+            break; // a torn payload (or a torn length)
+        }
+        let payload = &rest[HEADER..HEADER + len];
+        let detail = if len > MAX_ENTRY {
+            format!("a length of {len} bytes (at most {MAX_ENTRY})")
+        } else if checksum(&rest[..4], payload) != crc {
+            "its checksum does not match".to_owned()
+        } else {
+            entries.push(payload.to_vec());
+            offset += HEADER + len;
+            continue;
+        };
+        // A damaged frame is a torn append when nothing but zeros
+        // follows it (the file grew before its data landed); damage
+        // with data after it is corruption, never read past.
+        if rest.iter().all(|&b| b == 0) || rest.len() == HEADER + len {
+            break;
+        }
+        return Err(JournalError::Corrupt { path: path.to_owned(), offset: offset as u64, detail });
+    }
+    Ok((entries, offset))
 }
 
 /// The CRC-32 of a frame's length field and payload.

@@ -28,6 +28,8 @@ pub mod protocol;
 pub mod serial;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod standby;
 mod standings;
 #[cfg(feature = "server")]
 mod timers;

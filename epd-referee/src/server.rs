@@ -125,6 +125,9 @@ enum Entry {
     End { game: usize, white: usize, black: usize, result: String, pgn: String },
     /// A game aborted by the supervisor: back in the schedule.
     Abort { game: usize },
+    /// A hot standby follows this journal and would take over at
+    /// `listen`: a referee resumed from the journal asks it first.
+    Standby { listen: String },
 }
 
 /// What a journal holds: the games over, the games in progress.
@@ -174,6 +177,10 @@ enum Inbox {
     /// A line for the log from another task (the players' keeper).
     Note(String),
     Bound(SocketAddr),
+    /// The epoch of the lost standby, if it answered (it took over).
+    Probed(Option<u64>),
+    /// What the fencer of a referee that took over heard.
+    Fenced(crate::standby::Fenced),
 }
 
 /// Runs `event` to its end on a tokio runtime of its own.
@@ -201,6 +208,22 @@ pub async fn run(
     options: Options,
     bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
 ) -> std::io::Result<Outcome> {
+    serve(event, options, bound, None, None).await
+}
+
+/// [`run`], on `listener` if given (a standby's, bound when it started),
+/// and, after a standby's take-over, telling the old primary at `fence`
+/// to yield.
+pub(crate) async fn serve(
+    event: Event,
+    options: Options,
+    bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+    listener: Option<TcpListener>,
+    fence: Option<String>,
+) -> std::io::Result<Outcome> {
+    if options.resume && fence.is_none() {
+        step_down_to_standby(&event, options.listen.as_deref()).await?;
+    }
     let openings = match &event.openings {
         Some(path) => load_openings(path)?,
         None => Vec::new(),
@@ -209,7 +232,10 @@ pub async fn run(
     let latencies: Option<Latencies> = options.measure_latency.then(Latencies::default);
     let local = if options.serial.is_empty() {
         let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
-        let listener = TcpListener::bind(&addr).await?;
+        let listener = match listener {
+            Some(l) => l,
+            None => TcpListener::bind(&addr).await?,
+        };
         let local = listener.local_addr()?;
         if let Some(tx) = bound {
             let _ = tx.send(local);
@@ -273,8 +299,20 @@ pub async fn run(
             )));
         }
     }
-    let mut director = Director::new(event, openings, options.verbose, options.resume)?;
+    let mut director = Director::new(event, openings, options.verbose, options.resume, tx.clone())?;
     director.measure = options.measure_latency;
+    if let (Some(old), Some(token)) = (fence, director.event.supervisor_token.clone()) {
+        let (ftx, mut frx) = mpsc::channel(1);
+        tokio::spawn(crate::standby::fence(old, token, director.epoch, ftx));
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Some(f) = frx.recv().await {
+                if tx.send(Inbox::Fenced(f)).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
     let mut outcome = director.run(rx).await;
     if let (Ok(_), Some(e)) = (&outcome, director.failure.take()) {
         outcome = Err(e);
@@ -288,6 +326,32 @@ pub async fn run(
         let _ = k.await;
     }
     outcome
+}
+
+/// Before a resumption: when the journal names a standby and it answers
+/// with a newer epoch than the journal's, it took the event over while
+/// this referee was down: this one steps down rather than play on.
+async fn step_down_to_standby(event: &Event, listen: Option<&str>) -> std::io::Result<()> {
+    let Some(token) = &event.supervisor_token else { return Ok(()) };
+    let Ok(entries) = crate::journal::read_entries(&event.journal) else { return Ok(()) };
+    let (mut epoch, mut standby) = (0, None);
+    for e in &entries {
+        match serde_json::from_slice::<Entry>(e) {
+            Ok(Entry::Begin { epoch: n, .. }) => epoch = n,
+            Ok(Entry::Standby { listen }) => standby = Some(listen),
+            _ => {}
+        }
+    }
+    let Some(standby) = standby else { return Ok(()) };
+    if Some(standby.as_str()) == listen.or(Some(event.listen.as_str())) {
+        return Ok(()); // this referee is the standby the journal names
+    }
+    match crate::standby::probe(&standby, token).await {
+        Some(n) if n > epoch => Err(std::io::Error::other(format!(
+            "the standby at {standby} took the event over (epoch {n}; this journal's is {epoch}):              this referee steps down; start it as --standby {standby}"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn spawn_player(program: &str, args: &[String], verbose: bool) -> std::io::Result<tokio::process::Child> {
@@ -674,6 +738,10 @@ enum Due {
     SignOn(ConnId),
     /// The end of a client's quiet time: it may be paired again.
     Quiet(ConnId),
+    /// The next heartbeat to the standby.
+    Heartbeat,
+    /// The oldest held turn waited too long for the standby.
+    Ack,
 }
 
 struct Director {
@@ -715,6 +783,41 @@ struct Director {
     closing: Vec<(ConnId, mpsc::Sender<Out>)>,
     /// A journal write that failed: the event stops with it.
     failure: Option<std::io::Error>,
+    /// This run's epoch: one more than the journal's last.
+    epoch: u64,
+    /// The hot standby following the journal, if one is.
+    follower: Option<Follower>,
+    /// Turns' records held until the standby has their entries, oldest
+    /// first.
+    held: std::collections::VecDeque<Held>,
+    /// The standby was lost: asking it whether it took over (records
+    /// stay held until the answer).
+    probing: bool,
+    /// A newer referee took the event over: why this one stopped.
+    stepped_down: Option<String>,
+    /// The director's own inbox, for the tasks it starts.
+    me: mpsc::Sender<Inbox>,
+}
+
+/// A hot standby ([`crate::standby`]) following the journal.
+#[derive(Debug)]
+struct Follower {
+    id: ConnId,
+    /// The last batch of entries sent.
+    seq: u64,
+    /// How often it hears a heartbeat.
+    every: Duration,
+    /// Where it would take over.
+    listen: String,
+}
+
+/// A turn's records, sent once the standby holds the entries up to `seq`.
+#[derive(Debug)]
+struct Held {
+    seq: u64,
+    since: Instant,
+    outbox: Vec<(ConnId, Out)>,
+    closing: Vec<(ConnId, mpsc::Sender<Out>)>,
 }
 
 fn side_index(c: Color) -> usize {
@@ -722,7 +825,7 @@ fn side_index(c: Color) -> usize {
 }
 
 /// UTC now as `2026-11-23T12:34:56.789Z`, and the PGN date `2026.11.23`.
-fn utc_now() -> (String, String) {
+pub(crate) fn utc_now() -> (String, String) {
     let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     let secs = d.as_secs();
     let days = secs / 86_400;
@@ -750,7 +853,13 @@ fn utc_now() -> (String, String) {
 }
 
 impl Director {
-    fn new(event: Event, openings: Vec<Position>, verbose: bool, resume: bool) -> std::io::Result<Director> {
+    fn new(
+        event: Event,
+        openings: Vec<Position>,
+        verbose: bool,
+        resume: bool,
+        me: mpsc::Sender<Inbox>,
+    ) -> std::io::Result<Director> {
         let open = |p: &PathBuf| {
             std::fs::OpenOptions::new()
                 .create(true)
@@ -824,8 +933,14 @@ impl Director {
             outbox: Vec::new(),
             closing: Vec::new(),
             failure: None,
+            epoch: replayed.as_ref().map_or(0, |r| r.epoch) + 1,
+            follower: None,
+            held: std::collections::VecDeque::new(),
+            probing: false,
+            stepped_down: None,
+            me,
         };
-        let epoch = replayed.as_ref().map_or(0, |r| r.epoch) + 1;
+        let epoch = d.epoch;
         if let Some(r) = replayed {
             for (w, b, res) in r.results {
                 standings.add(w, b, res);
@@ -944,6 +1059,7 @@ impl Director {
                 Entry::Abort { game } => {
                     r.running.remove(&game);
                 }
+                Entry::Standby { .. } => {}
             }
         }
         Ok(r)
@@ -962,23 +1078,49 @@ impl Director {
     /// Ends a turn: syncs its journal entries, then sends its records. If
     /// the journal cannot be written, nothing of the turn goes out and the
     /// event stops: nothing may be acted on that the journal does not hold.
+    /// With a hot standby, the entries go to it too, and the records wait
+    /// until it has acknowledged them (or is gone, and has not taken
+    /// over).
     fn commit(&mut self) {
-        if !self.staged.is_empty() && self.failure.is_none() {
-            let entries: Vec<&[u8]> = self.staged.iter().map(Vec::as_slice).collect();
+        let staged = std::mem::take(&mut self.staged);
+        if !staged.is_empty() && self.failure.is_none() {
+            let entries: Vec<&[u8]> = staged.iter().map(Vec::as_slice).collect();
             if let Err(e) = self.journal.append_all(&entries) {
                 self.fail(e);
             }
         }
-        self.staged.clear();
-        if self.failure.is_some() {
+        if self.failure.is_some() || self.stepped_down.is_some() {
             self.outbox.clear();
             self.closing.clear();
             return;
         }
-        for (id, out) in std::mem::take(&mut self.outbox) {
+        let outbox = std::mem::take(&mut self.outbox);
+        let closing = std::mem::take(&mut self.closing);
+        if !staged.is_empty() {
+            self.replicate(&staged);
+        }
+        let waiting = self.follower.is_some() || self.probing;
+        if waiting && (!staged.is_empty() || !self.held.is_empty()) {
+            let seq = self.follower.as_ref().map_or(u64::MAX, |f| f.seq);
+            let since = Instant::now();
+            if self.held.is_empty() && self.follower.is_some() {
+                self.timers.set(Due::Ack, Some(since + crate::standby::ACK_TIMEOUT));
+            }
+            self.held.push_back(Held { seq, since, outbox, closing });
+            return;
+        }
+        self.deliver(outbox, closing);
+    }
+
+    /// Sends a turn's records (a client whose queue is full is not
+    /// reading, and is dropped); then drops the senders of the clients
+    /// that closed, which ends their writers once they have written what
+    /// they hold.
+    fn deliver(&mut self, outbox: Vec<(ConnId, Out)>, closing: Vec<(ConnId, mpsc::Sender<Out>)>) {
+        for (id, out) in outbox {
             let tx = match self.conns.get(&id) {
                 Some(c) => Some(&c.tx),
-                None => self.closing.iter().find(|(c, _)| *c == id).map(|(_, tx)| tx),
+                None => closing.iter().find(|(c, _)| *c == id).map(|(_, tx)| tx),
             };
             let full = tx.is_some_and(|tx| tx.try_send(out).is_err());
             if full && self.conns.contains_key(&id) {
@@ -987,9 +1129,152 @@ impl Director {
                 self.drop_conn(id, "not reading");
             }
         }
-        // Dropping the senders ends the writers once they have written
-        // what they hold; they close the sockets.
-        self.closing.clear();
+        drop(closing);
+    }
+
+    /// Sends the held turns whose entries the standby holds (`upto`).
+    fn release(&mut self, upto: u64) {
+        while self.held.front().is_some_and(|h| h.seq <= upto) {
+            let h = self.held.pop_front().expect("a front");
+            self.deliver(h.outbox, h.closing);
+        }
+        let next = match (&self.follower, self.held.front()) {
+            (Some(_), Some(h)) => Some(h.since + crate::standby::ACK_TIMEOUT),
+            _ => None,
+        };
+        self.timers.set(Due::Ack, next);
+    }
+
+    /// Sends a turn's entries to the standby, as one batch.
+    fn replicate(&mut self, staged: &[Vec<u8>]) {
+        let Some(f) = self.follower.as_mut() else { return };
+        f.seq += 1;
+        let mut msg = Vec::with_capacity(staged.iter().map(|e| e.len() + 3).sum::<usize>() + 24);
+        for e in staged {
+            msg.extend_from_slice(b"J ");
+            msg.extend_from_slice(e);
+            msg.push(b'\n');
+        }
+        msg.extend_from_slice(format!("C {}", f.seq).as_bytes());
+        self.tell_follower(msg);
+    }
+
+    /// Queues a line for the standby (not logged); a standby that does not
+    /// read is dropped.
+    fn tell_follower(&mut self, msg: Vec<u8>) {
+        let Some(f) = &self.follower else { return };
+        let id = f.id;
+        let sent = self.conns.get(&id).is_some_and(|c| c.tx.try_send((msg, None)).is_ok());
+        if !sent {
+            self.note("the standby is not reading the journal; dropped");
+            self.drop_conn(id, "standby not reading");
+        }
+    }
+
+    /// The standby's connection is gone (or it stopped acknowledging): it
+    /// may be taking over. Its answer to a probe decides whether the held
+    /// records go out (it is a standby still, or gone) or this referee
+    /// steps down (it took over).
+    fn follower_lost(&mut self) {
+        let Some(f) = self.follower.take() else { return };
+        self.timers.set(Due::Heartbeat, None);
+        self.timers.set(Due::Ack, None);
+        self.note(&format!("the standby at {} is gone; asking whether it took over", f.listen));
+        self.probing = true;
+        let token = self.event.supervisor_token.clone().unwrap_or_default();
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            let epoch = crate::standby::probe(&f.listen, &token).await;
+            let _ = me.send(Inbox::Probed(epoch)).await;
+        });
+    }
+
+    /// Leaves the event to a referee with a newer epoch: nothing more is
+    /// written or sent.
+    fn step_down(&mut self, why: String) {
+        self.note(&why);
+        eprintln!("argus: {why}");
+        self.held.clear();
+        self.stepped_down = Some(why);
+        self.quit = true;
+    }
+
+    /// A line from a standby, or from a referee that took over.
+    fn on_hello(&mut self, id: ConnId, line: &[u8]) {
+        use crate::standby::Hello;
+        let hello = crate::standby::parse_hello(line, self.event.supervisor_token.as_deref());
+        let peer = self.conns.get(&id).map(|c| c.peer.clone()).unwrap_or_default();
+        self.timers.set(Due::SignOn(id), None);
+        match hello {
+            Err(why) => {
+                self.note(&format!("#{id} from {peer}: refused: {why}"));
+                self.outbox.push((id, (format!("F {why}").into_bytes(), None)));
+                self.drop_conn(id, "refused standby");
+            }
+            Ok(Hello::Probe) => {
+                self.outbox.push((id, (format!("P {}", self.epoch).into_bytes(), None)));
+                self.drop_conn(id, "probed");
+            }
+            Ok(Hello::Yield { epoch }) => {
+                if self.epoch <= epoch {
+                    // The answer goes out now: nothing else of this turn
+                    // will.
+                    if let Some(c) = self.conns.get(&id) {
+                        let _ = c.tx.try_send((b"D".to_vec(), None));
+                    }
+                    self.drop_conn(id, "yielded");
+                    self.step_down(format!(
+                        "the referee at {peer} took the event over (epoch {epoch}; this one's is {}): stepping down",
+                        self.epoch
+                    ));
+                } else {
+                    self.outbox.push((id, (format!("P {}", self.epoch).into_bytes(), None)));
+                    self.drop_conn(id, "refused yield");
+                }
+            }
+            Ok(Hello::Follow { listen, heartbeat }) => {
+                if let Some(old) = self.follower.take() {
+                    self.drop_conn(old.id, "replaced by a new standby");
+                }
+                // A standby listening on every interface is reached at
+                // the address it came from.
+                let listen = match (listen.parse::<SocketAddr>(), peer.parse::<SocketAddr>()) {
+                    (Ok(l), Ok(p)) if l.ip().is_unspecified() => SocketAddr::new(p.ip(), l.port()).to_string(),
+                    _ => listen,
+                };
+                let entries = match crate::journal::read_entries(self.journal.path()) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        self.note(&format!("cannot read the journal for a standby: {e}"));
+                        self.drop_conn(id, "journal unreadable");
+                        return;
+                    }
+                };
+                let mut msg = b"R\n".to_vec();
+                for e in &entries {
+                    msg.extend_from_slice(b"J ");
+                    msg.extend_from_slice(e);
+                    msg.push(b'\n');
+                }
+                msg.extend_from_slice(b"C 0");
+                let every = heartbeat / 4;
+                self.follower = Some(Follower { id, seq: 0, every, listen: listen.clone() });
+                // Whatever was held waits for this one's copy now.
+                for h in &mut self.held {
+                    h.seq = 0;
+                }
+                if let Some(h) = self.held.front() {
+                    self.timers.set(Due::Ack, Some(h.since.max(Instant::now()) + crate::standby::ACK_TIMEOUT));
+                }
+                self.tell_follower(msg);
+                self.timers.set(Due::Heartbeat, Some(Instant::now() + every));
+                self.note(&format!(
+                    "#{id} from {peer}: a standby follows the journal ({} entries so far); it would take over at {listen}",
+                    entries.len()
+                ));
+                self.write_ahead(&Entry::Standby { listen });
+            }
+        }
     }
 
     fn fail(&mut self, e: std::io::Error) {
@@ -1076,7 +1361,21 @@ impl Director {
             self.commit();
             let _ = self.log.flush();
         }
-        // The end: standings, then everyone is told to disconnect.
+        if let Some(why) = self.stepped_down.take() {
+            // Clients are not told to disconnect (they would stop): their
+            // connections close with this referee, and they fail over.
+            let _ = self.log.flush();
+            return Err(std::io::Error::other(why));
+        }
+        // The end: standings, then everyone is told to disconnect; the
+        // standby hears that the event is over (or stopped).
+        self.release(u64::MAX);
+        self.tell_follower(if self.finished < self.schedule.len() { b"Q".to_vec() } else { b"E".to_vec() });
+        if let Some(f) = self.follower.take() {
+            if let Some(c) = self.conns.remove(&f.id) {
+                self.closing.push((f.id, c.tx));
+            }
+        }
         let report = self.standings.report();
         let header = format!(
             "{}\n{} games of {}; time control {}\n\n",
@@ -1114,6 +1413,19 @@ impl Director {
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
             }
             Inbox::Line { id, line, at } => {
+                if self.follower.as_ref().is_some_and(|f| f.id == id) {
+                    // The standby acknowledges a batch.
+                    let seq = line.strip_prefix(b"A ").and_then(|n| std::str::from_utf8(n).ok()?.parse::<u64>().ok());
+                    match seq {
+                        Some(n) if self.follower.as_ref().is_some_and(|f| n <= f.seq) => self.release(n),
+                        _ => self.drop_conn(id, "a standby line that is not an acknowledgement"),
+                    }
+                    return;
+                }
+                if line.starts_with(crate::standby::HELLO) && self.conns.get(&id).is_some_and(|c| c.player.is_none()) {
+                    self.on_hello(id, &line);
+                    return;
+                }
                 let (now, _) = utc_now();
                 let who = self.name_of(id);
                 let _ = writeln!(self.log, "{now} {who} < {}", escaped(&line));
@@ -1133,6 +1445,28 @@ impl Director {
             }
             Inbox::Console(cmd) => self.on_console(&cmd),
             Inbox::Note(text) => self.note(&text),
+            Inbox::Probed(answer) => {
+                if !std::mem::take(&mut self.probing) {
+                    return;
+                }
+                match answer {
+                    Some(n) if n > self.epoch => self.step_down(format!(
+                        "the standby took the event over (epoch {n}; this one's is {}): stepping down",
+                        self.epoch
+                    )),
+                    _ => {
+                        self.note("the standby did not take over; going on without it");
+                        if self.follower.is_none() {
+                            self.release(u64::MAX);
+                        }
+                    }
+                }
+            }
+            Inbox::Fenced(crate::standby::Fenced::Yielded) => self.note("the old primary stepped down"),
+            Inbox::Fenced(crate::standby::Fenced::Newer(n)) => self.step_down(format!(
+                "the old primary has a newer epoch ({n}; this one's is {}): stepping down",
+                self.epoch
+            )),
         }
     }
 
@@ -1207,6 +1541,19 @@ impl Director {
                     }
                 }
                 Due::Quiet(_) => self.to_pair = true,
+                Due::Heartbeat => {
+                    if let Some(every) = self.follower.as_ref().map(|f| f.every) {
+                        self.tell_follower(b"H".to_vec());
+                        self.timers.set(Due::Heartbeat, Some(now + every));
+                    }
+                }
+                Due::Ack => {
+                    let late = self.held.front().is_some_and(|h| now >= h.since + crate::standby::ACK_TIMEOUT);
+                    if let (true, Some(id)) = (late, self.follower.as_ref().map(|f| f.id)) {
+                        self.note("the standby did not acknowledge the journal in time; dropped");
+                        self.drop_conn(id, "standby too slow");
+                    }
+                }
             }
         }
         if std::mem::take(&mut self.to_pair) {
@@ -1722,6 +2069,11 @@ impl Director {
 
     fn drop_conn(&mut self, id: ConnId, why: &str) {
         let Some(c) = self.conns.remove(&id) else { return };
+        if self.follower.as_ref().is_some_and(|f| f.id == id) {
+            self.closing.push((id, c.tx));
+            self.follower_lost();
+            return;
+        }
         // Its sender is dropped at the end of the turn, after its last
         // records; the writer then closes the socket.
         self.closing.push((id, c.tx));

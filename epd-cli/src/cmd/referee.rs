@@ -14,6 +14,7 @@ pub const EXAMPLES: &str = "Examples:
   epd referee event.toml --resume        # after a crash or kill: go on from the journal
   epd referee event.toml --listen 0.0.0.0:16101 -v
   epd referee event.toml --serial /dev/ttyS0,/dev/ttyS1 --baud 9600   # one pair over two serial lines
+  epd referee event.toml --standby 10.0.0.1:16101 --listen 10.0.0.2:16101   # hot standby of the referee at 10.0.0.1
 
 An event file:
   event = \"Argus test\"
@@ -25,6 +26,7 @@ An event file:
   pgn = \"games.pgn\"
   log = \"referee.log\"
   report = \"report.txt\"
+  supervisor_token = \"...\"     # a standby presents it (and the web display's supervisor)
   [[players]]
   name = \"alpha\"
   command = [\"epd\", \"play\", \"--depth\", \"3\"]   # started with --referee HOST:PORT --name alpha
@@ -61,6 +63,16 @@ pub struct Args {
     /// The serial lines' baud rate.
     #[arg(long, value_name = "N", default_value_t = server::DEFAULT_BAUD, requires = "serial")]
     baud: u32,
+    /// Hot standby: follow the referee at HOST:PORT (the address its
+    /// clients use), keep its journal, and take the event over on this
+    /// one's listen address when it stops answering. The event file must
+    /// have a supervisor_token.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["resume", "serial"])]
+    standby: Option<String>,
+    /// With --standby: how long (seconds) the primary may be silent
+    /// before the standby takes over.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, requires = "standby")]
+    heartbeat: f64,
 }
 
 pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> {
@@ -80,7 +92,18 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         serial: args.serial,
         baud: Some(args.baud),
     };
-    let outcome = server::run_blocking(event, options)?;
+    let outcome = match args.standby {
+        Some(primary) => {
+            anyhow::ensure!(
+                (0.1..=60.0).contains(&args.heartbeat),
+                "--heartbeat: between 0.1 and 60 seconds, not {}",
+                args.heartbeat
+            );
+            let beat = std::time::Duration::from_secs_f64(args.heartbeat);
+            epd_referee::standby::run_blocking(event, options, primary, beat)?
+        }
+        None => server::run_blocking(event, options)?,
+    };
     if !args.background {
         write!(out, "{}", outcome.report)?;
     }
