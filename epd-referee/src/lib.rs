@@ -33,6 +33,8 @@ pub mod standby;
 mod standings;
 #[cfg(feature = "server")]
 mod timers;
+#[cfg(feature = "server")]
+pub mod web;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};
 pub use event::{Event, EventError, Pairing, Player, ScheduledGame};

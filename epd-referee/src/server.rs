@@ -137,6 +137,8 @@ struct Replayed {
     done: Vec<usize>,
     results: Vec<(usize, usize, GameResult)>,
     pgn: Vec<String>,
+    /// The games over, for the display.
+    ended: Vec<crate::web::FinishedGame>,
     running: BTreeMap<usize, (Game, Option<Color>)>,
 }
 
@@ -181,6 +183,8 @@ enum Inbox {
     Probed(Option<u64>),
     /// What the fencer of a referee that took over heard.
     Fenced(crate::standby::Fenced),
+    /// A supervisor action from the web display, and who sent it.
+    Supervisor(String, String),
 }
 
 /// Runs `event` to its end on a tokio runtime of its own.
@@ -299,8 +303,37 @@ pub(crate) async fn serve(
             )));
         }
     }
+    // The live display: bound before the event starts, so a bad address
+    // is said at once.
+    let web = match &event.web {
+        Some(addr) => {
+            let l = TcpListener::bind(addr)
+                .await
+                .map_err(|e| std::io::Error::new(e.kind(), format!("web = {addr:?}: {e}")))?;
+            let local = l.local_addr()?;
+            Some((l, local))
+        }
+        None => None,
+    };
     let mut director = Director::new(event, openings, options.verbose, options.resume, tx.clone())?;
     director.measure = options.measure_latency;
+    if let Some((listener, local)) = web {
+        let (state_tx, state_rx) = tokio::sync::watch::channel(Arc::new(crate::web::Snapshot::default()));
+        director.web = Some(state_tx);
+        director.publish(true);
+        let (act_tx, mut act_rx) = mpsc::channel::<(String, String)>(16);
+        let inbox = tx.clone();
+        tokio::spawn(async move {
+            while let Some((cmd, from)) = act_rx.recv().await {
+                if inbox.send(Inbox::Supervisor(cmd, from)).await.is_err() {
+                    return;
+                }
+            }
+        });
+        let (pgn, token) = (director.event.pgn.clone(), director.event.supervisor_token.clone());
+        tokio::spawn(crate::web::serve(listener, state_rx, pgn, token, act_tx));
+        director.note(&format!("live display on http://{local}/"));
+    }
     if let (Some(old), Some(token)) = (fence, director.event.supervisor_token.clone()) {
         let (ftx, mut frx) = mpsc::channel(1);
         tokio::spawn(crate::standby::fence(old, token, director.epoch, ftx));
@@ -742,6 +775,8 @@ enum Due {
     Heartbeat,
     /// The oldest held turn waited too long for the standby.
     Ack,
+    /// The live display's state is published.
+    Publish,
 }
 
 struct Director {
@@ -797,6 +832,16 @@ struct Director {
     stepped_down: Option<String>,
     /// The director's own inbox, for the tasks it starts.
     me: mpsc::Sender<Inbox>,
+    /// Where the live display's state is published, if there is one.
+    web: Option<tokio::sync::watch::Sender<Arc<crate::web::Snapshot>>>,
+    /// The state changed since it was last published.
+    web_dirty: bool,
+    /// When it is published next.
+    publish_at: Option<Instant>,
+    /// The published state's version.
+    version: u64,
+    /// The games over, for the display.
+    ended: Vec<crate::web::FinishedGame>,
 }
 
 /// A hot standby ([`crate::standby`]) following the journal.
@@ -939,6 +984,11 @@ impl Director {
             probing: false,
             stepped_down: None,
             me,
+            web: None,
+            web_dirty: true,
+            publish_at: None,
+            version: 0,
+            ended: Vec::new(),
         };
         let epoch = d.epoch;
         if let Some(r) = replayed {
@@ -947,6 +997,7 @@ impl Director {
             }
             d.finished = r.done.len();
             d.done = r.done.into_iter().collect();
+            d.ended = r.ended;
             let now = Instant::now();
             let until = now + d.event.disconnect_grace;
             for (k, (game, offer)) in r.running {
@@ -1011,6 +1062,7 @@ impl Director {
             done: Vec::new(),
             results: Vec::new(),
             pgn: Vec::new(),
+            ended: Vec::new(),
             running: BTreeMap::new(),
         };
         for (i, bytes) in entries.iter().enumerate() {
@@ -1050,7 +1102,19 @@ impl Director {
                         "1/2-1/2" => GameResult::Draw,
                         _ => return Err(bad_journal(path, n, format!("a result {result:?}"))),
                     };
-                    scheduled(game)?;
+                    let sched = scheduled(game)?;
+                    let tag = |name: &str| {
+                        let key = format!("[{name} \"");
+                        pgn.find(&key).and_then(|i| pgn[i + key.len()..].split('"').next()).map(str::to_owned)
+                    };
+                    r.ended.push(crate::web::FinishedGame {
+                        number: sched.number,
+                        white: event.players.get(white).map_or_else(String::new, |p| p.name.clone()),
+                        black: event.players.get(black).map_or_else(String::new, |p| p.name.clone()),
+                        result: result.clone(),
+                        termination: tag("Termination").unwrap_or_default(),
+                        plies: tag("PlyCount").and_then(|n| n.parse().ok()).unwrap_or(0),
+                    });
                     r.running.remove(&game);
                     r.done.push(game);
                     r.results.push((white, black, res));
@@ -1277,6 +1341,107 @@ impl Director {
         }
     }
 
+    /// Publishes the display's state at most ten times a second.
+    fn schedule_publish(&mut self) {
+        if self.web.is_some() && self.web_dirty && self.publish_at.is_none() {
+            let at = Instant::now() + Duration::from_millis(100);
+            self.publish_at = Some(at);
+            self.timers.set(Due::Publish, Some(at));
+        }
+    }
+
+    /// The PGN tags of a game in progress or just over.
+    fn pgn_tags(&self, r: &Running) -> Tags {
+        let round = match &self.event.round {
+            Some(p) => format!("{p}.{}", r.sched.number),
+            None => format!("{}.{}", r.sched.cycle, r.sched.number),
+        };
+        Tags {
+            event: self.event.name.clone(),
+            site: self.event.site.clone(),
+            date: self.date.clone(),
+            round,
+            white: self.event.players[r.sched.white].name.clone(),
+            black: self.event.players[r.sched.black].name.clone(),
+        }
+    }
+
+    /// Publishes the live display's state (`live`: the event goes on).
+    fn publish(&mut self, live: bool) {
+        use crate::web::{LiveGame, Snapshot, Standing, State};
+        if self.web.is_none() {
+            return;
+        }
+        self.web_dirty = false;
+        self.version += 1;
+        let now = Instant::now();
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let side = |c: Color| if c == Color::White { "white" } else { "black" };
+        let mut live_pgn = String::new();
+        let mut running = Vec::with_capacity(self.running.len());
+        for r in self.running.values() {
+            let g = &r.game;
+            let last = g.moves().last().map(|m| {
+                let to = if m.mv.is_castle() { m.mv.king_destination() } else { m.mv.to() };
+                [m.mv.from().to_string(), to.to_string()]
+            });
+            let ticking = r.paused.is_none() && r.away.is_none() && r.starts_at.is_none() && g.ended().is_none();
+            let tags = self.pgn_tags(r);
+            live_pgn.push_str(&pgn::write(&tags, g, &self.event.time_control));
+            running.push(LiveGame {
+                number: r.sched.number,
+                round: tags.round,
+                white: tags.white,
+                black: tags.black,
+                start: g.start().fen(),
+                fen: g.position().fen(),
+                moves: g.moves().iter().map(|m| m.san.clone()).collect(),
+                last,
+                turn: side(g.position().turn()),
+                white_ms: ms(g.clock(Color::White).remaining()),
+                black_ms: ms(g.clock(Color::Black).remaining()),
+                thinking_ms: r.asked_at.filter(|_| ticking).map(|t| ms(now.saturating_duration_since(t))),
+                paused: r.paused.is_some(),
+                away: r.away.map(|(c, _)| side(c)),
+            });
+        }
+        running.sort_by_key(|g| g.number);
+        let standings = self
+            .standings
+            .order()
+            .into_iter()
+            .map(|i| {
+                let [wins, draws, losses] = self.standings.wdl(i);
+                Standing {
+                    name: self.standings.name(i).to_owned(),
+                    points: f64::from(self.standings.half_points(i)) / 2.0,
+                    games: self.standings.games(i),
+                    wins,
+                    draws,
+                    losses,
+                }
+            })
+            .collect();
+        let state = State {
+            version: self.version,
+            event: self.event.name.clone(),
+            site: self.event.site.clone(),
+            time_control: self.event.time_control.to_string(),
+            epoch: self.epoch,
+            games: self.schedule.len(),
+            finished_count: self.finished,
+            live,
+            running,
+            finished: self.ended[self.ended.len().saturating_sub(500)..].to_vec(),
+            standings,
+            supervised: self.event.supervisor_token.is_some(),
+        };
+        let json = serde_json::to_string(&state).unwrap_or_default();
+        if let Some(tx) = &self.web {
+            tx.send_replace(Arc::new(Snapshot { json, live_pgn }));
+        }
+    }
+
     fn fail(&mut self, e: std::io::Error) {
         let msg = format!("{}: cannot write the journal: {e}", self.journal.path().display());
         let _ = writeln!(self.log, "{} referee {msg}; the event stops", utc_now().0);
@@ -1338,6 +1503,7 @@ impl Director {
                     Err(_) => {
                         self.tick(Instant::now());
                         self.commit();
+                        self.schedule_publish();
                         let _ = self.log.flush();
                         continue;
                     }
@@ -1359,6 +1525,7 @@ impl Director {
             // The turn's journal entries are synced, then its records go
             // out; its log lines reach the file before the next turn.
             self.commit();
+            self.schedule_publish();
             let _ = self.log.flush();
         }
         if let Some(why) = self.stepped_down.take() {
@@ -1376,6 +1543,7 @@ impl Director {
                 self.closing.push((f.id, c.tx));
             }
         }
+        self.publish(false);
         let report = self.standings.report();
         let header = format!(
             "{}\n{} games of {}; time control {}\n\n",
@@ -1401,6 +1569,7 @@ impl Director {
     }
 
     fn handle(&mut self, msg: Inbox) {
+        self.web_dirty = true;
         match msg {
             Inbox::Bound(a) => {
                 self.listen = Some(a);
@@ -1461,6 +1630,10 @@ impl Director {
                         }
                     }
                 }
+            }
+            Inbox::Supervisor(cmd, from) => {
+                self.note(&format!("supervisor (web, {from}): {cmd}"));
+                self.on_console(&cmd);
             }
             Inbox::Fenced(crate::standby::Fenced::Yielded) => self.note("the old primary stepped down"),
             Inbox::Fenced(crate::standby::Fenced::Newer(n)) => self.step_down(format!(
@@ -1546,6 +1719,10 @@ impl Director {
                         self.tell_follower(b"H".to_vec());
                         self.timers.set(Due::Heartbeat, Some(now + every));
                     }
+                }
+                Due::Publish => {
+                    self.publish_at = None;
+                    self.publish(true);
                 }
                 Due::Ack => {
                     let late = self.held.front().is_some_and(|h| now >= h.since + crate::standby::ACK_TIMEOUT);
@@ -1755,10 +1932,7 @@ impl Director {
     }
 
     fn tags(&self, r: &Running, result: &str) -> Vec<(&'static str, String)> {
-        let round = match &self.event.round {
-            Some(p) => format!("{p}.{}", r.sched.number),
-            None => format!("{}.{}", r.sched.cycle, r.sched.number),
-        };
+        let round = self.pgn_tags(r).round;
         vec![
             ("Event", self.event.name.clone()),
             ("Site", self.event.site.clone()),
@@ -2014,14 +2188,7 @@ impl Director {
         let Some(r) = self.running.get(&k) else { return };
         let result = e.result.pgn();
         let tags = self.tags(r, result);
-        let pgn_tags = Tags {
-            event: self.event.name.clone(),
-            site: self.event.site.clone(),
-            date: self.date.clone(),
-            round: tags[3].1.clone(),
-            white: self.event.players[r.sched.white].name.clone(),
-            black: self.event.players[r.sched.black].name.clone(),
-        };
+        let pgn_tags = self.pgn_tags(r);
         let text = pgn::write(&pgn_tags, &r.game, &self.event.time_control);
         let entry =
             Entry::End { game: k, white: r.sched.white, black: r.sched.black, result: result.to_owned(), pgn: text };
@@ -2058,6 +2225,14 @@ impl Director {
         self.standings.add(r.sched.white, r.sched.black, e.result);
         self.finished += 1;
         self.done.insert(k);
+        self.ended.push(crate::web::FinishedGame {
+            number: r.sched.number,
+            white: self.event.players[r.sched.white].name.clone(),
+            black: self.event.players[r.sched.black].name.clone(),
+            result: result.to_owned(),
+            termination: e.termination.pgn_tag().to_owned(),
+            plies: r.game.moves().len(),
+        });
         self.note(&format!(
             "game {} over: {} ({}), {} plies",
             r.sched.number,

@@ -90,6 +90,18 @@ impl Standings {
         self.half[i].iter().sum()
     }
 
+    /// Wins, draws and losses of player `i`.
+    #[must_use]
+    pub fn wdl(&self, i: usize) -> [u32; 3] {
+        self.wdl[i]
+    }
+
+    /// Player `i`'s name.
+    #[must_use]
+    pub fn name(&self, i: usize) -> &str {
+        &self.names[i]
+    }
+
     /// Games of player `i`.
     #[must_use]
     pub fn games(&self, i: usize) -> u32 {
