@@ -1043,6 +1043,155 @@ fn a_hot_standby_takes_over_when_the_primary_is_killed() {
     assert!(took < 3.0, "take-over took {took:.3} s from the kill to the first respond");
 }
 
+/// Open descriptors and resident memory (KiB) of a process, from /proc.
+fn fds_and_rss(pid: u32) -> (usize, u64) {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib = |key: &str| -> u64 {
+        let l = status.lines().find(|l| l.starts_with(key)).unwrap();
+        l.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    (fds, kib("VmRSS:"))
+}
+
+/// Hostile clients against a referee with games running (12 games of
+/// two `epd play` clients): 1,000
+/// connections opened and dropped (250 held at a time, some with half a
+/// line), 10 MB of random bytes on one connection, and a slow-loris
+/// client that sends a byte a second and never a newline. The referee
+/// drops the slow loris when its line times out, its resident memory
+/// stays within 16 MiB of what it was before, its open descriptors come
+/// back to the baseline, and the games are unaffected: every one ends by
+/// the rules (none abandoned or forfeited), python-chess replays each
+/// with continuous clocks, and no move was charged more than half a
+/// second.
+#[test]
+fn hostile_clients_cost_the_referee_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(
+        dir.path(),
+        "time_control = \"60+0.1\"\nrounds = 6\nconcurrency = 1\n\
+         [[players]]\nname = \"white\"\n[[players]]\nname = \"black\"\n",
+    );
+    let pid = referee.child.id();
+    let mut clients: Vec<Child> = ["white", "black"]
+        .iter()
+        .map(|n| {
+            Command::new(EPD)
+                .args(["play", "--referee", &referee.addr, "--name", n, "--movetime", "40"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    wait_for_line(&dir.path().join("referee.log"), "game 1 starts", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(500));
+    let (base_fds, base_rss) = fds_and_rss(pid);
+    // The slow loris, for the whole test: a byte a second, no newline.
+    let addr = referee.addr.clone();
+    let loris = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(10))).unwrap();
+        let start = Instant::now();
+        for b in b"refreq sign_on; name \"white\"; ".iter().cycle() {
+            if s.write_all(&[*b]).is_err() {
+                break;
+            }
+            let mut buf = [0u8; 512];
+            match std::io::Read::read(&mut s, &mut buf) {
+                Ok(0) => break,
+                Err(e) if e.kind() != std::io::ErrorKind::WouldBlock && e.kind() != std::io::ErrorKind::TimedOut => {
+                    break
+                }
+                _ => {}
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "the slow loris was never dropped");
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        start.elapsed()
+    });
+    // 1,000 connections, 250 at a time, dropped.
+    let mut peak = base_rss;
+    for batch in 0..4 {
+        let conns: Vec<TcpStream> = (0..250)
+            .map(|i| {
+                let mut s = TcpStream::connect(&referee.addr).unwrap();
+                if i % 3 == 0 {
+                    let _ = s.write_all(b"refreq sign_on; na");
+                }
+                s
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        peak = peak.max(fds_and_rss(pid).1);
+        drop(conns);
+        eprintln!("batch {batch}: {} descriptors", fds_and_rss(pid).0);
+    }
+    // 10 MB of random bytes on one connection.
+    let mut s = TcpStream::connect(&referee.addr).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut sent = 0usize;
+    let chunk: Vec<u8> = (0..65_536)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    while sent < 10_000_000 {
+        if s.write_all(&chunk).is_err() {
+            break; // dropped by the referee: a line over the limit
+        }
+        sent += chunk.len();
+        peak = peak.max(fds_and_rss(pid).1);
+    }
+    drop(s);
+    let took = loris.join().unwrap();
+    assert!(took < Duration::from_secs(40), "the slow loris lasted {took:?}");
+    // Descriptors back to the baseline (the dropped connections closed).
+    let start = Instant::now();
+    let (fds, rss) = loop {
+        let (fds, rss) = fds_and_rss(pid);
+        peak = peak.max(rss);
+        if fds <= base_fds || start.elapsed() > Duration::from_secs(10) {
+            break (fds, rss);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    eprintln!(
+        "descriptors {base_fds} -> {fds}; resident {base_rss} KiB -> {rss} KiB (peak {peak} KiB); slow loris dropped after {took:?}"
+    );
+    assert!(fds <= base_fds, "descriptors {base_fds} before, {fds} after");
+    assert!(peak < base_rss + 16 * 1024, "resident memory {base_rss} KiB before, {peak} KiB at most");
+    let pgn = referee.finish(Duration::from_secs(300));
+    for mut c in clients.drain(..) {
+        let _ = c.wait();
+    }
+    let g = games(&pgn);
+    assert_eq!(g.len(), 12, "every game");
+    for x in &g {
+        assert!(!["abandoned", "rules infraction"].contains(&tag(x, "Termination")), "{}", x.1);
+    }
+    check_with_python_chess(&dir.path().join("games.pgn"), 60.0, 0.1);
+    let worst = pgn
+        .match_indices("[%emt ")
+        .map(|(i, _)| {
+            let rest = &pgn[i + 6..];
+            clock_ms_of(&rest[..rest.find(']').unwrap()])
+        })
+        .fold(0.0, f64::max);
+    assert!(worst < 500.0, "a move was charged {worst} ms");
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    assert!(log.contains("a line unfinished after 30 s"), "the slow loris was dropped for its line");
+}
+
+/// `h:mm:ss.fff` in milliseconds.
+fn clock_ms_of(t: &str) -> f64 {
+    t.split(':').fold(0.0, |a, x| a * 60.0 + x.parse::<f64>().unwrap()) * 1000.0
+}
+
 /// socat, for pseudo-terminal pairs (required in CI).
 fn socat() -> Option<PathBuf> {
     let found =
