@@ -943,29 +943,57 @@ fn wait_for_line(path: &Path, what: &str, limit: Duration) -> String {
     }
 }
 
-/// The hot standby: a primary at A, a standby at B following its journal
-/// (`--standby A --listen B`), six `epd play` clients that know both
-/// (`--referee A,B`). The primary is killed with SIGKILL mid-tournament;
-/// the standby takes over and finishes the event: every game once, each
-/// one legal continuous game with continuous clocks (python-chess), and
-/// every move either referee acknowledged to a client is in the PGN. The
-/// old primary, restarted with `--resume`, finds the newer epoch at the
-/// standby and steps down instead of playing on. The take-over time, from
-/// the kill to the standby's first respond, is measured (goal: 3 s).
-#[test]
-fn a_hot_standby_takes_over_when_the_primary_is_killed() {
-    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (a, b) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
-    let players: String = (0..6).map(|i| format!("[[players]]\nname = \"h{i}\"\n")).collect();
-    let event = format!(
-        "event = \"Standby\"\ndate = \"2026.11.24\"\nlisten = \"{a}\"\ntime_control = \"60+0.1\"\nrounds = 1\n\
-         concurrency = 3\nreset_delay = 0\nconclude_delay = 0\ndisconnect_grace = 30\n\
-         supervisor_token = \"sup3rvisor\"\n{players}"
-    );
-    for d in [&dir_a, &dir_b] {
-        std::fs::write(d.path().join("event.toml"), &event).unwrap();
+/// A primary referee at A and a hot standby at B following it, each in
+/// a directory of its own with the same event file (six players, three
+/// games at once), and six `epd play` clients that know both addresses.
+struct Standby {
+    dir_a: tempfile::TempDir,
+    dir_b: tempfile::TempDir,
+    a: String,
+    primary: Child,
+    standby: Child,
+    clients: Vec<Child>,
+}
+
+impl Standby {
+    fn start() -> Standby {
+        let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (a, b) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+        let players: String = (0..6).map(|i| format!("[[players]]\nname = \"h{i}\"\n")).collect();
+        let event = format!(
+            "event = \"Standby\"\ndate = \"2026.11.24\"\nlisten = \"{a}\"\ntime_control = \"60+0.1\"\nrounds = 1\n\
+             concurrency = 3\nreset_delay = 0\nconclude_delay = 0\ndisconnect_grace = 30\n\
+             supervisor_token = \"sup3rvisor\"\n{players}"
+        );
+        for d in [&dir_a, &dir_b] {
+            std::fs::write(d.path().join("event.toml"), &event).unwrap();
+        }
+        let primary = Standby::referee(dir_a.path(), &[]);
+        wait_for_line(&dir_a.path().join("referee.log"), "listening on", Duration::from_secs(10));
+        let standby = Standby::referee(dir_b.path(), &["--standby", &a, "--listen", &b]);
+        wait_for_line(&dir_a.path().join("referee.log"), "a standby follows the journal", Duration::from_secs(10));
+        let both = format!("{a},{b}");
+        let clients: Vec<Child> = (0..6)
+            .map(|i| {
+                Command::new(EPD)
+                    .args(["play", "--referee", &both, "--name", &format!("h{i}"), "--movetime", "10"])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        // Mid-tournament: a few games over, others in progress.
+        let start = Instant::now();
+        while games(&std::fs::read_to_string(dir_a.path().join("games.pgn")).unwrap_or_default()).len() < 3 {
+            assert!(start.elapsed() < Duration::from_secs(120), "the primary finished no game");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        Standby { dir_a, dir_b, a, primary, standby, clients }
     }
-    let referee = |dir: &Path, extra: &[&str]| {
+
+    fn referee(dir: &Path, extra: &[&str]) -> Child {
         Command::new(EPD)
             .args(["referee", "event.toml", "--background"])
             .args(extra)
@@ -975,72 +1003,111 @@ fn a_hot_standby_takes_over_when_the_primary_is_killed() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap()
-    };
-    let log_a = dir_a.path().join("referee.log");
-    let log_b = dir_b.path().join("referee.log");
-    let mut primary = referee(dir_a.path(), &[]);
-    wait_for_line(&log_a, "listening on", Duration::from_secs(10));
-    let mut standby = referee(dir_b.path(), &["--standby", &a, "--listen", &b]);
-    wait_for_line(&log_a, "a standby follows the journal", Duration::from_secs(10));
-    let both = format!("{a},{b}");
-    let mut clients: Vec<Child> = (0..6)
-        .map(|i| {
-            Command::new(EPD)
-                .args(["play", "--referee", &both, "--name", &format!("h{i}"), "--movetime", "10"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    // Mid-tournament: a few games over, others in progress.
-    let start = Instant::now();
-    while games(&std::fs::read_to_string(dir_a.path().join("games.pgn")).unwrap_or_default()).len() < 3 {
-        assert!(start.elapsed() < Duration::from_secs(120), "the primary finished no game");
-        std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(300));
-    primary.kill().unwrap(); // SIGKILL
+
+    fn log_a(&self) -> PathBuf {
+        self.dir_a.path().join("referee.log")
+    }
+
+    fn log_b(&self) -> PathBuf {
+        self.dir_b.path().join("referee.log")
+    }
+
+    /// Waits for the standby to finish the event, then checks its PGN:
+    /// every game once, each legal with continuous clocks, and every
+    /// move either referee acknowledged in it. Returns the moves checked.
+    fn finish(mut self) -> (Option<usize>, String) {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = self.standby.try_wait().unwrap() {
+                break s;
+            }
+            assert!(start.elapsed() < Duration::from_secs(180), "the standby did not finish the event");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(self.standby.stderr.as_mut().unwrap(), &mut err);
+        assert!(status.success(), "standby: {status}: {err}");
+        for c in &mut self.clients {
+            let _ = c.wait();
+        }
+        let pgn_path = self.dir_b.path().join("games.pgn");
+        let pgn = std::fs::read_to_string(&pgn_path).unwrap();
+        let g = games(&pgn);
+        let mut rounds: Vec<&str> = g.iter().map(|x| tag(x, "Round")).collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        assert_eq!((g.len(), rounds.len()), (30, 30), "every game of the round robin, each once");
+        check_with_python_chess(&pgn_path, 60.0, 0.1);
+        let acked = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&self.log_a(), &self.log_b()]);
+        let log = std::fs::read_to_string(self.log_b()).unwrap();
+        let after = log.split("the primary is gone").nth(1).expect("the standby took over").to_owned();
+        assert!(after.contains("resumed from the journal (epoch 2)"), "{log}");
+        assert!(!after.contains(" 0 in progress"), "the take-over was mid-event");
+        (acked, after)
+    }
+}
+
+/// The hot standby: the primary is killed with SIGKILL mid-tournament;
+/// the standby takes over and finishes the event: every game once, each
+/// one legal continuous game with continuous clocks (python-chess), and
+/// every move either referee acknowledged to a client is in the PGN. The
+/// old primary, restarted with `--resume`, finds the newer epoch at the
+/// standby and steps down instead of playing on. The take-over time, from
+/// the kill to the standby's first respond, is measured (goal: 3 s).
+#[test]
+fn a_hot_standby_takes_over_when_the_primary_is_killed() {
+    let mut pair = Standby::start();
+    pair.primary.kill().unwrap(); // SIGKILL
     let killed_at = utc_seconds();
-    primary.wait().unwrap();
-    wait_for_line(&log_b, "the primary is gone", Duration::from_secs(10));
+    pair.primary.wait().unwrap();
+    wait_for_line(&pair.log_b(), "the primary is gone", Duration::from_secs(10));
     // The old primary comes back on its address: it asks the standby its
     // journal names, finds the newer epoch, and steps down.
-    let old = referee(dir_a.path(), &["--resume"]).wait_with_output().unwrap();
+    let old = Standby::referee(pair.dir_a.path(), &["--resume"]).wait_with_output().unwrap();
     let said = String::from_utf8_lossy(&old.stderr);
     assert!(!old.status.success() && said.contains("steps down"), "{}: {said}", old.status);
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = standby.try_wait().unwrap() {
-            break s;
-        }
-        assert!(start.elapsed() < Duration::from_secs(180), "the standby did not finish the event");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    let _ = std::io::Read::read_to_string(standby.stderr.as_mut().unwrap(), &mut err);
-    assert!(status.success(), "standby: {status}: {err}");
-    for c in &mut clients {
-        let _ = c.wait();
-    }
-    let pgn_path = dir_b.path().join("games.pgn");
-    let pgn = std::fs::read_to_string(&pgn_path).unwrap();
-    let g = games(&pgn);
-    let mut rounds: Vec<&str> = g.iter().map(|x| tag(x, "Round")).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
-    assert_eq!((g.len(), rounds.len()), (30, 30), "every game of the round robin, each once");
-    check_with_python_chess(&pgn_path, 60.0, 0.1);
-    let log = std::fs::read_to_string(&log_b).unwrap();
-    let after = log.split("the primary is gone").nth(1).unwrap();
-    assert!(after.contains("resumed from the journal (epoch 2)"), "{log}");
-    assert!(!after.contains(" 0 in progress"), "the kill was mid-event");
+    let (acked, after) = pair.finish();
     let first = after.lines().find(|l| l.contains(" > ") && l.contains("refcom respond")).expect("a respond");
     let took = (log_time(first) - killed_at).rem_euclid(86_400.0);
-    if let Some(acked) = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&log_a, &log_b]) {
+    if let Some(acked) = acked {
         eprintln!("standby took over in {took:.3} s; 0 games lost; {acked} acknowledged moves all in the PGN");
     }
     assert!(took < 3.0, "take-over took {took:.3} s from the kill to the first respond");
+}
+
+/// Split brain: the primary is frozen (SIGSTOP) past the heartbeat, so
+/// the standby takes over while the primary still runs; then it thaws
+/// (SIGCONT) with its clients' moves waiting. It must not acknowledge any
+/// of them: it finds the standby's newer epoch and steps down, its
+/// clients fail over, and every move either referee acknowledged is in
+/// the standby's PGN.
+#[test]
+fn a_frozen_primary_that_thaws_after_the_take_over_steps_down() {
+    let mut pair = Standby::start();
+    let pid = pair.primary.id().to_string();
+    assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+    wait_for_line(&pair.log_b(), "the primary is gone", Duration::from_secs(10));
+    wait_for_line(&pair.log_b(), "resumed from the journal", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = pair.primary.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "the thawed primary did not step down");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    let _ = std::io::Read::read_to_string(pair.primary.stderr.as_mut().unwrap(), &mut err);
+    assert!(!status.success() && err.contains("stepping down"), "{status}: {err}");
+    let a = pair.a.clone();
+    let (acked, _) = pair.finish();
+    assert!(std::net::TcpStream::connect(&a).is_err(), "the old primary still listens");
+    if let Some(acked) = acked {
+        eprintln!("the thawed primary stepped down ({err}); {acked} acknowledged moves all in the PGN");
+    }
 }
 
 /// Open descriptors and resident memory (KiB) of a process, from /proc.

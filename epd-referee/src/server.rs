@@ -812,7 +812,7 @@ struct Director {
     staged: Vec<Vec<u8>>,
     /// This turn's records for the clients, sent once its entries are
     /// durable.
-    outbox: Vec<(ConnId, Out)>,
+    outbox: Vec<Queued>,
     /// Connections dropped this turn: their last records (a fault, a
     /// disconnect) still go out at the turn's end, then they close.
     closing: Vec<(ConnId, mpsc::Sender<Out>)>,
@@ -844,6 +844,10 @@ struct Director {
     ended: Vec<crate::web::FinishedGame>,
 }
 
+/// A record queued for a client, and the client's name for the log (none:
+/// a line of the standby protocol, not logged).
+type Queued = (ConnId, Out, Option<String>);
+
 /// A hot standby ([`crate::standby`]) following the journal.
 #[derive(Debug)]
 struct Follower {
@@ -861,7 +865,7 @@ struct Follower {
 struct Held {
     seq: u64,
     since: Instant,
-    outbox: Vec<(ConnId, Out)>,
+    outbox: Vec<Queued>,
     closing: Vec<(ConnId, mpsc::Sender<Out>)>,
 }
 
@@ -1180,12 +1184,18 @@ impl Director {
     /// reading, and is dropped); then drops the senders of the clients
     /// that closed, which ends their writers once they have written what
     /// they hold.
-    fn deliver(&mut self, outbox: Vec<(ConnId, Out)>, closing: Vec<(ConnId, mpsc::Sender<Out>)>) {
-        for (id, out) in outbox {
+    /// A record is logged as it goes out: one held for the standby and
+    /// then dropped (this referee stepped down) never shows as sent.
+    fn deliver(&mut self, outbox: Vec<Queued>, closing: Vec<(ConnId, mpsc::Sender<Out>)>) {
+        for (id, out, who) in outbox {
             let tx = match self.conns.get(&id) {
                 Some(c) => Some(&c.tx),
                 None => closing.iter().find(|(c, _)| *c == id).map(|(_, tx)| tx),
             };
+            if let (Some(who), Some(_)) = (&who, tx) {
+                let (now, _) = utc_now();
+                let _ = writeln!(self.log, "{now} {who} > {}", String::from_utf8_lossy(&out.0));
+            }
             let full = tx.is_some_and(|tx| tx.try_send(out).is_err());
             if full && self.conns.contains_key(&id) {
                 let who = self.name_of(id);
@@ -1257,7 +1267,10 @@ impl Director {
     /// written or sent.
     fn step_down(&mut self, why: String) {
         self.note(&why);
-        eprintln!("argus: {why}");
+        let held: usize = self.held.iter().map(|h| h.outbox.len()).sum();
+        if held > 0 {
+            self.note(&format!("{held} records held for the standby are not sent"));
+        }
         self.held.clear();
         self.stepped_down = Some(why);
         self.quit = true;
@@ -1272,11 +1285,11 @@ impl Director {
         match hello {
             Err(why) => {
                 self.note(&format!("#{id} from {peer}: refused: {why}"));
-                self.outbox.push((id, (format!("F {why}").into_bytes(), None)));
+                self.outbox.push((id, (format!("F {why}").into_bytes(), None), None));
                 self.drop_conn(id, "refused standby");
             }
             Ok(Hello::Probe) => {
-                self.outbox.push((id, (format!("P {}", self.epoch).into_bytes(), None)));
+                self.outbox.push((id, (format!("P {}", self.epoch).into_bytes(), None), None));
                 self.drop_conn(id, "probed");
             }
             Ok(Hello::Yield { epoch }) => {
@@ -1292,7 +1305,7 @@ impl Director {
                         self.epoch
                     ));
                 } else {
-                    self.outbox.push((id, (format!("P {}", self.epoch).into_bytes(), None)));
+                    self.outbox.push((id, (format!("P {}", self.epoch).into_bytes(), None), None));
                     self.drop_conn(id, "refused yield");
                 }
             }
@@ -1471,11 +1484,9 @@ impl Director {
         if !self.conns.contains_key(&id) && !self.closing.iter().any(|(c, _)| *c == id) {
             return; // a side away, or a game resumed before its players came back
         }
-        let (now, _) = utc_now();
         let who = self.name_of(id);
-        let _ = writeln!(self.log, "{now} {who} > {}", String::from_utf8_lossy(&line));
         let answering = self.answering.take();
-        self.outbox.push((id, (line, answering)));
+        self.outbox.push((id, (line, answering), Some(who)));
     }
 
     fn fault(&mut self, id: ConnId, pos: &Position, why: &str) {
