@@ -6,7 +6,9 @@
 //!
 //! `cargo bench -p epd-bench --bench referee_latency` (quick:
 //! `EPD_BENCH_QUICK=1`). Prints p50, p90, p99 and max per load, and
-//! moves per second.
+//! moves per second. With `EPD_BENCH_STANDBY=1` a hot standby follows
+//! the referee (in this process, on a runtime of its own): every turn's
+//! records then wait for its acknowledgement.
 
 use std::time::{Duration, Instant};
 
@@ -20,7 +22,7 @@ fn event(dir: &std::path::Path, games: usize) -> Event {
     let rounds = games.div_ceil(2).max(1);
     let text = format!(
         "event = \"latency\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"3600+0\"\nrounds = {rounds}\n\
-         concurrency = {games}\nreset_delay = 0\nconclude_delay = 0\n\
+         concurrency = {games}\nreset_delay = 0\nconclude_delay = 0\nsupervisor_token = \"bench\"\n\
          [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
     );
     Event::parse(&text, dir).expect("a valid event")
@@ -72,6 +74,10 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn main() {
     let quick = std::env::var_os("EPD_BENCH_QUICK").is_some() || std::env::args().any(|a| a == "--quick");
     let loads: &[usize] = if quick { &[1, 64] } else { &[1, 64, 512] };
+    let standby = std::env::var_os("EPD_BENCH_STANDBY").is_some();
+    if standby {
+        println!("with a hot standby following the journal");
+    }
     println!("referee latency per move, instant-move clients: 'read' = reply read -> opponent's respond written;");
     println!("'taken' = the director takes the reply up -> respond written (read less the wait in its inbox)");
     println!(
@@ -94,6 +100,22 @@ fn main() {
             })
         });
         let addr = rx.recv().expect("address");
+        let follower = standby.then(|| {
+            let log = dir.join("referee.log");
+            let dir = tempfile_dir();
+            let ev = event(&dir, games);
+            let t = std::thread::spawn(move || {
+                epd_referee::standby::run_blocking(ev, Options::default(), addr.to_string(), Duration::from_secs(2))
+                    .expect("the standby follows to the end")
+            });
+            // The clients start once the standby follows.
+            let start = Instant::now();
+            while !std::fs::read_to_string(&log).unwrap_or_default().contains("a standby follows") {
+                assert!(start.elapsed() < Duration::from_secs(10), "the standby did not start");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            (t, dir)
+        });
         let start = Instant::now();
         let clients = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -128,6 +150,10 @@ fn main() {
             read.len() as f64 / secs
         );
         let _ = std::fs::remove_dir_all(&dir);
+        if let Some((t, dir)) = follower {
+            t.join().expect("standby thread");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }
 

@@ -943,6 +943,22 @@ fn wait_for_line(path: &Path, what: &str, limit: Duration) -> String {
     }
 }
 
+/// Waits (at most `limit`) for `child` to exit; its status and what it
+/// wrote on its (piped) standard error.
+fn exit_of(child: &mut Child, limit: Duration, who: &str) -> (std::process::ExitStatus, String) {
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < limit, "{who} did not exit in {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
+    (status, err)
+}
+
 /// A primary referee at A and a hot standby at B following it, each in
 /// a directory of its own with the same event file (six players, three
 /// games at once), and six `epd play` clients that know both addresses.
@@ -1017,16 +1033,7 @@ impl Standby {
     /// every game once, each legal with continuous clocks, and every
     /// move either referee acknowledged in it. Returns the moves checked.
     fn finish(mut self) -> (Option<usize>, String) {
-        let start = Instant::now();
-        let status = loop {
-            if let Some(s) = self.standby.try_wait().unwrap() {
-                break s;
-            }
-            assert!(start.elapsed() < Duration::from_secs(180), "the standby did not finish the event");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let mut err = String::new();
-        let _ = std::io::Read::read_to_string(self.standby.stderr.as_mut().unwrap(), &mut err);
+        let (status, err) = exit_of(&mut self.standby, Duration::from_secs(180), "the standby");
         assert!(status.success(), "standby: {status}: {err}");
         for c in &mut self.clients {
             let _ = c.wait();
@@ -1091,16 +1098,7 @@ fn a_frozen_primary_that_thaws_after_the_take_over_steps_down() {
     wait_for_line(&pair.log_b(), "resumed from the journal", Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = pair.primary.try_wait().unwrap() {
-            break s;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "the thawed primary did not step down");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    let _ = std::io::Read::read_to_string(pair.primary.stderr.as_mut().unwrap(), &mut err);
+    let (status, err) = exit_of(&mut pair.primary, Duration::from_secs(20), "the thawed primary");
     assert!(!status.success() && err.contains("stepping down"), "{status}: {err}");
     let a = pair.a.clone();
     let (acked, _) = pair.finish();

@@ -307,35 +307,13 @@ fn real_runs_of_wac_and_sts_at_two_node_limits() {
     }
 }
 
-/// Chromium, headless, with the flags this machine's closed network
-/// needs; `None` when it is not installed (CI requires it).
-fn chromium() -> Option<&'static str> {
-    let p = "/usr/bin/chromium";
-    if Path::new(p).is_file() {
-        return Some(p);
-    }
-    assert!(std::env::var_os("EPDKIT_REQUIRE_CHROMIUM").is_none(), "chromium is required but missing");
-    eprintln!("skipped: chromium is not installed (apt-get install chromium)");
-    None
-}
-
 /// Runs chromium on `page` with `args`; returns (stdout, stderr). The
 /// output goes to files (a pipe left unread would stall it).
 fn run_chromium(bin: &str, profile: &Path, args: &[&str], page: &Path) -> (String, String) {
     let (out, err) = (profile.with_extension("out"), profile.with_extension("err"));
     let mut child = Command::new(bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
+        .args(epd_testkit::CHROMIUM_FLAGS)
+        .args(["--enable-logging=stderr", "--v=0"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(format!("file://{}", page.display()))
@@ -365,7 +343,7 @@ fn chart<'a>(dom: &'a str, kind: &str) -> &'a str {
 
 #[test]
 fn html_report_in_headless_chromium() {
-    let Some(bin) = chromium() else { return };
+    let Some(bin) = epd_testkit::chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Two real runs of STS (themes, points) with time and node counts.

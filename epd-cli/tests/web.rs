@@ -15,16 +15,6 @@ use serde_json::{json, Value};
 
 const EPD: &str = env!("CARGO_BIN_EXE_epd");
 
-fn chromium() -> Option<&'static str> {
-    let p = "/usr/bin/chromium";
-    if Path::new(p).is_file() {
-        return Some(p);
-    }
-    assert!(std::env::var_os("EPDKIT_REQUIRE_CHROMIUM").is_none(), "chromium is required but missing");
-    eprintln!("skipped: chromium is not installed (apt-get install chromium)");
-    None
-}
-
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
@@ -78,18 +68,8 @@ impl Browser {
     fn start(bin: &str, profile: &Path) -> Browser {
         let err = profile.with_extension("err");
         let child = Command::new(bin)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--remote-debugging-port=0",
-                "--window-size=1280,1000",
-            ])
+            .args(epd_testkit::CHROMIUM_FLAGS)
+            .args(["--remote-debugging-port=0", "--window-size=1280,1000"])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .stdout(Stdio::null())
@@ -288,7 +268,7 @@ fn cases(page: &Value, state: &Value) -> (Value, usize) {
 
 #[test]
 fn the_live_display_in_headless_chromium() {
-    let Some(bin) = chromium() else { return };
+    let Some(bin) = epd_testkit::chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (addr, web) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
     let players: String =

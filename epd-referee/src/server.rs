@@ -125,6 +125,11 @@ enum Entry {
     End { game: usize, white: usize, black: usize, result: String, pgn: String },
     /// A game aborted by the supervisor: back in the schedule.
     Abort { game: usize },
+    /// The supervisor paused a game: its clocks stay stopped, after a
+    /// resumption too, until it is unpaused.
+    Pause { game: usize },
+    /// The supervisor resumed a paused game.
+    Unpause { game: usize },
     /// A hot standby follows this journal and would take over at
     /// `listen`: a referee resumed from the journal asks it first.
     Standby { listen: String },
@@ -140,6 +145,8 @@ struct Replayed {
     /// The games over, for the display.
     ended: Vec<crate::web::FinishedGame>,
     running: BTreeMap<usize, (Game, Option<Color>)>,
+    /// The games in progress paused by the supervisor.
+    paused: std::collections::BTreeSet<usize>,
 }
 
 fn bad_journal(path: &std::path::Path, n: usize, why: impl std::fmt::Display) -> std::io::Error {
@@ -1006,6 +1013,7 @@ impl Director {
             let until = now + d.event.disconnect_grace;
             for (k, (game, offer)) in r.running {
                 let sched = d.schedule[k];
+                let paused = r.paused.contains(&k).then_some(now);
                 d.running.insert(
                     k,
                     Running {
@@ -1018,7 +1026,7 @@ impl Director {
                         offer,
                         // Both players must sign on again within the grace.
                         away: Some((Color::White, until)),
-                        paused: None,
+                        paused,
                         held: None,
                     },
                 );
@@ -1068,6 +1076,7 @@ impl Director {
             pgn: Vec::new(),
             ended: Vec::new(),
             running: BTreeMap::new(),
+            paused: std::collections::BTreeSet::new(),
         };
         for (i, bytes) in entries.iter().enumerate() {
             let n = i + 1;
@@ -1120,12 +1129,22 @@ impl Director {
                         plies: tag("PlyCount").and_then(|n| n.parse().ok()).unwrap_or(0),
                     });
                     r.running.remove(&game);
+                    r.paused.remove(&game);
                     r.done.push(game);
                     r.results.push((white, black, res));
                     r.pgn.push(pgn);
                 }
                 Entry::Abort { game } => {
                     r.running.remove(&game);
+                    r.paused.remove(&game);
+                }
+                Entry::Pause { game } => {
+                    if r.running.contains_key(&game) {
+                        r.paused.insert(game);
+                    }
+                }
+                Entry::Unpause { game } => {
+                    r.paused.remove(&game);
                 }
                 Entry::Standby { .. } => {}
             }
@@ -2393,6 +2412,11 @@ impl Director {
         if r.paused.is_some() {
             return;
         }
+        self.write_ahead(&Entry::Pause { game: k });
+        if self.failure.is_some() {
+            return;
+        }
+        let Some(r) = self.running.get_mut(&k) else { return };
         r.paused = Some(Instant::now());
         let n = r.sched.number;
         self.rearm(k);
@@ -2404,6 +2428,13 @@ impl Director {
     /// the pause, its opponent is asked now.
     fn resume(&mut self, k: usize) {
         let now = Instant::now();
+        if self.running.get(&k).is_none_or(|r| r.paused.is_none()) {
+            return;
+        }
+        self.write_ahead(&Entry::Unpause { game: k });
+        if self.failure.is_some() {
+            return;
+        }
         let Some(r) = self.running.get_mut(&k) else { return };
         let Some(since) = r.paused.take() else { return };
         let stopped = now.saturating_duration_since(since);
@@ -2445,4 +2476,37 @@ fn escaped(line: &[u8]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(list: &[Entry]) -> Vec<Vec<u8>> {
+        list.iter().map(|e| serde_json::to_vec(e).unwrap()).collect()
+    }
+
+    /// A supervisor's pause outlives a crash: the journal's replay finds
+    /// the game paused until an unpause, and forgets games that ended.
+    #[test]
+    fn pauses_are_replayed_from_the_journal() {
+        let text = "event = \"e\"\ntime_control = \"60\"\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n";
+        let event = Event::parse(text, std::path::Path::new(".")).unwrap();
+        let schedule = event.schedule(0);
+        let begin = Entry::Begin { epoch: 1, event: "e".into(), games: schedule.len(), date: "2026.11.24".into() };
+        let mv = |uci: &str| Entry::Move { game: 0, uci: uci.into(), ns: 1_000_000, offer: false };
+        let log = [begin, Entry::Start { game: 0 }, mv("e2e4"), Entry::Pause { game: 0 }, mv("e7e5")];
+        let r = Director::replay(&event, &[], &schedule, &entries(&log)).unwrap();
+        assert!(r.paused.contains(&0));
+        assert_eq!(r.running[&0].0.moves().len(), 2, "a move played during the pause is kept");
+        let mut more: Vec<Entry> = log.into_iter().collect();
+        more.push(Entry::Unpause { game: 0 });
+        let r = Director::replay(&event, &[], &schedule, &entries(&more)).unwrap();
+        assert!(r.paused.is_empty());
+        more.push(Entry::Pause { game: 0 });
+        more.push(Entry::Abort { game: 0 });
+        more.push(Entry::Pause { game: 1 });
+        let r = Director::replay(&event, &[], &schedule, &entries(&more)).unwrap();
+        assert!(r.paused.is_empty(), "an aborted game, or one not running, is not paused");
+    }
 }

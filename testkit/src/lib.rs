@@ -53,6 +53,34 @@ pub fn bench_corpus_path() -> PathBuf {
     shared_dir("EPDKIT_BENCH", "bench", "bench-100k.epd").join("bench-100k.epd")
 }
 
+/// Debian's Chromium, for the tests of pages in a real browser; `None`
+/// (said on stderr) when it is not installed, a panic when
+/// `$EPDKIT_REQUIRE_CHROMIUM` says it must be (CI).
+#[must_use]
+pub fn chromium() -> Option<&'static str> {
+    let p = "/usr/bin/chromium";
+    if std::path::Path::new(p).is_file() {
+        return Some(p);
+    }
+    assert!(std::env::var_os("EPDKIT_REQUIRE_CHROMIUM").is_none(), "chromium is required but missing");
+    eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+    None
+}
+
+/// The flags headless Chromium needs on this kind of machine: no sandbox
+/// (tests run as root), no GPU, and none of its background connections
+/// (the network is closed).
+pub const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// xorshift64 (Marsaglia; shifts 13, 7, 17): tiny, seeded, the same
 /// sequence on every platform, so a test that draws from it replays
 /// exactly.
