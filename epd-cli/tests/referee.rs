@@ -1094,7 +1094,8 @@ fn a_frozen_primary_that_thaws_after_the_take_over_steps_down() {
     let mut pair = Standby::start();
     let pid = pair.primary.id().to_string();
     assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
-    wait_for_line(&pair.log_b(), "the primary is gone", Duration::from_secs(10));
+    let gone = wait_for_line(&pair.log_b(), "the primary is gone", Duration::from_secs(10));
+    assert!(gone.contains("(silent)"), "taken over for its silence: {gone}");
     wait_for_line(&pair.log_b(), "resumed from the journal", Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());

@@ -21,11 +21,13 @@
 //! a client is in the standby's journal before the client hears of it.
 //!
 //! When nothing has come from the primary for a heartbeat (2 s unless
-//! told), the standby takes over: it resumes the event from its copy of
-//! the journal, as `--resume` does, with a new epoch, on its own listen
-//! address. It binds that address when it starts and accepts nothing until
-//! it takes over, so clients that fail over to it (`epd play --referee
-//! A,B`) wait in the listen queue and are served the moment it does.
+//! told), or its address refuses connections (the host is up, the
+//! referee's process is gone), the standby takes over: it resumes the
+//! event from its copy of the journal, as `--resume` does, with a new
+//! epoch, on its own listen address. It binds that address when it starts
+//! and accepts nothing until it takes over, so clients that fail over to
+//! it (`epd play --referee A,B`) wait in the listen queue and are served
+//! the moment it does.
 //!
 //! Split brain is prevented by epochs. Every start and resumption writes a
 //! `Begin` entry with one more epoch than the journal held. A referee that
@@ -177,6 +179,8 @@ enum Followed {
     Refused(String),
     /// The connection was lost or went silent.
     Lost(String),
+    /// The primary's address refuses connections: its process is gone.
+    Gone,
 }
 
 /// A line of the standby's log (the event's log file).
@@ -234,6 +238,11 @@ pub async fn run(event: Event, options: Options, primary: String, heartbeat: Dur
                     break;
                 }
             }
+            Followed::Gone if synced => {
+                say("the primary is gone (its address refuses connections); taking over");
+                break;
+            }
+            Followed::Gone => {}
         }
         // Before the first copy there is nothing to take over: wait for
         // the primary as long as it takes.
@@ -260,9 +269,10 @@ async fn follow(
             Instant::now() + Duration::from_secs(5)
         }
     };
-    let Ok(Ok(stream)) = tokio::time::timeout_at(until(*heard, *synced).into(), TcpStream::connect(primary)).await
-    else {
-        return Followed::Lost("cannot connect".into());
+    let stream = match tokio::time::timeout_at(until(*heard, *synced).into(), TcpStream::connect(primary)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused => return Followed::Gone,
+        _ => return Followed::Lost("cannot connect".into()),
     };
     let _ = stream.set_nodelay(true);
     let local = listener.local_addr().map_or_else(|_| String::new(), |a| a.to_string());
