@@ -27,6 +27,7 @@ An event file:
   log = \"referee.log\"
   report = \"report.txt\"
   supervisor_token = \"...\"     # a standby presents it (and the web display's supervisor)
+  web = \"127.0.0.1:16180\"      # the live display: a page, /api/state, /api/events, /pgn
   [[players]]
   name = \"alpha\"
   command = [\"epd\", \"play\", \"--depth\", \"3\"]   # started with --referee HOST:PORT --name alpha

@@ -141,20 +141,21 @@ fn write_lines(file: &str, lines: impl Iterator<Item = io::Result<u64>>, to: &st
     let mut out = BufWriter::new(File::create(to).with_context(|| format!("cannot create {to}"))?);
     let mut line = Vec::new();
     let mut no = 0u64;
-    let mut next = lines.peekable();
     let mut written = 0;
-    while let Some(want) = next.peek() {
-        let want = match want {
-            Ok(l) => *l,
-            Err(_) => return Err(next.next().expect("peeked").expect_err("an error").into()),
-        };
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            break;
+    // The wanted line numbers rise: read up to each and copy it.
+    'wanted: for want in lines {
+        let want = want?;
+        if want <= no {
+            continue; // a number already passed (each line is written once)
         }
-        no += 1;
-        if want == no {
-            next.next();
+        while no < want {
+            line.clear();
+            if input.read_until(b'\n', &mut line)? == 0 {
+                break 'wanted;
+            }
+            no += 1;
+        }
+        if no == want {
             out.write_all(&line)?;
             if !line.ends_with(b"\n") {
                 out.write_all(b"\n")?;
