@@ -1109,6 +1109,40 @@ fn a_frozen_primary_that_thaws_after_the_take_over_steps_down() {
     }
 }
 
+/// Split brain the other way: the standby frozen (SIGSTOP) while the
+/// primary is killed and restarted with `--resume`. The restarted primary
+/// cannot tell a frozen standby from a dead one, so it holds its records
+/// until the standby follows again or has been silent past its heartbeat.
+/// Thawed, the standby has not heard the primary for longer than its
+/// heartbeat and takes over; the restarted primary hears its epoch and
+/// steps down without having acknowledged anything, and the standby
+/// finishes the event with every acknowledged move.
+#[test]
+fn a_primary_restarted_while_its_standby_was_frozen_holds_its_records() {
+    let mut pair = Standby::start();
+    let standby_pid = pair.standby.id().to_string();
+    assert!(Command::new("kill").args(["-STOP", &standby_pid]).status().unwrap().success());
+    let frozen = Instant::now();
+    pair.primary.kill().unwrap();
+    pair.primary.wait().unwrap();
+    let mut restarted = Standby::referee(pair.dir_a.path(), &["--resume"]);
+    wait_for_line(&pair.log_a(), "holding records until it answers", Duration::from_secs(10));
+    // Thawed past its 2 s heartbeat (so it takes over), and within the
+    // restarted primary's patience (the heartbeat and 2 s, from its start
+    // after a 1 s probe of the frozen standby).
+    std::thread::sleep((frozen + Duration::from_millis(2600)).saturating_duration_since(Instant::now()));
+    assert!(Command::new("kill").args(["-CONT", &standby_pid]).status().unwrap().success());
+    let (status, err) = exit_of(&mut restarted, Duration::from_secs(20), "the restarted primary");
+    assert!(!status.success() && err.contains("stepping down"), "{status}: {err}");
+    let log_a = std::fs::read_to_string(pair.log_a()).unwrap();
+    let after = log_a.split("holding records until it answers").nth(1).unwrap();
+    assert!(!after.contains(" > "), "the restarted primary sent a record:\n{after}");
+    let (acked, _) = pair.finish();
+    if let Some(acked) = acked {
+        eprintln!("the restarted primary held its records and stepped down; {acked} acknowledged moves in the PGN");
+    }
+}
+
 /// Open descriptors and resident memory (KiB) of a process, from /proc.
 fn fds_and_rss(pid: u32) -> (usize, u64) {
     let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count();

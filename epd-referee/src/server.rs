@@ -131,8 +131,14 @@ enum Entry {
     /// The supervisor resumed a paused game.
     Unpause { game: usize },
     /// A hot standby follows this journal and would take over at
-    /// `listen`: a referee resumed from the journal asks it first.
-    Standby { listen: String },
+    /// `listen` after `heartbeat_ms` of silence: a referee resumed from
+    /// the journal asks it first, and holds its records until it follows
+    /// again or cannot have taken over.
+    Standby {
+        listen: String,
+        #[serde(default)]
+        heartbeat_ms: u64,
+    },
 }
 
 /// What a journal holds: the games over, the games in progress.
@@ -147,6 +153,8 @@ struct Replayed {
     running: BTreeMap<usize, (Game, Option<Color>)>,
     /// The games in progress paused by the supervisor.
     paused: std::collections::BTreeSet<usize>,
+    /// The last standby the journal names, and its heartbeat.
+    standby: Option<(String, Duration)>,
 }
 
 fn bad_journal(path: &std::path::Path, n: usize, why: impl std::fmt::Display) -> std::io::Error {
@@ -322,7 +330,10 @@ pub(crate) async fn serve(
         }
         None => None,
     };
-    let mut director = Director::new(event, openings, options.verbose, options.resume, tx.clone())?;
+    // A resumed primary watches the standby its journal names; a standby
+    // that took over does not watch itself.
+    let own = local.map(|a| a.to_string()).filter(|_| fence.is_none());
+    let mut director = Director::new(event, openings, options.verbose, options.resume, tx.clone(), own.as_deref())?;
     director.measure = options.measure_latency;
     if let Some((listener, local)) = web {
         let (state_tx, state_rx) = tokio::sync::watch::channel(Arc::new(crate::web::Snapshot::default()));
@@ -378,7 +389,7 @@ async fn step_down_to_standby(event: &Event, listen: Option<&str>) -> std::io::R
     for e in &entries {
         match serde_json::from_slice::<Entry>(e) {
             Ok(Entry::Begin { epoch: n, .. }) => epoch = n,
-            Ok(Entry::Standby { listen }) => standby = Some(listen),
+            Ok(Entry::Standby { listen, .. }) => standby = Some(listen),
             _ => {}
         }
     }
@@ -915,6 +926,7 @@ impl Director {
         verbose: bool,
         resume: bool,
         me: mpsc::Sender<Inbox>,
+        own: Option<&str>,
     ) -> std::io::Result<Director> {
         let open = |p: &PathBuf| {
             std::fs::OpenOptions::new()
@@ -1002,6 +1014,17 @@ impl Director {
             ended: Vec::new(),
         };
         let epoch = d.epoch;
+        if let Some(r) = &replayed {
+            // The standby the journal names may have taken over while this
+            // referee was down, or may be about to: nothing goes out until
+            // it follows again or cannot have.
+            if let (Some((listen, beat)), Some(own)) = (&r.standby, own) {
+                if listen != own {
+                    d.note(&format!("the journal names a standby at {listen}: holding records until it answers"));
+                    d.watch_standby(listen.clone(), *beat + crate::standby::ACK_TIMEOUT * 2);
+                }
+            }
+        }
         if let Some(r) = replayed {
             for (w, b, res) in r.results {
                 standings.add(w, b, res);
@@ -1077,6 +1100,7 @@ impl Director {
             ended: Vec::new(),
             running: BTreeMap::new(),
             paused: std::collections::BTreeSet::new(),
+            standby: None,
         };
         for (i, bytes) in entries.iter().enumerate() {
             let n = i + 1;
@@ -1146,7 +1170,9 @@ impl Director {
                 Entry::Unpause { game } => {
                     r.paused.remove(&game);
                 }
-                Entry::Standby { .. } => {}
+                Entry::Standby { listen, heartbeat_ms } => {
+                    r.standby = Some((listen, Duration::from_millis(heartbeat_ms)));
+                }
             }
         }
         Ok(r)
@@ -1273,12 +1299,28 @@ impl Director {
         self.timers.set(Due::Heartbeat, None);
         self.timers.set(Due::Ack, None);
         self.note(&format!("the standby at {} is gone; asking whether it took over", f.listen));
+        self.watch_standby(f.listen, Duration::ZERO);
+    }
+
+    /// Holds every record and asks the standby at `listen` for its epoch,
+    /// again and again for `patience`: its answer (it took over: step
+    /// down), a standby that follows again (its acknowledgements release
+    /// the records), or no answer for that long (it is gone, or would
+    /// answer: go on without it) decides.
+    fn watch_standby(&mut self, listen: String, patience: Duration) {
         self.probing = true;
         let token = self.event.supervisor_token.clone().unwrap_or_default();
         let me = self.me.clone();
         tokio::spawn(async move {
-            let epoch = crate::standby::probe(&f.listen, &token).await;
-            let _ = me.send(Inbox::Probed(epoch)).await;
+            let start = Instant::now();
+            loop {
+                let epoch = crate::standby::probe(&listen, &token).await;
+                if epoch.is_some() || start.elapsed() >= patience {
+                    let _ = me.send(Inbox::Probed(epoch)).await;
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
         });
     }
 
@@ -1368,7 +1410,8 @@ impl Director {
                     "#{id} from {peer}: a standby follows the journal ({} entries so far); it would take over at {listen}",
                     entries.len()
                 ));
-                self.write_ahead(&Entry::Standby { listen });
+                let heartbeat_ms = u64::try_from(heartbeat.as_millis()).unwrap_or(u64::MAX);
+                self.write_ahead(&Entry::Standby { listen, heartbeat_ms });
             }
         }
     }
@@ -1649,15 +1692,18 @@ impl Director {
                     return;
                 }
                 match answer {
-                    Some(n) if n > self.epoch => self.step_down(format!(
+                    // A standby that follows answers no probe: an answer
+                    // at this epoch or a newer one is a take-over (ties
+                    // go to the one that took over, as with yield).
+                    Some(n) if n >= self.epoch => self.step_down(format!(
                         "the standby took the event over (epoch {n}; this one's is {}): stepping down",
                         self.epoch
                     )),
+                    // It follows again: its acknowledgements release.
+                    _ if self.follower.is_some() => {}
                     _ => {
                         self.note("the standby did not take over; going on without it");
-                        if self.follower.is_none() {
-                            self.release(u64::MAX);
-                        }
+                        self.release(u64::MAX);
                     }
                 }
             }
