@@ -1113,10 +1113,13 @@ fn a_frozen_primary_that_thaws_after_the_take_over_steps_down() {
 /// primary is killed and restarted with `--resume`. The restarted primary
 /// cannot tell a frozen standby from a dead one, so it holds its records
 /// until the standby follows again or has been silent past its heartbeat.
-/// Thawed, the standby has not heard the primary for longer than its
-/// heartbeat and takes over; the restarted primary hears its epoch and
-/// steps down without having acknowledged anything, and the standby
-/// finishes the event with every acknowledged move.
+/// Thawed, the standby either takes over (it had not heard the primary
+/// for longer than its heartbeat): the restarted primary hears its epoch
+/// and steps down having sent nothing, and the standby finishes the event;
+/// or, when it still had the old primary's last lines to read (they count
+/// as heard), it follows the restarted primary, which finishes the event.
+/// Either way every acknowledged move is in the PGN of the referee that
+/// finished, and only one referee acknowledged moves after the restart.
 #[test]
 fn a_primary_restarted_while_its_standby_was_frozen_holds_its_records() {
     let mut pair = Standby::start();
@@ -1127,19 +1130,50 @@ fn a_primary_restarted_while_its_standby_was_frozen_holds_its_records() {
     pair.primary.wait().unwrap();
     let mut restarted = Standby::referee(pair.dir_a.path(), &["--resume"]);
     wait_for_line(&pair.log_a(), "holding records until it answers", Duration::from_secs(10));
-    // Thawed past its 2 s heartbeat (so it takes over), and within the
-    // restarted primary's patience (the heartbeat and 2 s, from its start
-    // after a 1 s probe of the frozen standby).
+    // Thawed past its 2 s heartbeat, within the restarted primary's
+    // patience (the heartbeat and 2 s, from its start after a 1 s probe of
+    // the frozen standby).
     std::thread::sleep((frozen + Duration::from_millis(2600)).saturating_duration_since(Instant::now()));
     assert!(Command::new("kill").args(["-CONT", &standby_pid]).status().unwrap().success());
-    let (status, err) = exit_of(&mut restarted, Duration::from_secs(20), "the restarted primary");
-    assert!(!status.success() && err.contains("stepping down"), "{status}: {err}");
-    let log_a = std::fs::read_to_string(pair.log_a()).unwrap();
-    let after = log_a.split("holding records until it answers").nth(1).unwrap();
-    assert!(!after.contains(" > "), "the restarted primary sent a record:\n{after}");
-    let (acked, _) = pair.finish();
-    if let Some(acked) = acked {
-        eprintln!("the restarted primary held its records and stepped down; {acked} acknowledged moves in the PGN");
+    let after = |log: &str| log.split("holding records until it answers").nth(1).unwrap_or_default().to_owned();
+    let start = Instant::now();
+    let took_over = loop {
+        if restarted.try_wait().unwrap().is_some() {
+            break true;
+        }
+        if after(&std::fs::read_to_string(pair.log_a()).unwrap()).contains("a standby follows the journal") {
+            break false;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "neither stepped down nor followed");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if took_over {
+        let (status, err) = exit_of(&mut restarted, Duration::from_secs(1), "the restarted primary");
+        assert!(!status.success() && err.contains("stepping down"), "{status}: {err}");
+        let log_a = std::fs::read_to_string(pair.log_a()).unwrap();
+        assert!(!after(&log_a).contains(" > "), "the restarted primary sent a record:\n{}", after(&log_a));
+        let (acked, _) = pair.finish();
+        eprintln!("the standby took over; the restarted primary held its records and stepped down ({acked:?} moves)");
+    } else {
+        // The standby follows the restarted primary, which finishes.
+        let (status, err) = exit_of(&mut restarted, Duration::from_secs(180), "the restarted primary");
+        assert!(status.success(), "{status}: {err}");
+        let (status, err) = exit_of(&mut pair.standby, Duration::from_secs(30), "the standby");
+        assert!(status.success(), "{status}: {err}");
+        for c in &mut pair.clients {
+            let _ = c.wait();
+        }
+        let log_b = std::fs::read_to_string(pair.log_b()).unwrap();
+        assert!(!log_b.contains("the primary is gone") && log_b.contains("the primary finished the event"), "{log_b}");
+        let pgn_path = pair.dir_a.path().join("games.pgn");
+        let g = games(&std::fs::read_to_string(&pgn_path).unwrap());
+        let mut rounds: Vec<&str> = g.iter().map(|x| tag(x, "Round")).collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        assert_eq!((g.len(), rounds.len()), (30, 30), "every game of the round robin, each once");
+        check_with_python_chess(&pgn_path, 60.0, 0.1);
+        let acked = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&pair.log_a()]);
+        eprintln!("the standby followed the restarted primary again ({acked:?} moves)");
     }
 }
 
