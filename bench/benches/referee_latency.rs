@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use epd_core::Position;
 use epd_referee::protocol::{parse_command, ClientRecord, Command};
-use epd_referee::server::{self, Options};
+use epd_referee::runtime::{self as server, Options};
 use epd_referee::Event;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -105,8 +105,13 @@ fn main() {
             let dir = tempfile_dir();
             let ev = event(&dir, games);
             let t = std::thread::spawn(move || {
-                epd_referee::standby::run_blocking(ev, Options::default(), addr.to_string(), Duration::from_secs(2))
-                    .expect("the standby follows to the end")
+                epd_referee::runtime::standby::run_blocking(
+                    ev,
+                    Options::default(),
+                    addr.to_string(),
+                    Duration::from_secs(2),
+                )
+                .expect("the standby follows to the end")
             });
             // The clients start once the standby follows.
             let start = Instant::now();

@@ -301,7 +301,7 @@ fn referee_client_plays_over_tcp() {
             let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
             rt.block_on(async move {
                 let (btx, brx) = tokio::sync::oneshot::channel();
-                let run = tokio::spawn(epd_referee::server::run(event, Default::default(), Some(btx)));
+                let run = tokio::spawn(epd_referee::runtime::run(event, Default::default(), Some(btx)));
                 tx.send(brx.await.unwrap()).unwrap();
                 run.await.unwrap().unwrap()
             })

@@ -15,26 +15,29 @@
 //! - [`Standings`] are the results: points, a crosstable, and Elo
 //!   differences with 95 % intervals and the likelihood of superiority.
 //!
-//! It reads no socket and starts no process: the server that relays
-//! records between clients is built over these.
+//! - [`director`] takes every decision of a running event as a state
+//!   machine without I/O: inputs in, outputs out, time given;
+//! - [`journal`] is the write-ahead journal: frames on bytes, the file,
+//!   its entries and their replay; [`standby`] the hot standby's lines.
+//!
+//! None of these reads a socket, a clock or starts a process: behind the
+//! default `server` feature, [`runtime`] carries out the director's
+//! outputs over TCP or serial lines (tokio), starts the players, runs the
+//! hot standby and serves the live display.
 
 pub mod client;
 mod clock;
+pub mod director;
 mod event;
 mod game;
 pub mod journal;
 pub mod pgn;
 pub mod protocol;
+#[cfg(feature = "server")]
+pub mod runtime;
 pub mod serial;
-#[cfg(feature = "server")]
-pub mod server;
-#[cfg(feature = "server")]
 pub mod standby;
 mod standings;
-#[cfg(feature = "server")]
-mod timers;
-#[cfg(feature = "server")]
-pub mod web;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};
 pub use event::{Event, EventError, Pairing, Player, ScheduledGame};

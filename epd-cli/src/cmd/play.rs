@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, value_name = "TTY", conflicts_with = "referee")]
     serial: Option<PathBuf>,
     /// The serial line's baud rate.
-    #[arg(long, value_name = "N", default_value_t = epd_referee::server::DEFAULT_BAUD, requires = "serial")]
+    #[arg(long, value_name = "N", default_value_t = epd_referee::runtime::DEFAULT_BAUD, requires = "serial")]
     baud: u32,
     /// The player name to sign on as (the event file's players.name).
     #[arg(long)]

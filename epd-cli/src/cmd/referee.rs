@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use epd_referee::server::{self, Options};
+use epd_referee::runtime::{self, Options};
 use epd_referee::Event;
 
 use crate::Outcome;
@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long, value_name = "TTY,TTY", value_delimiter = ',', conflicts_with = "listen")]
     serial: Vec<PathBuf>,
     /// The serial lines' baud rate.
-    #[arg(long, value_name = "N", default_value_t = server::DEFAULT_BAUD, requires = "serial")]
+    #[arg(long, value_name = "N", default_value_t = runtime::DEFAULT_BAUD, requires = "serial")]
     baud: u32,
     /// Hot standby: follow the referee at HOST:PORT (the address its
     /// clients use), keep its journal, and take the event over on this
@@ -101,9 +101,9 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
                 args.heartbeat
             );
             let beat = std::time::Duration::from_secs_f64(args.heartbeat);
-            epd_referee::standby::run_blocking(event, options, primary, beat)?
+            epd_referee::runtime::standby::run_blocking(event, options, primary, beat)?
         }
-        None => server::run_blocking(event, options)?,
+        None => runtime::run_blocking(event, options)?,
     };
     if !args.background {
         write!(out, "{}", outcome.report)?;

@@ -12,8 +12,11 @@
 //! good ones. A bad frame with more data after it is corruption, not a
 //! crash: opening fails and nothing is misread.
 //!
-//! The journal knows nothing of what the payloads mean (the server's
-//! entries are serialized by the server).
+//! The file and its frames know nothing of what the payloads mean:
+//! [`entry`] says that, and [`replay`] reads entries back into games.
+
+pub mod entry;
+pub(crate) mod replay;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};

@@ -5,7 +5,7 @@
 //!
 //! - `GET /`: the page (with `/app.js` and `/style.css`: everything is
 //!   served from here, nothing from elsewhere, so it works offline);
-//! - `GET /api/state`: the state as JSON ([`State`]);
+//! - `GET /api/state`: the state as JSON ([`State`](crate::director::State));
 //! - `GET /api/events`: Server-Sent Events, an event `state` carrying
 //!   the same JSON at once and after every change (at most ten a second;
 //!   a slow reader skips to the newest);
@@ -16,7 +16,7 @@
 //!   Bearer` and the event's `supervisor_token`; everything else is
 //!   read-only.
 //!
-//! The director publishes the state ([`Snapshot`]); this module only
+//! The director publishes the state ([`Snapshot`](crate::director::Snapshot)); this module only
 //! reads it. Connections are bounded ([`MAX_CONNECTIONS`]), request heads
 //! must arrive within [`HEAD_TIMEOUT`] and fit [`MAX_HEAD`] bytes, and no
 //! request body is read.
@@ -26,13 +26,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::director::Snapshot;
 use axum::extract::{Query, State as Extract};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use serde::Serialize;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::StreamExt as _;
@@ -47,113 +47,6 @@ pub const MAX_HEAD: usize = 16 * 1024;
 const PAGE: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
 const STYLE: &str = include_str!("web/style.css");
-
-/// What the display shows, as `/api/state` gives it.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct State {
-    /// One more each time the state changes.
-    pub version: u64,
-    /// The event's name, site and time control.
-    pub event: String,
-    /// PGN Site.
-    pub site: String,
-    /// PGN TimeControl.
-    pub time_control: String,
-    /// The referee's epoch (one more after each resumption or take-over).
-    pub epoch: u64,
-    /// Games in the schedule.
-    pub games: usize,
-    /// Games over.
-    pub finished_count: usize,
-    /// `false` once the event is over.
-    pub live: bool,
-    /// The games in progress, by number.
-    pub running: Vec<LiveGame>,
-    /// The games over, the latest last (at most the last 500).
-    pub finished: Vec<FinishedGame>,
-    /// The players, best first.
-    pub standings: Vec<Standing>,
-    /// Whether supervisor actions are possible (the event has a token).
-    pub supervised: bool,
-}
-
-/// A game in progress.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct LiveGame {
-    /// Its number in the schedule (PGN Round's last part).
-    pub number: usize,
-    /// PGN Round.
-    pub round: String,
-    /// White's name.
-    pub white: String,
-    /// Black's name.
-    pub black: String,
-    /// The start position (FEN).
-    pub start: String,
-    /// The current position (FEN).
-    pub fen: String,
-    /// The moves so far, in SAN.
-    pub moves: Vec<String>,
-    /// The last move's squares, `["e2", "e4"]`.
-    pub last: Option<[String; 2]>,
-    /// `"white"` or `"black"`.
-    pub turn: &'static str,
-    /// White's time left, in milliseconds, before the move being thought.
-    pub white_ms: u64,
-    /// Black's.
-    pub black_ms: u64,
-    /// How long the side to move has been thinking, in milliseconds,
-    /// when its clock runs (it was asked, the game is not paused and no
-    /// one is away); the page counts down from here.
-    pub thinking_ms: Option<u64>,
-    /// Paused by the supervisor.
-    pub paused: bool,
-    /// A side that is away (`"white"`, `"black"`).
-    pub away: Option<&'static str>,
-}
-
-/// A game over.
-#[derive(Clone, Debug, Serialize)]
-pub struct FinishedGame {
-    /// Its number in the schedule.
-    pub number: usize,
-    /// White's name.
-    pub white: String,
-    /// Black's name.
-    pub black: String,
-    /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: String,
-    /// How it ended, in words.
-    pub termination: String,
-    /// Plies played.
-    pub plies: usize,
-}
-
-/// A player's standing.
-#[derive(Clone, Debug, Serialize)]
-pub struct Standing {
-    /// Its name.
-    pub name: String,
-    /// Points.
-    pub points: f64,
-    /// Games played.
-    pub games: u32,
-    /// Wins, draws, losses.
-    pub wins: u32,
-    /// Draws.
-    pub draws: u32,
-    /// Losses.
-    pub losses: u32,
-}
-
-/// The published state: its JSON, and the games in progress as PGN.
-#[derive(Debug, Default)]
-pub struct Snapshot {
-    /// [`State`] as JSON.
-    pub json: String,
-    /// The games in progress as PGN (result `*`).
-    pub live_pgn: String,
-}
 
 /// What the web side needs from the event.
 #[derive(Clone)]

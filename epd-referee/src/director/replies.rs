@@ -1,0 +1,199 @@
+//! What clients send: sign-on, sign-off, faults and replies (moves,
+//! claims, offers, resignations), each checked against the game.
+
+use super::*;
+
+impl Director {
+    pub(super) fn on_line(&mut self, id: ConnId, line: &[u8], at: Instant) {
+        let Some(conn) = self.conns.get(&id) else { return };
+        let game = conn.game;
+        let req = match parse_request(line) {
+            Ok(r) => r,
+            Err(e) => {
+                let pos =
+                    game.and_then(|k| self.running.get(&k)).map_or_else(Position::startpos, |r| *r.game.position());
+                self.fault(id, &pos, &e.0);
+                self.misbehaved(id, &e.0, at);
+                return;
+            }
+        };
+        match req {
+            Request::SignOn { name, token } => self.sign_on(id, &name, token.as_deref()),
+            Request::SignOff => {
+                self.note(&format!("{} signs off", self.name_of(id)));
+                self.drop_conn(id, "signed off");
+            }
+            Request::Fault(why) => {
+                self.note(&format!("{} reports a fault: {why}", self.name_of(id)));
+            }
+            Request::Reply(reply) => self.on_reply(id, reply, at),
+        }
+    }
+
+    pub(super) fn sign_on(&mut self, id: ConnId, name: &str, token: Option<&str>) {
+        let pos = Position::startpos();
+        if self.conns.get(&id).is_some_and(|c| c.player.is_some()) {
+            self.fault(id, &pos, "already signed on");
+            return;
+        }
+        let Some(p) = self.event.players.iter().position(|pl| pl.name == name) else {
+            self.fault(id, &pos, &format!("no player {name:?} in this event"));
+            self.drop_conn(id, "unknown player");
+            return;
+        };
+        if let Some(want) = &self.event.players[p].token {
+            if token != Some(want.as_str()) {
+                self.fault(id, &pos, &format!("sign_on as {name:?} needs its token"));
+                self.drop_conn(id, "wrong token");
+                return;
+            }
+        }
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.player = Some(p);
+        }
+        self.timers.set(Due::SignOn(id), None);
+        self.to_pair = true;
+        let peer = self.conns.get(&id).map(|c| c.peer.to_string()).unwrap_or_default();
+        self.note(&format!("#{id} signs on as {name} from {peer}"));
+        // A player back within its grace finds its game where it was; for
+        // now the game is lost when the grace ends (resumption: see the
+        // journal).
+    }
+
+    /// A record that broke the protocol from `id`: in a game where it is
+    /// its turn, the illegal-move policy decides.
+    pub(super) fn misbehaved(&mut self, id: ConnId, why: &str, _at: Instant) {
+        let Some(k) = self.conns.get(&id).and_then(|c| c.game) else { return };
+        let Some(r) = self.running.get_mut(&k) else { return };
+        let side = r.game.position().turn();
+        if r.conns[side_index(side)] == id && r.asked_at.is_some() && self.event.illegal_move == Policy::Forfeit {
+            let e = r.game.forfeit(side, why.to_owned());
+            self.finish(k, e);
+        }
+    }
+
+    pub(super) fn on_reply(&mut self, id: ConnId, reply: crate::protocol::Reply, at: Instant) {
+        let taken = self.now;
+        let Some(k) = self.conns.get(&id).and_then(|c| c.game) else {
+            let pos = Position::startpos();
+            self.fault(id, &pos, "a reply with no game in progress");
+            return;
+        };
+        let lag = self.event.lag;
+        let (side, mine, asked, current) = {
+            let Some(r) = self.running.get(&k) else { return };
+            let side = r.game.position().turn();
+            (side, r.conns[side_index(side)] == id, r.asked_at, *r.game.position())
+        };
+        let opponent_answering_offer = {
+            let r = &self.running[&k];
+            r.offer.is_some() && r.offer != Some(side) && mine
+        };
+        if !mine || asked.is_none() {
+            // Out of turn: refused; the game is not affected unless the
+            // event forfeits protocol breaches.
+            self.fault(id, &current, "a reply out of turn");
+            if self.event.illegal_move == Policy::Forfeit && self.running.get(&k).is_some_and(|r| r.starts_at.is_none())
+            {
+                let color = if self.running[&k].conns[0] == id { Color::White } else { Color::Black };
+                let e = self.running.get_mut(&k).expect("running").game.forfeit(color, "a reply out of turn");
+                self.finish(k, e);
+            }
+            return;
+        }
+        // A pause stops the clock: time after it is not charged.
+        let stop = self.running.get(&k).and_then(|r| r.paused).map_or(at, |p| p.min(at));
+        let used = stop.saturating_duration_since(asked.unwrap_or(at)).saturating_sub(lag);
+        // The position must be the game's.
+        let same = reply.position.to_setup().board == current.to_setup().board
+            && reply.position.turn() == current.turn()
+            && reply.position.castling_rights() == current.castling_rights()
+            && reply.position.legal_ep_square() == current.legal_ep_square()
+            && reply.counters.0.is_none_or(|h| h == current.halfmoves())
+            && reply.counters.1.is_none_or(|f| f == current.fullmoves());
+        if !same {
+            let why = format!("the reply's position is not the game's ({})", current.fen());
+            self.fault(id, &current, &why);
+            self.misbehaved(id, &why, at);
+            return;
+        }
+        let r = self.running.get_mut(&k).expect("running");
+        if reply.resign {
+            let e = r.game.resign(side);
+            self.finish(k, e);
+            return;
+        }
+        if reply.draw_accept && opponent_answering_offer {
+            let e = r.game.agree_draw();
+            self.finish(k, e);
+            return;
+        }
+        // Any other answer lapses an offer made to this side.
+        if r.offer == Some(side.other()) {
+            r.offer = None;
+        }
+        if reply.draw_claim {
+            let mv = reply.mv.map(|m| (m, used));
+            for kind in [DrawClaim::Threefold, DrawClaim::FiftyMoves] {
+                if let Ok(e) = r.game.claim_draw(side, kind, mv) {
+                    self.finish(k, e);
+                    return;
+                }
+            }
+            let why = "a draw claim that does not hold (neither threefold repetition nor 50 moves)".to_owned();
+            self.fault(id, &current, &why);
+            if self.event.false_claim == Policy::Forfeit {
+                let e = self.running.get_mut(&k).expect("running").game.forfeit(side, why);
+                self.finish(k, e);
+                return;
+            }
+        }
+        let Some(mv) = reply.mv else {
+            if !reply.draw_claim {
+                let why = "a reply with no move, no claim and no resignation";
+                self.fault(id, &current, why);
+                self.misbehaved(id, why, at);
+            }
+            return;
+        };
+        let r = self.running.get_mut(&k).expect("running");
+        let before = *r.game.position();
+        let played = r.game.play(mv, used);
+        if played.is_ok() {
+            let entry = Entry::Move {
+                game: k,
+                uci: before.uci(mv),
+                ns: u64::try_from(used.as_nanos()).unwrap_or(u64::MAX),
+                offer: reply.draw_offer,
+            };
+            self.write_ahead(&entry);
+            if self.failure.is_some() {
+                return;
+            }
+        }
+        let r = self.running.get_mut(&k).expect("running");
+        match played {
+            Ok(Some(e)) => self.finish(k, e),
+            Ok(None) => {
+                if reply.draw_offer {
+                    r.offer = Some(side);
+                }
+                if r.paused.is_some() {
+                    r.asked_at = None;
+                    r.held = Some((before, mv));
+                    let n = r.sched.number;
+                    self.rearm(k);
+                    self.note(&format!("game {n}: {} played during the pause", before.san(mv)));
+                    return;
+                }
+                self.answering = self.measure.then_some((at, taken));
+                self.ask(k, Some((before, mv)), taken);
+                self.answering = None;
+            }
+            Err(why) => {
+                self.fault(id, &current, &why);
+                self.misbehaved(id, &why, at);
+            }
+        }
+    }
+}

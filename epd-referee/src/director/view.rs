@@ -1,0 +1,212 @@
+//! The live display's state ([`State`]), published from the director's
+//! own data at most ten times a second.
+
+use super::*;
+use serde::Serialize;
+
+impl Director {
+    /// Publishes the display's state at most ten times a second.
+    pub(super) fn schedule_publish(&mut self) {
+        if self.web && self.web_dirty && self.publish_at.is_none() {
+            let at = self.now + Duration::from_millis(100);
+            self.publish_at = Some(at);
+            self.timers.set(Due::Publish, Some(at));
+        }
+    }
+
+    /// The PGN tags of a game in progress or just over.
+    pub(super) fn pgn_tags(&self, r: &Running) -> Tags {
+        let round = match &self.event.round {
+            Some(p) => format!("{p}.{}", r.sched.number),
+            None => format!("{}.{}", r.sched.cycle, r.sched.number),
+        };
+        Tags {
+            event: self.event.name.clone(),
+            site: self.event.site.clone(),
+            date: self.date.clone(),
+            round,
+            white: self.event.players[r.sched.white].name.clone(),
+            black: self.event.players[r.sched.black].name.clone(),
+        }
+    }
+
+    /// Publishes the live display's state (`live`: the event goes on).
+    pub(super) fn publish(&mut self, live: bool) {
+        if !self.web {
+            return;
+        }
+        self.web_dirty = false;
+        self.version += 1;
+        let now = self.now;
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let side = |c: Color| if c == Color::White { "white" } else { "black" };
+        let mut live_pgn = String::new();
+        let mut running = Vec::with_capacity(self.running.len());
+        for r in self.running.values() {
+            let g = &r.game;
+            let last = g.moves().last().map(|m| {
+                let to = if m.mv.is_castle() { m.mv.king_destination() } else { m.mv.to() };
+                [m.mv.from().to_string(), to.to_string()]
+            });
+            let ticking = r.paused.is_none() && r.away.is_none() && r.starts_at.is_none() && g.ended().is_none();
+            let tags = self.pgn_tags(r);
+            live_pgn.push_str(&pgn::write(&tags, g, &self.event.time_control));
+            running.push(LiveGame {
+                number: r.sched.number,
+                round: tags.round,
+                white: tags.white,
+                black: tags.black,
+                start: g.start().fen(),
+                fen: g.position().fen(),
+                moves: g.moves().iter().map(|m| m.san.clone()).collect(),
+                last,
+                turn: side(g.position().turn()),
+                white_ms: ms(g.clock(Color::White).remaining()),
+                black_ms: ms(g.clock(Color::Black).remaining()),
+                thinking_ms: r.asked_at.filter(|_| ticking).map(|t| ms(now.saturating_duration_since(t))),
+                paused: r.paused.is_some(),
+                away: r.away.map(|(c, _)| side(c)),
+            });
+        }
+        running.sort_by_key(|g| g.number);
+        let standings = self
+            .standings
+            .order()
+            .into_iter()
+            .map(|i| {
+                let [wins, draws, losses] = self.standings.wdl(i);
+                Standing {
+                    name: self.standings.name(i).to_owned(),
+                    points: f64::from(self.standings.half_points(i)) / 2.0,
+                    games: self.standings.games(i),
+                    wins,
+                    draws,
+                    losses,
+                }
+            })
+            .collect();
+        let state = State {
+            version: self.version,
+            event: self.event.name.clone(),
+            site: self.event.site.clone(),
+            time_control: self.event.time_control.to_string(),
+            epoch: self.epoch,
+            games: self.schedule.len(),
+            finished_count: self.finished,
+            live,
+            running,
+            finished: self.ended[self.ended.len().saturating_sub(500)..].to_vec(),
+            standings,
+            supervised: self.event.supervisor_token.is_some(),
+        };
+        let json = serde_json::to_string(&state).unwrap_or_default();
+        self.out.push_back(Output::Publish(Snapshot { json, live_pgn }));
+    }
+}
+
+/// What the display shows, as `/api/state` gives it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct State {
+    /// One more each time the state changes.
+    pub version: u64,
+    /// The event's name, site and time control.
+    pub event: String,
+    /// PGN Site.
+    pub site: String,
+    /// PGN TimeControl.
+    pub time_control: String,
+    /// The referee's epoch (one more after each resumption or take-over).
+    pub epoch: u64,
+    /// Games in the schedule.
+    pub games: usize,
+    /// Games over.
+    pub finished_count: usize,
+    /// `false` once the event is over.
+    pub live: bool,
+    /// The games in progress, by number.
+    pub running: Vec<LiveGame>,
+    /// The games over, the latest last (at most the last 500).
+    pub finished: Vec<FinishedGame>,
+    /// The players, best first.
+    pub standings: Vec<Standing>,
+    /// Whether supervisor actions are possible (the event has a token).
+    pub supervised: bool,
+}
+
+/// A game in progress.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LiveGame {
+    /// Its number in the schedule (PGN Round's last part).
+    pub number: usize,
+    /// PGN Round.
+    pub round: String,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// The start position (FEN).
+    pub start: String,
+    /// The current position (FEN).
+    pub fen: String,
+    /// The moves so far, in SAN.
+    pub moves: Vec<String>,
+    /// The last move's squares, `["e2", "e4"]`.
+    pub last: Option<[String; 2]>,
+    /// `"white"` or `"black"`.
+    pub turn: &'static str,
+    /// White's time left, in milliseconds, before the move being thought.
+    pub white_ms: u64,
+    /// Black's.
+    pub black_ms: u64,
+    /// How long the side to move has been thinking, in milliseconds,
+    /// when its clock runs (it was asked, the game is not paused and no
+    /// one is away); the page counts down from here.
+    pub thinking_ms: Option<u64>,
+    /// Paused by the supervisor.
+    pub paused: bool,
+    /// A side that is away (`"white"`, `"black"`).
+    pub away: Option<&'static str>,
+}
+
+/// A game over.
+#[derive(Clone, Debug, Serialize)]
+pub struct FinishedGame {
+    /// Its number in the schedule.
+    pub number: usize,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// How it ended, in words.
+    pub termination: String,
+    /// Plies played.
+    pub plies: usize,
+}
+
+/// A player's standing.
+#[derive(Clone, Debug, Serialize)]
+pub struct Standing {
+    /// Its name.
+    pub name: String,
+    /// Points.
+    pub points: f64,
+    /// Games played.
+    pub games: u32,
+    /// Wins, draws, losses.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+}
+
+/// The published state: its JSON, and the games in progress as PGN.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// [`State`] as JSON.
+    pub json: String,
+    /// The games in progress as PGN (result `*`).
+    pub live_pgn: String,
+}

@@ -1,0 +1,33 @@
+//! The journal's entries: one state change each, as JSON (`{"t":"move",...}`).
+//! The director writes them ahead of acting; [`super::replay`] reads them back.
+
+/// One state change, as the journal keeps it (JSON).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum Entry {
+    /// The referee starts (`epoch` 1) or resumes (one more each time).
+    Begin { epoch: u64, event: String, games: usize, date: String },
+    /// Scheduled game `game` (its index in the schedule) starts.
+    Start { game: usize },
+    /// A move of a game in progress, the time it took, and whether its
+    /// player offered a draw with it.
+    Move { game: usize, uci: String, ns: u64, offer: bool },
+    /// A game is over: its result and its PGN as written.
+    End { game: usize, white: usize, black: usize, result: String, pgn: String },
+    /// A game aborted by the supervisor: back in the schedule.
+    Abort { game: usize },
+    /// The supervisor paused a game: its clocks stay stopped, after a
+    /// resumption too, until it is unpaused.
+    Pause { game: usize },
+    /// The supervisor resumed a paused game.
+    Unpause { game: usize },
+    /// A hot standby follows this journal and would take over at
+    /// `listen` after `heartbeat_ms` of silence: a referee resumed from
+    /// the journal asks it first, and holds its records until it follows
+    /// again or cannot have taken over.
+    Standby {
+        listen: String,
+        #[serde(default)]
+        heartbeat_ms: u64,
+    },
+}

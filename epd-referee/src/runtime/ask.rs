@@ -1,0 +1,103 @@
+//! The short exchanges between referees: a probe of a standby's epoch
+//! and the yield a referee that took over asks of the old primary, each
+//! a line out and a line back within [`ASK_TIMEOUT`].
+
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+use crate::event::Event;
+use crate::journal::entry::Entry;
+use crate::standby::wire::Fenced;
+
+/// How long a probe or a yield waits to connect and for its answer.
+const ASK_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// within [`ASK_TIMEOUT`]: `None` when nobody answers (a standby that has
+/// not taken over accepts no connection).
+async fn ask(addr: &str, line: String) -> Option<String> {
+    let talk = async {
+        let mut s = TcpStream::connect(addr).await.ok()?;
+        s.write_all(line.as_bytes()).await.ok()?;
+        s.write_all(b"\n").await.ok()?;
+        let mut r = BufReader::new(s.take(256));
+        let mut answer = String::new();
+        r.read_line(&mut answer).await.ok()?;
+        Some(answer.trim().to_owned())
+    };
+    tokio::time::timeout(ASK_TIMEOUT, talk).await.ok().flatten()
+}
+
+/// The epoch of the referee serving at `addr`, if one answers there.
+pub(super) async fn probe(addr: &str, token: &str) -> Option<u64> {
+    let answer = ask(addr, format!("EPDKIT-STANDBY probe token={token}")).await?;
+    answer.strip_prefix("P ")?.parse().ok()
+}
+
+/// After a take-over: tells the old primary at `addr` to yield, every
+/// second, until it says it did or answers with a newer epoch.
+pub(super) async fn fence(addr: String, token: String, epoch: u64, tell: mpsc::Sender<Fenced>) {
+    loop {
+        match ask(&addr, format!("EPDKIT-STANDBY yield epoch={epoch} token={token}")).await.as_deref() {
+            Some("D") => {
+                let _ = tell.send(Fenced::Yielded).await;
+                return;
+            }
+            Some(p) => {
+                if let Some(n) = p.strip_prefix("P ").and_then(|n| n.parse().ok()) {
+                    if n > epoch {
+                        let _ = tell.send(Fenced::Newer(n)).await;
+                        return;
+                    }
+                }
+            }
+            None => {}
+        }
+        if tell.is_closed() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Asks the standby at `addr` for its epoch, again and again for
+/// `patience` (every 250 ms), until it answers.
+pub(super) async fn watch(addr: String, token: String, patience: Duration) -> Option<u64> {
+    let start = Instant::now();
+    loop {
+        let epoch = probe(&addr, &token).await;
+        if epoch.is_some() || start.elapsed() >= patience {
+            return epoch;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Before a resumption: when the journal names a standby and it answers
+/// with a newer epoch than the journal's, it took the event over while
+/// this referee was down: this one steps down rather than play on.
+pub(super) async fn step_down_to_standby(event: &Event, listen: Option<&str>) -> std::io::Result<()> {
+    let Some(token) = &event.supervisor_token else { return Ok(()) };
+    let Ok(entries) = crate::journal::read_entries(&event.journal) else { return Ok(()) };
+    let (mut epoch, mut standby) = (0, None);
+    for e in &entries {
+        match serde_json::from_slice::<Entry>(e) {
+            Ok(Entry::Begin { epoch: n, .. }) => epoch = n,
+            Ok(Entry::Standby { listen, .. }) => standby = Some(listen),
+            _ => {}
+        }
+    }
+    let Some(standby) = standby else { return Ok(()) };
+    if Some(standby.as_str()) == listen.or(Some(event.listen.as_str())) {
+        return Ok(()); // this referee is the standby the journal names
+    }
+    match probe(&standby, token).await {
+        Some(n) if n > epoch => Err(std::io::Error::other(format!(
+            "the standby at {standby} took the event over (epoch {n}; this journal's is {epoch}): \
+             this referee steps down; start it as --standby {standby}"
+        ))),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,581 @@
+//! The referee's runtime (EPD §8) on tokio: the only async code of Argus.
+//! It waits for what can happen (a client's line, a connection opened or
+//! closed, a console command, a supervisor's action from the live
+//! display, an answer from a standby) or for the director's next
+//! deadline, hands it to the [`Director`], and carries out the director's
+//! outputs: it writes to connections, appends and syncs the journal,
+//! writes the log, the PGN and the report, probes standbys and publishes
+//! the live display. It takes no decision of its own.
+//!
+//! Shaped like tokio's mini-redis: a listener task accepts clients (at
+//! most [`MAX_CLIENTS`] at once); each connection has a reader task and a
+//! writer task ([`net`]); everything reaches the director through one
+//! inbox, a batch at a time, so a busy inbox shares one turn (one journal
+//! sync) among many inputs.
+//!
+//! Everything a client sends is untrusted: lines are capped at
+//! [`MAX_RECORD`](crate::protocol::MAX_RECORD) bytes (an over-long line
+//! costs the client its connection), a line must be finished within
+//! [`LINE_TIMEOUT`] of its first byte, a client must sign on within
+//! [`SIGN_ON_TIMEOUT`](crate::director::SIGN_ON_TIMEOUT), its outgoing
+//! queue is bounded (a client that does not read is dropped), and a
+//! sign-on under a name whose entry has a token must present it.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use epd_core::Position;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use crate::director::{Config, ConnId, Director, Done, Input, Output, Snapshot, Stopped};
+use crate::event::Event;
+use crate::journal::Journal;
+
+mod ask;
+mod net;
+mod players;
+pub mod standby;
+pub mod web;
+
+/// The most clients connected at once.
+pub const MAX_CLIENTS: usize = 1024;
+/// How long a line may take from its first byte to its newline.
+pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Records queued for a client before it counts as not reading.
+const QUEUE: usize = 256;
+/// Inputs the director takes in one turn at most.
+const BATCH: usize = 256;
+
+/// How the referee runs.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Read supervisor commands from standard input.
+    pub console: bool,
+    /// Listen here instead of the event's address (tests use port 0).
+    pub listen: Option<String>,
+    /// Print what happens on standard error.
+    pub verbose: bool,
+    /// Measure the referee's latency per move: from a reply's last byte
+    /// read to the opponent's respond written ([`Outcome::latencies`]).
+    pub measure_latency: bool,
+    /// Go on from the event's journal after the referee stopped (a crash,
+    /// a kill, `quit`): without it, an existing journal is refused.
+    pub resume: bool,
+    /// Serial mode: the players' serial lines (terminal devices), one
+    /// per player, instead of a TCP listener; the players sign on over
+    /// them as over TCP.
+    pub serial: Vec<PathBuf>,
+    /// The serial lines' baud rate (default [`DEFAULT_BAUD`]).
+    pub baud: Option<u32>,
+}
+
+/// The baud rate of serial lines unless told otherwise.
+pub const DEFAULT_BAUD: u32 = 9600;
+
+/// What a finished event reports.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Games played to an end.
+    pub games: usize,
+    /// The standings report.
+    pub report: String,
+    /// With [`Options::measure_latency`]: each move's latency, from the
+    /// reply read to the respond written, and from the director taking
+    /// the reply up to the respond written (the first less the wait in
+    /// the director's inbox).
+    pub latencies: Vec<(Duration, Duration)>,
+}
+
+/// A record for a client, and (when latency is measured) the instants
+/// the reply it answers was read and taken up by the director.
+type Out = (Vec<u8>, Option<(Instant, Instant)>);
+
+/// Where the writers put measured latencies: (read to written, taken up
+/// to written).
+type Latencies = Arc<std::sync::Mutex<Vec<(Duration, Duration)>>>;
+
+/// What the runtime hears from its tasks.
+#[derive(Debug)]
+enum Inbox {
+    /// A connection's writer queue (the director hears of the connection
+    /// as [`Input::Connected`]).
+    Connected { id: ConnId, tx: mpsc::Sender<Out>, peer: String },
+    /// Anything else, for the director.
+    Input(Input),
+}
+
+/// Runs `event` to its end on a tokio runtime of its own.
+///
+/// # Errors
+/// The address cannot be bound, the openings or output files cannot be
+/// read or written.
+pub fn run_blocking(event: Event, options: Options) -> std::io::Result<Outcome> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let outcome = rt.block_on(run(event, options, None));
+    // The console's read of stdin blocks a thread that no task can
+    // cancel: do not wait for it.
+    rt.shutdown_background();
+    outcome
+}
+
+/// Runs `event` to its end. `bound`, if given, hears the address the
+/// listener bound (for tests that listen on port 0).
+///
+/// # Errors
+/// The address cannot be bound, the openings or output files cannot be
+/// read or written.
+pub async fn run(
+    event: Event,
+    options: Options,
+    bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+) -> std::io::Result<Outcome> {
+    serve(event, options, bound, None, None).await
+}
+
+fn with_path(path: &std::path::Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+fn append_file(p: &std::path::Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| with_path(p, e))
+}
+
+/// Opens the event's journal: a new one, or (resuming) the one there,
+/// with its entries.
+fn open_journal(event: &Event, resume: bool, verbose: bool) -> std::io::Result<(Journal, Option<Vec<Vec<u8>>>)> {
+    if resume {
+        let (j, rec) = Journal::open(&event.journal)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+        if rec.dropped_bytes > 0 && verbose {
+            eprintln!("argus: the journal's last entry was torn ({} bytes): dropped", rec.dropped_bytes);
+        }
+        return Ok((j, Some(rec.entries)));
+    }
+    if event.journal.exists() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!(
+                "{}: the journal of an earlier run: go on with --resume, or remove it (and the PGN) to start again",
+                event.journal.display()
+            ),
+        ));
+    }
+    let j = Journal::create(&event.journal).map_err(|e| with_path(&event.journal, e))?;
+    Ok((j, None))
+}
+
+/// [`run`], on `listener` if given (a standby's, bound when it started),
+/// and, after a standby's take-over, telling the old primary at `fence`
+/// to yield.
+pub(crate) async fn serve(
+    event: Event,
+    options: Options,
+    bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+    listener: Option<TcpListener>,
+    fence: Option<String>,
+) -> std::io::Result<Outcome> {
+    if options.resume && fence.is_none() {
+        ask::step_down_to_standby(&event, options.listen.as_deref()).await?;
+    }
+    let openings = match &event.openings {
+        Some(path) => load_openings(path)?,
+        None => Vec::new(),
+    };
+    let (tx, mut rx) = mpsc::channel::<Inbox>(4096);
+    let latencies: Option<Latencies> = options.measure_latency.then(Latencies::default);
+    let local = if options.serial.is_empty() {
+        let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
+        let listener = match listener {
+            Some(l) => l,
+            None => TcpListener::bind(&addr).await?,
+        };
+        let local = listener.local_addr()?;
+        if let Some(tx) = bound {
+            let _ = tx.send(local);
+        }
+        let _ = tx.send(Inbox::Input(Input::Listening(local.to_string()))).await;
+        tokio::spawn(net::listen(listener, tx.clone(), latencies.clone()));
+        Some(local)
+    } else {
+        if let Some(p) = event.players.iter().find(|p| p.command.is_some()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("serial mode: player {} has a command; players come over the serial lines", p.name),
+            ));
+        }
+        let baud = options.baud.unwrap_or(DEFAULT_BAUD);
+        // A bad rate is said now, not in a log line per attempt.
+        crate::serial::BAUD_RATES.contains(&baud).then_some(()).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{baud} baud: not a serial line rate"))
+        })?;
+        #[cfg(unix)]
+        {
+            let n = options.serial.len() as u64;
+            for (k, path) in options.serial.iter().enumerate() {
+                tokio::spawn(net::serial_line(path.clone(), baud, k as u64, n, tx.clone()));
+            }
+        }
+        #[cfg(not(unix))]
+        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "serial mode needs a Unix system"));
+        #[cfg(unix)]
+        None
+    };
+    if options.console {
+        tokio::spawn(console(tx.clone()));
+    }
+    // The live display: bound before the event starts, so a bad address
+    // is said at once.
+    let web = match &event.web {
+        Some(addr) => {
+            let l = TcpListener::bind(addr)
+                .await
+                .map_err(|e| std::io::Error::new(e.kind(), format!("web = {addr:?}: {e}")))?;
+            let local = l.local_addr()?;
+            Some((l, local))
+        }
+        None => None,
+    };
+    let (journal, entries) = open_journal(&event, options.resume, options.verbose)?;
+    // A resumed primary watches the standby its journal names; a standby
+    // that took over does not watch itself.
+    let own = local.map(|a| a.to_string()).filter(|_| fence.is_none());
+    let config = Config {
+        event: event.clone(),
+        openings,
+        journal: entries,
+        date: utc_now().1,
+        own,
+        web: web.is_some(),
+        measure: options.measure_latency,
+        defect_send_before_sync: false,
+    };
+    let director = Director::new(config, Instant::now())?;
+    let mut carrier = Carrier {
+        event: event.clone(),
+        verbose: options.verbose,
+        conns: HashMap::new(),
+        journal,
+        log: None,
+        pgn: None,
+        web: None,
+        inbox: tx.clone(),
+        fault: None,
+    };
+    carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
+    // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
+    // then opened to append.
+    if !options.resume {
+        carrier.pgn = Some(append_file(&event.pgn)?);
+    }
+    if let Some((listener, local)) = web {
+        let (state_tx, state_rx) = tokio::sync::watch::channel(Arc::new(Snapshot::default()));
+        carrier.web = Some(state_tx);
+        let (act_tx, mut act_rx) = mpsc::channel::<(String, String)>(16);
+        let inbox = tx.clone();
+        tokio::spawn(async move {
+            while let Some((command, from)) = act_rx.recv().await {
+                if inbox.send(Inbox::Input(Input::Supervisor { command, from })).await.is_err() {
+                    return;
+                }
+            }
+        });
+        let (pgn, token) = (event.pgn.clone(), event.supervisor_token.clone());
+        tokio::spawn(web::serve(listener, state_rx, pgn, token, act_tx));
+        let _ = tx.send(Inbox::Input(Input::Note(format!("live display on http://{local}/")))).await;
+    }
+    if let (Some(old), Some(token)) = (fence, event.supervisor_token.clone()) {
+        let (ftx, mut frx) = mpsc::channel(1);
+        tokio::spawn(ask::fence(old, token, director.epoch(), ftx));
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Some(f) = frx.recv().await {
+                if tx.send(Inbox::Input(Input::Fenced(f))).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    // The players the referee starts: each instance kept running until
+    // the event is over (a program that exits or crashes mid-event is
+    // started again, after a growing pause; it signs on and is brought
+    // back into its game).
+    let (over_tx, over_rx) = tokio::sync::watch::channel(false);
+    let mut keepers = Vec::new();
+    if let Some(local) = local {
+        for p in &event.players {
+            let Some(cmd) = &p.command else { continue };
+            for i in 0..p.instances {
+                let mut args: Vec<String> = cmd[1..].to_vec();
+                args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
+                if let Some(t) = &p.token {
+                    args.extend(["--token".to_owned(), t.clone()]);
+                }
+                let who = if p.instances > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
+                let first = players::spawn_player(&cmd[0], &args, options.verbose)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
+                keepers.push(tokio::spawn(players::keep_player(
+                    first,
+                    cmd[0].clone(),
+                    args,
+                    who,
+                    options.verbose,
+                    tx.clone(),
+                    over_rx.clone(),
+                )));
+            }
+        }
+    }
+    let done = drive(director, &mut carrier, &mut rx).await;
+    let mut outcome = match done {
+        Ok(Done { games, report, stopped: None }) => Ok(Outcome { games, report, latencies: Vec::new() }),
+        Ok(Done { stopped: Some(Stopped::SteppedDown(why)), .. }) => Err(std::io::Error::other(why)),
+        Ok(Done { stopped: Some(Stopped::JournalFailed(why)), .. }) => Err(std::io::Error::other(why)),
+        Err(e) => Err(e),
+    };
+    if let (Ok(_), Some(e)) = (&outcome, carrier.fault.take()) {
+        outcome = Err(e);
+    }
+    if let Some(log) = carrier.log.as_mut() {
+        let _ = log.flush();
+    }
+    // The writers send what they hold and end once their queues are
+    // dropped; give them a moment.
+    carrier.conns.clear();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    if let (Ok(o), Some(l)) = (outcome.as_mut(), latencies) {
+        o.latencies = std::mem::take(&mut *l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    }
+    // Asked to disconnect; the keepers give them a moment, then stop them.
+    let _ = over_tx.send(true);
+    for k in keepers {
+        let _ = k.await;
+    }
+    outcome
+}
+
+/// The director's loop: carry out its outputs, then wait for the next
+/// input (taking up whatever else is waiting, up to a batch) or for its
+/// next deadline.
+async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>) -> std::io::Result<Done> {
+    loop {
+        while let Some(o) = d.poll_output() {
+            if let Some(done) = c.carry_out(&mut d, o)? {
+                return Ok(done);
+            }
+        }
+        if let Some(log) = c.log.as_mut() {
+            log.flush()?;
+        }
+        let msg = match d.poll_timeout() {
+            Some(t) => tokio::select! {
+                m = rx.recv() => m,
+                () = tokio::time::sleep_until(t.into()) => {
+                    d.handle_timeout(Instant::now());
+                    continue;
+                }
+            },
+            None => rx.recv().await,
+        };
+        let Some(msg) = msg else { return Err(std::io::Error::other("the referee's inbox closed")) };
+        c.take(&mut d, msg);
+        for _ in 0..BATCH {
+            match rx.try_recv() {
+                Ok(m) => c.take(&mut d, m),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// What carries out the director's outputs: the connections' queues, the
+/// journal, the log, the PGN and the live display.
+struct Carrier {
+    event: Event,
+    verbose: bool,
+    conns: HashMap<ConnId, mpsc::Sender<Out>>,
+    journal: Journal,
+    log: Option<std::io::BufWriter<std::fs::File>>,
+    pgn: Option<std::fs::File>,
+    web: Option<tokio::sync::watch::Sender<Arc<Snapshot>>>,
+    inbox: mpsc::Sender<Inbox>,
+    /// A file that could not be written (the report): the event's error.
+    fault: Option<std::io::Error>,
+}
+
+impl Carrier {
+    fn take(&mut self, d: &mut Director, msg: Inbox) {
+        let input = match msg {
+            Inbox::Connected { id, tx, peer } => {
+                self.conns.insert(id, tx);
+                Input::Connected { id, peer }
+            }
+            Inbox::Input(i) => i,
+        };
+        d.handle(Instant::now(), input);
+    }
+
+    fn log_line(&mut self, text: &str) {
+        if let Some(log) = self.log.as_mut() {
+            let _ = writeln!(log, "{} {text}", utc_now().0);
+        }
+    }
+
+    fn send(&mut self, d: &mut Director, id: ConnId, out: Out) {
+        let Some(tx) = self.conns.get(&id) else { return };
+        match tx.try_send(out) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => d.handle(Instant::now(), Input::Stalled { id }),
+            // The writer is gone: the reader reports the connection closed.
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+        }
+    }
+
+    /// Carries out one output; the event's end is returned.
+    fn carry_out(&mut self, d: &mut Director, o: Output) -> std::io::Result<Option<Done>> {
+        match o {
+            Output::Send { id, line, answering } => self.send(d, id, (line, answering)),
+            Output::Close { id } => {
+                self.conns.remove(&id);
+            }
+            Output::Append { seq, entries } => {
+                let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
+                let input = match self.journal.append_all(&refs) {
+                    Ok(()) => Input::Synced { seq },
+                    Err(e) => Input::SyncFailed { seq, error: e.to_string() },
+                };
+                d.handle(Instant::now(), input);
+            }
+            Output::CopyJournal { id } => match crate::journal::read_entries(self.journal.path()) {
+                Ok(entries) => {
+                    let mut msg = b"R\n".to_vec();
+                    for e in &entries {
+                        msg.extend_from_slice(b"J ");
+                        msg.extend_from_slice(e);
+                        msg.push(b'\n');
+                    }
+                    msg.extend_from_slice(b"C 0");
+                    self.send(d, id, (msg, None));
+                }
+                Err(e) => {
+                    let why = format!("cannot read the journal for a standby: {e}");
+                    d.handle(Instant::now(), Input::Closed { id, why });
+                }
+            },
+            Output::Note(text) => {
+                self.log_line(&format!("referee {text}"));
+                if self.verbose {
+                    eprintln!("argus: {text}");
+                }
+            }
+            Output::Traffic(text) => self.log_line(&text),
+            Output::Say(text) => eprintln!("{text}"),
+            Output::ReplacePgn(text) => {
+                let path = &self.event.pgn;
+                let mut tmp = path.as_os_str().to_owned();
+                tmp.push(".resume");
+                let tmp = PathBuf::from(tmp);
+                std::fs::write(&tmp, text)
+                    .and_then(|()| std::fs::rename(&tmp, path))
+                    .map_err(|e| with_path(path, e))?;
+            }
+            Output::Pgn(text) => {
+                if self.pgn.is_none() {
+                    self.pgn = Some(append_file(&self.event.pgn)?);
+                }
+                let written = self.pgn.as_mut().map(|f| f.write_all(text.as_bytes()).and_then(|()| f.flush()));
+                if let Some(Err(e)) = written {
+                    self.log_line(&format!("referee cannot write the PGN: {e}"));
+                }
+            }
+            Output::Publish(snapshot) => {
+                if let Some(tx) = &self.web {
+                    tx.send_replace(Arc::new(snapshot));
+                }
+            }
+            Output::Probe { addr, patience } => {
+                let token = self.event.supervisor_token.clone().unwrap_or_default();
+                let inbox = self.inbox.clone();
+                tokio::spawn(async move {
+                    let epoch = ask::watch(addr, token, patience).await;
+                    let _ = inbox.send(Inbox::Input(Input::Probed(epoch))).await;
+                });
+            }
+            Output::Report(text) => {
+                let path = &self.event.report;
+                if let Err(e) = std::fs::write(path, text) {
+                    self.fault.get_or_insert(with_path(path, e));
+                }
+            }
+            Output::Done(done) => return Ok(Some(done)),
+        }
+        Ok(None)
+    }
+}
+
+/// Reads the openings: one position per line (FEN or EPD; blank lines
+/// and invalid ones are refused with their line number).
+fn load_openings(path: &std::path::Path) -> std::io::Result<Vec<Position>> {
+    let text = std::fs::read(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (rec, diags) = epd_core::Record::parse(line, epd_core::ParseMode::Lenient);
+        match rec.position_with_counters() {
+            Some(p) if !epd_core::has_errors(&diags) => out.push(p),
+            _ => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}:{}: not a position", path.display(), i + 1),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the console's commands from standard input.
+async fn console(tx: mpsc::Sender<Inbox>) {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Ok(Some(l)) = lines.next_line().await {
+        if tx.send(Inbox::Input(Input::Console(l))).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// UTC now as `2026-11-23T12:34:56.789Z`, and the PGN date `2026.11.23`.
+pub(crate) fn utc_now() -> (String, String) {
+    let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let days = secs / 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let rest = secs % 86_400;
+    (
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+            rest / 3600,
+            rest / 60 % 60,
+            rest % 60,
+            d.subsec_millis()
+        ),
+        format!("{year:04}.{month:02}.{day:02}"),
+    )
+}

@@ -1,0 +1,257 @@
+//! Clients' connections, over TCP or serial lines: a reader task that
+//! frames lines (capped at [`MAX_RECORD`] bytes, each finished within
+//! [`LINE_TIMEOUT`] of its first byte) and a writer task fed by a bounded
+//! queue. Both report to the director's inbox.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use super::{Inbox, Latencies, Out, LINE_TIMEOUT, MAX_CLIENTS, QUEUE};
+use crate::director::{ConnId, Input};
+use crate::protocol::MAX_RECORD;
+
+pub(super) async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>, latencies: Option<Latencies>) {
+    let mut next: ConnId = 1;
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CLIENTS));
+    loop {
+        let Ok(permit) = Arc::clone(&slots).acquire_owned().await else { return };
+        let Ok((stream, peer)) = listener.accept().await else {
+            // Out of descriptors, say: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let id = next;
+        next += 1;
+        let tx = tx.clone();
+        let latencies = latencies.clone();
+        tokio::spawn(async move {
+            let (read, write) = stream.into_split();
+            connection(id, read, write, peer.to_string(), tx, latencies).await;
+            drop(permit);
+        });
+    }
+}
+
+/// One client, over TCP or a serial line: a reader (this task) and a
+/// writer task. It ends when the client closes, misbehaves, or the
+/// director drops it.
+pub(super) async fn connection<R, W>(
+    id: ConnId,
+    read: R,
+    mut write: W,
+    peer: String,
+    tx: mpsc::Sender<Inbox>,
+    latencies: Option<Latencies>,
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, mut out_rx) = mpsc::channel::<Out>(QUEUE);
+    if tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.is_err() {
+        return;
+    }
+    let writer = tokio::spawn(async move {
+        while let Some((mut line, since)) = out_rx.recv().await {
+            line.push(b'\n');
+            let sent = async {
+                write.write_all(&line).await?;
+                write.flush().await
+            };
+            match tokio::time::timeout(Duration::from_secs(10), sent).await {
+                Ok(Ok(())) => {}
+                _ => break,
+            }
+            if let (Some((read, taken)), Some(l)) = (since, &latencies) {
+                let d = (read.elapsed(), taken.elapsed());
+                l.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(d);
+            }
+        }
+        let _ = write.shutdown().await;
+    });
+    let mut writer = writer;
+    let mut reader = BufReader::with_capacity(8192, read);
+    let mut line = Vec::with_capacity(256);
+    let reading = async {
+        loop {
+            line.clear();
+            // The first byte may take as long as it likes (games wait for
+            // pairings); the rest of the line must follow promptly.
+            let first = match reader.fill_buf().await {
+                Ok([]) => break "closed by the client".to_owned(),
+                Ok(_) => Instant::now(),
+                Err(e) => break format!("read error: {e}"),
+            };
+            let read_line = async {
+                loop {
+                    let buf = match reader.fill_buf().await {
+                        Ok([]) => return Err("closed in the middle of a line".to_owned()),
+                        Ok(b) => b,
+                        Err(e) => return Err(format!("read error: {e}")),
+                    };
+                    if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+                        line.extend_from_slice(&buf[..i]);
+                        reader.consume(i + 1);
+                        return Ok(true);
+                    }
+                    let n = buf.len();
+                    line.extend_from_slice(buf);
+                    reader.consume(n);
+                    if line.len() > MAX_RECORD + 1 {
+                        return Ok(false);
+                    }
+                }
+            };
+            match tokio::time::timeout_at((first + LINE_TIMEOUT).into(), read_line).await {
+                Ok(Ok(true)) => {
+                    if tx.send(Inbox::Input(Input::Line { id, line: line.clone(), at: Instant::now() })).await.is_err()
+                    {
+                        break "referee stopped".to_owned();
+                    }
+                }
+                Ok(Ok(false)) => {
+                    let _ = tx.send(Inbox::Input(Input::TooLong { id })).await;
+                    break format!("a line longer than {MAX_RECORD} bytes");
+                }
+                Ok(Err(why)) => break why,
+                Err(_) => break format!("a line unfinished after {} s", LINE_TIMEOUT.as_secs()),
+            }
+        }
+    };
+    // The writer ends when the director drops this client (or the client
+    // stops reading): then the connection is over.
+    let (why, written) = tokio::select! {
+        why = reading => (why, false),
+        _ = &mut writer => ("dropped by the referee".to_owned(), true),
+    };
+    let _ = tx.send(Inbox::Input(Input::Closed { id, why })).await;
+    // The director drops this client's queue when it hears of the close:
+    // the writer then sends what is queued (a fault saying why) and ends.
+    // A client that does not read gets two seconds.
+    if !written {
+        let abort = writer.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(2), writer).await.is_err() {
+            abort.abort();
+        }
+    }
+}
+
+/// One direction of a serial line, non-blocking, driven by the event
+/// loop (no read left pending on a thread when a connection ends).
+#[cfg(unix)]
+struct Line(tokio::io::unix::AsyncFd<std::fs::File>);
+
+#[cfg(unix)]
+impl Line {
+    fn new(file: std::fs::File) -> std::io::Result<Line> {
+        // SAFETY: the File owns its descriptor, which stays open and the
+        // same while the AsyncFd holds it.
+        let fd = unsafe { tokio::io::unix::AsyncFd::register(file) };
+        Ok(Line(fd.map_err(std::io::Error::from)?))
+    }
+}
+
+#[cfg(unix)]
+impl AsyncRead for Line {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::io::Read as _;
+        loop {
+            let mut guard = std::task::ready!(self.0.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            match guard.try_io(|f| f.get_ref().read(unfilled)) {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return std::task::Poll::Ready(Ok(()));
+                }
+                Ok(Err(e)) => return std::task::Poll::Ready(Err(e)),
+                Err(_would_block) => {}
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+impl AsyncWrite for Line {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        data: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::io::Write as _;
+        loop {
+            let mut guard = std::task::ready!(self.0.poll_write_ready(cx))?;
+            match guard.try_io(|f| f.get_ref().write(data)) {
+                Ok(r) => return std::task::Poll::Ready(r),
+                Err(_would_block) => {}
+            }
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// A serial line (`--serial`): opened in raw mode, its client served as
+/// a TCP client is; opened again after it closes or its client is
+/// dropped, as a new connection. Line `k` of `n` takes the connection ids
+/// k + 1, k + 1 + n, ...
+#[cfg(unix)]
+pub(super) async fn serial_line(path: PathBuf, baud: u32, k: u64, n: u64, tx: mpsc::Sender<Inbox>) {
+    let mut id = k + 1;
+    let mut wait = Duration::from_millis(200);
+    loop {
+        let opened = {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || crate::serial::open_raw(&path, baud)).await
+        };
+        match opened {
+            Ok(Ok(file)) => {
+                wait = Duration::from_millis(200);
+                let halves = (|| {
+                    crate::serial::set_nonblocking(&file)?;
+                    Ok::<_, std::io::Error>((Line::new(file.try_clone()?)?, Line::new(file)?))
+                })();
+                let (read, write) = match halves {
+                    Ok(h) => h,
+                    Err(e) => {
+                        let _ = tx.send(Inbox::Input(Input::Note(format!("{}: {e}", path.display())))).await;
+                        return;
+                    }
+                };
+                connection(id, read, write, path.display().to_string(), tx.clone(), None).await;
+                id += n;
+            }
+            Ok(Err(e)) => {
+                let _ = tx
+                    .send(Inbox::Input(Input::Note(format!("cannot open the serial line {}: {e}", path.display()))))
+                    .await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            Err(_) => return,
+        }
+        if tx.is_closed() {
+            return;
+        }
+        tokio::time::sleep(wait).await;
+    }
+}
