@@ -8,6 +8,8 @@
 
 use core::fmt::Write as _;
 
+use std::time::Duration;
+
 use epd_core::{Color, Position};
 
 use crate::clock::{hms, TimeControl};
@@ -96,6 +98,8 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
     let mut lines = Lines { text: String::new(), line: 0 };
     let mut number = start.fullmoves();
     let mut turn = start.turn();
+    // Time used so far by White and Black, exactly (nanoseconds).
+    let mut used = [0u128; 2];
     for (i, m) in game.moves().iter().enumerate() {
         // Every move has a comment, so black's moves carry `N...` too.
         if turn == Color::White {
@@ -106,7 +110,16 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
         lines.word(&m.san);
         // One unit, so that no line starts with `[%emt` (which a naive
         // reader could take for a tag pair).
-        lines.word(&format!("{{[%clk {}] [%emt {}]}}", hms(m.clock), hms(m.emt)));
+        // Both rounded from exact sums, so that on every move the
+        // previous clock less the emt plus the increment is the next
+        // clock, to the millisecond, and the emts add up to the time used.
+        let side = usize::from(turn == Color::Black);
+        let before = round_ms(used[side]);
+        used[side] += m.emt.as_nanos();
+        let after = round_ms(used[side]);
+        let clk = round_ms(m.clock.as_nanos() + used[side]).saturating_sub(after);
+        let (clk, emt) = (Duration::from_millis(clk), Duration::from_millis(after - before));
+        lines.word(&format!("{{[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
         if turn == Color::Black {
             number += 1;
         }
@@ -122,4 +135,9 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
     out.push_str(&lines.text);
     out.push_str("\n\n");
     out
+}
+
+/// Nanoseconds to the nearest millisecond (halves up).
+fn round_ms(ns: u128) -> u64 {
+    u64::try_from((ns + 500_000) / 1_000_000).unwrap_or(u64::MAX)
 }

@@ -247,7 +247,9 @@ impl Director {
         o.game = Some(r.sched.number as u64);
         o.draw_offer = r.offer == Some(side.other());
         let line = o.to_line();
+        self.asking = Some(k);
         self.send(id, line);
+        self.asking = None;
         if let Some(r) = self.running.get_mut(&k) {
             r.asked_at = Some(now);
             r.asked_id = id;
@@ -290,7 +292,7 @@ impl Director {
             }
             self.quiet(id, now + self.event.conclude_delay);
         }
-        self.out.push_back(Output::Pgn(text));
+        self.outbox.push(Transmit::Pgn(text));
         self.standings.add(r.sched.white, r.sched.black, e.result);
         self.finished += 1;
         self.done.insert(k);

@@ -310,20 +310,17 @@ enum Due {
     Publish,
 }
 
-/// A record or a close, as a turn queues them.
+/// What a turn holds back until its entries are durable.
 #[derive(Debug)]
 enum Transmit {
     /// A record, and the client's name for the log (none: a line of the
-    /// standby protocol, not logged).
-    Send {
-        id: ConnId,
-        line: Vec<u8>,
-        answering: Option<(Instant, Instant)>,
-        who: Option<String>,
-    },
-    Close {
-        id: ConnId,
-    },
+    /// standby protocol, not logged); `asks`: a respond in that game,
+    /// whose clock starts when it goes out.
+    Send { id: ConnId, line: Vec<u8>, answering: Option<(Instant, Instant)>, who: Option<String>, asks: Option<usize> },
+    /// A connection closed after its last records.
+    Close { id: ConnId },
+    /// A finished game for the PGN file.
+    Pgn(String),
 }
 
 /// A hot standby ([`crate::standby`]) following the journal.
@@ -378,6 +375,8 @@ pub struct Director {
     measure: bool,
     /// The instants of the reply being answered (read, taken up).
     answering: Option<(Instant, Instant)>,
+    /// The game whose respond is being queued.
+    asking: Option<usize>,
     /// This turn's journal entries, appended together at its end.
     staged: Vec<Vec<u8>>,
     /// This turn's records and closes, sent once its entries are durable.
@@ -475,6 +474,7 @@ impl Director {
             quit: false,
             measure,
             answering: None,
+            asking: None,
             staged: Vec::new(),
             outbox: Vec::new(),
             closing: BTreeSet::new(),
@@ -674,6 +674,10 @@ impl Director {
         if self.turn {
             return Some(self.now);
         }
+        if self.ending {
+            // Only the journal's last syncs are awaited.
+            return None;
+        }
         self.timers.next()
     }
 
@@ -825,19 +829,35 @@ impl Director {
     fn deliver(&mut self, batch: Vec<Transmit>) {
         for t in batch {
             match t {
-                Transmit::Send { id, line, answering, who } => {
+                Transmit::Send { id, line, answering, who, asks } => {
                     if let Some(who) = who {
                         if self.conns.contains_key(&id) || self.closing.contains(&id) {
                             self.out.push_back(Output::Traffic(format!("{who} > {}", String::from_utf8_lossy(&line))));
                         }
                     }
                     self.out.push_back(Output::Send { id, line, answering });
+                    if let Some(k) = asks {
+                        self.clock_starts(k, id);
+                    }
                 }
+                Transmit::Pgn(text) => self.out.push_back(Output::Pgn(text)),
                 Transmit::Close { id } => {
                     self.closing.remove(&id);
                     self.out.push_back(Output::Close { id });
                 }
             }
+        }
+    }
+
+    /// A respond went out: the side to move's clock runs from now, not
+    /// from when it was decided (the journal's sync, or a standby's
+    /// acknowledgement, is not the player's time).
+    fn clock_starts(&mut self, k: usize, id: ConnId) {
+        let now = self.now;
+        let Some(r) = self.running.get_mut(&k) else { return };
+        if r.asked_id == id && r.paused.is_none() && r.asked_at.is_some_and(|t| t < now) {
+            r.asked_at = Some(now);
+            self.rearm(k);
         }
     }
 
@@ -873,7 +893,8 @@ impl Director {
         }
         let who = Some(self.name_of(id));
         let answering = self.answering.take();
-        self.outbox.push(Transmit::Send { id, line, answering, who });
+        let asks = self.asking;
+        self.outbox.push(Transmit::Send { id, line, answering, who, asks });
     }
 
     fn fault(&mut self, id: ConnId, pos: &Position, why: &str) {

@@ -119,12 +119,13 @@ impl Director {
                     line: format!("F {why}").into_bytes(),
                     answering: None,
                     who: None,
+                    asks: None,
                 });
                 self.drop_conn(id, "refused standby");
             }
             Ok(Hello::Probe) => {
                 let line = format!("P {}", self.epoch).into_bytes();
-                self.outbox.push(Transmit::Send { id, line, answering: None, who: None });
+                self.outbox.push(Transmit::Send { id, line, answering: None, who: None, asks: None });
                 self.drop_conn(id, "probed");
             }
             Ok(Hello::Yield { epoch }) => {
@@ -140,7 +141,7 @@ impl Director {
                     ));
                 } else {
                     let line = format!("P {}", self.epoch).into_bytes();
-                    self.outbox.push(Transmit::Send { id, line, answering: None, who: None });
+                    self.outbox.push(Transmit::Send { id, line, answering: None, who: None, asks: None });
                     self.drop_conn(id, "refused yield");
                 }
             }

@@ -7,6 +7,11 @@ impl Director {
     pub(super) fn on_line(&mut self, id: ConnId, line: &[u8], at: Instant) {
         let Some(conn) = self.conns.get(&id) else { return };
         let game = conn.game;
+        // A blank line (a client's keep-alive, a stray newline) says
+        // nothing and costs nothing.
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
         let req = match parse_request(line) {
             Ok(r) => r,
             Err(e) => {
@@ -80,11 +85,30 @@ impl Director {
             return;
         };
         let lag = self.event.lag;
-        let (side, mine, asked, current) = {
+        let (side, mine, asked, current, number) = {
             let Some(r) = self.running.get(&k) else { return };
             let side = r.game.position().turn();
-            (side, r.conns[side_index(side)] == id, r.asked_at, *r.game.position())
+            (side, r.conns[side_index(side)] == id, r.asked_at, *r.game.position(), r.sched.number)
         };
+        // A reply answers a request: one that names another game (a late
+        // reply for a game over, say) or another position answers none
+        // of this game's, and is refused without touching any game.
+        if let Some(g) = reply.game.filter(|&g| g != number as u64) {
+            let why = format!("a reply for game {g}; this connection plays game {number}");
+            self.fault(id, &current, &why);
+            return;
+        }
+        let same = reply.position.to_setup().board == current.to_setup().board
+            && reply.position.turn() == current.turn()
+            && reply.position.castling_rights() == current.castling_rights()
+            && reply.position.legal_ep_square() == current.legal_ep_square()
+            && reply.counters.0.is_none_or(|h| h == current.halfmoves())
+            && reply.counters.1.is_none_or(|f| f == current.fullmoves());
+        if !same {
+            let why = format!("the reply's position is not the game's ({})", current.fen());
+            self.fault(id, &current, &why);
+            return;
+        }
         let opponent_answering_offer = {
             let r = &self.running[&k];
             r.offer.is_some() && r.offer != Some(side) && mine
@@ -104,19 +128,6 @@ impl Director {
         // A pause stops the clock: time after it is not charged.
         let stop = self.running.get(&k).and_then(|r| r.paused).map_or(at, |p| p.min(at));
         let used = stop.saturating_duration_since(asked.unwrap_or(at)).saturating_sub(lag);
-        // The position must be the game's.
-        let same = reply.position.to_setup().board == current.to_setup().board
-            && reply.position.turn() == current.turn()
-            && reply.position.castling_rights() == current.castling_rights()
-            && reply.position.legal_ep_square() == current.legal_ep_square()
-            && reply.counters.0.is_none_or(|h| h == current.halfmoves())
-            && reply.counters.1.is_none_or(|f| f == current.fullmoves());
-        if !same {
-            let why = format!("the reply's position is not the game's ({})", current.fen());
-            self.fault(id, &current, &why);
-            self.misbehaved(id, &why, at);
-            return;
-        }
         let r = self.running.get_mut(&k).expect("running");
         if reply.resign {
             let e = r.game.resign(side);
@@ -136,6 +147,17 @@ impl Director {
             let mv = reply.mv.map(|m| (m, used));
             for kind in [DrawClaim::Threefold, DrawClaim::FiftyMoves] {
                 if let Ok(e) = r.game.claim_draw(side, kind, mv) {
+                    // The move that came with the claim is the game's too:
+                    // journalled like any other, before the end.
+                    if let Some((m, used)) = mv {
+                        let entry = Entry::Move {
+                            game: k,
+                            uci: current.uci(m),
+                            ns: u64::try_from(used.as_nanos()).unwrap_or(u64::MAX),
+                            offer: false,
+                        };
+                        self.write_ahead(&entry);
+                    }
                     self.finish(k, e);
                     return;
                 }
@@ -158,8 +180,11 @@ impl Director {
         };
         let r = self.running.get_mut(&k).expect("running");
         let before = *r.game.position();
+        let plies = r.game.moves().len();
         let played = r.game.play(mv, used);
-        if played.is_ok() {
+        // A move that came after the flag fell is not played: the game's
+        // end says so, not a move.
+        if played.is_ok() && r.game.moves().len() > plies {
             let entry = Entry::Move {
                 game: k,
                 uci: before.uci(mv),

@@ -128,7 +128,7 @@ impl Journal {
         // The entries are returned in memory: the file is read whole.
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
-        let (entries, offset) = scan(path, &bytes)?;
+        let (entries, offset) = decode(path, &bytes)?;
         let dropped_bytes = (bytes.len() - offset) as u64;
         if dropped_bytes > 0 {
             file.set_len(offset as u64)?;
@@ -155,18 +155,7 @@ impl Journal {
     /// As [`Journal::append`].
     pub fn append_all(&mut self, payloads: &[&[u8]]) -> io::Result<()> {
         self.frame.clear();
-        for p in payloads {
-            if p.len() > MAX_ENTRY {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("a journal entry of {} bytes (at most {MAX_ENTRY})", p.len()),
-                ));
-            }
-            let len = (p.len() as u32).to_le_bytes();
-            self.frame.extend_from_slice(&len);
-            self.frame.extend_from_slice(&checksum(&len, p).to_le_bytes());
-            self.frame.extend_from_slice(p);
-        }
+        encode(payloads, &mut self.frame)?;
         self.file.write_all(&self.frame)?;
         self.file.sync_data()?;
         self.len += self.frame.len() as u64;
@@ -200,11 +189,39 @@ impl Journal {
 /// As [`Journal::open`].
 pub fn read_entries(path: &Path) -> Result<Vec<Vec<u8>>, JournalError> {
     let bytes = std::fs::read(path)?;
-    Ok(scan(path, &bytes)?.0)
+    Ok(decode(path, &bytes)?.0)
 }
 
-/// The whole frames of a journal's bytes, and the offset after the last.
-fn scan(path: &Path, bytes: &[u8]) -> Result<(Vec<Vec<u8>>, usize), JournalError> {
+/// Appends the frames of `payloads` to `out` (what [`Journal::append_all`]
+/// writes, and what [`decode`] reads).
+///
+/// # Errors
+/// A payload over [`MAX_ENTRY`] bytes (`InvalidInput`); `out` is then
+/// left with the frames before it.
+pub fn encode(payloads: &[&[u8]], out: &mut Vec<u8>) -> io::Result<()> {
+    for p in payloads {
+        if p.len() > MAX_ENTRY {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("a journal entry of {} bytes (at most {MAX_ENTRY})", p.len()),
+            ));
+        }
+        let len = (p.len() as u32).to_le_bytes();
+        out.extend_from_slice(&len);
+        out.extend_from_slice(&checksum(&len, p).to_le_bytes());
+        out.extend_from_slice(p);
+    }
+    Ok(())
+}
+
+/// Reads a journal's bytes (from [`MAGIC`] on): its whole entries, and
+/// the offset after the last, where a torn tail (which a crash may leave)
+/// begins. `path` only names the file in errors.
+///
+/// # Errors
+/// The bytes do not start with [`MAGIC`], or a frame before the last is
+/// damaged.
+pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Vec<Vec<u8>>, usize), JournalError> {
     if !bytes.starts_with(MAGIC) {
         return Err(JournalError::NotAJournal(path.to_owned()));
     }

@@ -1,0 +1,1143 @@
+//! Deterministic simulation of Argus (in the manner of FoundationDB's
+//! simulator and TigerBeetle's VOPR): one seed drives a virtual clock, a
+//! network, a disk, the clients and the faults around the real
+//! [`Director`], and every step is checked against invariants that are
+//! computed here, independently of the director:
+//!
+//! - every record a client is sent is implied by the durable journal
+//!   (the game started, the position reached by durable moves, the game
+//!   over), read here frame by frame;
+//! - each game ends exactly once; at the end the PGN holds exactly the
+//!   ended games, and a referee resumed from the final journal finds the
+//!   same standings;
+//! - the time charged for each move is the reply's arrival less the
+//!   respond's departure less the lag, never negative; in the PGN the
+//!   previous `[%clk]` less `[%emt]` plus the increment is the next
+//!   `[%clk]`, to the millisecond, and the emts add up to the time used;
+//! - a game between two clients that keep the protocol (blank lines,
+//!   double replies, replies naming another game, false claims and draw
+//!   offers are kept within it) ends by the rules of chess, whatever the
+//!   misbehaving clients, crashes and failed syncs around it;
+//! - once the faults stop, the event finishes within a bound.
+//!
+//! The clients play random legal moves (captures preferred, so games
+//! reach endings); some misbehave: garbage, blank lines, replies for
+//! another game, double replies, false claims, frequent draw offers,
+//! thinking past their flag, dropping the connection and coming back
+//! (within the grace or not), impostors without the token. Faults: the
+//! referee crashes (the disk keeps what was synced and any prefix of the
+//! rest, torn anywhere) and is resumed from its journal; a sync fails
+//! (the referee stops, and is resumed).
+//!
+//! `EPD_SIM_SEEDS=N` runs N seeds (2,000 by default), `EPD_SIM_SEED=N`
+//! one seed with its whole trace. A failing seed prints the line that
+//! replays it and the last steps that led there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use epd_core::{Color, Position};
+use epd_referee::director::{Config, ConnId, Director, Done, Input, Output, Stopped};
+use epd_referee::journal::{self, entry::Entry};
+use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
+use epd_referee::Event;
+use epd_testkit::XorShift;
+
+/// Steps of the trace kept for a failure report.
+const TRACE: usize = 300;
+/// Virtual time after the faults stop within which the event must end.
+const FINISH_BOUND: Duration = Duration::from_secs(1200);
+const MS: u64 = 1_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Random legal moves, an occasional draw offer, accepts some offers.
+    Good,
+    /// Sends a blank line before some replies.
+    Blank,
+    /// Sends some replies first with another game's number.
+    WrongGame,
+    /// Sends some replies twice.
+    Double,
+    /// Claims a draw that does not hold with some moves.
+    FalseClaim,
+    /// Offers a draw with most moves.
+    Offers,
+    /// Sends garbage instead of some replies (an illegal record forfeits).
+    Garbage,
+    /// Thinks past its flag now and then.
+    Slow,
+    /// Drops its connection now and then, and comes back, sometimes
+    /// after the grace.
+    Flaky,
+}
+
+impl Kind {
+    /// Keeps the protocol: its games against others that do end by the
+    /// rules.
+    fn keeps_protocol(self) -> bool {
+        matches!(self, Kind::Good | Kind::Blank | Kind::WrongGame | Kind::Double | Kind::FalseClaim | Kind::Offers)
+    }
+}
+
+const KINDS: [Kind; 9] = [
+    Kind::Good,
+    Kind::Blank,
+    Kind::WrongGame,
+    Kind::Double,
+    Kind::FalseClaim,
+    Kind::Offers,
+    Kind::Garbage,
+    Kind::Slow,
+    Kind::Flaky,
+];
+
+/// A simulated client: a player (or an impostor of one).
+#[derive(Debug)]
+struct Client {
+    player: usize,
+    kind: Kind,
+    /// Signs on with a wrong token: always refused.
+    impostor: bool,
+    conn: Option<ConnId>,
+    /// The last respond, answered when its think time ends.
+    pending: Option<Incoming>,
+    /// Bumped on every respond and connection: a wake-up from before is
+    /// stale.
+    gen: u64,
+    /// Told to disconnect at the event's end (or an impostor gave up).
+    done: bool,
+    attempts: u32,
+}
+
+#[derive(Debug)]
+enum Ev {
+    /// Something reaches the referee on a connection.
+    ToReferee { id: ConnId, what: Wire },
+    /// A record reaches a client.
+    ToClient { id: ConnId, line: Vec<u8> },
+    /// A client's connection is closed (end of file).
+    Eof { client: usize, id: ConnId },
+    /// A client's think time (or wait to reconnect) ends.
+    Wake { client: usize, gen: u64 },
+    /// A client drops its connection (a flaky one).
+    Cut { client: usize },
+    /// The disk has synced (or failed to sync) an append.
+    Sync { life: u64, seq: u64, upto: usize, ok: bool },
+    /// The referee's process dies.
+    Crash,
+    /// The referee is started again with --resume.
+    Restart,
+}
+
+#[derive(Debug)]
+enum Wire {
+    Connect,
+    Line(Vec<u8>),
+    Closed,
+}
+
+/// A connection, as both ends see it.
+#[derive(Debug)]
+struct Conn {
+    client: usize,
+    /// The referee's life it belongs to.
+    life: u64,
+    /// When the last message each way is delivered (each way is FIFO).
+    to_ref: u64,
+    to_client: u64,
+}
+
+/// A game as the durable journal has it, read here.
+#[derive(Debug)]
+struct GameModel {
+    pos: Position,
+    positions: BTreeSet<String>,
+    /// (side, ns) of every move.
+    moves: Vec<(Color, u64)>,
+    ends: u32,
+}
+
+/// The clocks a respond carries: time consumed and remaining, White's
+/// and Black's, in milliseconds.
+type Clocks = ((u64, u64), (u64, u64));
+
+/// What a failure reports.
+struct Failure {
+    seed: u64,
+    what: String,
+    trace: Vec<String>,
+}
+
+type Check = Result<(), String>;
+
+macro_rules! check {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err(format!($($arg)*));
+        }
+    };
+}
+
+struct Sim {
+    rng: XorShift,
+    base: Instant,
+    now: u64,
+    seq: u64,
+    queue: BTreeMap<(u64, u64), Ev>,
+    event: Event,
+    openings: Vec<Position>,
+    lag: u64,
+    increment: u64,
+    base_time: u64,
+    referee: Option<Director>,
+    /// The referee's life: one more at each start.
+    life: u64,
+    defect: bool,
+    clients: Vec<Client>,
+    conns: BTreeMap<ConnId, Conn>,
+    next_conn: ConnId,
+    disk: Vec<u8>,
+    synced: usize,
+    /// How far the durable journal has been read into the model.
+    read: usize,
+    games: BTreeMap<usize, GameModel>,
+    end_pgns: Vec<(usize, String)>,
+    pgn: String,
+    /// Per game: the respond in flight (connection, when it left) and
+    /// when each line from that connection arrived since.
+    asked: BTreeMap<usize, (ConnId, u64, Vec<u64>)>,
+    /// Per (game, ply): the clocks (Ccms, Rtms) a respond carried.
+    clocks: BTreeMap<(usize, usize), Clocks>,
+    faults_until: u64,
+    crashes: u32,
+    failed_syncs: u32,
+    done: Option<Done>,
+    trace: Vec<String>,
+    full_trace: bool,
+    steps: u64,
+    /// A hash of every output, to show that a seed replays exactly.
+    digest: u64,
+}
+
+fn fen_of(p: &Position) -> String {
+    p.fen()
+}
+
+impl Sim {
+    fn new(seed: u64, defect: bool, full_trace: bool) -> Sim {
+        let mut rng = XorShift::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03);
+        let players = 3 + rng.below(2);
+        let lag_ms = rng.below(20) as u64;
+        let mut text = format!(
+            "event = \"sim {seed}\"\ntime_control = \"10+0.1\"\nrounds = 1\nconcurrency = {}\n\
+             conclude_delay = 0.02\nreset_delay = 0.02\nlag_ms = {lag_ms}\ndisconnect_grace = 2\n\
+             supervisor_token = \"sup\"\n",
+            1 + rng.below(3)
+        );
+        for p in 0..players {
+            let _ = write!(text, "[[players]]\nname = \"p{p}\"\ntoken = \"t{p}\"\n");
+        }
+        let event = Event::parse(&text, Path::new("/nonexistent")).expect("the simulated event file");
+        // Openings: positions after 20 to 60 plies of random play with
+        // captures preferred, so games reach endings quickly.
+        let mut openings = Vec::new();
+        while openings.len() < 4 {
+            let mut p = Position::startpos();
+            let plies = 20 + rng.below(40);
+            for _ in 0..plies {
+                let moves: Vec<_> = p.legal_moves().iter().copied().collect();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(pick(&mut rng, &p, &moves));
+            }
+            if !p.legal_moves().is_empty() && p.status() == epd_core::Status::Ongoing {
+                openings.push(p);
+            }
+        }
+        let mut clients = Vec::new();
+        for p in 0..players {
+            // Half the seeds have every player keep the protocol.
+            let kind = if seed.is_multiple_of(2) { KINDS[rng.below(6)] } else { KINDS[rng.below(KINDS.len())] };
+            clients.push(Client {
+                player: p,
+                kind,
+                impostor: false,
+                conn: None,
+                pending: None,
+                gen: 0,
+                done: false,
+                attempts: 0,
+            });
+        }
+        if rng.below(3) == 0 {
+            let player = rng.below(players);
+            clients.push(Client {
+                player,
+                kind: Kind::Good,
+                impostor: true,
+                conn: None,
+                pending: None,
+                gen: 0,
+                done: false,
+                attempts: 0,
+            });
+        }
+        let faults_until = (rng.below(60) as u64) * 1000 * MS;
+        let mut sim = Sim {
+            rng,
+            base: Instant::now(),
+            now: 0,
+            seq: 0,
+            queue: BTreeMap::new(),
+            lag: lag_ms * MS,
+            increment: 100 * MS,
+            base_time: 10_000 * MS,
+            event,
+            openings,
+            referee: None,
+            life: 0,
+            defect,
+            clients,
+            conns: BTreeMap::new(),
+            next_conn: 1,
+            disk: journal::MAGIC.to_vec(),
+            synced: journal::MAGIC.len(),
+            read: journal::MAGIC.len(),
+            games: BTreeMap::new(),
+            end_pgns: Vec::new(),
+            pgn: String::new(),
+            asked: BTreeMap::new(),
+            clocks: BTreeMap::new(),
+            faults_until,
+            crashes: 0,
+            failed_syncs: 0,
+            done: None,
+            trace: Vec::new(),
+            full_trace,
+            steps: 0,
+            digest: 0xcbf2_9ce4_8422_2325,
+        };
+        // Crashes at random instants while faults last.
+        let crashes = if faults_until == 0 { 0 } else { sim.rng.below(4) };
+        for _ in 0..crashes {
+            let at = sim.rng.next() % faults_until.max(1);
+            sim.queue.insert((at, u64::MAX - sim.queue.len() as u64), Ev::Crash);
+        }
+        sim
+    }
+
+    fn note(&mut self, text: String) {
+        let line = format!("{:>10.3} ms  {text}", self.now as f64 / MS as f64);
+        if self.full_trace {
+            eprintln!("{line}");
+        }
+        if self.trace.len() >= TRACE * 2 {
+            self.trace.drain(..TRACE);
+        }
+        self.trace.push(line);
+    }
+
+    fn at(&self, t: u64) -> Instant {
+        self.base + Duration::from_nanos(t)
+    }
+
+    fn schedule(&mut self, delay: u64, ev: Ev) {
+        self.seq += 1;
+        self.queue.insert((self.now + delay, self.seq), ev);
+    }
+
+    fn net_delay(&mut self) -> u64 {
+        (self.rng.below(3000) as u64) * 1000
+    }
+
+    fn faulty(&self) -> bool {
+        self.now < self.faults_until
+    }
+
+    /// Starts the referee: a new event, or resumed from what the disk
+    /// holds.
+    fn start(&mut self) -> Check {
+        self.life += 1;
+        let journal = if self.life == 1 {
+            None
+        } else {
+            let (entries, end) = journal::decode(Path::new("sim.journal"), &self.disk)
+                .map_err(|e| format!("the journal does not read back after a crash: {e}"))?;
+            // What survived the crash is on disk: the torn tail is cut, as
+            // Journal::open does.
+            self.disk.truncate(end);
+            self.synced = end;
+            self.rebuild_model()?;
+            Some(entries)
+        };
+        let config = Config {
+            event: self.event.clone(),
+            openings: self.openings.clone(),
+            journal,
+            date: "2026.11.25".into(),
+            own: Some("sim:primary".into()),
+            web: self.life.is_multiple_of(2),
+            measure: false,
+            defect_send_before_sync: self.defect,
+        };
+        let d = Director::new(config, self.at(self.now)).map_err(|e| format!("the referee does not start: {e}"))?;
+        self.note(format!("referee starts (life {}, epoch {})", self.life, d.epoch()));
+        self.referee = Some(d);
+        self.asked.clear();
+        Ok(())
+    }
+
+    /// Reads the durable journal into the model from scratch.
+    fn rebuild_model(&mut self) -> Check {
+        self.games.clear();
+        self.end_pgns.clear();
+        self.read = journal::MAGIC.len();
+        self.read_durable()
+    }
+
+    /// Reads the frames synced since last time (length, checksum,
+    /// payload: read here by hand, apart from the journal's own reader).
+    fn read_durable(&mut self) -> Check {
+        while self.read + 8 <= self.synced {
+            let b = &self.disk[self.read..];
+            let len = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+            check!(self.read + 8 + len <= self.synced, "a synced frame runs past the synced bytes");
+            let payload = b[8..8 + len].to_vec();
+            self.read += 8 + len;
+            let entry: Entry = serde_json::from_slice(&payload)
+                .map_err(|e| format!("a journal entry that is not JSON: {e}: {}", String::from_utf8_lossy(&payload)))?;
+            self.apply(entry)?;
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, entry: Entry) -> Check {
+        match entry {
+            Entry::Start { game } => {
+                let sched = self.event.schedule(self.openings.len())[game];
+                let pos = sched.opening.map_or_else(Position::startpos, |o| self.openings[o]);
+                let old = self.games.insert(
+                    game,
+                    GameModel { pos, positions: BTreeSet::from([fen_of(&pos)]), moves: Vec::new(), ends: 0 },
+                );
+                check!(old.is_none(), "game {game} started twice in the journal");
+            }
+            Entry::Move { game, uci, ns, .. } => {
+                let Some(g) = self.games.get_mut(&game) else {
+                    return Err(format!("a move of game {game}, never started"));
+                };
+                check!(g.ends == 0, "a move of game {game} after its end");
+                let mv = g.pos.parse_uci(uci.as_bytes()).map_err(|e| format!("journal move {uci}: {e}"))?;
+                check!(g.pos.is_legal(mv), "an illegal move {uci} in the journal of game {game}");
+                g.moves.push((g.pos.turn(), ns));
+                g.pos.play_unchecked(mv);
+                g.positions.insert(fen_of(&g.pos));
+            }
+            Entry::End { game, pgn, .. } => {
+                let Some(g) = self.games.get_mut(&game) else {
+                    return Err(format!("the end of game {game}, never started"));
+                };
+                g.ends += 1;
+                check!(g.ends == 1, "game {game} ended {} times in the journal", g.ends);
+                self.end_pgns.push((game, pgn));
+            }
+            Entry::Begin { .. } | Entry::Abort { .. } | Entry::Pause { .. } | Entry::Unpause { .. } => {}
+            Entry::Standby { .. } => return Err("a standby entry with no standby".into()),
+        }
+        Ok(())
+    }
+
+    fn mix(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.digest ^= u64::from(b);
+            self.digest = self.digest.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// Carries out the referee's outputs, checking each.
+    fn drain(&mut self) -> Check {
+        loop {
+            let Some(d) = self.referee.as_mut() else { return Ok(()) };
+            let Some(o) = d.poll_output() else { return Ok(()) };
+            self.mix(format!("{o:?}").as_bytes());
+            match o {
+                Output::Send { id, line, .. } => {
+                    self.check_record(id, &line)?;
+                    self.note(format!("#{id} > {}", String::from_utf8_lossy(&line)));
+                    if let Some(c) = self.conns.get_mut(&id) {
+                        let delay = (self.rng.below(3000) as u64) * 1000;
+                        let t = (self.now + delay).max(c.to_client + 1);
+                        c.to_client = t;
+                        self.seq += 1;
+                        self.queue.insert((t, self.seq), Ev::ToClient { id, line });
+                    }
+                }
+                Output::Close { id } => {
+                    self.note(format!("#{id} closed by the referee"));
+                    if let Some(c) = self.conns.remove(&id) {
+                        let t = c.to_client + 1;
+                        self.seq += 1;
+                        self.queue.insert((t.max(self.now), self.seq), Ev::Eof { client: c.client, id });
+                    }
+                }
+                Output::Append { seq, entries } => {
+                    for e in &entries {
+                        self.check_entry(e)?;
+                    }
+                    let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
+                    journal::encode(&refs, &mut self.disk).map_err(|e| e.to_string())?;
+                    let ok = !(self.faulty() && self.rng.below(400) == 0);
+                    let delay = if self.rng.below(3) == 0 { 0 } else { (self.rng.below(4000) as u64) * 1000 };
+                    let (life, upto) = (self.life, self.disk.len());
+                    self.schedule(delay, Ev::Sync { life, seq, upto, ok });
+                }
+                Output::CopyJournal { .. } | Output::Probe { .. } => {
+                    return Err("a standby output with no standby".into())
+                }
+                Output::Note(t) => self.note(format!("referee {t}")),
+                Output::Traffic(_) | Output::Say(_) | Output::Publish(_) | Output::Report(_) => {}
+                Output::Pgn(text) => self.pgn.push_str(&text),
+                Output::ReplacePgn(text) => self.pgn = text,
+                Output::Done(done) => {
+                    self.note(format!("done: {} games, {:?}", done.games, done.stopped));
+                    match &done.stopped {
+                        None => {
+                            self.done = Some(done);
+                            self.referee = None;
+                        }
+                        Some(Stopped::JournalFailed(_)) => {
+                            // The process exits; its operator resumes it.
+                            self.kill();
+                            let delay = (50 + self.rng.below(400) as u64) * MS;
+                            self.schedule(delay, Ev::Restart);
+                        }
+                        Some(Stopped::SteppedDown(why)) => return Err(format!("stepped down with no standby: {why}")),
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// A journal entry as it is appended: a move's time is the reply's
+    /// arrival less the respond's departure less the lag.
+    fn check_entry(&mut self, bytes: &[u8]) -> Check {
+        let entry: Entry = serde_json::from_slice(bytes).map_err(|e| format!("an entry that is not JSON: {e}"))?;
+        if let Entry::Move { game, ns, uci, .. } = entry {
+            let Some((_, sent, lines)) = self.asked.get(&game) else {
+                return Err(format!("a move {uci} of game {game} with no respond out"));
+            };
+            let want: Vec<u64> = lines.iter().map(|&t| (t - sent).saturating_sub(self.lag)).collect();
+            check!(
+                want.contains(&ns),
+                "game {game}: move {uci} charged {ns} ns; the replies since the respond would be {want:?}"
+            );
+            self.asked.remove(&game);
+        }
+        Ok(())
+    }
+
+    /// A record for a client: it reads back, and what it says is in the
+    /// durable journal.
+    fn check_record(&mut self, id: ConnId, line: &[u8]) -> Check {
+        let inc = parse_command(line)
+            .map_err(|e| format!("a record that does not read back ({e}): {}", String::from_utf8_lossy(line)))?;
+        let Some(number) = inc.game else { return Ok(()) };
+        let k = number as usize - 1;
+        let Some(g) = self.games.get(&k) else {
+            return Err(format!("#{id} sent {:?} for game {number}, whose start is not durable", inc.command));
+        };
+        match inc.command {
+            Command::Respond => {
+                let fen = fen_of(&inc.current());
+                check!(g.positions.contains(&fen), "#{id}: a respond in game {number} at {fen}, not durable");
+                check!(g.ends == 0, "#{id}: a respond in game {number}, over");
+                self.asked.insert(k, (id, self.now, Vec::new()));
+                let ply = g.moves.len();
+                if let (Some(c), Some(r)) = (inc.consumed, inc.remaining) {
+                    if let Some(&(c0, r0)) = self.clocks.get(&(k, ply)) {
+                        check!(
+                            (c0, r0) == (c, r),
+                            "game {number} ply {ply}: clocks {c:?} {r:?} sent again, {c0:?} {r0:?} before"
+                        );
+                    }
+                    self.clocks.insert((k, ply), (c, r));
+                }
+            }
+            Command::Execute => {
+                let mut p = inc.position;
+                if let Some(m) = inc.sm {
+                    p.play_unchecked(m);
+                }
+                check!(g.positions.contains(&fen_of(&p)), "#{id}: an execute in game {number}, not durable");
+            }
+            Command::Conclude => check!(g.ends == 1, "#{id}: game {number} concluded, its end not durable"),
+            Command::Inform => {
+                let over = inc.tags.iter().any(|(k, v)| k == "Result" && v != "*");
+                check!(!over || g.ends == 1, "#{id}: game {number}'s result told, its end not durable");
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The referee's process dies: its connections close, the disk keeps
+    /// what was synced and any prefix of the rest.
+    fn kill(&mut self) {
+        self.referee = None;
+        let unsynced = self.disk.len() - self.synced;
+        let keep = self.synced + self.rng.below(unsynced + 1);
+        self.note(format!("crash: {} bytes unsynced, {} survive", unsynced, keep - self.synced));
+        self.disk.truncate(keep);
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for id in ids {
+            let c = self.conns.remove(&id).expect("a connection");
+            let t = (c.to_client + 1).max(self.now);
+            self.seq += 1;
+            self.queue.insert((t, self.seq), Ev::Eof { client: c.client, id });
+        }
+    }
+
+    fn connect(&mut self, client: usize) {
+        if self.clients[client].done || self.clients[client].conn.is_some() {
+            return;
+        }
+        if self.referee.is_none() {
+            // Refused: try again soon.
+            self.clients[client].gen += 1;
+            let gen = self.clients[client].gen;
+            self.schedule(100 * MS, Ev::Wake { client, gen });
+            return;
+        }
+        let id = self.next_conn;
+        self.next_conn += 1;
+        self.conns.insert(id, Conn { client, life: self.life, to_ref: self.now, to_client: self.now });
+        let c = &mut self.clients[client];
+        c.conn = Some(id);
+        c.pending = None;
+        c.gen += 1;
+        c.attempts += 1;
+        let name = format!("p{}", c.player);
+        let token = if c.impostor { "wrong".to_owned() } else { format!("t{}", c.player) };
+        self.note(format!("client {client} connects as #{id}"));
+        self.send_to_referee(id, Wire::Connect);
+        let rec = ClientRecord {
+            request: "sign_on",
+            sender: Some(("sim", &name)),
+            token: Some(&token),
+            ..ClientRecord::default()
+        };
+        let line = rec.to_line(&Position::startpos());
+        self.send_to_referee(id, Wire::Line(line));
+        if self.clients[client].kind == Kind::Flaky && self.rng.below(2) == 0 {
+            let after = (self.rng.below(20_000) as u64) * MS;
+            self.schedule(after, Ev::Cut { client });
+        }
+    }
+
+    fn send_to_referee(&mut self, id: ConnId, what: Wire) {
+        let delay = self.net_delay();
+        let Some(c) = self.conns.get_mut(&id) else { return };
+        let t = (self.now + delay).max(c.to_ref + 1);
+        c.to_ref = t;
+        self.seq += 1;
+        self.queue.insert((t, self.seq), Ev::ToReferee { id, what });
+    }
+
+    /// A record reaches a client.
+    fn on_record(&mut self, client: usize, line: &[u8]) -> Check {
+        let inc = parse_command(line).map_err(|e| format!("client {client}: {e}"))?;
+        match inc.command {
+            Command::Respond => {
+                let c = &mut self.clients[client];
+                c.gen += 1;
+                let gen = c.gen;
+                let kind = c.kind;
+                c.pending = Some(inc);
+                let think = match kind {
+                    Kind::Slow if self.rng.below(15) == 0 => 11_000 + self.rng.below(3000) as u64,
+                    _ => 1 + self.rng.below(40) as u64,
+                };
+                self.schedule(think * MS, Ev::Wake { client, gen });
+            }
+            Command::Disconnect => {
+                self.clients[client].done = true;
+                if let Some(id) = self.clients[client].conn.take() {
+                    self.send_to_referee(id, Wire::Closed);
+                    self.conns.remove(&id);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A client answers its pending respond.
+    fn answer(&mut self, client: usize) {
+        let Some(id) = self.clients[client].conn else { return };
+        let Some(inc) = self.clients[client].pending.take() else { return };
+        let kind = self.clients[client].kind;
+        let pos = inc.current();
+        let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+        if moves.is_empty() {
+            return;
+        }
+        let odd = self.rng.below(8) == 0;
+        let reply = |flags: &[&str], sm: Option<epd_core::Move>, game: Option<u64>| {
+            ClientRecord { request: "reply", sm, game, flags, ..ClientRecord::default() }.to_line(&pos)
+        };
+        let mv = pick(&mut self.rng, &pos, &moves);
+        let offer = match kind {
+            Kind::Offers => self.rng.below(2) == 0,
+            _ => self.rng.below(60) == 0,
+        };
+        let accept = inc.draw_offer && self.rng.below(4) == 0;
+        let resign = self.rng.below(800) == 0;
+        let proper = if accept {
+            reply(&["draw_accept"], None, inc.game)
+        } else if resign {
+            reply(&["resign"], None, inc.game)
+        } else if kind == Kind::FalseClaim && odd {
+            reply(&["draw_claim"], Some(mv), inc.game)
+        } else if offer {
+            reply(&["draw_offer"], Some(mv), inc.game)
+        } else {
+            reply(&[], Some(mv), inc.game)
+        };
+        let mut lines = Vec::new();
+        match kind {
+            Kind::Blank if odd => lines.extend([Vec::new(), proper]),
+            Kind::WrongGame if odd => {
+                let other = inc.game.map(|g| g + 1 + self.rng.below(9) as u64);
+                lines.extend([reply(&[], Some(mv), other), proper]);
+            }
+            Kind::Double if odd => lines.extend([proper.clone(), proper]),
+            Kind::Garbage if odd => {
+                let n = 1 + self.rng.below(60);
+                let mut junk = self.rng.bytes(n);
+                junk.retain(|&b| b != b'\n');
+                lines.push(junk);
+                if self.rng.below(2) == 0 {
+                    lines.push(proper);
+                }
+            }
+            _ => lines.push(proper),
+        }
+        for l in lines {
+            self.send_to_referee(id, Wire::Line(l));
+        }
+    }
+
+    /// Runs the seed to its end; the failure, if any.
+    fn run(&mut self) -> Check {
+        self.start()?;
+        for c in 0..self.clients.len() {
+            let delay = (self.rng.below(50) as u64) * MS;
+            let gen = self.clients[c].gen;
+            self.schedule(delay, Ev::Wake { client: c, gen });
+        }
+        loop {
+            self.steps += 1;
+            check!(self.steps < 5_000_000, "no end after {} steps", self.steps);
+            self.drain()?;
+            self.read_durable()?;
+            if self.done.is_some() {
+                return self.finish();
+            }
+            check!(
+                self.now <= self.faults_until + FINISH_BOUND.as_nanos() as u64,
+                "the event is not over {} s after the faults stopped",
+                FINISH_BOUND.as_secs()
+            );
+            let timer = self.referee.as_ref().and_then(Director::poll_timeout).map(|t| {
+                u64::try_from(t.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX).max(self.now)
+            });
+            let next = self.queue.first_key_value().map(|(&(t, _), _)| t);
+            let by_timer = match (timer, next) {
+                (Some(t), Some(n)) => t <= n,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if by_timer {
+                let t = timer.expect("a deadline");
+                self.now = t;
+                let at = self.at(t);
+                self.referee.as_mut().expect("a referee").handle_timeout(at);
+            } else if let Some(((t, _), ev)) = self.queue.pop_first() {
+                self.now = t;
+                self.step(ev)?;
+            } else {
+                return Err("nothing left to happen, and the event is not over".into());
+            }
+        }
+    }
+
+    fn input(&mut self, input: Input) {
+        let at = self.at(self.now);
+        if let Some(d) = self.referee.as_mut() {
+            d.handle(at, input);
+        }
+    }
+
+    fn step(&mut self, ev: Ev) -> Check {
+        match ev {
+            Ev::ToReferee { id, what } => {
+                let live = self.referee.is_some() && self.conns.get(&id).is_some_and(|c| c.life == self.life);
+                let closed = matches!(what, Wire::Closed);
+                if !live && !closed {
+                    return Ok(());
+                }
+                match what {
+                    Wire::Connect => self.input(Input::Connected { id, peer: format!("sim:{id}") }),
+                    Wire::Line(line) => {
+                        self.note(format!("#{id} < {}", String::from_utf8_lossy(&line)));
+                        let now = self.now;
+                        for (asked, _, lines) in self.asked.values_mut() {
+                            if *asked == id {
+                                lines.push(now);
+                            }
+                        }
+                        let at = self.at(self.now);
+                        self.input(Input::Line { id, line, at });
+                    }
+                    Wire::Closed => self.input(Input::Closed { id, why: "closed by the client".into() }),
+                }
+            }
+            Ev::ToClient { id, line } => {
+                let Some(client) = self.clients.iter().position(|c| c.conn == Some(id)) else { return Ok(()) };
+                self.on_record(client, &line)?;
+            }
+            Ev::Eof { client, id } => {
+                let c = &mut self.clients[client];
+                if c.conn == Some(id) {
+                    c.conn = None;
+                    c.pending = None;
+                    c.gen += 1;
+                    let gen = c.gen;
+                    if c.impostor && c.attempts >= 3 {
+                        c.done = true;
+                    }
+                    if !c.done {
+                        let wait = match c.kind {
+                            Kind::Flaky => self.rng.below(4000) as u64,
+                            _ => 10 + self.rng.below(200) as u64,
+                        };
+                        self.schedule(wait * MS, Ev::Wake { client, gen });
+                    }
+                }
+            }
+            Ev::Wake { client, gen } => {
+                if self.clients[client].gen != gen {
+                    return Ok(());
+                }
+                if self.clients[client].conn.is_none() {
+                    self.connect(client);
+                } else {
+                    self.answer(client);
+                }
+            }
+            Ev::Cut { client } => {
+                if let Some(id) = self.clients[client].conn.take() {
+                    self.note(format!("client {client} drops #{id}"));
+                    self.send_to_referee(id, Wire::Closed);
+                    self.conns.remove(&id);
+                    self.clients[client].gen += 1;
+                    let gen = self.clients[client].gen;
+                    let wait = (self.rng.below(4000) as u64) * MS;
+                    self.schedule(wait, Ev::Wake { client, gen });
+                }
+            }
+            Ev::Sync { life, seq, upto, ok } => {
+                if life != self.life || self.referee.is_none() {
+                    return Ok(());
+                }
+                if ok {
+                    self.synced = self.synced.max(upto);
+                    self.read_durable()?;
+                    self.input(Input::Synced { seq });
+                } else {
+                    self.failed_syncs += 1;
+                    self.note(format!("sync {seq} fails"));
+                    self.input(Input::SyncFailed { seq, error: "simulated I/O error".into() });
+                }
+            }
+            Ev::Crash => {
+                if self.referee.is_some() {
+                    self.crashes += 1;
+                    self.kill();
+                    let delay = (50 + self.rng.below(500) as u64) * MS;
+                    self.schedule(delay, Ev::Restart);
+                }
+            }
+            Ev::Restart => {
+                if self.referee.is_none() && self.done.is_none() {
+                    self.start()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The end: every game ended once, the PGN holds exactly them with
+    /// clocks that agree, the games between clients that kept the
+    /// protocol ended by the rules, and a resumption finds it all over.
+    fn finish(&mut self) -> Check {
+        let done = self.done.clone().expect("done");
+        let schedule = self.event.schedule(self.openings.len());
+        check!(done.games == schedule.len(), "{} games over of {}", done.games, schedule.len());
+        for k in 0..schedule.len() {
+            check!(self.games.get(&k).is_some_and(|g| g.ends == 1), "game {} not ended exactly once", k + 1);
+        }
+        let want: String = self.end_pgns.iter().map(|(_, p)| p.as_str()).collect();
+        check!(self.pgn == want, "the PGN is not the journal's games:\n{}\n---\n{want}", self.pgn);
+        for (k, text) in self.end_pgns.clone() {
+            let sched = schedule[k];
+            let (w, b) = (self.clients[sched.white].kind, self.clients[sched.black].kind);
+            let termination = tag(&text, "Termination").unwrap_or_default();
+            if w.keeps_protocol() && b.keeps_protocol() {
+                check!(
+                    termination == "normal",
+                    "game {} between {w:?} and {b:?} ended by {termination:?}:\n{text}",
+                    sched.number
+                );
+            }
+            self.check_clocks(k, &text)?;
+        }
+        // A referee resumed from the final journal has nothing to do.
+        let (entries, _) = journal::decode(Path::new("sim.journal"), &self.disk).map_err(|e| e.to_string())?;
+        let config = Config {
+            event: self.event.clone(),
+            openings: self.openings.clone(),
+            journal: Some(entries),
+            date: "2026.11.25".into(),
+            own: None,
+            web: false,
+            measure: false,
+            defect_send_before_sync: false,
+        };
+        let mut d = Director::new(config, self.at(self.now)).map_err(|e| e.to_string())?;
+        let mut again = None;
+        for _ in 0..100 {
+            match d.poll_output() {
+                Some(Output::Append { seq, .. }) => d.handle(self.at(self.now), Input::Synced { seq }),
+                Some(Output::Done(x)) => {
+                    again = Some(x);
+                    break;
+                }
+                Some(Output::Send { .. }) => return Err("a resumed, finished event sends records".into()),
+                Some(_) => {}
+                None => break,
+            }
+        }
+        check!(again.as_ref() == Some(&done), "resumed from its journal: {again:?}, not {done:?}");
+        Ok(())
+    }
+
+    /// `[%clk]` and `[%emt]` agree on every move, and the emts add up to
+    /// the time the journal charged.
+    fn check_clocks(&self, k: usize, text: &str) -> Check {
+        let g = &self.games[&k];
+        let mut clk = [self.base_time / MS; 2];
+        let mut used = [0u64; 2];
+        let mut sum = [0u64; 2];
+        let comments: Vec<(u64, u64)> = text
+            .split("[%clk ")
+            .skip(1)
+            .map(|s| {
+                let c = hms_ms(s.split(']').next().unwrap_or(""));
+                let e = s.split("[%emt ").nth(1).map_or(0, |x| hms_ms(x.split(']').next().unwrap_or("")));
+                (c, e)
+            })
+            .collect();
+        check!(
+            comments.len() == g.moves.len(),
+            "game {}: {} clocks for {} moves",
+            k + 1,
+            comments.len(),
+            g.moves.len()
+        );
+        for (i, (&(side, ns), &(c, e))) in g.moves.iter().zip(&comments).enumerate() {
+            let s = usize::from(side == Color::Black);
+            check!(
+                clk[s] + self.increment / MS == c + e,
+                "game {} ply {}: clk {} - emt {e} + increment is not clk {c}",
+                k + 1,
+                i + 1,
+                clk[s]
+            );
+            clk[s] = c;
+            used[s] += ns;
+            sum[s] += e;
+        }
+        for s in 0..2 {
+            check!(
+                sum[s] == (used[s] + MS / 2) / MS,
+                "game {}: emts add up to {} ms, the time used is {} ns",
+                k + 1,
+                sum[s],
+                used[s]
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A random legal move, a capture half the time when there is one.
+fn pick(rng: &mut XorShift, pos: &Position, moves: &[epd_core::Move]) -> epd_core::Move {
+    let captures: Vec<_> = moves.iter().copied().filter(|&m| pos.is_capture(m)).collect();
+    if !captures.is_empty() && rng.below(2) == 0 {
+        captures[rng.below(captures.len())]
+    } else {
+        moves[rng.below(moves.len())]
+    }
+}
+
+fn tag(pgn: &str, name: &str) -> Option<String> {
+    let key = format!("[{name} \"");
+    let i = pgn.find(&key)?;
+    pgn[i + key.len()..].split('"').next().map(str::to_owned)
+}
+
+/// `h:mm:ss` or `h:mm:ss.fff` in milliseconds.
+fn hms_ms(s: &str) -> u64 {
+    let (whole, frac) = s.split_once('.').unwrap_or((s, "0"));
+    let mut parts = whole.split(':').map(|p| p.parse::<u64>().unwrap_or(0));
+    let (h, m, sec) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    let ms: u64 = format!("{frac:0<3}")[..3].parse().unwrap_or(0);
+    ((h * 60 + m) * 60 + sec) * 1000 + ms
+}
+
+/// What a seed did.
+#[derive(Debug, Default, Clone, Copy)]
+struct Stats {
+    games: usize,
+    crashes: u32,
+    failed_syncs: u32,
+    steps: u64,
+    virtual_ms: u64,
+}
+
+fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), Failure> {
+    let mut sim = Sim::new(seed, defect, full_trace);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let r = sim.run();
+        (r, sim)
+    }));
+    match outcome {
+        Ok((Ok(()), sim)) => Ok((
+            Stats {
+                games: sim.done.as_ref().map_or(0, |d| d.games),
+                crashes: sim.crashes,
+                failed_syncs: sim.failed_syncs,
+                steps: sim.steps,
+                virtual_ms: sim.now / MS,
+            },
+            sim.digest,
+        )),
+        Ok((Err(what), sim)) => Err(Failure { seed, what, trace: sim.trace }),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            Err(Failure { seed, what: format!("panic: {what}"), trace: Vec::new() })
+        }
+    }
+}
+
+fn report(f: &Failure) -> String {
+    let tail: Vec<&String> = f.trace.iter().rev().take(TRACE).collect::<Vec<_>>().into_iter().rev().collect();
+    format!(
+        "seed {} fails: {}\nreplay it: EPD_SIM_SEED={} cargo test --release -p epd-referee --test simulation -- --nocapture\n\
+         the last steps:\n{}",
+        f.seed,
+        f.what,
+        f.seed,
+        tail.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    )
+}
+
+/// Runs `seeds` on two threads; the first failure, if any.
+fn run_many(seeds: std::ops::Range<u64>, defect: bool) -> (Vec<Stats>, Option<Failure>) {
+    let next = std::sync::atomic::AtomicU64::new(seeds.start);
+    let results = std::sync::Mutex::new((Vec::new(), None::<Failure>));
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let seed = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if seed >= seeds.end {
+                    return;
+                }
+                let r = run_seed(seed, defect, false);
+                let mut g = results.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match r {
+                    Ok((stats, _)) => g.0.push(stats),
+                    Err(f) => {
+                        if g.1.as_ref().is_none_or(|old| f.seed < old.seed) {
+                            g.1 = Some(f);
+                        }
+                        next.store(seeds.end, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[test]
+fn thousands_of_fault_schedules_keep_every_invariant() {
+    if let Some(seed) = std::env::var("EPD_SIM_SEED").ok().and_then(|s| s.parse::<u64>().ok()) {
+        match run_seed(seed, false, true) {
+            Ok((stats, _)) => eprintln!("seed {seed}: {stats:?}"),
+            Err(f) => panic!("{}", report(&f)),
+        }
+        return;
+    }
+    let n: u64 = std::env::var("EPD_SIM_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    let t = Instant::now();
+    let (stats, failure) = run_many(1..n + 1, false);
+    if let Some(f) = failure {
+        panic!("{}", report(&f));
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let games: usize = stats.iter().map(|s| s.games).sum();
+    let crashes: u32 = stats.iter().map(|s| s.crashes).sum();
+    let failed: u32 = stats.iter().map(|s| s.failed_syncs).sum();
+    let steps: u64 = stats.iter().map(|s| s.steps).sum();
+    let virt: u64 = stats.iter().map(|s| s.virtual_ms).sum();
+    eprintln!(
+        "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
+         {failed} failed syncs, {steps} steps, {:.1} virtual hours",
+        n as f64 / secs * 60.0,
+        virt as f64 / 3_600_000.0
+    );
+    assert_eq!(stats.len() as u64, n);
+    assert!(crashes > n as u32 / 4, "the schedules crash the referee ({crashes} crashes in {n} seeds)");
+    assert!(failed > 0, "some schedules fail a sync");
+}
+
+#[test]
+fn a_seed_replays_exactly() {
+    for seed in [3, 8, 21] {
+        let a = run_seed(seed, false, false).map_err(|f| report(&f)).unwrap();
+        let b = run_seed(seed, false, false).map_err(|f| report(&f)).unwrap();
+        assert_eq!(a.1, b.1, "seed {seed}: two runs gave two histories");
+        assert_eq!(a.0.steps, b.0.steps);
+    }
+}
+
+/// The harness finds a real defect: with records sent before their
+/// journal entries are durable, the simulation fails within a few seeds.
+#[test]
+fn records_sent_before_their_sync_are_caught() {
+    let (_, failure) = run_many(1..21, true);
+    let f = failure.expect("the defect is caught within 20 seeds");
+    assert!(f.what.contains("not durable"), "caught as a record ahead of the journal: {}", f.what);
+    eprintln!("the defect is caught at seed {}: {}", f.seed, f.what);
+}
