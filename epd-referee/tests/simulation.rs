@@ -238,7 +238,7 @@ impl Sim {
             1 + rng.below(3)
         );
         for p in 0..players {
-            let _ = write!(text, "[[players]]\nname = \"p{p}\"\ntoken = \"t{p}\"\n");
+            let _ = write!(text, "[[players]]\nname = \"p{p}\"\ntoken = \"t{p}-secret\"\n");
         }
         let event = Event::parse(&text, Path::new("/nonexistent")).expect("the simulated event file");
         // Openings: positions after 20 to 60 plies of random play with
@@ -463,7 +463,13 @@ impl Sim {
         loop {
             let Some(d) = self.referee.as_mut() else { return Ok(()) };
             let Some(o) = d.poll_output() else { return Ok(()) };
-            self.mix(format!("{o:?}").as_bytes());
+            let shown = format!("{o:?}");
+            self.mix(shown.as_bytes());
+            // Credentials never reach the log, the PGN, the display or the
+            // report.
+            if !matches!(o, Output::Send { .. }) {
+                check!(!shown.contains("-secret"), "a token in an output: {shown}");
+            }
             match o {
                 Output::Send { id, line, .. } => {
                     self.check_record(id, &line)?;
@@ -622,7 +628,7 @@ impl Sim {
         c.gen += 1;
         c.attempts += 1;
         let name = format!("p{}", c.player);
-        let token = if c.impostor { "wrong".to_owned() } else { format!("t{}", c.player) };
+        let token = if c.impostor { "wrong".to_owned() } else { format!("t{}-secret", c.player) };
         self.note(format!("client {client} connects as #{id}"));
         self.send_to_referee(id, Wire::Connect);
         let rec = ClientRecord {

@@ -4,7 +4,7 @@
 //! says when it next needs waking ([`Director::poll_timeout`]) and what is
 //! to be done ([`Director::poll_output`]). It reads no clock (every input
 //! carries the instant it happened), opens no file or socket, starts no
-//! task and prints nothing: the runtime ([`crate::runtime`]) carries out
+//! task and prints nothing: the runtime (`epd_referee::runtime`) carries out
 //! its outputs, and the simulation in `tests/simulation.rs` drives it
 //! through thousands of seeded fault schedules.
 //!
@@ -356,7 +356,7 @@ pub struct Director {
     /// What the runtime is to do, in order.
     out: VecDeque<Output>,
     /// Every deadline, nearest first.
-    timers: Timers<Due>,
+    timers: Timers<Due, Instant>,
     /// Something happened that may let a game start (a sign-on, a game
     /// over, a quiet time ended): pair at the end of the turn.
     to_pair: bool,
@@ -611,7 +611,7 @@ impl Director {
                     return;
                 }
                 let who = self.name_of(id);
-                self.out.push_back(Output::Traffic(format!("{who} < {}", escaped(&line))));
+                self.out.push_back(Output::Traffic(format!("{who} < {}", escaped(&redacted(&line)))));
                 self.on_line(id, &line, at);
             }
             Input::TooLong { id } => {
@@ -1027,6 +1027,19 @@ impl Director {
     }
 }
 
+/// A client's line with the value of its `Token` operation (a
+/// credential) replaced by `*`, for the log.
+fn redacted(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    const KEY: &[u8] = b"Token \"";
+    let Some(at) = line.windows(KEY.len()).position(|w| w == KEY) else { return line.into() };
+    let start = at + KEY.len();
+    let end = line[start..].iter().position(|&b| b == b'"').map_or(line.len(), |n| start + n);
+    let mut out = line[..start].to_vec();
+    out.push(b'*');
+    out.extend_from_slice(&line[end..]);
+    out.into()
+}
+
 /// A client's bytes for the log: control characters and bytes that are
 /// not UTF-8 as `\xNN`, so a hostile line cannot forge log lines.
 fn escaped(line: &[u8]) -> String {
@@ -1044,4 +1057,22 @@ fn escaped(line: &[u8]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_redacted_and_bytes_escaped_for_the_log() {
+        for (line, want) in [
+            (&b"8/8 w - - Token \"s3cret\"; refreq sign_on;"[..], "8/8 w - - Token \"*\"; refreq sign_on;"),
+            (b"Token \"unterminated", "Token \"*"),
+            (b"no token here", "no token here"),
+            (b"Token \"\"; x", "Token \"*\"; x"),
+            (b"a\x1b[31m\xff", "a\\x1b[31m\\xff"),
+        ] {
+            assert_eq!(escaped(&redacted(line)), want, "{}", String::from_utf8_lossy(line));
+        }
+    }
 }

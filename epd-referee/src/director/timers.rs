@@ -5,24 +5,24 @@
 //! deadline is the first entry and a turn looks only at what is due
 //! instead of at every game and client.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hash;
-use std::time::Instant;
 
-/// Deadlines keyed by `K`, at most one per key.
+/// Deadlines keyed by `K`, at most one per key, at instants `T` (the
+/// director's `Instant`s).
 #[derive(Debug)]
-pub(crate) struct Timers<K> {
-    order: BTreeSet<(Instant, K)>,
-    at: HashMap<K, Instant>,
+pub(crate) struct Timers<K, T> {
+    order: BTreeSet<(T, K)>,
+    at: BTreeMap<K, T>,
 }
 
-impl<K: Copy + Ord + Hash> Timers<K> {
-    pub(crate) fn new() -> Timers<K> {
-        Timers { order: BTreeSet::new(), at: HashMap::new() }
+impl<K: Copy + Ord + Hash, T: Copy + Ord> Timers<K, T> {
+    pub(crate) fn new() -> Timers<K, T> {
+        Timers { order: BTreeSet::new(), at: BTreeMap::new() }
     }
 
     /// Sets `key` to fall due at `when`, or clears it (`None`).
-    pub(crate) fn set(&mut self, key: K, when: Option<Instant>) {
+    pub(crate) fn set(&mut self, key: K, when: Option<T>) {
         let old = match when {
             Some(t) => self.at.insert(key, t),
             None => self.at.remove(&key),
@@ -40,12 +40,12 @@ impl<K: Copy + Ord + Hash> Timers<K> {
 
     /// The nearest deadline.
     #[must_use]
-    pub(crate) fn next(&self) -> Option<Instant> {
+    pub(crate) fn next(&self) -> Option<T> {
         self.order.first().map(|&(t, _)| t)
     }
 
     /// Takes out the keys due at `now`, earliest first.
-    pub(crate) fn take_due(&mut self, now: Instant) -> Vec<K> {
+    pub(crate) fn take_due(&mut self, now: T) -> Vec<K> {
         let mut due = Vec::new();
         while let Some(&(t, k)) = self.order.first() {
             if t > now {
@@ -69,12 +69,10 @@ impl<K: Copy + Ord + Hash> Timers<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn one_deadline_per_key_in_order() {
-        let t0 = Instant::now();
-        let ms = |n| t0 + Duration::from_millis(n);
+        let ms = |n: u64| n;
         let mut t = Timers::new();
         t.set('a', Some(ms(30)));
         t.set('b', Some(ms(10)));

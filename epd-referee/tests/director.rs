@@ -1,0 +1,252 @@
+//! The director's decisions, driven input by input with a virtual clock:
+//! no socket, no sleep. Each test is a defect a hostile client found, or a
+//! rule of §8, pinned.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use epd_core::Position;
+use epd_referee::director::{Config, ConnId, Director, Input, Output};
+use epd_referee::journal::entry::Entry;
+use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
+use epd_referee::Event;
+
+/// A director for two players `a` and `b` (a double game), its outputs
+/// collected and its appends acknowledged as durable at once.
+struct Bench {
+    d: Director,
+    t0: Instant,
+    now: Duration,
+    sent: Vec<(ConnId, Incoming)>,
+    entries: Vec<Entry>,
+    notes: Vec<String>,
+}
+
+impl Bench {
+    fn new(extra: &str) -> Bench {
+        let text = format!(
+            "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\n{extra}\n\
+             [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+        );
+        let event = Event::parse(&text, Path::new(".")).unwrap();
+        let config = Config {
+            event,
+            openings: Vec::new(),
+            journal: None,
+            date: "2026.11.25".into(),
+            own: None,
+            web: false,
+            measure: false,
+            defect_send_before_sync: false,
+        };
+        let t0 = Instant::now();
+        let d = Director::new(config, t0).unwrap();
+        let mut b = Bench { d, t0, now: Duration::ZERO, sent: Vec::new(), entries: Vec::new(), notes: Vec::new() };
+        b.run();
+        b
+    }
+
+    fn run(&mut self) {
+        loop {
+            while let Some(o) = self.d.poll_output() {
+                match o {
+                    Output::Send { id, line, .. } => self.sent.push((id, parse_command(&line).unwrap())),
+                    Output::Append { seq, entries } => {
+                        self.entries.extend(entries.iter().map(|e| serde_json::from_slice(e).unwrap()));
+                        let at = self.t0 + self.now;
+                        self.d.handle(at, Input::Synced { seq });
+                    }
+                    Output::Note(n) => self.notes.push(n),
+                    _ => {}
+                }
+            }
+            match self.d.poll_timeout() {
+                Some(t) if t <= self.t0 + self.now => self.d.handle_timeout(self.t0 + self.now),
+                _ => return,
+            }
+        }
+    }
+
+    fn after(&mut self, ms: u64) {
+        self.now += Duration::from_millis(ms);
+        self.run();
+    }
+
+    fn input(&mut self, i: Input) {
+        self.d.handle(self.t0 + self.now, i);
+        self.run();
+    }
+
+    fn line(&mut self, id: ConnId, line: Vec<u8>) {
+        let at = self.t0 + self.now;
+        self.input(Input::Line { id, line, at });
+    }
+
+    fn sign_on(&mut self, id: ConnId, name: &str) {
+        self.input(Input::Connected { id, peer: format!("test:{id}") });
+        let rec = ClientRecord { request: "sign_on", sender: Some(("test", name)), ..ClientRecord::default() };
+        self.line(id, rec.to_line(&Position::startpos()));
+    }
+
+    /// The last record sent to `id`.
+    fn last(&self, id: ConnId) -> &Incoming {
+        &self.sent.iter().rev().find(|(i, _)| *i == id).expect("a record").1
+    }
+
+    fn reply(&mut self, id: ConnId, game: Option<u64>, uci: &str) {
+        let pos = self.last(id).current();
+        let mv = pos.parse_uci(uci.as_bytes()).unwrap();
+        let rec = ClientRecord { request: "reply", sm: Some(mv), game, ..ClientRecord::default() };
+        self.line(id, rec.to_line(&pos));
+    }
+
+    fn moves(&self) -> usize {
+        self.entries.iter().filter(|e| matches!(e, Entry::Move { .. })).count()
+    }
+
+    fn ends(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::End { result, .. } => Some(result.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_reply_naming_another_game_is_refused_and_touches_no_game() {
+    let mut b = Bench::new("");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.last(1).command, Command::Respond, "a is White in game 1");
+    b.reply(1, Some(9999), "e2e4");
+    let fault = b.last(1);
+    assert_eq!(fault.command, Command::Fault);
+    assert!(fault.message.as_deref().unwrap_or("").contains("game 9999"), "{fault:?}");
+    assert_eq!((b.moves(), b.ends().len()), (0, 0), "no move played, no game over");
+    // The same move, for its game, is played.
+    let sent = b.sent.len();
+    b.after(5);
+    b.line(1, {
+        let pos = Position::startpos();
+        let mv = pos.parse_uci(b"e2e4").unwrap();
+        ClientRecord { request: "reply", sm: Some(mv), game: Some(1), ..ClientRecord::default() }.to_line(&pos)
+    });
+    assert_eq!(b.moves(), 1);
+    assert!(b.sent[sent..].iter().any(|(id, r)| *id == 2 && r.command == Command::Respond));
+}
+
+#[test]
+fn a_late_reply_after_an_adjudication_costs_nothing() {
+    let mut b = Bench::new("");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    b.reply(1, Some(1), "e2e4");
+    // Black thinks; the supervisor adjudicates meanwhile; game 2 starts
+    // (b White, a Black) at once.
+    b.input(Input::Console("adjudicate 1 1/2-1/2".into()));
+    assert_eq!(b.ends(), ["1/2-1/2"]);
+    b.after(1);
+    assert_eq!(b.last(2).command, Command::Respond, "game 2: b is White, and asked");
+    // b's late reply as Black in game 1 reaches the referee now: with its
+    // game's number, then without (its position is not game 2's).
+    let pos = {
+        let mut p = Position::startpos();
+        p.play_unchecked(p.parse_uci(b"e2e4").unwrap());
+        p
+    };
+    let late = ClientRecord {
+        request: "reply",
+        sm: Some(pos.parse_uci(b"e7e5").unwrap()),
+        game: Some(1),
+        ..ClientRecord::default()
+    };
+    b.line(2, late.to_line(&pos));
+    assert_eq!(b.last(2).command, Command::Fault, "refused with a fault");
+    b.line(2, ClientRecord { game: None, ..late }.to_line(&pos));
+    assert_eq!(b.last(2).command, Command::Fault, "refused with a fault");
+    assert_eq!(b.ends(), ["1/2-1/2"], "game 2 goes on");
+    assert_eq!(b.moves(), 1);
+}
+
+#[test]
+fn a_blank_line_is_ignored_even_on_move() {
+    let mut b = Bench::new("illegal_move = \"forfeit\"");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    let sent = b.sent.len();
+    for blank in [&b""[..], b"   ", b"\r", b"\t \r"] {
+        b.line(1, blank.to_vec());
+    }
+    assert_eq!(b.sent.len(), sent, "no fault, nothing sent");
+    assert!(b.ends().is_empty());
+    b.reply(1, None, "d2d4");
+    assert_eq!(b.moves(), 1);
+}
+
+#[test]
+fn a_flag_falls_on_the_virtual_clock() {
+    let mut b = Bench::new("");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    b.after(59_999);
+    assert!(b.ends().is_empty(), "a minute is not up");
+    b.after(1);
+    assert_eq!(b.ends(), ["0-1"], "White's flag falls at 60 s exactly");
+}
+
+#[test]
+fn time_is_charged_from_the_respond_going_out() {
+    let mut b = Bench::new("lag_ms = 10");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    b.after(250);
+    b.reply(1, None, "e2e4");
+    let Some(Entry::Move { ns, .. }) = b.entries.iter().find(|e| matches!(e, Entry::Move { .. })) else {
+        panic!("a move")
+    };
+    assert_eq!(*ns, 240_000_000, "250 ms less the 10 ms lag");
+}
+
+/// The director takes decisions only: no runtime, no file, no socket, no
+/// clock, no printing, no process or thread in any of its files. Its
+/// imports run down (core, game, journal entries, standby lines), never
+/// up to the runtime.
+#[test]
+fn the_director_does_no_io() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/director");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        files += 1;
+        for banned in [
+            "tokio",
+            "std::fs",
+            "std::net",
+            "std::io::Write",
+            "Instant::now",
+            "SystemTime",
+            "println!",
+            "eprintln!",
+            "print!(",
+            "std::process",
+            "std::thread",
+            "crate::runtime",
+            "HashMap",
+        ] {
+            assert!(!text.contains(banned), "{} uses {banned}", path.display());
+        }
+    }
+    assert!(files >= 6, "the director's files: {files}");
+    // Nothing below the runtime reaches up into it.
+    for sub in ["journal", "standby"] {
+        for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(!text.contains("crate::runtime") && !text.contains("tokio"), "{} reaches up", path.display());
+        }
+    }
+}
