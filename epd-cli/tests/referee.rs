@@ -1435,3 +1435,102 @@ fn a_match_over_two_serial_lines() {
     }
     assert!(!log.contains("listening on"), "no TCP listener in serial mode: {log}");
 }
+
+/// The `epd play` processes whose command line names `addr` as their
+/// referee (from /proc).
+fn players_of(addr: &str) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
+    dir.filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(" play ") && c.contains(&format!("--referee {addr}")))
+        .count()
+}
+
+/// Waits (at most `limit`) until `players_of(addr)` is `n`.
+fn players_become(addr: &str, n: usize, limit: Duration) {
+    let start = Instant::now();
+    while players_of(addr) != n {
+        assert!(start.elapsed() < limit, "{} players of {addr} after {limit:?}, not {n}", players_of(addr));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The players the referee starts are its own: killed with SIGKILL and
+/// resumed five times, it runs exactly the event's instances each time
+/// (never a second set beside stray ones); SIGTERM stops it cleanly
+/// (clients told to disconnect, its players stopped, exit 143 within
+/// 2 s); resumed, it finishes the event; resumed once more, a finished
+/// event starts nobody. A player that exits with an error leaves its
+/// last lines in the log.
+#[test]
+#[cfg(target_os = "linux")]
+fn players_the_referee_starts_are_its_own_across_kills_and_signals() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Owned\"\nlisten = \"{addr}\"\ntime_control = \"60+0.1\"\nrounds = 2\nconcurrency = 2\n\
+             reset_delay = 0\nconclude_delay = 0\ndisconnect_grace = 30\n\
+             [[players]]\nname = \"a\"\ncommand = [\"{EPD}\", \"play\", \"--movetime\", \"30\"]\ninstances = 2\n\
+             [[players]]\nname = \"b\"\ncommand = [\"{EPD}\", \"play\", \"--movetime\", \"30\"]\ninstances = 2\n\
+             [[players]]\nname = \"talker\"\ncommand = [\"sh\", \"-c\", \"if [ ! -e said ]; then touch said; \
+             echo 'cannot load the network weights' >&2; exit 3; fi; exec {EPD} play --movetime 30 \\\"$@\\\"\", \"sh\"]\n"
+        ),
+    )
+    .unwrap();
+    let referee = |resume: bool| {
+        Command::new(EPD)
+            .args(["referee", "event.toml", "--background"])
+            .args(resume.then_some("--resume"))
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut child = referee(false);
+    let log = dir.path().join("referee.log");
+    wait_for_line(&log, "game 1 starts", Duration::from_secs(20));
+    for _ in 0..5 {
+        players_become(&addr, 5, Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(300));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // The players die with the referee.
+        players_become(&addr, 0, Duration::from_secs(5));
+        child = referee(true);
+    }
+    players_become(&addr, 5, Duration::from_secs(10));
+    // SIGTERM: a clean stop within 2 s, exit 143.
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let t = Instant::now();
+    let (status, err) = exit_of(&mut child, Duration::from_secs(5), "the referee after SIGTERM");
+    assert!(t.elapsed() < Duration::from_secs(3), "SIGTERM took {:?}", t.elapsed());
+    assert_eq!(status.code(), Some(143), "{err}");
+    players_become(&addr, 0, Duration::from_secs(3));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("referee SIGTERM: stopping"), "{text}");
+    let told = text.lines().skip_while(|l| !l.contains("SIGTERM")).filter(|l| l.contains("refcom disconnect")).count();
+    assert!(told >= 1, "clients told to disconnect after SIGTERM:\n{text}");
+    assert!(
+        text.contains("player talker exited (exit status: 3)")
+            && text.contains("its last words: cannot load the network weights"),
+        "{text}"
+    );
+    // Resumed, the event is played to its end.
+    let mut child = referee(true);
+    let (status, err) = exit_of(&mut child, Duration::from_secs(180), "the resumed referee");
+    assert!(status.success(), "{err}");
+    assert_eq!(games(&std::fs::read_to_string(dir.path().join("games.pgn")).unwrap()).len(), 12);
+    // Resumed once more, a finished event starts nobody.
+    let mut child = referee(true);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(players_of(&addr), 0, "a finished event starts no player");
+    let (status, err) = exit_of(&mut child, Duration::from_secs(10), "a resumed finished event");
+    assert!(status.success(), "{err}");
+    players_become(&addr, 0, Duration::from_secs(3));
+}

@@ -284,6 +284,22 @@ impl Event {
             if p.command.as_ref().is_some_and(Vec::is_empty) {
                 return Err(EventError { at: None, message: format!("player {:?}: command is empty", p.name) });
             }
+            // The referee appends these itself: given twice, the program
+            // would get the wrong ones, or refuse to start, again and
+            // again.
+            let added = ["--token", "--referee", "--name"];
+            if let Some(flag) = p.command.iter().flatten().skip(1).find(|a| {
+                added.iter().any(|f| a.as_str() == *f || a.strip_prefix(f).is_some_and(|r| r.starts_with('=')))
+            }) {
+                return Err(EventError {
+                    at: None,
+                    message: format!(
+                        "player {:?}: command has {flag}; the referee adds --referee, --name and --token (from the \
+                         player's token) itself",
+                        p.name
+                    ),
+                });
+            }
         }
         if f.rounds == 0 || f.concurrency == 0 {
             return Err(EventError {
@@ -465,6 +481,14 @@ name = "delta"
             (EXAMPLE.replace("127.0.0.1:16101", "localhost"), "listen must be HOST:PORT"),
             (EXAMPLE.replace("\"round-robin\"", "\"swiss\""), "unknown variant `swiss`"),
             (EXAMPLE.replace("concurrency = 2", "concurrency = \"two\""), "invalid type"),
+            (
+                EXAMPLE.replace("\"--depth\", \"3\"]", "\"--depth\", \"3\", \"--token\", \"x\"]"),
+                "command has --token; the referee adds",
+            ),
+            (
+                EXAMPLE.replace("\"--depth\", \"3\"]", "\"--depth\", \"3\", \"--referee=1.2.3.4:5\"]"),
+                "command has --referee=1.2.3.4:5",
+            ),
         ] {
             let e = Event::parse(&text, Path::new(".")).unwrap_err();
             assert!(e.to_string().contains(wanted), "{wanted}: {e}");

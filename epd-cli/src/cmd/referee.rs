@@ -108,5 +108,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
     if !args.background {
         write!(out, "{}", outcome.report)?;
     }
-    Ok(Outcome::Ok)
+    // SIGTERM, SIGINT: stopped cleanly before the end (exit 128 + the
+    // signal); --resume goes on.
+    Ok(outcome.interrupted.map_or(Outcome::Ok, Outcome::Interrupted))
 }

@@ -145,6 +145,9 @@ pub enum Input {
     },
     /// A line for the log from the runtime (a player program exited).
     Note(String),
+    /// Stop the event as `quit` does (the runtime was told to: SIGTERM,
+    /// SIGINT), for this reason.
+    Stop(String),
     /// The runtime listens for clients here.
     Listening(String),
     /// The journal entries of [`Output::Append`] `seq` (and every one
@@ -574,6 +577,12 @@ impl Director {
         self.epoch
     }
 
+    /// Every game of the schedule is over.
+    #[must_use]
+    pub fn is_over(&self) -> bool {
+        self.finished >= self.schedule.len()
+    }
+
     /// Games over so far.
     #[must_use]
     pub fn finished(&self) -> usize {
@@ -642,6 +651,10 @@ impl Director {
                 self.on_console(&command);
             }
             Input::Note(text) => self.note(&text),
+            Input::Stop(why) => {
+                self.note(&why);
+                self.quit = true;
+            }
             Input::Synced { seq } => {
                 self.synced = self.synced.max(seq);
                 self.release();

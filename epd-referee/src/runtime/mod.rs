@@ -90,6 +90,11 @@ pub struct Outcome {
     /// the reply up to the respond written (the first less the wait in
     /// the director's inbox).
     pub latencies: Vec<(Duration, Duration)>,
+    /// The signal that stopped the event before its end (SIGTERM 15,
+    /// SIGINT 2), if one did: every client was told to disconnect, the
+    /// journal and the report written, the players stopped; `--resume`
+    /// goes on.
+    pub interrupted: Option<i32>,
 }
 
 /// A record for a client, and (when latency is measured) the instants
@@ -229,6 +234,9 @@ pub(crate) async fn serve(
     if options.console {
         tokio::spawn(console(tx.clone()));
     }
+    let interrupted = Arc::new(std::sync::atomic::AtomicI32::new(0));
+    #[cfg(unix)]
+    tokio::spawn(on_signals(tx.clone(), Arc::clone(&interrupted)));
     // The live display: bound before the event starts, so a bad address
     // is said at once.
     let web = match &event.web {
@@ -307,7 +315,8 @@ pub(crate) async fn serve(
     // back into its game).
     let (over_tx, over_rx) = tokio::sync::watch::channel(false);
     let mut keepers = Vec::new();
-    if let Some(local) = local {
+    // A resumed event that is over already starts nobody.
+    if let Some(local) = local.filter(|_| !director.is_over()) {
         for p in &event.players {
             let Some(cmd) = &p.command else { continue };
             for i in 0..p.instances {
@@ -317,10 +326,12 @@ pub(crate) async fn serve(
                     args.extend(["--token".to_owned(), t.clone()]);
                 }
                 let who = if p.instances > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
-                let first = players::spawn_player(&cmd[0], &args, options.verbose)
+                let words = players::LastWords::default();
+                let first = players::spawn_player(&cmd[0], &args, &who, options.verbose, &words)
                     .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
                 keepers.push(tokio::spawn(players::keep_player(
                     first,
+                    words,
                     cmd[0].clone(),
                     args,
                     who,
@@ -333,7 +344,10 @@ pub(crate) async fn serve(
     }
     let done = drive(director, &mut carrier, &mut rx).await;
     let mut outcome = match done {
-        Ok(Done { games, report, stopped: None }) => Ok(Outcome { games, report, latencies: Vec::new() }),
+        Ok(Done { games, report, stopped: None }) => {
+            let sig = interrupted.load(std::sync::atomic::Ordering::Relaxed);
+            Ok(Outcome { games, report, latencies: Vec::new(), interrupted: (sig != 0).then_some(sig) })
+        }
         Ok(Done { stopped: Some(Stopped::SteppedDown(why)), .. }) => Err(std::io::Error::other(why)),
         Ok(Done { stopped: Some(Stopped::JournalFailed(why)), .. }) => Err(std::io::Error::other(why)),
         Err(e) => Err(e),
@@ -540,6 +554,28 @@ fn load_openings(path: &std::path::Path) -> std::io::Result<Vec<Position>> {
         }
     }
     Ok(out)
+}
+
+/// SIGTERM or SIGINT stops the event as `quit` does: clients are told to
+/// disconnect, everything is written, the players are stopped. A second
+/// signal ends the process at once.
+#[cfg(unix)]
+async fn on_signals(tx: mpsc::Sender<Inbox>, interrupted: Arc<std::sync::atomic::AtomicI32>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        return;
+    };
+    let (sig, name) = tokio::select! {
+        _ = term.recv() => (15, "SIGTERM"),
+        _ = int.recv() => (2, "SIGINT"),
+    };
+    interrupted.store(sig, std::sync::atomic::Ordering::Relaxed);
+    let _ = tx.send(Inbox::Input(Input::Stop(format!("{name}: stopping; --resume goes on")))).await;
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    std::process::exit(128 + sig);
 }
 
 /// Reads the console's commands from standard input.

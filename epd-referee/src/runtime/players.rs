@@ -1,29 +1,92 @@
 //! The players the referee starts (`command` in the event file): each
 //! instance kept running until the event is over, started again after a
 //! growing pause when it exits early.
+//!
+//! They are the referee's own: on Linux each is started with a death
+//! signal (`PR_SET_PDEATHSIG`), so a referee killed with SIGKILL takes its
+//! players with it and a resumed referee starts exactly the event's
+//! instances, never a second set beside stray ones. A player's standard
+//! error is kept (its last lines go to the log when it exits early) and,
+//! when the referee is verbose, shown as it comes.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use super::Inbox;
 use crate::director::Input;
 
-pub(super) fn spawn_player(program: &str, args: &[String], verbose: bool) -> std::io::Result<tokio::process::Child> {
+/// Lines of a player's standard error kept for the log.
+const LAST_WORDS: usize = 8;
+
+/// A player's last lines on standard error.
+pub(super) type LastWords = Arc<Mutex<VecDeque<String>>>;
+
+/// Starts one instance of a player's program.
+pub(super) fn spawn_player(
+    program: &str,
+    args: &[String],
+    who: &str,
+    verbose: bool,
+    words: &LastWords,
+) -> std::io::Result<tokio::process::Child> {
     let mut c = tokio::process::Command::new(program);
-    c.args(args).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).kill_on_drop(true);
-    if !verbose {
-        c.stderr(std::process::Stdio::null());
+    c.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the closure runs in the child between fork and exec, and
+        // only makes async-signal-safe calls (prctl, getppid, _exit).
+        let parent = std::process::id();
+        unsafe {
+            c.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The referee died before the signal was armed.
+                if libc::getppid() as u32 != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
     }
-    c.spawn()
+    let mut child = c.spawn()?;
+    if let Some(err) = child.stderr.take() {
+        let (words, who) = (Arc::clone(words), who.to_owned());
+        words.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(err).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if verbose {
+                    eprintln!("player {who}: {line}");
+                }
+                let mut w = words.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if w.len() == LAST_WORDS {
+                    w.pop_front();
+                }
+                w.push_back(line.chars().take(500).collect());
+            }
+        });
+    }
+    Ok(child)
 }
 
 /// Keeps one player program running until the event is over: when it
 /// exits early it is started again after a pause (1 s, doubling up to
-/// 30 s while it keeps failing within a minute). At the end it has two
+/// 30 s while it keeps failing within a minute); the log gets its exit
+/// status and its last lines on standard error. At the end it has two
 /// seconds to leave on its own, then it is stopped.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn keep_player(
     mut child: tokio::process::Child,
+    words: LastWords,
     program: String,
     args: Vec<String>,
     who: String,
@@ -40,8 +103,13 @@ pub(super) async fn keep_player(
                     return;
                 }
                 let how = status.map_or_else(|e| e.to_string(), |s| s.to_string());
+                // The reader may still hold the last lines: a moment for it.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let last: Vec<String> =
+                    words.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().cloned().collect();
+                let said = if last.is_empty() { String::new() } else { format!("; its last words: {}", last.join(" | ")) };
                 let _ = inbox.send(Inbox::Input(Input::Note(format!(
-                    "player {who} exited ({how}); starting it again in {:.0} s", pause.as_secs_f64()
+                    "player {who} exited ({how}); starting it again in {:.0} s{said}", pause.as_secs_f64()
                 )))).await;
                 tokio::select! {
                     () = tokio::time::sleep(pause) => {}
@@ -52,10 +120,11 @@ pub(super) async fn keep_player(
                 } else {
                     (pause * 2).min(Duration::from_secs(30))
                 };
-                match spawn_player(&program, &args, verbose) {
+                match spawn_player(&program, &args, &who, verbose, &words) {
                     Ok(c) => child = c,
                     Err(e) => {
-                        let _ = inbox.send(Inbox::Input(Input::Note(format!("player {who}: cannot start {program}: {e}")))).await;
+                        let note = format!("player {who}: cannot start {program}: {e}");
+                        let _ = inbox.send(Inbox::Input(Input::Note(note))).await;
                         return;
                     }
                 }

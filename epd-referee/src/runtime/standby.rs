@@ -70,7 +70,7 @@ pub async fn run(event: Event, options: Options, primary: String, heartbeat: Dur
         match follow(&event, &primary, &token, &listener, heartbeat, &mut synced, &mut heard).await {
             Followed::Over => {
                 say("the primary finished the event");
-                return Ok(Outcome { games: 0, report: String::new(), latencies: Vec::new() });
+                return Ok(Outcome { games: 0, report: String::new(), latencies: Vec::new(), interrupted: None });
             }
             Followed::Quit => {
                 say("the primary was stopped by its supervisor");
