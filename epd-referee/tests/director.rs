@@ -18,6 +18,9 @@ struct Bench {
     t0: Instant,
     now: Duration,
     sent: Vec<(ConnId, Incoming)>,
+    /// Lines that are not records (the standby protocol's).
+    raw: Vec<(ConnId, String)>,
+    outputs: Vec<String>,
     entries: Vec<Entry>,
     notes: Vec<String>,
 }
@@ -41,7 +44,16 @@ impl Bench {
         };
         let t0 = Instant::now();
         let d = Director::new(config, t0).unwrap();
-        let mut b = Bench { d, t0, now: Duration::ZERO, sent: Vec::new(), entries: Vec::new(), notes: Vec::new() };
+        let mut b = Bench {
+            d,
+            t0,
+            now: Duration::ZERO,
+            sent: Vec::new(),
+            raw: Vec::new(),
+            outputs: Vec::new(),
+            entries: Vec::new(),
+            notes: Vec::new(),
+        };
         b.run();
         b
     }
@@ -49,8 +61,12 @@ impl Bench {
     fn run(&mut self) {
         loop {
             while let Some(o) = self.d.poll_output() {
+                self.outputs.push(format!("{o:?}"));
                 match o {
-                    Output::Send { id, line, .. } => self.sent.push((id, parse_command(&line).unwrap())),
+                    Output::Send { id, line, .. } => match parse_command(&line) {
+                        Ok(r) => self.sent.push((id, r)),
+                        Err(_) => self.raw.push((id, String::from_utf8_lossy(&line).into_owned())),
+                    },
                     Output::Append { seq, entries } => {
                         self.entries.extend(entries.iter().map(|e| serde_json::from_slice(e).unwrap()));
                         let at = self.t0 + self.now;
@@ -249,4 +265,42 @@ fn the_director_does_no_io() {
             assert!(!text.contains("crate::runtime") && !text.contains("tokio"), "{} reaches up", path.display());
         }
     }
+}
+
+/// With a hot standby, every record waits for the standby's
+/// acknowledgement of a batch sent after it (an empty batch when the
+/// turn wrote no entry); a referee whose standby is gone asks it, and
+/// steps down without sending anything when it took over.
+#[test]
+fn with_a_standby_nothing_goes_out_unacknowledged_and_a_superseded_referee_sends_nothing() {
+    let mut b = Bench::new("supervisor_token = \"sup\"");
+    b.input(Input::Connected { id: 9, peer: "127.0.0.1:5000".into() });
+    b.line(9, b"EPDKIT-STANDBY follow token=sup listen=127.0.0.1:7000 heartbeat_ms=2000".to_vec());
+    assert!(b.outputs.iter().any(|o| o.contains("CopyJournal")), "the standby gets the journal");
+    let acks = |b: &Bench| b.raw.iter().filter(|(id, l)| *id == 9 && l.starts_with('C')).count();
+    let ack_last = |b: &mut Bench| {
+        let n = b.raw.iter().rev().find(|(id, l)| *id == 9 && l.contains("C ")).map(|(_, l)| {
+            l.lines().last().unwrap().trim_start_matches("C ").to_owned()
+        });
+        b.line(9, format!("A {}", n.unwrap()).into_bytes());
+    };
+    ack_last(&mut b);
+    // A stranger's garbage: its fault (no journal entry) waits for an
+    // acknowledgement all the same.
+    b.input(Input::Connected { id: 3, peer: "test:3".into() });
+    let before = acks(&b);
+    b.line(3, b"garbage".to_vec());
+    assert!(b.sent.iter().all(|(id, _)| *id != 3), "nothing to #3 before the standby acknowledges");
+    assert_eq!(acks(&b), before + 1, "an empty batch went to the standby");
+    ack_last(&mut b);
+    assert_eq!(b.last(3).command, Command::Fault, "released by the acknowledgement");
+    // Frozen meanwhile, the referee finds its standby gone and its
+    // records unacknowledged: it asks, hears a newer epoch, steps down.
+    let faults = b.sent.len();
+    b.line(3, b"more garbage".to_vec());
+    b.input(Input::Closed { id: 9, why: "reset".into() });
+    assert!(b.outputs.iter().any(|o| o.contains("Probe")), "it asks the standby");
+    b.input(Input::Probed(Some(7)));
+    assert_eq!(b.sent.len(), faults, "nothing sent by the superseded referee");
+    assert!(b.outputs.last().unwrap().contains("SteppedDown"), "{:?}", b.outputs.last());
 }

@@ -801,10 +801,21 @@ impl Director {
         if batch.is_empty() {
             return;
         }
-        let remote = match (&self.follower, entries) {
-            (Some(f), true) => Some(f.seq),
-            (None, true) if self.probing => Some(u64::MAX),
-            _ => None,
+        // With a standby, every record waits for an acknowledgement given
+        // after it was decided, entries or not (a turn without entries
+        // sends the standby an empty batch): a referee that was frozen and
+        // superseded meanwhile hears none, and sends nothing before it
+        // learns it must step down. A referee asking a lost standby
+        // whether it took over holds everything until the answer.
+        let remote = match &self.follower {
+            Some(_) => {
+                if !entries {
+                    self.replicate(&[]);
+                }
+                self.follower.as_ref().map(|f| f.seq)
+            }
+            None if self.probing => Some(u64::MAX),
+            None => None,
         };
         let local = if self.defect_send_before_sync { 0 } else { self.appended };
         self.held.push_back(Held { local, remote, since: self.now, batch });
