@@ -81,13 +81,13 @@ enum Command {
     #[command(display_order = 11, after_help = cmd::analyze::TARGET_EXAMPLES)]
     Target(cmd::analyze::Args),
     /// Run a tournament of chess programs that connect over TCP (Argus, §8).
-    #[command(display_order = 16, after_help = cmd::referee::EXAMPLES)]
+    #[command(display_order = 16, after_help = cmd::referee::after_help())]
     Referee(cmd::referee::Args),
-    /// Play in a referee's tournament with the built-in or any UCI engine.
     /// Report on test-suite results: solved and missed, themes, mates,
     /// points, distributions, consistency, and comparisons of runs.
     #[command(display_order = 15, after_help = cmd::report::EXAMPLES)]
     Report(cmd::report::Args),
+    /// Play in a referee's tournament with the built-in or any UCI engine.
     #[command(display_order = 17, after_help = cmd::play::EXAMPLES)]
     Play(cmd::play::Args),
     /// Run the built-in engine as a UCI engine on standard input and output.

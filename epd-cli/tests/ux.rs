@@ -346,3 +346,40 @@ fn the_readme_lists_every_diagnostic_code() {
         .collect();
     assert_eq!(rows, expected);
 }
+
+/// Every key of the event file is documented from the referee's one
+/// table: in `epd referee --help`, in `epd man referee`, and in the
+/// README (the table there is the one the code writes).
+#[test]
+fn every_event_key_is_documented_from_one_table() {
+    let help = Command::new(EPD).args(["referee", "--help"]).output().unwrap();
+    let help = text(&help.stdout);
+    let man = Command::new(EPD).args(["man", "referee"]).output().unwrap();
+    let man = text(&man.stdout);
+    for k in epd_referee::KEYS.iter().chain(epd_referee::PLAYER_KEYS) {
+        assert!(help.lines().any(|l| l.trim_start().starts_with(&format!("{} ", k.name))), "--help lacks {}", k.name);
+        assert!(man.contains(&format!("\\fB{}\\fR", k.name)), "the man page lacks {}", k.name);
+    }
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let table = epd_referee::keys_markdown();
+    assert!(readme.contains(&table), "the README's event keys are not the code's; they are:\n{table}");
+}
+
+/// The README's example exchange of the referee's protocol, with its
+/// extensions (Token, Ccms, Rtms): each client line (`C:`) reads as a
+/// client's record, each referee line (`R:`) as a referee's.
+#[test]
+fn the_readme_protocol_exchange_reads() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let (mut c, mut r) = (0, 0);
+    for line in readme.lines() {
+        if let Some(rec) = line.strip_prefix("C: ") {
+            epd_referee::protocol::parse_request(rec.as_bytes()).unwrap_or_else(|e| panic!("{rec}: {e}"));
+            c += 1;
+        } else if let Some(rec) = line.strip_prefix("R: ") {
+            epd_referee::protocol::parse_command(rec.as_bytes()).unwrap_or_else(|e| panic!("{rec}: {e}"));
+            r += 1;
+        }
+    }
+    assert!(c >= 3 && r >= 5, "{c} client and {r} referee lines");
+}

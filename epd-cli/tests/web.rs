@@ -430,3 +430,45 @@ fn the_live_display_in_headless_chromium() {
         let _ = c.wait();
     }
 }
+
+/// The live display outlives the last game: in the background the
+/// referee keeps serving the final state for the event's `linger`, then
+/// exits; a spectator who comes late sees the results.
+#[test]
+fn the_live_display_lingers_after_the_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, web) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Linger\"\nlisten = \"{addr}\"\nweb = \"{web}\"\ntime_control = \"60+0.1\"\nlinger = 3\n\
+             reset_delay = 0\nconclude_delay = 0\n\
+             [[players]]\nname = \"a\"\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"1\"]\n\
+             [[players]]\nname = \"b\"\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"1\"]\n"
+        ),
+    )
+    .unwrap();
+    let mut referee = Command::new(EPD)
+        .args(["referee", "event.toml", "--background"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let log = dir.path().join("referee.log");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("event over") {
+        assert!(start.elapsed() < Duration::from_secs(120), "the event did not end");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let over = Instant::now();
+    std::thread::sleep(Duration::from_millis(500));
+    let s = state(&web);
+    assert_eq!((s["live"].as_bool(), s["finished_count"].as_u64()), (Some(false), Some(2)), "{s}");
+    assert_eq!(s["finished"].as_array().map(Vec::len), Some(2));
+    let status = referee.wait().unwrap();
+    let lingered = over.elapsed();
+    assert!(status.success());
+    assert!(lingered >= Duration::from_millis(2500) && lingered < Duration::from_secs(8), "{lingered:?}");
+}

@@ -126,7 +126,182 @@ struct File {
     supervisor_token: Option<String>,
     #[serde(default)]
     web: Option<String>,
+    #[serde(default = "five")]
+    linger: f64,
     players: Vec<Player>,
+}
+
+/// A key of the event file, documented once: `epd referee --help`, its
+/// manual page and the README are written from [`KEYS`] and
+/// [`PLAYER_KEYS`], and a test holds them to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The key.
+    pub name: &'static str,
+    /// Its default, or `required`, or `none`.
+    pub default: &'static str,
+    /// Its unit or form.
+    pub unit: &'static str,
+    /// What it means.
+    pub meaning: &'static str,
+    /// A value it may take, as TOML.
+    pub example: &'static str,
+}
+
+const fn key(
+    name: &'static str,
+    default: &'static str,
+    unit: &'static str,
+    meaning: &'static str,
+    example: &'static str,
+) -> Key {
+    Key { name, default, unit, meaning, example }
+}
+
+/// The event file's keys.
+pub const KEYS: &[Key] = &[
+    key("event", "required", "text", "the event's name (PGN Event)", "\"Argus test\""),
+    key("site", "?", "text", "PGN Site", "\"localhost\""),
+    key("date", "the day it starts (UTC)", "YYYY.MM.DD", "PGN Date", "\"2026.11.25\""),
+    key("round", "none", "text", "a prefix for PGN Round (ROUND.GAME instead of CYCLE.GAME)", "\"5\""),
+    key("listen", DEFAULT_LISTEN, "HOST:PORT", "where the referee accepts clients", "\"127.0.0.1:16101\""),
+    key(
+        "time_control",
+        "required",
+        "PGN TimeControl",
+        "40/5400+30, 300+3, *10 (moves/seconds+increment)",
+        "\"5+0.05\"",
+    ),
+    key("rounds", "1", "count", "round-robin cycles; each pairing plays both colours in a cycle", "2"),
+    key(
+        "pairing",
+        "round-robin",
+        "round-robin, gauntlet",
+        "everyone against everyone, or the first player against each other",
+        "\"gauntlet\"",
+    ),
+    key("concurrency", "1", "games", "games played at once", "2"),
+    key(
+        "openings",
+        "none",
+        "file",
+        "start positions (EPD or FEN, one a line), used in order, each with both colours",
+        "\"book.epd\"",
+    ),
+    key("pgn", "games.pgn", "file", "the finished games, with [%clk] and [%emt]", "\"games.pgn\""),
+    key(
+        "log",
+        "referee.log",
+        "file",
+        "every record sent and received (tokens shown as *), and the referee's notes",
+        "\"referee.log\"",
+    ),
+    key(
+        "report",
+        "report.txt",
+        "file",
+        "the standings at the end: points, crosstable, Elo with 95 % intervals",
+        "\"report.txt\"",
+    ),
+    key(
+        "journal",
+        "referee.journal",
+        "file",
+        "every state change, made durable first (epd referee --resume)",
+        "\"referee.journal\"",
+    ),
+    key(
+        "conclude_delay",
+        "5",
+        "seconds",
+        "pause after a game's conclude before the players' next game (§8.1.1)",
+        "0.5",
+    ),
+    key("reset_delay", "5", "seconds", "pause after reset before the game's first respond (§8.1.6)", "0.5"),
+    key("lag_ms", "0", "milliseconds", "allowance per move for transmission, not charged to the clock", "20"),
+    key(
+        "disconnect_grace",
+        "10",
+        "seconds",
+        "how long a player may be away mid-game before it loses by abandonment",
+        "30",
+    ),
+    key(
+        "illegal_move",
+        "forfeit",
+        "forfeit, retry",
+        "an illegal move or a broken record loses, or is refused and may be tried again",
+        "\"retry\"",
+    ),
+    key(
+        "false_claim",
+        "continue",
+        "continue, forfeit",
+        "a draw claim that does not hold is refused, or loses",
+        "\"forfeit\"",
+    ),
+    key(
+        "supervisor_token",
+        "none",
+        "text, no spaces",
+        "what a hot standby and the live display's supervisor actions must present",
+        "\"s3cret\"",
+    ),
+    key("web", "none", "HOST:PORT", "the live display: a page, /api/state, /api/events, /pgn", "\"127.0.0.1:16180\""),
+    key(
+        "linger",
+        "5",
+        "seconds",
+        "how long the live display outlives the event in the background (foreground: until quit)",
+        "60",
+    ),
+    key("players", "required", "[[players]] tables", "the players, two at least", ""),
+];
+
+/// The keys of a `[[players]]` table.
+pub const PLAYER_KEYS: &[Key] = &[
+    key("name", "required", "text", "the name it signs on with (PGN White, Black)", "\"alpha\""),
+    key(
+        "command",
+        "none",
+        "list of words",
+        "a program the referee starts and keeps running; it adds --referee HOST:PORT --name NAME [--token T]",
+        "[\"epd\", \"play\", \"--depth\", \"3\"]",
+    ),
+    key("token", "none", "text", "what a client must present to sign on as this player", "\"t0ken\""),
+    key("instances", "1", "1 to 256", "copies of command to start (each plays one game at a time)", "2"),
+];
+
+/// [`KEYS`] and [`PLAYER_KEYS`] as aligned text, for `--help` and the
+/// manual page.
+#[must_use]
+pub fn keys_text() -> String {
+    let mut out = String::from("Event file keys: meaning (default; unit)\n");
+    for (title, keys) in [("", KEYS), ("[[players]] keys:\n", PLAYER_KEYS)] {
+        out.push_str(title);
+        for k in keys {
+            out.push_str(&format!("  {:<17} {} ({}; {})\n", k.name, k.meaning, k.default, k.unit));
+        }
+    }
+    out
+}
+
+/// [`KEYS`] and [`PLAYER_KEYS`] as Markdown tables, for the README.
+#[must_use]
+pub fn keys_markdown() -> String {
+    let mut out = String::new();
+    for (title, keys) in [
+        ("| key | default | unit | meaning |\n", KEYS),
+        ("| `[[players]]` key | default | unit | meaning |\n", PLAYER_KEYS),
+    ] {
+        out.push_str(title);
+        out.push_str("| --- | --- | --- | --- |\n");
+        for k in keys {
+            out.push_str(&format!("| `{}` | {} | {} | {} |\n", k.name, k.default, k.unit, k.meaning));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Where the referee listens when the event file does not say:
@@ -207,6 +382,9 @@ pub struct Event {
     pub supervisor_token: Option<String>,
     /// Where the live web display listens (HOST:PORT), if anywhere.
     pub web: Option<String>,
+    /// How long the live display outlives the event in the background
+    /// (in the foreground: until `quit`).
+    pub linger: Duration,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -366,6 +544,7 @@ impl Event {
             false_claim: f.false_claim,
             supervisor_token: f.supervisor_token,
             web: f.web,
+            linger: seconds("linger", f.linger)?,
             players: f.players,
         })
     }
@@ -496,6 +675,38 @@ name = "delta"
         let e = Event::parse(&EXAMPLE.replace("roundS", "x").replace("rounds = 1", "roundz = 1"), Path::new("."))
             .unwrap_err();
         assert_eq!(e.at.map(|(l, _)| l), Some(6), "{e}");
+    }
+
+    /// The key table is the event file's: each key's example parses,
+    /// and every field of the file (and of a player) is in the table.
+    #[test]
+    fn the_key_table_is_the_files() {
+        let mut text = String::new();
+        for k in KEYS.iter().filter(|k| !k.example.is_empty()) {
+            text.push_str(&format!("{} = {}\n", k.name, k.example));
+        }
+        for i in 0..2 {
+            text.push_str("[[players]]\n");
+            for k in PLAYER_KEYS {
+                let v = if k.name == "name" { format!("\"p{i}\"") } else { k.example.to_owned() };
+                text.push_str(&format!("{} = {v}\n", k.name));
+            }
+        }
+        let e = Event::parse(&text, Path::new(".")).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(e.linger, Duration::from_secs(60));
+        let source = include_str!("event.rs");
+        for (start, keys) in [("struct File {", KEYS), ("pub struct Player {", PLAYER_KEYS)] {
+            let body = &source[source.find(start).unwrap()..];
+            let body = &body[..body.find("\n}").unwrap()];
+            let fields: Vec<&str> = body
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("pub ").or(Some(l.trim())))
+                .filter_map(|l| l.split_once(':').map(|(n, _)| n))
+                .filter(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !n.is_empty())
+                .collect();
+            let names: Vec<&str> = keys.iter().map(|k| k.name).collect();
+            assert_eq!(fields, names, "the table's keys, in the file's order");
+        }
     }
 
     #[test]

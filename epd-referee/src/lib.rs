@@ -40,6 +40,6 @@ pub mod standby;
 mod standings;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};
-pub use event::{Event, EventError, Pairing, Player, ScheduledGame};
+pub use event::{keys_markdown, keys_text, Event, EventError, Key, Pairing, Player, ScheduledGame, KEYS, PLAYER_KEYS};
 pub use game::{ClaimError, DrawClaim, Ended, Game, GameResult, PlayedMove, Termination};
 pub use standings::{EloEstimate, Standings};

@@ -279,9 +279,12 @@ fn with_a_standby_nothing_goes_out_unacknowledged_and_a_superseded_referee_sends
     assert!(b.outputs.iter().any(|o| o.contains("CopyJournal")), "the standby gets the journal");
     let acks = |b: &Bench| b.raw.iter().filter(|(id, l)| *id == 9 && l.starts_with('C')).count();
     let ack_last = |b: &mut Bench| {
-        let n = b.raw.iter().rev().find(|(id, l)| *id == 9 && l.contains("C ")).map(|(_, l)| {
-            l.lines().last().unwrap().trim_start_matches("C ").to_owned()
-        });
+        let n = b
+            .raw
+            .iter()
+            .rev()
+            .find(|(id, l)| *id == 9 && l.contains("C "))
+            .map(|(_, l)| l.lines().last().unwrap().trim_start_matches("C ").to_owned());
         b.line(9, format!("A {}", n.unwrap()).into_bytes());
     };
     ack_last(&mut b);

@@ -71,6 +71,15 @@ fn render(top: &clap::Command, sub: Option<&str>, out: &mut dyn Write) -> anyhow
     let name = page_name(sub);
     let version = top.get_version().unwrap_or_default().to_owned();
     let examples = cmd.get_after_help().map(|h| h.to_string());
+    // The referee's help ends with the event file's keys: a section of
+    // their own.
+    let (examples, keys) = match examples {
+        Some(t) if t.contains("Event file keys") => {
+            let (e, k) = t.split_at(t.find("Event file keys").unwrap_or(t.len()));
+            (Some(e.trim_end().to_owned()), Some(k.to_owned()))
+        }
+        other => (other, None),
+    };
     // The after-help text holds the examples: a section of their own.
     let cmd = cmd.name(&name).after_help("").after_long_help("");
     let man = clap_mangen::Man::new(cmd.clone())
@@ -91,6 +100,25 @@ fn render(top: &clap::Command, sub: Option<&str>, out: &mut dyn Write) -> anyhow
     exit_status(sub).to_writer(out)?;
     if !sub.is_some_and(|s| NO_RECORDS.contains(&s)) {
         diagnostics(sub.is_none()).to_writer(out)?;
+    }
+    if let Some(text) = keys {
+        let mut r = Roff::new();
+        r.control("SH", ["EVENT FILE"]);
+        for line in text.lines().skip(1) {
+            match line.strip_prefix("  ") {
+                Some(row) => {
+                    let (name, rest) = row.split_once(' ').unwrap_or((row, ""));
+                    r.control("TP", []);
+                    r.text([bold(name)]);
+                    r.text([roman(rest.trim_start().to_owned())]);
+                }
+                None => {
+                    r.control("PP", []);
+                    r.text([roman(line.to_owned())]);
+                }
+            }
+        }
+        r.to_writer(out)?;
     }
     if let Some(text) = examples.filter(|t| !t.trim().is_empty()) {
         examples_section(&text).to_writer(out)?;

@@ -35,6 +35,12 @@ An event file:
   name = \"beta\"
   token = \"s3cret\"             # a client must present it: epd play --token s3cret";
 
+/// The examples, then every key of the event file (from the referee's
+/// own table).
+pub fn after_help() -> String {
+    format!("{EXAMPLES}\n\n{}", epd_referee::keys_text())
+}
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The event file (TOML): players, time control, pairing, files.

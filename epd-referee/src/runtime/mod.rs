@@ -113,6 +113,8 @@ enum Inbox {
     Connected { id: ConnId, tx: mpsc::Sender<Out>, peer: String },
     /// Anything else, for the director.
     Input(Input),
+    /// The console's standard input ended.
+    ConsoleClosed,
 }
 
 /// Runs `event` to its end on a tokio runtime of its own.
@@ -355,6 +357,38 @@ pub(crate) async fn serve(
     if let (Ok(_), Some(e)) = (&outcome, carrier.fault.take()) {
         outcome = Err(e);
     }
+    // The live display outlives the event, so that a spectator who comes
+    // late sees the results: until `quit` (or the end of standard input)
+    // in the foreground, for the event's `linger` in the background.
+    if carrier.web.is_some() && matches!(&outcome, Ok(o) if o.interrupted.is_none()) {
+        if options.console {
+            carrier.log_line("referee the live display stays up until quit");
+            eprintln!("argus: the event is over; the live display stays up until quit");
+            while let Some(msg) = rx.recv().await {
+                match msg {
+                    Inbox::Input(Input::Console(c)) if c.trim() == "quit" => break,
+                    Inbox::Input(Input::Stop(_)) | Inbox::ConsoleClosed => break,
+                    _ => {}
+                }
+            }
+        } else {
+            carrier.log_line(&format!("referee the live display stays up for {:?}", event.linger));
+            if let Some(log) = carrier.log.as_mut() {
+                let _ = log.flush();
+            }
+            let linger = tokio::time::sleep(event.linger);
+            tokio::pin!(linger);
+            loop {
+                tokio::select! {
+                    () = &mut linger => break,
+                    msg = rx.recv() => match msg {
+                        Some(Inbox::Input(Input::Stop(_))) | None => break,
+                        _ => {}
+                    },
+                }
+            }
+        }
+    }
     if let Some(log) = carrier.log.as_mut() {
         let _ = log.flush();
     }
@@ -430,6 +464,7 @@ impl Carrier {
                 Input::Connected { id, peer }
             }
             Inbox::Input(i) => i,
+            Inbox::ConsoleClosed => return,
         };
         d.handle(Instant::now(), input);
     }
@@ -586,6 +621,7 @@ async fn console(tx: mpsc::Sender<Inbox>) {
             return;
         }
     }
+    let _ = tx.send(Inbox::ConsoleClosed).await;
 }
 
 /// UTC now as `2026-11-23T12:34:56.789Z`, and the PGN date `2026.11.23`.
