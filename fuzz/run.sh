@@ -68,11 +68,32 @@ seed() {
       # Random play, then SAN tokens from the corpora (bm/am/pv operands).
       awk -v dir="$dir" 'NR <= 500 { printf "%c%s", 1 + NR % 100, $0 > (dir "/rand-" NR); close(dir "/rand-" NR) }' \
         "$corpora"/wac_arasan.epd "$corpora"/STS1-STS15_LAN_v3.epd ;;
+    referee_records|referee_director)
+      # The README's example exchange (C: and R: lines), then corpus lines.
+      grep -E '^[CR]: ' ../README.md | sed 's/^[CR]: //' > "$dir/exchange"
+      i=0
+      while IFS= read -r l; do i=$((i+1)); printf '%s' "$l" > "$dir/x-$i"; done < "$dir/exchange"
+      [ "$t" = referee_director ] && for f in "$dir"/x-*; do { printf '\x00\n\x04'; cat "$f"; } > "$f.s"; done
+      seed_lines "$dir" "$t" "" "$corpora"/wac_arasan.epd ;;
+    standby_wire)
+      printf 'EPDKIT-STANDBY follow token=s3cret listen=127.0.0.1:7000 heartbeat_ms=2000' > "$dir/follow"
+      printf 'EPDKIT-STANDBY probe token=s3cret' > "$dir/probe"
+      printf 'EPDKIT-STANDBY yield epoch=3 token=s3cret' > "$dir/yield"
+      printf 'C 17' > "$dir/commit"; printf 'A 3' > "$dir/ack"; printf 'J {"t":"start","game":0}' > "$dir/entry" ;;
+    journal)
+      # Frames of real entries: length, CRC-32 left for the fuzzer to find.
+      printf '\x2e\x00\x00\x00\x00\x00\x00\x00{"t":"begin","epoch":1,"event":"e","games":12,"date":"d"}' > "$dir/begin" ;;
+    event_file)
+      sed -n '/^```toml/,/^```/p' ../epd-referee/src/event.rs | sed 's#^//! ##; /```/d' > "$dir/example" ;;
+    supervisor_query)
+      for q in 'action=pause&game=3' 'action=resume&game=all' 'action=adjudicate&game=2&result=1/2-1/2' \
+               'action=abort&game=1' 'action=restart&player=alpha'; do printf '%s' "$q" > "$dir/$(echo "$q" | tr '&=/' '___')"; done ;;
   esac
 }
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fen record san_strict san_lenient pgn capi)
+[ ${#targets[@]} -gt 0 ] || targets=(fen record san_strict san_lenient pgn capi \
+  referee_records referee_director standby_wire journal event_file supervisor_query)
 mkdir -p logs
 for t in "${targets[@]}"; do
   seed "$t"

@@ -9,6 +9,10 @@
 //! moves per second. With `EPD_BENCH_STANDBY=1` a hot standby follows
 //! the referee (in this process, on a runtime of its own): every turn's
 //! records then wait for its acknowledgement.
+//!
+//! First, the director alone, without sockets or a clock: the same
+//! instant-move clients as inputs, appends acknowledged at once, time
+//! counted only inside the director's calls (moves per CPU-second).
 
 use std::time::{Duration, Instant};
 
@@ -71,9 +75,92 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i]
 }
 
+/// The director alone: `games` games at once between two players whose
+/// clients answer every respond at once with a random legal move; the
+/// moves played and the time spent inside the director's calls.
+fn director_alone(games: usize) -> (usize, Duration) {
+    use epd_referee::director::{Config, Director, Input, Output};
+    let ev = event(&std::env::temp_dir(), games);
+    let config = Config {
+        event: ev,
+        openings: Vec::new(),
+        journal: None,
+        date: "2026.11.25".into(),
+        own: None,
+        web: false,
+        measure: false,
+        defect_send_before_sync: false,
+    };
+    let t0 = Instant::now();
+    let mut inside = Duration::ZERO;
+    let mut d = Director::new(config, t0).expect("a director");
+    let mut rng = epd_testkit::XorShift::new(7);
+    let mut now = t0;
+    let mut inputs: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
+    for i in 0..games as u64 {
+        for (id, name) in [(2 * i + 1, "a"), (2 * i + 2, "b")] {
+            inputs.push_back(Input::Connected { id, peer: "bench".into() });
+            let hello = ClientRecord { request: "sign_on", sender: Some(("bench", name)), ..ClientRecord::default() };
+            inputs.push_back(Input::Line { id, line: hello.to_line(&Position::startpos()), at: now });
+        }
+    }
+    let mut moves = 0;
+    loop {
+        let mut outputs = Vec::new();
+        let t = Instant::now();
+        while let Some(i) = inputs.pop_front() {
+            d.handle(now, i);
+        }
+        while let Some(o) = d.poll_output() {
+            if let Output::Append { seq, .. } = &o {
+                d.handle(now, Input::Synced { seq: *seq });
+            }
+            outputs.push(o);
+        }
+        inside += t.elapsed();
+        let mut done = false;
+        for o in outputs {
+            match o {
+                Output::Send { id, line, .. } => {
+                    let Ok(inc) = parse_command(&line) else { continue };
+                    if inc.command != Command::Respond {
+                        continue;
+                    }
+                    let pos = inc.current();
+                    let legal = pos.legal_moves();
+                    let Some(&mv) = legal.get(rng.below(legal.len().max(1))) else { continue };
+                    let rec =
+                        ClientRecord { request: "reply", sm: Some(mv), game: inc.game, ..ClientRecord::default() };
+                    inputs.push_back(Input::Line { id, line: rec.to_line(&pos), at: now });
+                    moves += 1;
+                }
+                Output::Done(_) => done = true,
+                _ => {}
+            }
+        }
+        if done {
+            return (moves, inside);
+        }
+        if inputs.is_empty() {
+            // Nothing to answer: the next deadline (a game's start).
+            now = d.poll_timeout().map_or(now, |t| t.max(now));
+            let t = Instant::now();
+            d.handle_timeout(now);
+            inside += t.elapsed();
+        }
+        now += Duration::from_micros(50);
+    }
+}
+
 fn main() {
     let quick = std::env::var_os("EPD_BENCH_QUICK").is_some() || std::env::args().any(|a| a == "--quick");
     let loads: &[usize] = if quick { &[1, 64] } else { &[1, 64, 512] };
+    println!("the director alone (no sockets, no clock): moves per CPU-second inside its calls");
+    println!("{:>6} {:>8} {:>10} {:>12}", "games", "moves", "cpu secs", "moves/cpu-s");
+    for &games in loads {
+        let (moves, inside) = director_alone(games);
+        println!("{games:>6} {moves:>8} {:>10.3} {:>12.0}", inside.as_secs_f64(), moves as f64 / inside.as_secs_f64());
+    }
     let standby = std::env::var_os("EPD_BENCH_STANDBY").is_some();
     if standby {
         println!("with a hot standby following the journal");

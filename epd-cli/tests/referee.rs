@@ -615,17 +615,19 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The kill test of the journal: a round robin of 8 `epd play` clients
-/// (the built-in engine and Stockfish, four games at once), the referee
-/// killed with SIGKILL at 50 random instants and restarted with
+/// The kill test of the journal with real processes (the simulation,
+/// `epd-referee/tests/simulation.rs`, covers thousands of crash
+/// schedules; this is its smoke test over TCP): a round robin of 8 `epd
+/// play` clients (the built-in engine and Stockfish, four games at once),
+/// the referee killed with SIGKILL at 20 random instants and restarted with
 /// `--resume` each time, the clients reconnecting on their own. At the
 /// end every scheduled game is in the PGN exactly once, python-chess
 /// replays each as one legal game with continuous clocks, and every move
 /// the referee acknowledged to a client (a respond record carrying it as
 /// sm, in the log) is in its game.
 #[test]
-fn the_referee_killed_fifty_times_loses_no_game() {
-    const KILLS: usize = 50;
+fn the_referee_killed_twenty_times_loses_no_game() {
+    const KILLS: usize = 20;
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
@@ -701,7 +703,7 @@ fn the_referee_killed_fifty_times_loses_no_game() {
     for mut c in clients {
         let _ = c.wait();
     }
-    assert!(kills >= 30, "only {kills} kills before the event ended: the test needs a longer event");
+    assert!(kills >= 15, "only {kills} kills before the event ended: the test needs a longer event");
     let pgn_path = dir.path().join("games.pgn");
     let pgn = std::fs::read_to_string(&pgn_path).unwrap();
     let g = games(&pgn);
@@ -756,66 +758,6 @@ print(acked)
         Ok(o) => panic!("python-chess: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
         Err(e) => panic!("python3: {e}"),
     }
-}
-
-/// Clients killed mid-game: four `epd play` clients, one of them killed
-/// with SIGKILL and started again 20 times while the games go on. Every
-/// game still finishes, each is one continuous legal game (python-chess,
-/// clocks continuous), and no move was charged the time its player was
-/// away (each restart takes at least 0.4 s; every move's time stays far
-/// below it).
-#[test]
-fn clients_killed_twenty_times_lose_no_game_and_no_time() {
-    const KILLS: usize = 20;
-    let dir = tempfile::tempdir().unwrap();
-    let players: String = (0..4).map(|i| format!("[[players]]\nname = \"c{i}\"\n")).collect();
-    let referee = Referee::start(
-        dir.path(),
-        &format!("time_control = \"60+0.1\"\nrounds = 1\nconcurrency = 2\ndisconnect_grace = 30\n{players}"),
-    );
-    let start_client = |i: usize| {
-        Command::new(EPD)
-            .args(["play", "--referee", &referee.addr, "--name", &format!("c{i}"), "--movetime", "8"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
-    };
-    let mut clients: Vec<Child> = (0..4).map(start_client).collect();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    for _ in 0..KILLS {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        std::thread::sleep(Duration::from_millis(200 + seed % 300));
-        let i = (seed >> 32) as usize % 4;
-        clients[i].kill().unwrap();
-        clients[i].wait().unwrap();
-        std::thread::sleep(Duration::from_millis(400));
-        clients[i] = start_client(i);
-    }
-    let pgn = referee.finish(Duration::from_secs(300));
-    for mut c in clients {
-        let _ = c.wait();
-    }
-    let g = games(&pgn);
-    assert_eq!(g.len(), 12, "every game");
-    let path = dir.path().join("games.pgn");
-    check_with_python_chess(&path, 60.0, 0.1);
-    let emts: Vec<f64> = pgn
-        .match_indices("[%emt ")
-        .map(|(i, _)| {
-            let rest = &pgn[i + 6..];
-            let t = &rest[..rest.find(']').unwrap()];
-            let p: Vec<f64> = t.split(':').map(|x| x.parse().unwrap()).collect();
-            p.iter().fold(0.0, |a, x| a * 60.0 + x)
-        })
-        .collect();
-    assert!(emts.len() > 500, "{} moves", emts.len());
-    let worst = emts.iter().copied().fold(0.0, f64::max);
-    assert!(worst < 0.3, "a move charged {worst} s: the time away was charged");
-    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
-    assert!(log.matches(" is back").count() >= KILLS / 2, "players came back into their games");
 }
 
 /// A player the referee started that dies mid-event is started again by

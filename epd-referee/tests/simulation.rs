@@ -155,8 +155,9 @@ struct Conn {
 struct GameModel {
     pos: Position,
     positions: BTreeSet<String>,
-    /// (side, ns) of every move.
-    moves: Vec<(Color, u64)>,
+    /// (side, ns, move) of every move.
+    moves: Vec<(Color, u64, epd_core::Move)>,
+    start: Position,
     ends: u32,
 }
 
@@ -422,7 +423,13 @@ impl Sim {
                 let pos = sched.opening.map_or_else(Position::startpos, |o| self.openings[o]);
                 let old = self.games.insert(
                     game,
-                    GameModel { pos, positions: BTreeSet::from([fen_of(&pos)]), moves: Vec::new(), ends: 0 },
+                    GameModel {
+                        pos,
+                        positions: BTreeSet::from([fen_of(&pos)]),
+                        moves: Vec::new(),
+                        ends: 0,
+                        start: pos,
+                    },
                 );
                 check!(old.is_none(), "game {game} started twice in the journal");
             }
@@ -433,7 +440,7 @@ impl Sim {
                 check!(g.ends == 0, "a move of game {game} after its end");
                 let mv = g.pos.parse_uci(uci.as_bytes()).map_err(|e| format!("journal move {uci}: {e}"))?;
                 check!(g.pos.is_legal(mv), "an illegal move {uci} in the journal of game {game}");
-                g.moves.push((g.pos.turn(), ns));
+                g.moves.push((g.pos.turn(), ns, mv));
                 g.pos.play_unchecked(mv);
                 g.positions.insert(fen_of(&g.pos));
             }
@@ -913,6 +920,36 @@ impl Sim {
             }
             self.check_clocks(k, &text)?;
         }
+        // The PGN read back by the kit's own reader: the games in order,
+        // each from its start position, move for move as the journal has
+        // them, with the journal's result.
+        let mut reader = epd_core::pgn::PgnReader::new(self.pgn.as_bytes());
+        for (k, text) in &self.end_pgns {
+            let g = reader.next_game().map_err(|e| e.to_string())?.ok_or("the PGN has fewer games")?;
+            check!(g.warnings.is_empty(), "game {}: the PGN reader warns {:?}", k + 1, g.warnings);
+            check!(g.result.as_deref() == tag(text, "Result").as_deref(), "game {}: result {:?}", k + 1, g.result);
+            let model = &self.games[k];
+            let mut pos = match g.tag("FEN") {
+                Some(fen) => Position::from_fen(fen).map_err(|e| format!("game {}: [FEN] {e}", k + 1))?,
+                None => Position::startpos(),
+            };
+            check!(pos == model.start, "game {}: the PGN starts elsewhere", k + 1);
+            check!(
+                g.moves.len() == model.moves.len(),
+                "game {}: {} moves in the PGN, {} journalled",
+                k + 1,
+                g.moves.len(),
+                model.moves.len()
+            );
+            for (m, &(_, _, want)) in g.moves.iter().zip(&model.moves) {
+                let mv = pos
+                    .parse_san(&m.san, epd_core::SanMode::Strict)
+                    .map_err(|e| format!("game {}: {}: {e}", k + 1, String::from_utf8_lossy(&m.san)))?;
+                check!(mv == want, "game {}: {} is not the journal's move", k + 1, String::from_utf8_lossy(&m.san));
+                pos.play_unchecked(mv);
+            }
+        }
+        check!(reader.next_game().map_err(|e| e.to_string())?.is_none(), "the PGN has more games than ended");
         // A referee resumed from the final journal has nothing to do.
         let (entries, _) = journal::decode(Path::new("sim.journal"), &self.disk).map_err(|e| e.to_string())?;
         let config = Config {
@@ -966,7 +1003,7 @@ impl Sim {
             comments.len(),
             g.moves.len()
         );
-        for (i, (&(side, ns), &(c, e))) in g.moves.iter().zip(&comments).enumerate() {
+        for (i, (&(side, ns, _), &(c, e))) in g.moves.iter().zip(&comments).enumerate() {
             let s = usize::from(side == Color::Black);
             check!(
                 clk[s] + self.increment / MS == c + e,

@@ -55,6 +55,7 @@ mod supervisor;
 mod timers;
 mod view;
 
+pub use supervisor::supervisor_command;
 use timers::Timers;
 pub use view::{FinishedGame, LiveGame, Snapshot, Standing, State};
 

@@ -4,6 +4,32 @@
 
 use super::*;
 
+/// A supervisor's action from the live display (the fields of its
+/// query: `action=pause&game=3`) as the console command it stands for;
+/// `None` for anything else.
+#[must_use]
+pub fn supervisor_command(
+    action: &str,
+    game: Option<&str>,
+    result: Option<&str>,
+    player: Option<&str>,
+) -> Option<String> {
+    let game = game.filter(|g| *g == "all" || (g.len() <= 9 && g.parse::<usize>().is_ok()));
+    match (action, game, result, player) {
+        ("pause" | "resume", Some(g), None, None) => Some(format!("{action} {g}")),
+        ("abort", Some(g), None, None) if g != "all" => Some(format!("abort {g}")),
+        ("adjudicate", Some(g), Some(r @ ("1-0" | "0-1" | "1/2-1/2")), None) if g != "all" => {
+            Some(format!("adjudicate {g} {r}"))
+        }
+        ("restart", None, None, Some(p))
+            if !p.is_empty() && p.len() <= 256 && !p.chars().any(|c| c.is_whitespace() || c.is_control()) =>
+        {
+            Some(format!("restart {p}"))
+        }
+        _ => None,
+    }
+}
+
 impl Director {
     pub(super) fn on_console(&mut self, cmd: &str) {
         let words: Vec<&str> = cmd.split_whitespace().collect();

@@ -172,23 +172,14 @@ async fn supervisor(
     if !given.is_some_and(|g| same(g.as_bytes(), token.as_bytes())) {
         return reply(StatusCode::UNAUTHORIZED, "supervisor actions need Authorization: Bearer TOKEN\n");
     }
-    let game = a.game.as_deref().filter(|g| *g == "all" || g.parse::<usize>().is_ok());
-    let command = match (a.action.as_str(), game, a.result.as_deref(), a.player.as_deref()) {
-        ("pause" | "resume", Some(g), None, None) => format!("{} {g}", a.action),
-        ("abort", Some(g), None, None) if g != "all" => format!("abort {g}"),
-        ("adjudicate", Some(g), Some(r @ ("1-0" | "0-1" | "1/2-1/2")), None) if g != "all" => {
-            format!("adjudicate {g} {r}")
-        }
-        ("restart", None, None, Some(p)) if !p.is_empty() && !p.chars().any(char::is_whitespace) => {
-            format!("restart {p}")
-        }
-        _ => {
-            return reply(
-                StatusCode::BAD_REQUEST,
-                "action=pause|resume&game=N|all, action=adjudicate&game=N&result=1-0|0-1|1/2-1/2, \
-                 action=abort&game=N, action=restart&player=NAME\n",
-            )
-        }
+    let Some(command) =
+        crate::director::supervisor_command(&a.action, a.game.as_deref(), a.result.as_deref(), a.player.as_deref())
+    else {
+        return reply(
+            StatusCode::BAD_REQUEST,
+            "action=pause|resume&game=N|all, action=adjudicate&game=N&result=1-0|0-1|1/2-1/2, \
+             action=abort&game=N, action=restart&player=NAME\n",
+        );
     };
     match s.act.try_send((command.clone(), peer.0.to_string())) {
         Ok(()) => reply(StatusCode::ACCEPTED, &format!("{command}\n")),
