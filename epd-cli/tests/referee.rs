@@ -1051,6 +1051,48 @@ fn a_frozen_primary_that_thaws_after_the_take_over_steps_down() {
     }
 }
 
+/// A frozen primary strands no client: frozen (SIGSTOP) for 20 s
+/// mid-event, it sends no heartbeat, so its `epd play` clients (which ask
+/// for one every 2 s) give it up after three missed beats and reach the
+/// standby, which took over after its own 2 s of silence. Every client
+/// signs on at the standby within 12 s of the freeze, no game is lost by
+/// abandonment, and the thawed primary steps down.
+#[test]
+fn a_primary_frozen_for_twenty_seconds_strands_no_client() {
+    let mut pair = Standby::start();
+    std::thread::sleep(Duration::from_millis(800));
+    let pid = pair.primary.id().to_string();
+    assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+    let frozen_at = utc_seconds();
+    wait_for_line(&pair.log_b(), "resumed from the journal", Duration::from_secs(10));
+    // Every client finds the standby long before the primary thaws.
+    let start = Instant::now();
+    let back = loop {
+        let log = std::fs::read_to_string(pair.log_b()).unwrap();
+        let after = log.split("resumed from the journal").nth(1).unwrap_or("").to_owned();
+        let names: std::collections::BTreeSet<&str> = after
+            .lines()
+            .filter(|l| l.contains(" signs on as "))
+            .filter_map(|l| l.split(" signs on as ").nth(1)?.split(' ').next())
+            .collect();
+        if names.len() == 6 {
+            let last = after.lines().filter(|l| l.contains(" signs on as ")).map(log_time).fold(0.0, f64::max);
+            break (last - frozen_at).rem_euclid(86_400.0);
+        }
+        assert!(start.elapsed() < Duration::from_secs(18), "clients at the standby: {names:?}\n{after}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(back < 12.0, "the last client reached the standby {back:.1} s after the freeze");
+    let left = Duration::from_secs(20).saturating_sub(start.elapsed());
+    std::thread::sleep(left);
+    assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+    let (status, err) = exit_of(&mut pair.primary, Duration::from_secs(20), "the thawed primary");
+    assert!(!status.success() && err.contains("stepping down"), "{status}: {err}");
+    let (_, after) = pair.finish();
+    assert!(!after.contains("abandon"), "a game lost by abandonment:\n{after}");
+    eprintln!("every client reached the standby {back:.1} s after the freeze; no game lost");
+}
+
 /// Split brain the other way: the standby frozen (SIGSTOP) while the
 /// primary is killed and restarted with `--resume`. The restarted primary
 /// cannot tell a frozen standby from a dead one, so it holds its records

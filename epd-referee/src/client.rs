@@ -106,14 +106,21 @@ impl Client {
     /// that is not a referee record (longer than 64 KiB included).
     pub fn next_command(&mut self) -> io::Result<Command> {
         let mut line = Vec::new();
-        let n = self.reader.by_ref().take(16 * MAX_RECORD as u64).read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the referee closed the connection"));
+        loop {
+            line.clear();
+            let n = self.reader.by_ref().take(16 * MAX_RECORD as u64).read_until(b'\n', &mut line)?;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the referee closed the connection"));
+            }
+            if line.last() != Some(&b'\n') {
+                return Err(invalid("a record from the referee without its end"));
+            }
+            line.pop();
+            // A blank line is a heartbeat, not a record.
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                break;
+            }
         }
-        if line.last() != Some(&b'\n') {
-            return Err(invalid("a record from the referee without its end"));
-        }
-        line.pop();
         let inc = parse_command(&line).map_err(|e| invalid(e.0))?;
         if inc.command == Command::Reset {
             self.tags.clear();

@@ -49,6 +49,17 @@ pub const REMAINING_MS: &str = "Rtms";
 /// The extension operation carrying a sign-on's token.
 pub const TOKEN: &str = "Token";
 
+/// The heartbeat a client asks for on `sign_on` (`Hbms 2000;`): the
+/// referee then sends it a blank line whenever it has sent nothing for
+/// that many milliseconds (at least [`MIN_HEARTBEAT_MS`]), so that a
+/// client that hears nothing for longer knows its referee is gone (frozen,
+/// or its host lost) and can fail over. Without it, no blank line is ever
+/// sent.
+pub const HEARTBEAT_MS: &str = "Hbms";
+
+/// The shortest heartbeat the referee grants.
+pub const MIN_HEARTBEAT_MS: u64 = 100;
+
 /// The longest record accepted from a client, in bytes.
 pub const MAX_RECORD: usize = 4096;
 
@@ -61,6 +72,8 @@ pub enum Request {
         name: String,
         /// The `token` extension operation's operand.
         token: Option<String>,
+        /// The heartbeat asked for (`Hbms`), in milliseconds.
+        heartbeat_ms: Option<u64>,
     },
     /// Leave.
     SignOff,
@@ -150,7 +163,17 @@ pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
             let name = text_of(&rec, "tcsi", 1)
                 .filter(|n| !n.trim().is_empty())
                 .ok_or_else(|| ProtocolError("sign_on needs tcsi \"ADDRESS\" \"NAME\" naming the player".into()))?;
-            Ok(Request::SignOn { name, token: text_of(&rec, TOKEN, 0) })
+            let heartbeat_ms = match text_of(&rec, HEARTBEAT_MS, 0) {
+                None => None,
+                Some(v) => Some(
+                    v.parse::<u64>()
+                        .map_err(|_| {
+                            ProtocolError(format!("{HEARTBEAT_MS} needs a number of milliseconds, not {v:?}"))
+                        })?
+                        .clamp(MIN_HEARTBEAT_MS, 3_600_000),
+                ),
+            };
+            Ok(Request::SignOn { name, token: text_of(&rec, TOKEN, 0), heartbeat_ms })
         }
         "sign_off" => Ok(Request::SignOff),
         "fault" => Ok(Request::Fault(text_of(&rec, "c0", 0).unwrap_or_default())),
@@ -408,6 +431,8 @@ pub struct ClientRecord<'a> {
     pub sender: Option<(&'a str, &'a str)>,
     /// `token` (sign_on).
     pub token: Option<&'a str>,
+    /// `Hbms` (sign_on): the heartbeat asked for, in milliseconds.
+    pub heartbeat_ms: Option<u64>,
     /// The game (`tcgs`).
     pub game: Option<u64>,
     /// Draw and resignation flags, by opcode: `draw_offer`, `draw_accept`,
@@ -431,6 +456,9 @@ impl ClientRecord<'_> {
         }
         if let Some(t) = self.token {
             let _ = rec.set(TOKEN, &[OperandInput::String(t.as_bytes())]);
+        }
+        if let Some(ms) = self.heartbeat_ms {
+            let _ = rec.set(HEARTBEAT_MS, &[OperandInput::Integer(i64::try_from(ms).unwrap_or(i64::MAX))]);
         }
         if let Some(g) = self.game {
             let _ = rec.set("tcgs", &[OperandInput::Integer(i64::try_from(g).unwrap_or(i64::MAX))]);
@@ -458,7 +486,7 @@ mod tests {
     fn reads_client_requests() {
         assert_eq!(
             parse_request(format!("{START} refreq sign_on; tcsi \"host\" \"alpha\"; Token \"s3\";").as_bytes()),
-            Ok(Request::SignOn { name: "alpha".into(), token: Some("s3".into()) })
+            Ok(Request::SignOn { name: "alpha".into(), token: Some("s3".into()), heartbeat_ms: None })
         );
         assert_eq!(parse_request(format!("{START} refreq sign_off;\r").as_bytes()), Ok(Request::SignOff));
         let Ok(Request::Reply(r)) =

@@ -203,6 +203,35 @@ fn a_blank_line_is_ignored_even_on_move() {
 }
 
 #[test]
+fn a_client_that_asks_for_a_heartbeat_hears_one_when_nothing_else_comes() {
+    let mut b = Bench::new("");
+    b.input(Input::Connected { id: 1, peer: "test:1".into() });
+    let hello = ClientRecord {
+        request: "sign_on",
+        sender: Some(("t", "a")),
+        heartbeat_ms: Some(500),
+        ..ClientRecord::default()
+    };
+    b.line(1, hello.to_line(&Position::startpos()));
+    b.input(Input::Connected { id: 2, peer: "test:2".into() });
+    // Alone, a is sent nothing: a blank line every 500 ms.
+    b.after(499);
+    assert!(b.raw.is_empty());
+    b.after(1);
+    assert_eq!(b.raw, [(1, String::new())], "a heartbeat after 500 ms of silence");
+    b.after(500);
+    assert_eq!(b.raw.len(), 2);
+    // b (no heartbeat asked) signs on: the game starts; a record to a
+    // moves its next heartbeat on.
+    let hello = ClientRecord { request: "sign_on", sender: Some(("t", "b")), ..ClientRecord::default() };
+    b.line(2, hello.to_line(&Position::startpos()));
+    b.after(450);
+    assert_eq!(b.raw.len(), 2, "records went out: no heartbeat due yet");
+    b.after(10_000);
+    assert!(b.raw.iter().all(|(id, _)| *id == 1), "only the client that asked hears heartbeats");
+}
+
+#[test]
 fn a_flag_falls_on_the_virtual_clock() {
     let mut b = Bench::new("");
     b.sign_on(1, "a");

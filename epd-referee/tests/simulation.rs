@@ -101,6 +101,8 @@ struct Client {
     kind: Kind,
     /// Signs on with a wrong token: always refused.
     impostor: bool,
+    /// The heartbeat it asks for (`Hbms`), in milliseconds.
+    heartbeat: Option<u64>,
     conn: Option<ConnId>,
     /// The last respond, answered when its think time ends.
     pending: Option<Incoming>,
@@ -263,10 +265,12 @@ impl Sim {
         for p in 0..players {
             // Half the seeds have every player keep the protocol.
             let kind = if seed.is_multiple_of(2) { KINDS[rng.below(6)] } else { KINDS[rng.below(KINDS.len())] };
+            let heartbeat = (rng.below(2) == 0).then(|| 200 + rng.below(3000) as u64);
             clients.push(Client {
                 player: p,
                 kind,
                 impostor: false,
+                heartbeat,
                 conn: None,
                 pending: None,
                 gen: 0,
@@ -280,6 +284,7 @@ impl Sim {
                 player,
                 kind: Kind::Good,
                 impostor: true,
+                heartbeat: None,
                 conn: None,
                 pending: None,
                 gen: 0,
@@ -479,7 +484,13 @@ impl Sim {
             }
             match o {
                 Output::Send { id, line, .. } => {
-                    self.check_record(id, &line)?;
+                    if line.is_empty() {
+                        // A heartbeat: only to a client that asked.
+                        let asked = self.conns.get(&id).is_none_or(|c| self.clients[c.client].heartbeat.is_some());
+                        check!(asked, "a heartbeat to #{id}, which asked for none");
+                    } else {
+                        self.check_record(id, &line)?;
+                    }
                     self.note(format!("#{id} > {}", String::from_utf8_lossy(&line)));
                     if let Some(c) = self.conns.get_mut(&id) {
                         let delay = (self.rng.below(3000) as u64) * 1000;
@@ -642,6 +653,7 @@ impl Sim {
             request: "sign_on",
             sender: Some(("sim", &name)),
             token: Some(&token),
+            heartbeat_ms: self.clients[client].heartbeat,
             ..ClientRecord::default()
         };
         let line = rec.to_line(&Position::startpos());
@@ -663,6 +675,9 @@ impl Sim {
 
     /// A record reaches a client.
     fn on_record(&mut self, client: usize, line: &[u8]) -> Check {
+        if line.is_empty() {
+            return Ok(());
+        }
         let inc = parse_command(line).map_err(|e| format!("client {client}: {e}"))?;
         match inc.command {
             Command::Respond => {

@@ -90,6 +90,12 @@ pub struct Args {
     /// How many times to try connecting (one second apart, then longer).
     #[arg(long, value_name = "N", default_value_t = 10)]
     retries: u32,
+    /// Ask the referee for a heartbeat every SECONDS (over TCP), and give
+    /// it up as gone (frozen, or its host lost) after three missed beats:
+    /// the next address of --referee is tried. 0: no heartbeat, wait for
+    /// ever.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    heartbeat: f64,
 }
 
 fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
@@ -102,7 +108,15 @@ fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
 /// The way to the referee, both directions.
 type Link = (Box<dyn Read>, Box<dyn Write>);
 
-fn connect(args: &Args) -> anyhow::Result<Link> {
+/// The heartbeat asked of the referee, if any (TCP only).
+fn heartbeat(args: &Args) -> Option<Duration> {
+    (args.serial.is_none() && args.heartbeat > 0.0).then(|| Duration::from_secs_f64(args.heartbeat.clamp(0.1, 3600.0)))
+}
+
+/// Connects to the referee: over the serial line, or to the first of the
+/// addresses that answers, starting at `first` (after a referee that went
+/// silent, the next one is tried first).
+fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Link> {
     if let Some(path) = &args.serial {
         let line = epd_referee::serial::open_raw(path, args.baud)
             .with_context(|| format!("cannot open the serial line {}", path.display()))?;
@@ -116,10 +130,14 @@ fn connect(args: &Args) -> anyhow::Result<Link> {
     let mut last = None;
     for _ in 0..args.retries.max(1) {
         // Each attempt tries every address in order.
-        for addr in &addrs {
-            match TcpStream::connect(addr) {
+        for k in 0..addrs.len() {
+            let i = (*first + k) % addrs.len();
+            match TcpStream::connect(addrs[i]) {
                 Ok(s) => {
                     s.set_nodelay(true).ok();
+                    // Three missed heartbeats: the referee is gone.
+                    s.set_read_timeout(heartbeat(args).map(|h| h * 3 + Duration::from_millis(500)))?;
+                    *first = i;
                     let writer = s.try_clone()?;
                     return Ok((Box::new(s), Box::new(writer)));
                 }
@@ -188,13 +206,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // tried again with backoff (--retries attempts); the referee brings a
     // player that signs on again back into its game. Only disconnect ends
     // the run.
+    let mut first = 0;
     loop {
-        let link = connect(&args)?;
+        let link = connect(&args, &mut first)?;
         match session(&args, &mut *engine, link)? {
             Session::Over => return Ok(Outcome::Ok),
             Session::Lost(why) => {
                 eprintln!("epd play: {why}; connecting again");
                 std::thread::sleep(Duration::from_millis(200));
+            }
+            Session::Silent => {
+                eprintln!("epd play: the referee has been silent past its heartbeat; trying the next address");
+                first += 1;
             }
         }
     }
@@ -206,6 +229,8 @@ enum Session {
     Over,
     /// The connection broke.
     Lost(String),
+    /// The referee sent no heartbeat: frozen, or its host is gone.
+    Silent,
 }
 
 fn session(args: &Args, engine: &mut dyn Engine, (stream, mut writer): Link) -> anyhow::Result<Session> {
@@ -215,6 +240,7 @@ fn session(args: &Args, engine: &mut dyn Engine, (stream, mut writer): Link) -> 
         request: "sign_on",
         sender: Some(("localhost", &args.name)),
         token: args.token.as_deref(),
+        heartbeat_ms: heartbeat(args).map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX)),
         ..ClientRecord::default()
     };
     if let Err(e) = send(&mut writer, &hello.to_line(&start)) {
@@ -228,9 +254,16 @@ fn session(args: &Args, engine: &mut dyn Engine, (stream, mut writer): Link) -> 
         match reader.by_ref().take(1 << 16).read_until(b'\n', &mut line) {
             Ok(0) => return Ok(Session::Lost("the referee closed the connection".into())),
             Ok(_) => {}
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                return Ok(Session::Silent)
+            }
             Err(e) => return Ok(Session::Lost(format!("the connection broke: {e}"))),
         }
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.is_empty() {
+            continue; // a heartbeat
+        }
         let inc = match parse_command(text) {
             Ok(i) => i,
             Err(e) => {

@@ -265,6 +265,9 @@ struct Conn {
     game: Option<usize>,
     /// Not to be sent anything before (reset and conclude delays).
     quiet_until: Instant,
+    /// The heartbeat it asked for: a blank line when nothing else went
+    /// out for that long.
+    heartbeat: Option<Duration>,
 }
 
 /// A game being played.
@@ -306,6 +309,9 @@ enum Due {
     SignOn(ConnId),
     /// The end of a client's quiet time: it may be paired again.
     Quiet(ConnId),
+    /// A client that asked for heartbeats has been sent nothing for its
+    /// heartbeat.
+    Beat(ConnId),
     /// The next heartbeat to the standby.
     Heartbeat,
     /// The oldest held turn waited too long for the standby.
@@ -605,7 +611,7 @@ impl Director {
             Input::Listening(a) => self.note(&format!("listening on {a}")),
             Input::Connected { id, peer } => {
                 self.note(&format!("#{id} connected from {peer}"));
-                self.conns.insert(id, Conn { peer, player: None, game: None, quiet_until: now });
+                self.conns.insert(id, Conn { peer, player: None, game: None, quiet_until: now, heartbeat: None });
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
             }
             Input::Line { id, line, at } => {
@@ -861,6 +867,9 @@ impl Director {
                         }
                     }
                     self.out.push_back(Output::Send { id, line, answering });
+                    if let Some(h) = self.conns.get(&id).and_then(|c| c.heartbeat) {
+                        self.timers.set(Due::Beat(id), Some(self.now + h));
+                    }
                     if let Some(k) = asks {
                         self.clock_starts(k, id);
                     }
@@ -998,6 +1007,21 @@ impl Director {
                     }
                 }
                 Due::Quiet(_) => self.to_pair = true,
+                Due::Beat(id) => {
+                    // A blank line, held like a record: a referee whose
+                    // records wait (for the journal, for a standby that
+                    // may have taken over) sends no heartbeat either, so
+                    // its clients time out and fail over.
+                    if self.conns.get(&id).is_some_and(|c| c.heartbeat.is_some()) {
+                        self.outbox.push(Transmit::Send {
+                            id,
+                            line: Vec::new(),
+                            answering: None,
+                            who: None,
+                            asks: None,
+                        });
+                    }
+                }
                 Due::Heartbeat => {
                     if let Some(every) = self.follower.as_ref().map(|f| f.every) {
                         self.tell_follower(b"H".to_vec());
@@ -1038,6 +1062,7 @@ impl Director {
         }
         self.timers.set(Due::SignOn(id), None);
         self.timers.set(Due::Quiet(id), None);
+        self.timers.set(Due::Beat(id), None);
         let Some(k) = c.game else { return };
         let grace = self.event.disconnect_grace;
         let now = self.now;

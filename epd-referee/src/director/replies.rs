@@ -23,7 +23,7 @@ impl Director {
             }
         };
         match req {
-            Request::SignOn { name, token } => self.sign_on(id, &name, token.as_deref()),
+            Request::SignOn { name, token, heartbeat_ms } => self.sign_on(id, &name, token.as_deref(), heartbeat_ms),
             Request::SignOff => {
                 self.note(&format!("{} signs off", self.name_of(id)));
                 self.drop_conn(id, "signed off");
@@ -35,7 +35,7 @@ impl Director {
         }
     }
 
-    pub(super) fn sign_on(&mut self, id: ConnId, name: &str, token: Option<&str>) {
+    pub(super) fn sign_on(&mut self, id: ConnId, name: &str, token: Option<&str>, heartbeat_ms: Option<u64>) {
         let pos = Position::startpos();
         if self.conns.get(&id).is_some_and(|c| c.player.is_some()) {
             self.fault(id, &pos, "already signed on");
@@ -53,16 +53,16 @@ impl Director {
                 return;
             }
         }
+        let heartbeat = heartbeat_ms.map(Duration::from_millis);
         if let Some(c) = self.conns.get_mut(&id) {
             c.player = Some(p);
+            c.heartbeat = heartbeat;
         }
         self.timers.set(Due::SignOn(id), None);
+        self.timers.set(Due::Beat(id), heartbeat.map(|h| self.now + h));
         self.to_pair = true;
         let peer = self.conns.get(&id).map(|c| c.peer.to_string()).unwrap_or_default();
         self.note(&format!("#{id} signs on as {name} from {peer}"));
-        // A player back within its grace finds its game where it was; for
-        // now the game is lost when the grace ends (resumption: see the
-        // journal).
     }
 
     /// A record that broke the protocol from `id`: in a game where it is
