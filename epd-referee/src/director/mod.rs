@@ -519,12 +519,13 @@ impl Director {
                     d.watch_standby(listen.clone(), *beat + standby::ACK_TIMEOUT * 2);
                 }
             }
-            for (w, b, res) in r.results {
+            for ((&k, &(w, b, res)), pgn) in r.done.iter().zip(&r.results).zip(&r.pgn) {
                 standings.add(w, b, res);
+                let name = |p: usize| d.event.players[p].name.clone();
+                d.ended.push(FinishedGame::from_pgn(d.schedule[k].number, name(w), name(b), res.pgn(), pgn));
             }
             d.finished = r.done.len();
             d.done = r.done.into_iter().collect();
-            d.ended = r.ended;
             let until = now + d.event.disconnect_grace;
             for (k, (game, offer)) in r.running {
                 let sched = d.schedule[k];

@@ -185,6 +185,25 @@ pub struct FinishedGame {
     pub plies: usize,
 }
 
+impl FinishedGame {
+    /// A game over as the journal keeps it: its PGN gives how it ended
+    /// and its length.
+    pub(crate) fn from_pgn(number: usize, white: String, black: String, result: &str, pgn: &str) -> FinishedGame {
+        let tag = |name: &str| {
+            let key = format!("[{name} \"");
+            pgn.find(&key).and_then(|i| pgn[i + key.len()..].split('"').next()).map(str::to_owned)
+        };
+        FinishedGame {
+            number,
+            white,
+            black,
+            result: result.to_owned(),
+            termination: tag("Termination").unwrap_or_default(),
+            plies: tag("PlyCount").and_then(|n| n.parse().ok()).unwrap_or(0),
+        }
+    }
+}
+
 /// A player's standing.
 #[derive(Clone, Debug, Serialize)]
 pub struct Standing {

@@ -19,8 +19,6 @@ pub(crate) struct Replayed {
     pub(crate) done: Vec<usize>,
     pub(crate) results: Vec<(usize, usize, GameResult)>,
     pub(crate) pgn: Vec<String>,
-    /// The games over, for the display.
-    pub(crate) ended: Vec<crate::director::FinishedGame>,
     pub(crate) running: BTreeMap<usize, (Game, Option<Color>)>,
     /// The games in progress paused by the supervisor.
     pub(crate) paused: std::collections::BTreeSet<usize>,
@@ -47,7 +45,6 @@ pub(crate) fn replay(
         done: Vec::new(),
         results: Vec::new(),
         pgn: Vec::new(),
-        ended: Vec::new(),
         running: BTreeMap::new(),
         paused: std::collections::BTreeSet::new(),
         standby: None,
@@ -89,19 +86,10 @@ pub(crate) fn replay(
                     "1/2-1/2" => GameResult::Draw,
                     _ => return Err(bad_journal(path, n, format!("a result {result:?}"))),
                 };
-                let sched = scheduled(game)?;
-                let tag = |name: &str| {
-                    let key = format!("[{name} \"");
-                    pgn.find(&key).and_then(|i| pgn[i + key.len()..].split('"').next()).map(str::to_owned)
-                };
-                r.ended.push(crate::director::FinishedGame {
-                    number: sched.number,
-                    white: event.players.get(white).map_or_else(String::new, |p| p.name.clone()),
-                    black: event.players.get(black).map_or_else(String::new, |p| p.name.clone()),
-                    result: result.clone(),
-                    termination: tag("Termination").unwrap_or_default(),
-                    plies: tag("PlyCount").and_then(|n| n.parse().ok()).unwrap_or(0),
-                });
+                scheduled(game)?;
+                if white >= event.players.len() || black >= event.players.len() {
+                    return Err(bad_journal(path, n, "no such player"));
+                }
                 r.running.remove(&game);
                 r.paused.remove(&game);
                 r.done.push(game);
