@@ -1,7 +1,7 @@
 //! The client side of the referee protocol (§8), blocking, over a TCP
-//! connection: what a chess program needs to play under a referee. The
-//! C ABI's `epd_referee_*` functions are this, and `epd play` is built the
-//! same way.
+//! connection or any other link (a serial line): what a chess program
+//! needs to play under a referee. The C ABI's `epd_referee_*` functions
+//! and `epd play` are both built on it.
 //!
 //! ```no_run
 //! use epd_referee::client::{Client, Reply};
@@ -25,9 +25,10 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use epd_core::{Move, Position};
+use epd_core::{History, Move, Position};
 
 use crate::protocol::{parse_command, ClientRecord, Command, Incoming, MAX_RECORD};
+use crate::TimeControl;
 
 /// What a client answers to `respond`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,13 +50,42 @@ pub enum Reply {
     Resign,
 }
 
-/// A connection to a referee, signed on.
-#[derive(Debug)]
+/// How a client signs on.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SignOn<'a> {
+    /// The player's name (the event file's `players.name`).
+    pub name: &'a str,
+    /// The player's token, if the event requires one.
+    pub token: Option<&'a str>,
+    /// Ask the referee for a blank line every so often while it has
+    /// nothing to send (the `Hbms` opcode). Over TCP, a client that hears
+    /// nothing for three beats and half a second gives the referee up:
+    /// [`Client::next_command`] fails with [`io::ErrorKind::TimedOut`].
+    pub heartbeat: Option<Duration>,
+}
+
+/// The link to a referee, both directions.
+pub type Link = (Box<dyn Read + Send>, Box<dyn Write + Send>);
+
+/// A connection to a referee, signed on. It follows the game it plays:
+/// the position the referee set up and the moves played since
+/// ([`Client::history`]), so an engine can be given the whole game.
 pub struct Client {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
+    reader: BufReader<Box<dyn Read + Send>>,
+    writer: Box<dyn Write + Send>,
+    /// The TCP stream, to shut down on sign-off.
+    tcp: Option<TcpStream>,
     last: Option<Incoming>,
     tags: Vec<(String, String)>,
+    /// The game being played: where it started and the moves since.
+    start: Option<Position>,
+    moves: Vec<Move>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("last", &self.last).field("moves", &self.moves.len()).finish_non_exhaustive()
+    }
 }
 
 fn invalid(msg: impl Into<String>) -> io::Error {
@@ -69,6 +99,16 @@ impl Client {
     /// # Errors
     /// The referee cannot be reached or the sign-on cannot be written.
     pub fn connect(address: &str, name: &str, token: Option<&str>, timeout: Duration) -> io::Result<Client> {
+        Client::connect_with(address, &SignOn { name, token, heartbeat: None }, timeout)
+    }
+
+    /// Connects to `address` (HOST:PORT) within `timeout` and signs on as
+    /// `sign_on` says; with a heartbeat, reads time out after three
+    /// missed beats.
+    ///
+    /// # Errors
+    /// The referee cannot be reached or the sign-on cannot be written.
+    pub fn connect_with(address: &str, sign_on: &SignOn<'_>, timeout: Duration) -> io::Result<Client> {
         use std::net::ToSocketAddrs;
         let mut last = None;
         let mut stream = None;
@@ -83,10 +123,36 @@ impl Client {
         }
         let stream = stream.ok_or_else(|| last.unwrap_or_else(|| invalid(format!("no address for {address}"))))?;
         stream.set_nodelay(true)?;
-        let writer = stream.try_clone()?;
-        let mut c = Client { reader: BufReader::new(stream), writer, last: None, tags: Vec::new() };
-        let hello =
-            ClientRecord { request: "sign_on", sender: Some(("localhost", name)), token, ..ClientRecord::default() };
+        stream.set_read_timeout(sign_on.heartbeat.map(silence_after))?;
+        let link: Link = (Box::new(stream.try_clone()?), Box::new(stream.try_clone()?));
+        let mut c = Client::over(link, sign_on)?;
+        c.tcp = Some(stream);
+        Ok(c)
+    }
+
+    /// Signs on over a link already open (a serial line, a pipe, a
+    /// socket set up by the caller). Read timeouts, if any, are the
+    /// link's own.
+    ///
+    /// # Errors
+    /// The sign-on cannot be written.
+    pub fn over((reader, writer): Link, sign_on: &SignOn<'_>) -> io::Result<Client> {
+        let mut c = Client {
+            reader: BufReader::new(reader),
+            writer,
+            tcp: None,
+            last: None,
+            tags: Vec::new(),
+            start: None,
+            moves: Vec::new(),
+        };
+        let hello = ClientRecord {
+            request: "sign_on",
+            sender: Some(("localhost", sign_on.name)),
+            token: sign_on.token,
+            heartbeat_ms: sign_on.heartbeat.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX).max(1)),
+            ..ClientRecord::default()
+        };
         c.send(&hello.to_line(&Position::startpos()))?;
         Ok(c)
     }
@@ -95,20 +161,34 @@ impl Client {
         let mut buf = Vec::with_capacity(line.len() + 1);
         buf.extend_from_slice(line);
         buf.push(b'\n');
-        self.writer.write_all(&buf)
+        self.writer.write_all(&buf)?;
+        self.writer.flush()
     }
 
     /// Waits for the referee's next record and returns its command; the
-    /// record's content is then available through the accessors.
+    /// record's content is then available through the accessors. Blank
+    /// lines (heartbeats) are skipped.
     ///
     /// # Errors
-    /// The connection closed or failed, or the referee sent something
-    /// that is not a referee record (longer than 64 KiB included).
+    /// The connection closed or failed; [`io::ErrorKind::TimedOut`] when
+    /// a heartbeat was asked and the referee stayed silent past it;
+    /// [`io::ErrorKind::InvalidData`] when the referee sent something
+    /// that is not a referee record (the next call reads on after it, or
+    /// after the first 1 MiB of a line without its end).
     pub fn next_command(&mut self) -> io::Result<Command> {
         let mut line = Vec::new();
         loop {
             line.clear();
-            let n = self.reader.by_ref().take(16 * MAX_RECORD as u64).read_until(b'\n', &mut line)?;
+            let n = match self.reader.by_ref().take(16 * MAX_RECORD as u64).read_until(b'\n', &mut line) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the referee has been silent past its heartbeat",
+                    ))
+                }
+                Err(e) => return Err(e),
+            };
             if n == 0 {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the referee closed the connection"));
             }
@@ -121,9 +201,18 @@ impl Client {
                 break;
             }
         }
-        let inc = parse_command(&line).map_err(|e| invalid(e.0))?;
-        if inc.command == Command::Reset {
-            self.tags.clear();
+        let text = line.strip_suffix(b"\r").unwrap_or(&line);
+        let inc = parse_command(text).map_err(|e| {
+            invalid(format!("a record from the referee I cannot read ({}): {}", e.0, String::from_utf8_lossy(text)))
+        })?;
+        match inc.command {
+            Command::Reset => {
+                self.tags.clear();
+                self.start = None;
+                self.moves.clear();
+            }
+            Command::Execute | Command::Respond => self.follow(&inc),
+            _ => {}
         }
         for (k, v) in &inc.tags {
             match self.tags.iter_mut().find(|(n, _)| n == k) {
@@ -136,11 +225,68 @@ impl Client {
         Ok(command)
     }
 
+    /// The game so far with the referee's position and move: the history
+    /// goes on when the position is the one the client has, else starts
+    /// again from it (§8.1: the referee may set up any position).
+    fn follow(&mut self, inc: &Incoming) {
+        let ours = self.current().is_some_and(|p| {
+            p.to_setup().board == inc.position.to_setup().board
+                && p.turn() == inc.position.turn()
+                && p.halfmoves() == inc.position.halfmoves()
+                && p.fullmoves() == inc.position.fullmoves()
+        });
+        if !ours {
+            self.start = Some(inc.position);
+            self.moves.clear();
+        }
+        if let Some(m) = inc.sm {
+            self.moves.push(m);
+        }
+    }
+
+    /// The game's position now, from its start and moves.
+    fn current(&self) -> Option<Position> {
+        let mut p = self.start?;
+        for &m in &self.moves {
+            p.play_unchecked(m);
+        }
+        Some(p)
+    }
+
     /// The position to move from: the record's position after the
     /// opponent's move (if any). The start position before any record.
     #[must_use]
     pub fn position(&self) -> Position {
         self.last.as_ref().map_or_else(Position::startpos, Incoming::current)
+    }
+
+    /// Where the current game started as far as the client followed it:
+    /// the first position the referee sent after `reset` (or a later one
+    /// that did not follow from the moves seen). `None` before any.
+    #[must_use]
+    pub fn game_start(&self) -> Option<Position> {
+        self.start
+    }
+
+    /// The moves played since [`Client::game_start`], both sides',
+    /// including the client's own replies.
+    #[must_use]
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The positions of the game so far, for repetition and 50-move
+    /// checks.
+    #[must_use]
+    pub fn history(&self) -> History {
+        let mut h = History::new();
+        let Some(mut p) = self.start else { return h };
+        h.push(&p);
+        for &m in &self.moves {
+            p.play_unchecked(m);
+            h.push(&p);
+        }
+        h
     }
 
     /// The opponent's last move (`sm` of the last record), played from
@@ -156,11 +302,23 @@ impl Client {
         self.last.as_ref()
     }
 
+    /// The game the last record belongs to (`tcgs`), if it named one.
+    #[must_use]
+    pub fn game(&self) -> Option<u64> {
+        self.last.as_ref().and_then(|i| i.game)
+    }
+
     /// Time left for White and Black in milliseconds, from the last
     /// record (`Rtms`).
     #[must_use]
     pub fn clocks(&self) -> Option<(u64, u64)> {
         self.last.as_ref().and_then(|i| i.remaining)
+    }
+
+    /// The game's time control, from the `TimeControl` tag of `inform`.
+    #[must_use]
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.tag("TimeControl").and_then(|t| t.parse().ok())
     }
 
     /// `true` if the opponent offers a draw with its last move.
@@ -182,7 +340,7 @@ impl Client {
     /// failed.
     pub fn reply(&mut self, reply: Reply) -> io::Result<()> {
         let pos = self.position();
-        let game = self.last.as_ref().and_then(|i| i.game);
+        let game = self.game();
         let base = ClientRecord { request: "reply", game, ..ClientRecord::default() };
         let rec = match reply {
             Reply::Move { mv, draw_offer, draw_claim } => {
@@ -201,7 +359,13 @@ impl Client {
             Reply::Resign => ClientRecord { flags: &["resign"], ..base },
         };
         let line = rec.to_line(&pos);
-        self.send(&line)
+        self.send(&line)?;
+        if let Reply::Move { mv, .. } = reply {
+            if self.current() == Some(pos) {
+                self.moves.push(mv);
+            }
+        }
+        Ok(())
     }
 
     /// Signs off and closes the connection.
@@ -212,7 +376,122 @@ impl Client {
     pub fn sign_off(mut self) -> io::Result<()> {
         let rec = ClientRecord { request: "sign_off", ..ClientRecord::default() };
         let r = self.send(&rec.to_line(&self.position()));
-        let _ = self.writer.shutdown(std::net::Shutdown::Both);
+        if let Some(s) = &self.tcp {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
         r
+    }
+}
+
+/// How long a client with heartbeat `beat` waits in silence before it
+/// gives the referee up: three beats and half a second.
+#[must_use]
+pub fn silence_after(beat: Duration) -> Duration {
+    beat * 3 + Duration::from_millis(500)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+
+    use epd_core::{Position, SanMode};
+
+    use super::{Client, Reply, SignOn};
+    use crate::protocol::{parse_request, Command, Outgoing, Request};
+
+    /// A client over one end of a socket pair; the other end plays the
+    /// referee.
+    fn pair(heartbeat: Option<Duration>) -> (Client, BufReader<UnixStream>, UnixStream) {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        if let Some(h) = heartbeat {
+            ours.set_read_timeout(Some(super::silence_after(h))).unwrap();
+        }
+        let link: super::Link = (Box::new(ours.try_clone().unwrap()), Box::new(ours));
+        let c = Client::over(link, &SignOn { name: "alpha", token: Some("t0k"), heartbeat }).unwrap();
+        let w = theirs.try_clone().unwrap();
+        (c, BufReader::new(theirs), w)
+    }
+
+    fn read_request(r: &mut BufReader<UnixStream>) -> Request {
+        let mut line = Vec::new();
+        r.read_until(b'\n', &mut line).unwrap();
+        parse_request(line.strip_suffix(b"\n").unwrap()).unwrap()
+    }
+
+    fn send(w: &mut UnixStream, out: &Outgoing<'_>) {
+        let mut line = out.to_line();
+        line.push(b'\n');
+        w.write_all(&line).unwrap();
+    }
+
+    #[test]
+    fn the_client_follows_the_game_and_answers_in_it() {
+        let (mut c, mut r, mut w) = pair(Some(Duration::from_millis(200)));
+        match read_request(&mut r) {
+            Request::SignOn { name, token, heartbeat_ms } => {
+                assert_eq!((name.as_str(), token.as_deref(), heartbeat_ms), ("alpha", Some("t0k"), Some(200)));
+            }
+            other => panic!("{other:?}"),
+        }
+        let start = Position::startpos();
+        send(&mut w, &Outgoing { game: Some(7), ..Outgoing::new(Command::Reset, &start) });
+        let tags = [("TimeControl", "40/60+1".to_owned())];
+        send(&mut w, &Outgoing { game: Some(7), tags: &tags, ..Outgoing::new(Command::Inform, &start) });
+        // White's first move arrives with the respond; a heartbeat first.
+        w.write_all(b"\n").unwrap();
+        let e4 = start.parse_san(b"e4", SanMode::Lenient).unwrap();
+        send(&mut w, &Outgoing { game: Some(7), sm: Some(e4), ..Outgoing::new(Command::Respond, &start) });
+        assert_eq!(c.next_command().unwrap(), Command::Reset);
+        assert_eq!(c.next_command().unwrap(), Command::Inform);
+        assert_eq!(c.time_control().map(|t| t.to_string()).as_deref(), Some("40/60+1"));
+        assert_eq!(c.next_command().unwrap(), Command::Respond);
+        assert_eq!(c.game(), Some(7));
+        assert_eq!(c.moves(), &[e4]);
+        let pos = c.position();
+        let e5 = pos.parse_san(b"e5", SanMode::Lenient).unwrap();
+        // An illegal move is refused before it is sent.
+        assert_eq!(
+            c.reply(Reply::Move { mv: e4, draw_offer: false, draw_claim: false }).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidInput
+        );
+        c.reply(Reply::Move { mv: e5, draw_offer: true, draw_claim: false }).unwrap();
+        match read_request(&mut r) {
+            Request::Reply(rep) => {
+                assert_eq!((rep.position, rep.mv, rep.draw_offer, rep.game), (pos, Some(e5), true, Some(7)));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(c.moves(), &[e4, e5]);
+        // The next respond continues the same game: its position follows
+        // from the moves the client has.
+        let mut after = pos;
+        after.play_unchecked(e5);
+        let nf3 = after.parse_san(b"Nf3", SanMode::Lenient).unwrap();
+        send(&mut w, &Outgoing { game: Some(7), sm: Some(nf3), ..Outgoing::new(Command::Respond, &after) });
+        assert_eq!(c.next_command().unwrap(), Command::Respond);
+        assert_eq!((c.game_start(), c.moves().len()), (Some(start), 3));
+        // A reset forgets the game and its tags.
+        send(&mut w, &Outgoing::new(Command::Reset, &start));
+        assert_eq!(c.next_command().unwrap(), Command::Reset);
+        assert_eq!((c.game_start(), c.moves().len(), c.tag("TimeControl")), (None, 0, None));
+        // Silence past three beats and a half second: the referee is gone.
+        let t = std::time::Instant::now();
+        assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::TimedOut);
+        assert!(t.elapsed() >= Duration::from_millis(1100), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn garbage_from_the_referee_is_an_error_and_reading_goes_on() {
+        let (mut c, mut r, mut w) = pair(None);
+        // The sign-on is read: closing with it unread would reset the link.
+        read_request(&mut r);
+        w.write_all(b"not a record at all\n").unwrap();
+        send(&mut w, &Outgoing::new(Command::Disconnect, &Position::startpos()));
+        drop((r, w));
+        assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::InvalidData);
+        assert_eq!(c.next_command().unwrap(), Command::Disconnect);
+        assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::UnexpectedEof);
     }
 }

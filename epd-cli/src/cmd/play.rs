@@ -4,18 +4,18 @@
 //! START moves ...` and `go wtime ... btime ... winc ... binc ...
 //! [movestogo ...]` from the referee's clocks) and replies with its move;
 //! it offers, accepts and claims draws and resigns as its options say.
+//! The protocol side is `epd_referee::client`, as in the C ABI.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use epd_core::{History, Move, Position};
 use epd_engine::{Engine, GameClock, Limits};
-use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
-use epd_referee::{Clock, TimeControl};
+use epd_referee::client::{Client, Reply, SignOn};
+use epd_referee::protocol::Command;
+use epd_referee::Clock;
 
 use crate::Outcome;
 
@@ -105,23 +105,21 @@ fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
         .with_context(|| format!("engine {}", args.engine))
 }
 
-/// The way to the referee, both directions.
-type Link = (Box<dyn Read>, Box<dyn Write>);
-
 /// The heartbeat asked of the referee, if any (TCP only).
 fn heartbeat(args: &Args) -> Option<Duration> {
     (args.serial.is_none() && args.heartbeat > 0.0).then(|| Duration::from_secs_f64(args.heartbeat.clamp(0.1, 3600.0)))
 }
 
-/// Connects to the referee: over the serial line, or to the first of the
-/// addresses that answers, starting at `first` (after a referee that went
-/// silent, the next one is tried first).
-fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Link> {
+/// Connects to the referee and signs on: over the serial line, or to
+/// the first of the addresses that answers, starting at `first` (after a
+/// referee that went silent, the next one is tried first).
+fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Client> {
+    let sign_on = SignOn { name: &args.name, token: args.token.as_deref(), heartbeat: heartbeat(args) };
     if let Some(path) = &args.serial {
         let line = epd_referee::serial::open_raw(path, args.baud)
             .with_context(|| format!("cannot open the serial line {}", path.display()))?;
         let writer = line.try_clone()?;
-        return Ok((Box::new(line), Box::new(writer)));
+        return Ok(Client::over((Box::new(line), Box::new(writer)), &sign_on)?);
     }
     let referee = args.referee.as_deref().unwrap_or_default();
     let addrs: Vec<&str> = referee.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
@@ -132,14 +130,10 @@ fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Link> {
         // Each attempt tries every address in order.
         for k in 0..addrs.len() {
             let i = (*first + k) % addrs.len();
-            match TcpStream::connect(addrs[i]) {
-                Ok(s) => {
-                    s.set_nodelay(true).ok();
-                    // Three missed heartbeats: the referee is gone.
-                    s.set_read_timeout(heartbeat(args).map(|h| h * 3 + Duration::from_millis(500)))?;
+            match Client::connect_with(addrs[i], &sign_on, Duration::from_secs(5)) {
+                Ok(c) => {
                     *first = i;
-                    let writer = s.try_clone()?;
-                    return Ok((Box::new(s), Box::new(writer)));
+                    return Ok(c);
                 }
                 Err(e) => last = Some(e),
             }
@@ -150,56 +144,6 @@ fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Link> {
     Err(anyhow::Error::new(last.expect("tried")).context(format!("cannot reach the referee at {referee}")))
 }
 
-/// The game as the client knows it.
-#[derive(Default)]
-struct GameState {
-    start: Option<Position>,
-    moves: Vec<Move>,
-    control: Option<TimeControl>,
-    game: Option<u64>,
-    /// Scores of the engine's last moves, its own point of view.
-    scores: Vec<i32>,
-}
-
-impl GameState {
-    fn current(&self) -> Option<Position> {
-        let mut p = self.start?;
-        for &m in &self.moves {
-            p.play_unchecked(m);
-        }
-        Some(p)
-    }
-
-    /// Takes the referee's position and move: the history goes on when
-    /// the position is ours, else starts again from it (§8.1).
-    fn follow(&mut self, inc: &Incoming) {
-        let ours = self.current().is_some_and(|p| {
-            p.to_setup().board == inc.position.to_setup().board
-                && p.turn() == inc.position.turn()
-                && p.halfmoves() == inc.position.halfmoves()
-                && p.fullmoves() == inc.position.fullmoves()
-        });
-        if !ours {
-            self.start = Some(inc.position);
-            self.moves.clear();
-        }
-        if let Some(m) = inc.sm {
-            self.moves.push(m);
-        }
-    }
-
-    fn history(&self) -> History {
-        let mut h = History::new();
-        let Some(mut p) = self.start else { return h };
-        h.push(&p);
-        for &m in &self.moves {
-            p.play_unchecked(m);
-            h.push(&p);
-        }
-        h
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut engine = engine(&args)?;
     // A lost connection (the referee restarted, the network broke) is
@@ -208,8 +152,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // the run.
     let mut first = 0;
     loop {
-        let link = connect(&args, &mut first)?;
-        match session(&args, &mut *engine, link)? {
+        let client = connect(&args, &mut first)?;
+        match session(&args, &mut *engine, client)? {
             Session::Over => return Ok(Outcome::Ok),
             Session::Lost(why) => {
                 eprintln!("epd play: {why}; connecting again");
@@ -233,104 +177,73 @@ enum Session {
     Silent,
 }
 
-fn session(args: &Args, engine: &mut dyn Engine, (stream, mut writer): Link) -> anyhow::Result<Session> {
-    let mut reader = BufReader::new(stream);
-    let start = Position::startpos();
-    let hello = ClientRecord {
-        request: "sign_on",
-        sender: Some(("localhost", &args.name)),
-        token: args.token.as_deref(),
-        heartbeat_ms: heartbeat(args).map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX)),
-        ..ClientRecord::default()
-    };
-    if let Err(e) = send(&mut writer, &hello.to_line(&start)) {
-        return Ok(Session::Lost(format!("cannot sign on: {e}")));
-    }
-    let stop = AtomicBool::new(false);
-    let mut state = GameState::default();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.by_ref().take(1 << 16).read_until(b'\n', &mut line) {
-            Ok(0) => return Ok(Session::Lost("the referee closed the connection".into())),
-            Ok(_) => {}
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                return Ok(Session::Silent)
-            }
-            Err(e) => return Ok(Session::Lost(format!("the connection broke: {e}"))),
-        }
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        if text.is_empty() {
-            continue; // a heartbeat
-        }
-        let inc = match parse_command(text) {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("epd play: a record from the referee I cannot read ({e}): {}", String::from_utf8_lossy(text));
-                continue;
-            }
-        };
-        match inc.command {
-            Command::Reset => {
-                state = GameState { game: inc.game, ..GameState::default() };
-                engine.new_game()?;
-            }
-            Command::Inform => {
-                if let Some((_, tc)) = inc.tags.iter().find(|(k, _)| k == "TimeControl") {
-                    state.control = tc.parse().ok();
-                }
-            }
-            Command::Execute => state.follow(&inc),
-            Command::Respond => {
-                state.follow(&inc);
-                let reply = respond(args, engine, &mut state, &inc, &stop)?;
-                let Some(pos) = state.current() else { continue };
-                if let Err(e) = send(&mut writer, &reply.to_line(&pos)) {
-                    return Ok(Session::Lost(format!("cannot send the reply: {e}")));
-                }
-                if let Some(m) = reply.sm {
-                    state.moves.push(m);
-                }
-            }
-            Command::Conclude => {}
-            Command::Fault => {
-                eprintln!("epd play: the referee reports a fault: {}", inc.message.unwrap_or_default());
-            }
-            Command::Disconnect => return Ok(Session::Over),
-        }
-    }
+/// The engine's state across one game.
+#[derive(Default)]
+struct GameState {
+    /// Scores of the engine's last moves, its own point of view.
+    scores: Vec<i32>,
 }
 
-fn send(w: &mut dyn Write, line: &[u8]) -> anyhow::Result<()> {
-    let mut buf = Vec::with_capacity(line.len() + 1);
-    buf.extend_from_slice(line);
-    buf.push(b'\n');
-    w.write_all(&buf)?;
-    w.flush()?;
-    Ok(())
+fn session(args: &Args, engine: &mut dyn Engine, mut client: Client) -> anyhow::Result<Session> {
+    let stop = AtomicBool::new(false);
+    let mut state = GameState::default();
+    loop {
+        let command = match client.next_command() {
+            Ok(c) => c,
+            Err(e) if e.kind() == ErrorKind::TimedOut => return Ok(Session::Silent),
+            Err(e) if e.kind() == ErrorKind::InvalidData => {
+                eprintln!("epd play: {e}");
+                continue;
+            }
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(Session::Lost(e.to_string())),
+            Err(e) => return Ok(Session::Lost(format!("the connection broke: {e}"))),
+        };
+        match command {
+            Command::Reset => {
+                state = GameState::default();
+                engine.new_game()?;
+            }
+            Command::Respond => {
+                let reply = respond(args, engine, &mut state, &client, &stop)?;
+                if let Err(e) = client.reply(reply) {
+                    if e.kind() == ErrorKind::InvalidInput {
+                        return Err(anyhow::Error::new(e).context("the engine's move"));
+                    }
+                    return Ok(Session::Lost(format!("cannot send the reply: {e}")));
+                }
+            }
+            Command::Fault => {
+                let why = client.record().and_then(|r| r.message.clone()).unwrap_or_default();
+                eprintln!("epd play: the referee reports a fault: {why}");
+            }
+            Command::Disconnect => return Ok(Session::Over),
+            Command::Inform | Command::Execute | Command::Conclude => {}
+        }
+    }
 }
 
 /// The engine's answer to a respond: a move, with a draw offer or claim,
 /// or a draw acceptance or a resignation.
-fn respond<'a>(
+fn respond(
     args: &Args,
     engine: &mut dyn Engine,
     state: &mut GameState,
-    inc: &Incoming,
+    client: &Client,
     stop: &AtomicBool,
-) -> anyhow::Result<ClientRecord<'a>> {
-    let pos = state.current().unwrap_or(inc.position);
+) -> anyhow::Result<Reply> {
+    let pos = client.position();
     let mut limits = Limits {
         depth: args.depth,
         nodes: args.nodes,
         movetime: args.movetime.map(Duration::from_millis),
         ..Limits::default()
     };
-    if let Some((w, b)) = inc.remaining {
+    let start = client.game_start().unwrap_or(pos);
+    let moves = client.moves();
+    if let Some((w, b)) = client.clocks() {
         let side = pos.turn();
-        let own_moves = (state.moves.len() as u32 + u32::from(state.start.is_some_and(|s| s.turn() != side))) / 2;
-        let (winc, binc, movestogo) = match &state.control {
+        let own_moves = (moves.len() as u32 + u32::from(start.turn() != side)) / 2;
+        let (winc, binc, movestogo) = match &client.time_control() {
             Some(tc) => {
                 let clock = Clock::resumed(
                     tc,
@@ -346,8 +259,7 @@ fn respond<'a>(
     } else if limits.is_infinite() {
         limits.movetime = Some(Duration::from_millis(1000));
     }
-    let start = state.start.unwrap_or(pos);
-    let a = engine.play(&start, &state.moves, &limits, stop)?;
+    let a = engine.play(&start, moves, &limits, stop)?;
     let score = a.score.map(|s| s.to_ce() as i32);
     if let Some(s) = score {
         state.scores.push(s);
@@ -357,35 +269,30 @@ fn respond<'a>(
             && state.scores.len() >= n as usize
             && state.scores[state.scores.len() - n as usize..].iter().all(|&s| ok(s))
     };
-    let game = state.game;
-    let base = ClientRecord { request: "reply", game, ..ClientRecord::default() };
     if let (Some(cp), Some(n)) = (args.resign_score, args.resign_moves) {
         if recent(n, &|s| s <= -cp) {
-            return Ok(ClientRecord { flags: &["resign"], ..base });
+            return Ok(Reply::Resign);
         }
     }
     let drawish = match (args.draw_score, args.draw_moves) {
         (Some(cp), Some(n)) => recent(n, &|s| s.abs() <= cp),
         _ => false,
     };
-    if inc.draw_offer && drawish {
-        return Ok(ClientRecord { flags: &["draw_accept"], ..base });
+    if client.draw_offered() && drawish {
+        return Ok(Reply::AcceptDraw);
     }
     let Some(mv) = a.best.or_else(|| a.pv.first().copied()) else {
         // No legal move: the referee has already ended the game.
-        return Ok(ClientRecord { flags: &["draw_claim"], ..base });
+        return Ok(Reply::ClaimDraw);
     };
     if !args.no_claims {
-        let mut h = state.history();
+        let mut h = client.history();
         let mut after = pos;
         after.play_unchecked(mv);
         h.push(&after);
         if h.is_threefold() || after.is_fifty_moves() {
-            return Ok(ClientRecord { sm: Some(mv), flags: &["draw_claim"], ..base });
+            return Ok(Reply::Move { mv, draw_offer: false, draw_claim: true });
         }
     }
-    if drawish && pos.fullmoves() >= 30 {
-        return Ok(ClientRecord { sm: Some(mv), flags: &["draw_offer"], ..base });
-    }
-    Ok(ClientRecord { sm: Some(mv), ..base })
+    Ok(Reply::Move { mv, draw_offer: drawish && pos.fullmoves() >= 30, draw_claim: false })
 }
