@@ -2,8 +2,11 @@
 //! The hot standby's lines: a hello (with and without the event's token),
 //! the primary's lines to its standby, and acknowledgements. No panic; a
 //! follow names an address; a commit and an ack written back read back.
+//! The same bytes, as lines, drive the standby's follower: a commit hands
+//! over exactly the entries since the copy's start or the last commit.
 
 use epd_referee::standby::wire::{parse_ack, parse_from_primary, parse_hello, reachable, FromPrimary, Hello};
+use epd_referee::standby::follower::{Follower, Step};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,5 +24,30 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(n) = parse_ack(data) {
         assert_eq!(parse_ack(format!("A {n}").as_bytes()), Some(n));
+    }
+    let t0 = std::time::Instant::now();
+    let mut f = Follower::new(std::time::Duration::from_secs(2), t0);
+    f.connected();
+    let mut expect: Option<Vec<Vec<u8>>> = None;
+    for (i, line) in data.split(|&b| b == b'\n').enumerate() {
+        let now = t0 + std::time::Duration::from_millis(i as u64);
+        let step = f.on_line(now, line);
+        match (&step, parse_from_primary(line)) {
+            (Step::Restart, Ok(FromPrimary::Restart)) => expect = Some(Vec::new()),
+            (Step::Nothing, Ok(FromPrimary::Entry(e))) => expect.as_mut().expect("an entry while copying").push(e.to_vec()),
+            (Step::Commit { seq, entries }, Ok(FromPrimary::Commit(n))) => {
+                assert_eq!(*seq, n);
+                assert_eq!(Some(entries), expect.as_ref());
+                expect = Some(Vec::new());
+                f.committed();
+                assert!(f.deadline(now) > now);
+            }
+            (Step::Alive, Ok(FromPrimary::Heartbeat)) => {}
+            (Step::End(_), _) => {
+                f.connected();
+                expect = None;
+            }
+            (s, p) => panic!("line {line:?}: {s:?} for {p:?}"),
+        }
     }
 });

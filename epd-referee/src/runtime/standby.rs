@@ -2,7 +2,8 @@
 //! PRIMARY`): it follows the primary's journal over one connection,
 //! keeps a synced copy, and takes the event over when the primary goes
 //! silent. The protocol is described in [`crate::standby`]; its lines are
-//! read by [`crate::standby::wire`].
+//! read by [`crate::standby::wire`], and what to do about them is decided
+//! by [`crate::standby::follower`].
 
 use std::io;
 use std::path::Path;
@@ -14,18 +15,12 @@ use tokio::net::{TcpListener, TcpStream};
 use super::{Options, Outcome};
 use crate::event::Event;
 use crate::journal::{Journal, MAX_ENTRY};
-use crate::standby::wire::{parse_from_primary, FromPrimary};
+use crate::standby::follower::{self, Ended, Follower, Step};
 
-/// How following the primary ended.
+/// How following the primary ended on one connection.
 enum Followed {
-    /// The event is over.
-    Over,
-    /// The primary's supervisor stopped it.
-    Quit,
-    /// The primary refused this standby.
-    Refused(String),
-    /// The connection was lost or went silent.
-    Lost(String),
+    /// As the follower decided.
+    Ended(Ended),
     /// The primary's address refuses connections: its process is gone.
     Gone,
 }
@@ -64,32 +59,33 @@ pub async fn run(event: Event, options: Options, primary: String, heartbeat: Dur
         }
     };
     say(&format!("standby of {primary}; taking over on {local} if it stops answering for {heartbeat:?}"));
-    let mut synced = false;
-    let mut heard = Instant::now();
+    let mut follower = Follower::new(heartbeat, Instant::now());
     loop {
-        match follow(&event, &primary, &token, &listener, heartbeat, &mut synced, &mut heard).await {
-            Followed::Over => {
+        let ended = follow(&event, &primary, &token, &listener, heartbeat, &mut follower).await;
+        match ended {
+            Followed::Ended(Ended::Over) => {
                 say("the primary finished the event");
                 return Ok(Outcome { games: 0, report: String::new(), latencies: Vec::new(), interrupted: None });
             }
-            Followed::Quit => {
+            Followed::Ended(Ended::Quit) => {
                 say("the primary was stopped by its supervisor");
                 return Err(io::Error::other(
                     "the primary was stopped by its supervisor: resume it (or this one, with --resume)",
                 ));
             }
-            Followed::Refused(why) => return Err(io::Error::new(io::ErrorKind::PermissionDenied, why)),
-            Followed::Lost(why) => {
-                if synced && heard.elapsed() >= heartbeat {
+            Followed::Ended(Ended::Refused(why)) => return Err(io::Error::new(io::ErrorKind::PermissionDenied, why)),
+            Followed::Ended(Ended::Lost(why)) => {
+                if follower.takes_over(Instant::now(), false) {
                     say(&format!("the primary is gone ({why}); taking over"));
                     break;
                 }
             }
-            Followed::Gone if synced => {
-                say("the primary is gone (its address refuses connections); taking over");
-                break;
+            Followed::Gone => {
+                if follower.takes_over(Instant::now(), true) {
+                    say("the primary is gone (its address refuses connections); taking over");
+                    break;
+                }
             }
-            Followed::Gone => {}
         }
         // Before the first copy there is nothing to take over: wait for
         // the primary as long as it takes.
@@ -106,90 +102,74 @@ async fn follow(
     token: &str,
     listener: &TcpListener,
     heartbeat: Duration,
-    synced: &mut bool,
-    heard: &mut Instant,
+    follower: &mut Follower,
 ) -> Followed {
-    let until = |heard: Instant, synced: bool| {
-        if synced {
-            heard + heartbeat
-        } else {
-            Instant::now() + Duration::from_secs(5)
-        }
-    };
-    let stream = match tokio::time::timeout_at(until(*heard, *synced).into(), TcpStream::connect(primary)).await {
+    let lost = |why: &str| Followed::Ended(Ended::Lost(why.into()));
+    let deadline = follower.deadline(Instant::now());
+    let stream = match tokio::time::timeout_at(deadline.into(), TcpStream::connect(primary)).await {
         Ok(Ok(s)) => s,
         Ok(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused => return Followed::Gone,
-        _ => return Followed::Lost("cannot connect".into()),
+        _ => return lost("cannot connect"),
     };
     let _ = stream.set_nodelay(true);
     let local = listener.local_addr().map_or_else(|_| String::new(), |a| a.to_string());
     let (read, mut write) = stream.into_split();
-    let hello = format!("EPDKIT-STANDBY follow token={token} listen={local} heartbeat_ms={}\n", heartbeat.as_millis());
-    if write.write_all(hello.as_bytes()).await.is_err() {
-        return Followed::Lost("cannot write".into());
+    let mut hello = follower::hello(token, &local, heartbeat);
+    hello.push(b'\n');
+    if write.write_all(&hello).await.is_err() {
+        return lost("cannot write");
     }
+    follower.connected();
     let mut reader = BufReader::with_capacity(1 << 16, read);
     let mut line = Vec::new();
     let mut journal: Option<Journal> = None;
-    let mut batch: Vec<Vec<u8>> = Vec::new();
     loop {
         line.clear();
         let read = async {
             let mut limited = (&mut reader).take(MAX_ENTRY as u64 + 16);
             limited.read_until(b'\n', &mut line).await
         };
-        match tokio::time::timeout_at(until(*heard, *synced).into(), read).await {
-            Err(_) => return Followed::Lost("silent".into()),
-            Ok(Err(e)) => return Followed::Lost(e.to_string()),
-            Ok(Ok(0)) => return Followed::Lost("closed".into()),
+        match tokio::time::timeout_at(follower.deadline(Instant::now()).into(), read).await {
+            Err(_) => return lost("silent"),
+            Ok(Err(e)) => return lost(&e.to_string()),
+            Ok(Ok(0)) => return lost("closed"),
             Ok(Ok(_)) => {}
         }
         if line.pop() != Some(b'\n') {
-            return Followed::Lost("a line too long or cut short".into());
+            return lost("a line too long or cut short");
         }
-        let heartbeat_line = match parse_from_primary(&line) {
-            Ok(FromPrimary::Heartbeat) => true,
-            Ok(FromPrimary::Restart) => {
+        match follower.on_line(Instant::now(), &line) {
+            Step::Nothing => {}
+            Step::Restart => {
                 // The primary's journal from its first entry: this copy
                 // starts again.
                 let _ = std::fs::remove_file(&event.journal);
                 match Journal::create(&event.journal) {
                     Ok(j) => journal = Some(j),
-                    Err(e) => return Followed::Refused(format!("{}: {e}", event.journal.display())),
+                    Err(e) => return Followed::Ended(Ended::Refused(format!("{}: {e}", event.journal.display()))),
                 }
-                batch.clear();
-                false
             }
-            Ok(FromPrimary::Entry(e)) => {
-                batch.push(e.to_vec());
-                false
-            }
-            Ok(FromPrimary::Commit(seq)) => {
-                let Some(j) = journal.as_mut() else {
-                    return Followed::Lost("a batch before the journal's start".into());
-                };
-                let entries: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
+            Step::Commit { seq, entries } => {
+                let Some(j) = journal.as_mut() else { return lost("a batch before the journal's start") };
+                let entries: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
                 if let Err(e) = j.append_all(&entries) {
-                    return Followed::Refused(format!("{}: {e}", event.journal.display()));
+                    return Followed::Ended(Ended::Refused(format!("{}: {e}", event.journal.display())));
                 }
-                batch.clear();
-                if write.write_all(format!("A {seq}\n").as_bytes()).await.is_err() {
-                    return Followed::Lost("cannot write".into());
+                let mut ack = follower::ack(seq);
+                ack.push(b'\n');
+                if write.write_all(&ack).await.is_err() {
+                    return lost("cannot write");
                 }
-                *synced = true;
-                false
+                follower.committed();
             }
-            Ok(FromPrimary::Over) => return Followed::Over,
-            Ok(FromPrimary::Quit) => return Followed::Quit,
-            Err(why) => return Followed::Refused(why),
-        };
-        *heard = Instant::now();
-        if heartbeat_line {
-            // The primary is alive: clients that came here (they could
-            // not reach it a moment ago) are sent back to try it again.
-            while let Ok(Ok((s, _))) = tokio::time::timeout(Duration::ZERO, listener.accept()).await {
-                drop(s);
+            Step::Alive => {
+                // The primary is alive: clients that came here (they could
+                // not reach it a moment ago) are sent back to try it again.
+                while let Ok(Ok((s, _))) = tokio::time::timeout(Duration::ZERO, listener.accept()).await {
+                    drop(s);
+                }
             }
+            Step::End(ended) => return Followed::Ended(ended),
         }
     }
 }

@@ -39,4 +39,5 @@
 //! without sending them. A primary restarted with `--resume` asks the
 //! standby its journal names before it acts, and steps down the same way.
 
+pub mod follower;
 pub mod wire;

@@ -1,0 +1,212 @@
+//! The standby's decisions, apart from I/O: what each line from the
+//! primary asks of it, when the primary has been silent too long, and
+//! whether there is anything to take over. [`crate::runtime::standby`]
+//! carries them out over TCP and a journal file; the simulation drives
+//! the same machine with a virtual clock.
+//!
+//! The follower never reads a clock: every call is given `now`.
+
+use std::time::{Duration, Instant};
+
+use super::wire::{parse_from_primary, FromPrimary};
+
+/// How long a standby with nothing copied yet waits on a connection
+/// before it tries again.
+pub const UNSYNCED_PATIENCE: Duration = Duration::from_secs(5);
+
+/// What a line from the primary asks of the standby.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing (an entry joined the batch).
+    Nothing,
+    /// The primary's journal starts again: replace the copy by an empty
+    /// journal.
+    Restart,
+    /// Append these entries to the copy and sync them, then answer the
+    /// primary [`ack`]`(seq)` and call [`Follower::committed`].
+    Commit {
+        /// The batch's number.
+        seq: u64,
+        /// The entries (JSON, no newline).
+        entries: Vec<Vec<u8>>,
+    },
+    /// A heartbeat: the primary is alive (clients that came to the
+    /// standby meanwhile are sent back to it).
+    Alive,
+    /// Stop following on this connection.
+    End(Ended),
+}
+
+/// Why following ended on a connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The event is over (`E`).
+    Over,
+    /// The primary's supervisor stopped it (`Q`).
+    Quit,
+    /// The primary refused this standby, or said something else: the
+    /// standby gives up.
+    Refused(String),
+    /// The connection broke or went silent, or sent a line it should not
+    /// have: follow again, or take over if the primary stays silent.
+    Lost(String),
+}
+
+/// The standby's state across connections to the primary.
+#[derive(Debug)]
+pub struct Follower {
+    heartbeat: Duration,
+    /// A batch has been synced: there is an event to take over.
+    synced: bool,
+    /// When the primary was last heard.
+    heard: Instant,
+    /// The entries since the last commit.
+    batch: Vec<Vec<u8>>,
+    /// This connection's copy has started (`R` seen).
+    copying: bool,
+}
+
+/// The standby's first line on a connection to the primary.
+#[must_use]
+pub fn hello(token: &str, listen: &str, heartbeat: Duration) -> Vec<u8> {
+    format!("EPDKIT-STANDBY follow token={token} listen={listen} heartbeat_ms={}", heartbeat.as_millis()).into_bytes()
+}
+
+/// The acknowledgement of batch `seq`.
+#[must_use]
+pub fn ack(seq: u64) -> Vec<u8> {
+    format!("A {seq}").into_bytes()
+}
+
+impl Follower {
+    /// A standby that takes over after `heartbeat` of silence; started at
+    /// `now`.
+    #[must_use]
+    pub fn new(heartbeat: Duration, now: Instant) -> Follower {
+        Follower { heartbeat, synced: false, heard: now, batch: Vec::new(), copying: false }
+    }
+
+    /// A new connection to the primary: its copy starts with its `R`.
+    pub fn connected(&mut self) {
+        self.batch.clear();
+        self.copying = false;
+    }
+
+    /// A line from the primary (without its newline), read at `now`.
+    pub fn on_line(&mut self, now: Instant, line: &[u8]) -> Step {
+        let step = match parse_from_primary(line) {
+            Ok(FromPrimary::Heartbeat) => Step::Alive,
+            Ok(FromPrimary::Restart) => {
+                self.batch.clear();
+                self.copying = true;
+                Step::Restart
+            }
+            Ok(FromPrimary::Entry(_) | FromPrimary::Commit(_)) if !self.copying => {
+                Step::End(Ended::Lost("a batch before the journal's start".into()))
+            }
+            Ok(FromPrimary::Entry(e)) => {
+                self.batch.push(e.to_vec());
+                Step::Nothing
+            }
+            Ok(FromPrimary::Commit(seq)) => Step::Commit { seq, entries: std::mem::take(&mut self.batch) },
+            Ok(FromPrimary::Over) => Step::End(Ended::Over),
+            Ok(FromPrimary::Quit) => Step::End(Ended::Quit),
+            Err(why) => Step::End(Ended::Refused(why)),
+        };
+        if !matches!(step, Step::End(Ended::Refused(_) | Ended::Lost(_))) {
+            self.heard = now;
+        }
+        step
+    }
+
+    /// The batch of [`Step::Commit`] is synced and acknowledged.
+    pub fn committed(&mut self) {
+        self.synced = true;
+    }
+
+    /// Something has been copied and synced: there is an event to take
+    /// over.
+    #[must_use]
+    pub fn synced(&self) -> bool {
+        self.synced
+    }
+
+    /// The last moment to hear from the primary on this connection
+    /// before it counts as silent: a heartbeat after the last line once
+    /// something is synced, else [`UNSYNCED_PATIENCE`] from `now`.
+    #[must_use]
+    pub fn deadline(&self, now: Instant) -> Instant {
+        if self.synced {
+            self.heard + self.heartbeat
+        } else {
+            now + UNSYNCED_PATIENCE
+        }
+    }
+
+    /// Whether to take over at `now`, the connection having ended
+    /// (`refused`: the primary's address refuses connections, so its
+    /// process is gone; else it broke or went silent): only with a
+    /// synced copy, and on a silence only when the primary has not been
+    /// heard for a heartbeat.
+    #[must_use]
+    pub fn takes_over(&self, now: Instant, refused: bool) -> bool {
+        self.synced && (refused || now.saturating_duration_since(self.heard) >= self.heartbeat)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_is_batched_committed_and_taken_over_after_silence() {
+        let t0 = Instant::now();
+        let beat = Duration::from_secs(2);
+        let mut f = Follower::new(beat, t0);
+        f.connected();
+        // Nothing synced: no take-over, and patience is fixed.
+        assert!(!f.takes_over(t0 + Duration::from_secs(60), true));
+        assert_eq!(f.deadline(t0), t0 + UNSYNCED_PATIENCE);
+        assert_eq!(f.on_line(t0, b"J {}"), Step::End(Ended::Lost("a batch before the journal's start".into())));
+        assert_eq!(f.on_line(t0, b"R"), Step::Restart);
+        assert_eq!(f.on_line(t0, b"J {\"a\":1}"), Step::Nothing);
+        assert_eq!(f.on_line(t0, b"J {\"b\":2}"), Step::Nothing);
+        let t1 = t0 + Duration::from_millis(10);
+        assert_eq!(
+            f.on_line(t1, b"C 0"),
+            Step::Commit { seq: 0, entries: vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()] }
+        );
+        assert!(!f.synced());
+        f.committed();
+        assert!(f.synced());
+        assert_eq!(f.deadline(t1 + Duration::from_secs(1)), t1 + beat);
+        let t2 = t1 + Duration::from_millis(1500);
+        assert_eq!(f.on_line(t2, b"H"), Step::Alive);
+        // Silent for less than a heartbeat: follow again.
+        assert!(!f.takes_over(t2 + beat - Duration::from_millis(1), false));
+        assert!(f.takes_over(t2 + beat, false));
+        // A refusing address: at once.
+        assert!(f.takes_over(t2, true));
+        // A line that is not the protocol does not count as hearing.
+        assert!(matches!(f.on_line(t2 + beat, b"F no"), Step::End(Ended::Refused(_))));
+        assert!(f.takes_over(t2 + beat, false));
+        // A new connection's copy starts with its own R.
+        f.connected();
+        assert!(matches!(f.on_line(t2, b"C 1"), Step::End(Ended::Lost(_))));
+        assert_eq!(f.on_line(t2, b"E"), Step::End(Ended::Over));
+        assert_eq!(f.on_line(t2, b"Q"), Step::End(Ended::Quit));
+    }
+
+    #[test]
+    fn the_lines_it_writes_are_the_ones_the_primary_reads() {
+        let h = hello("s3cret", "127.0.0.1:9", Duration::from_millis(1500));
+        assert_eq!(
+            super::super::wire::parse_hello(&h, Some("s3cret")),
+            Ok(super::super::wire::Hello::Follow {
+                listen: "127.0.0.1:9".into(),
+                heartbeat: Duration::from_millis(1500)
+            })
+        );
+        assert_eq!(super::super::wire::parse_ack(&ack(42)), Some(42));
+    }
+}
