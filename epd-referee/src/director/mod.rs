@@ -412,6 +412,10 @@ pub struct Director {
     probing: bool,
     /// A newer referee took the event over: why this one stopped.
     stepped_down: Option<String>,
+    /// The longest time this referee was not run (its process stopped,
+    /// its host suspended) while a standby followed, if long enough for
+    /// the standby to take over.
+    suspended: Option<Duration>,
     /// Publish the live display's state.
     web: bool,
     /// The state changed since it was last published.
@@ -497,6 +501,7 @@ impl Director {
             held: VecDeque::new(),
             probing: false,
             stepped_down: None,
+            suspended: None,
             web,
             web_dirty: true,
             publish_at: None,
@@ -599,11 +604,11 @@ impl Director {
 
     /// Takes up what happened at `now`.
     pub fn handle(&mut self, now: Instant, input: Input) {
-        self.now = self.now.max(now);
+        self.advance(now);
         if self.done_given {
             return;
         }
-        if self.ending && !matches!(input, Input::Synced { .. } | Input::SyncFailed { .. }) {
+        if self.ending && !matches!(input, Input::Synced { .. } | Input::SyncFailed { .. } | Input::Probed(_)) {
             return;
         }
         self.turn = true;
@@ -679,7 +684,7 @@ impl Director {
 
     /// Acts on the deadlines due at `now` ([`Director::poll_timeout`]).
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.now = self.now.max(now);
+        self.advance(now);
         if !self.done_given {
             self.turn = true;
         }
@@ -756,12 +761,15 @@ impl Director {
             self.held.clear();
             return;
         }
-        // The records held for a standby go out: the event is over.
-        self.probing = false;
-        for h in &mut self.held {
-            h.remote = None;
+        // The records held for a standby go out: the event is over. Not
+        // while the standby is asked whether it took over: the answer
+        // decides (this referee may have been superseded).
+        if !self.probing {
+            for h in &mut self.held {
+                h.remote = None;
+            }
+            self.release();
         }
-        self.release();
         self.tell_follower(if self.finished < self.schedule.len() { b"Q".to_vec() } else { b"E".to_vec() });
         if let Some(f) = self.follower.take() {
             if self.conns.remove(&f.id).is_some() {

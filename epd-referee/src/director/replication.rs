@@ -82,6 +82,20 @@ impl Director {
             )),
             // It follows again: its acknowledgements release.
             _ if self.follower.is_some() => {}
+            // This referee was stopped long enough for the standby to
+            // take over, and the standby's address does not answer: it
+            // may have taken over and run the event to its end. Going on
+            // would play games already played; stopping costs only a
+            // `--resume` if it did not.
+            _ if self.suspended.is_some() => {
+                let gap = self.suspended.unwrap_or_default();
+                self.step_down(format!(
+                    "this referee was stopped for {:.1} s, long enough for its standby to take over, and the \
+                     standby does not answer: it may have run the event on; stepping down (resume with --resume \
+                     if it did not)",
+                    gap.as_secs_f64()
+                ));
+            }
             _ => {
                 self.note("the standby did not take over; going on without it");
                 for h in &mut self.held {
@@ -89,6 +103,23 @@ impl Director {
                 }
                 self.release();
             }
+        }
+    }
+
+    /// Takes the time of an input or deadline: a gap since the last one
+    /// as long as the standby's patience means this referee was not run
+    /// (stopped, suspended) and the standby may have taken over. A
+    /// referee with a standby is woken at least every quarter of that
+    /// (its heartbeats), so a gap that long is no idle time.
+    pub(super) fn advance(&mut self, now: Instant) {
+        let gap = now.saturating_duration_since(self.now);
+        self.now = self.now.max(now);
+        if self.follower.as_ref().is_some_and(|f| gap >= f.every * 4) {
+            self.suspended = Some(self.suspended.map_or(gap, |g| g.max(gap)));
+            // Nothing goes out before the standby says whether it took
+            // over: its answer to a probe decides.
+            self.note(&format!("this referee was not run for {:.1} s: asking the standby", gap.as_secs_f64()));
+            self.follower_lost();
         }
     }
 
@@ -155,6 +186,9 @@ impl Director {
                 let listen = standby::reachable(&listen, &peer);
                 let every = heartbeat / 4;
                 self.follower = Some(Follower { id, seq: 0, every, listen: listen.clone() });
+                // A standby that follows this referee now has not taken
+                // it over.
+                self.suspended = None;
                 self.acked = None;
                 // The journal so far, then this turn's entries as batch 1.
                 self.out.push_back(Output::CopyJournal { id });

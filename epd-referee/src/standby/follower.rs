@@ -1,8 +1,8 @@
 //! The standby's decisions, apart from I/O: what each line from the
 //! primary asks of it, when the primary has been silent too long, and
-//! whether there is anything to take over. [`crate::runtime::standby`]
-//! carries them out over TCP and a journal file; the simulation drives
-//! the same machine with a virtual clock.
+//! whether there is anything to take over. The runtime's standby carries
+//! them out over TCP and a journal file; the simulation drives the same
+//! machine with a virtual clock.
 //!
 //! The follower never reads a clock: every call is given `now`.
 
