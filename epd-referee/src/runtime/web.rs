@@ -119,13 +119,25 @@ async fn page() -> Response {
     asset("text/html; charset=utf-8", PAGE)
 }
 
+/// How long a request in the first moments waits for the director's
+/// first state.
+const FIRST_STATE: Duration = Duration::from_secs(5);
+
 async fn state_json(Extract(s): Extract<Shared>) -> Response {
-    let json = s.state.borrow().json.clone();
+    // The display is served as soon as its address is bound, which can be
+    // before the director has published anything: wait for that.
+    let mut rx = s.state.clone();
+    let _ = tokio::time::timeout(FIRST_STATE, rx.wait_for(|snap| !snap.json.is_empty())).await;
+    let json = rx.borrow().json.clone();
+    if json.is_empty() {
+        return secured((StatusCode::SERVICE_UNAVAILABLE, "the referee has not started yet\n").into_response());
+    }
     secured(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 async fn events(Extract(s): Extract<Shared>) -> Response {
     let stream = tokio_stream::wrappers::WatchStream::new(s.state)
+        .filter(|snap| !snap.json.is_empty())
         .map(|snap| Ok::<_, Infallible>(SseEvent::default().event("state").data(snap.json.as_str())));
     secured(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response())
 }
