@@ -1064,11 +1064,16 @@ impl Director {
     fn drop_conn(&mut self, id: ConnId, _why: &str) {
         let Some(c) = self.conns.remove(&id) else { return };
         self.closing.insert(id);
-        self.outbox.push(Transmit::Close { id });
         if self.follower.as_ref().is_some_and(|f| f.id == id) {
+            // If this referee goes on without it (the probe decides; if
+            // the standby took over, nothing goes out), the standby is
+            // told its copy is behind before the connection closes.
+            self.outbox.push(Transmit::Send { id, line: b"X".to_vec(), answering: None, who: None, asks: None });
+            self.outbox.push(Transmit::Close { id });
             self.follower_lost();
             return;
         }
+        self.outbox.push(Transmit::Close { id });
         self.timers.set(Due::SignOn(id), None);
         self.timers.set(Due::Quiet(id), None);
         self.timers.set(Due::Beat(id), None);

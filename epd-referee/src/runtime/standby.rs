@@ -60,6 +60,7 @@ pub async fn run(event: Event, options: Options, primary: String, heartbeat: Dur
     };
     say(&format!("standby of {primary}; taking over on {local} if it stops answering for {heartbeat:?}"));
     let mut follower = Follower::new(heartbeat, Instant::now());
+    let mut told_stale = false;
     loop {
         let ended = follow(&event, &primary, &token, &listener, heartbeat, &mut follower).await;
         match ended {
@@ -84,6 +85,11 @@ pub async fn run(event: Event, options: Options, primary: String, heartbeat: Dur
                 if follower.takes_over(Instant::now(), true) {
                     say("the primary is gone (its address refuses connections); taking over");
                     break;
+                }
+                if follower.synced() && !std::mem::replace(&mut told_stale, true) {
+                    say("the primary is gone, but this standby was not run for a while and its copy may lack \
+                         what the primary did meanwhile: not taking over; resume the primary from its own \
+                         journal (--resume)");
                 }
             }
         }

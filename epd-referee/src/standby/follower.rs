@@ -64,6 +64,14 @@ pub struct Follower {
     batch: Vec<Vec<u8>>,
     /// This connection's copy has started (`R` seen).
     copying: bool,
+    /// This standby was not run for longer than its own patience (its
+    /// process stopped, its host suspended): the primary may have gone on
+    /// without it, so its copy may lack records clients heard. It takes
+    /// nothing over until a fresh copy is committed.
+    stale: bool,
+    /// A fresh copy (an `R`) started after the copy went stale: its
+    /// first commit makes the copy current again.
+    refreshing: bool,
 }
 
 /// The standby's first line on a connection to the primary.
@@ -83,7 +91,15 @@ impl Follower {
     /// `now`.
     #[must_use]
     pub fn new(heartbeat: Duration, now: Instant) -> Follower {
-        Follower { heartbeat, synced: false, heard: now, batch: Vec::new(), copying: false }
+        Follower {
+            heartbeat,
+            synced: false,
+            heard: now,
+            batch: Vec::new(),
+            copying: false,
+            stale: false,
+            refreshing: false,
+        }
     }
 
     /// A new connection to the primary: its copy starts with its `R`.
@@ -94,11 +110,18 @@ impl Follower {
 
     /// A line from the primary (without its newline), read at `now`.
     pub fn on_line(&mut self, now: Instant, line: &[u8]) -> Step {
+        // A line read well after the moment this standby should have
+        // given the primary up: it was not run meanwhile.
+        if self.synced && self.missed(now) {
+            self.stale = true;
+            self.refreshing = false;
+        }
         let step = match parse_from_primary(line) {
             Ok(FromPrimary::Heartbeat) => Step::Alive,
             Ok(FromPrimary::Restart) => {
                 self.batch.clear();
                 self.copying = true;
+                self.refreshing = self.stale;
                 Step::Restart
             }
             Ok(FromPrimary::Entry(_) | FromPrimary::Commit(_)) if !self.copying => {
@@ -111,6 +134,11 @@ impl Follower {
             Ok(FromPrimary::Commit(seq)) => Step::Commit { seq, entries: std::mem::take(&mut self.batch) },
             Ok(FromPrimary::Over) => Step::End(Ended::Over),
             Ok(FromPrimary::Quit) => Step::End(Ended::Quit),
+            Ok(FromPrimary::Dropped) => {
+                self.stale = true;
+                self.refreshing = false;
+                Step::End(Ended::Lost("the primary goes on without this standby: following again".into()))
+            }
             Err(why) => Step::End(Ended::Refused(why)),
         };
         if !matches!(step, Step::End(Ended::Refused(_) | Ended::Lost(_))) {
@@ -122,6 +150,22 @@ impl Follower {
     /// The batch of [`Step::Commit`] is synced and acknowledged.
     pub fn committed(&mut self) {
         self.synced = true;
+        if std::mem::take(&mut self.refreshing) {
+            self.stale = false;
+        }
+    }
+
+    /// `now` is a heartbeat past the deadline this standby should have
+    /// acted at: it was not run in between.
+    fn missed(&self, now: Instant) -> bool {
+        now.saturating_duration_since(self.heard) > self.heartbeat * 2
+    }
+
+    /// The copy may lack what the primary did while this standby was not
+    /// run ([`Follower::takes_over`] says no until a fresh copy).
+    #[must_use]
+    pub fn stale(&self) -> bool {
+        self.stale
     }
 
     /// Something has been copied and synced: there is an event to take
@@ -133,10 +177,11 @@ impl Follower {
 
     /// The last moment to hear from the primary on this connection
     /// before it counts as silent: a heartbeat after the last line once
-    /// something is synced, else [`UNSYNCED_PATIENCE`] from `now`.
+    /// a current copy is synced, else [`UNSYNCED_PATIENCE`] from `now`
+    /// (there is nothing to take over: only patience).
     #[must_use]
     pub fn deadline(&self, now: Instant) -> Instant {
-        if self.synced {
+        if self.synced && !self.stale {
             self.heard + self.heartbeat
         } else {
             now + UNSYNCED_PATIENCE
@@ -147,10 +192,14 @@ impl Follower {
     /// (`refused`: the primary's address refuses connections, so its
     /// process is gone; else it broke or went silent): only with a
     /// synced copy, and on a silence only when the primary has not been
-    /// heard for a heartbeat.
+    /// heard for a heartbeat. Never with a copy that may be stale: asked
+    /// a heartbeat or more after the deadline, or after the standby saw
+    /// it was not run for that long, it leaves the event to the primary's
+    /// own journal (`--resume`) rather than lose what clients heard.
     #[must_use]
     pub fn takes_over(&self, now: Instant, refused: bool) -> bool {
-        self.synced && (refused || now.saturating_duration_since(self.heard) >= self.heartbeat)
+        let silent = now.saturating_duration_since(self.heard) >= self.heartbeat;
+        self.synced && !self.stale && !self.missed(now) && (refused || silent)
     }
 }
 
@@ -187,6 +236,10 @@ mod tests {
         assert!(f.takes_over(t2 + beat, false));
         // A refusing address: at once.
         assert!(f.takes_over(t2, true));
+        // Asked long after its deadline (it was not run): not with a copy
+        // that may be stale.
+        assert!(!f.takes_over(t2 + beat * 3, false));
+        assert!(!f.takes_over(t2 + beat * 3, true));
         // A line that is not the protocol does not count as hearing.
         assert!(matches!(f.on_line(t2 + beat, b"F no"), Step::End(Ended::Refused(_))));
         assert!(f.takes_over(t2 + beat, false));
@@ -195,6 +248,40 @@ mod tests {
         assert!(matches!(f.on_line(t2, b"C 1"), Step::End(Ended::Lost(_))));
         assert_eq!(f.on_line(t2, b"E"), Step::End(Ended::Over));
         assert_eq!(f.on_line(t2, b"Q"), Step::End(Ended::Quit));
+        // Dropped by the primary: stale until a fresh copy, and patient
+        // meanwhile (its deadline no longer counts from the last line).
+        assert!(matches!(f.on_line(t2, b"X"), Step::End(Ended::Lost(_))));
+        assert!(f.stale() && !f.takes_over(t2, true));
+        assert_eq!(f.deadline(t2 + beat * 5), t2 + beat * 5 + UNSYNCED_PATIENCE);
+    }
+
+    #[test]
+    fn a_standby_that_was_not_run_takes_over_only_after_a_fresh_copy() {
+        let t0 = Instant::now();
+        let beat = Duration::from_secs(2);
+        let mut f = Follower::new(beat, t0);
+        f.connected();
+        assert_eq!(f.on_line(t0, b"R"), Step::Restart);
+        assert!(matches!(f.on_line(t0, b"C 0"), Step::Commit { seq: 0, .. }));
+        f.committed();
+        // Frozen for ten seconds: the lines buffered meanwhile arrive,
+        // one of them a commit of the old connection.
+        let thaw = t0 + Duration::from_secs(10);
+        assert_eq!(f.on_line(thaw, b"H"), Step::Alive);
+        assert!(f.stale());
+        assert!(matches!(f.on_line(thaw, b"C 1"), Step::Commit { seq: 1, .. }));
+        f.committed();
+        assert!(f.stale(), "a commit of the old copy does not make it current");
+        // Silent or refused afterwards: no take-over.
+        assert!(!f.takes_over(thaw + beat, false));
+        assert!(!f.takes_over(thaw, true));
+        // A fresh copy on a new connection makes it current again.
+        f.connected();
+        assert_eq!(f.on_line(thaw, b"R"), Step::Restart);
+        assert!(matches!(f.on_line(thaw, b"C 0"), Step::Commit { seq: 0, .. }));
+        f.committed();
+        assert!(!f.stale());
+        assert!(f.takes_over(thaw + beat, false));
     }
 
     #[test]

@@ -14,7 +14,12 @@
 //!   appends them to its journal, syncs, and answers `A SEQ`;
 //! - `H`: a heartbeat, every quarter of the standby's heartbeat;
 //! - `E`: the event is over; `Q`: the supervisor stopped the primary
-//!   (`quit`, to be resumed later): either way the standby leaves.
+//!   (`quit`, to be resumed later): either way the standby leaves;
+//! - `X`: the primary goes on without this standby (it did not
+//!   acknowledge a batch within a second, and did not answer as having
+//!   taken over), then closes the connection: the standby's copy is
+//!   behind, so it follows again from a fresh copy and takes nothing
+//!   over before it has one.
 //!
 //! The primary holds every record of a turn until the standby has
 //! acknowledged the turn's entries (or is gone), so a move acknowledged to

@@ -116,6 +116,9 @@ pub enum FromPrimary<'a> {
     Over,
     /// `Q`: the primary's supervisor stopped it.
     Quit,
+    /// `X`: the primary goes on without this standby (it did not
+    /// acknowledge in time): the standby's copy falls behind.
+    Dropped,
 }
 
 /// Reads a line from the primary (without its newline).
@@ -128,6 +131,7 @@ pub fn parse_from_primary(line: &[u8]) -> Result<FromPrimary<'_>, String> {
         b"H" => Ok(FromPrimary::Heartbeat),
         b"E" => Ok(FromPrimary::Over),
         b"Q" => Ok(FromPrimary::Quit),
+        b"X" => Ok(FromPrimary::Dropped),
         _ => {
             if let Some(p) = line.strip_prefix(b"J ") {
                 return Ok(FromPrimary::Entry(p));
@@ -177,6 +181,7 @@ mod tests {
             (b"H", Some(FromPrimary::Heartbeat)),
             (b"E", Some(FromPrimary::Over)),
             (b"Q", Some(FromPrimary::Quit)),
+            (b"X", Some(FromPrimary::Dropped)),
             (b"J {\"t\":\"start\"}", Some(FromPrimary::Entry(b"{\"t\":\"start\"}"))),
             (b"C 17", Some(FromPrimary::Commit(17))),
             (b"C", None),
