@@ -11,7 +11,7 @@
 //! It holds the players, the connections, the games and the schedule, so
 //! every decision is taken in one order. Deadlines (a flag, the end of a
 //! reset or conclude delay, a departed player's grace, a sign-on, the
-//! standby's heartbeat) are kept in [`timers`], so a client that never
+//! standby's heartbeat) are kept in `timers`, so a client that never
 //! answers loses on time when its flag falls, not when it next speaks.
 //!
 //! Time is measured by the referee: from the moment a `respond` record is

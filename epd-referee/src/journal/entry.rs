@@ -1,5 +1,5 @@
 //! The journal's entries: one state change each, as JSON (`{"t":"move",...}`).
-//! The director writes them ahead of acting; [`super::replay`] reads them back.
+//! The director writes them ahead of acting; `replay` reads them back.
 
 /// One state change, as the journal keeps it (JSON).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -13,7 +13,7 @@
 //! crash: opening fails and nothing is misread.
 //!
 //! The file and its frames know nothing of what the payloads mean:
-//! [`entry`] says that, and [`replay`] reads entries back into games.
+//! [`entry`] says that, and `replay` reads entries back into games.
 
 pub mod entry;
 pub(crate) mod replay;

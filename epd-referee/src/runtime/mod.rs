@@ -9,7 +9,7 @@
 //!
 //! Shaped like tokio's mini-redis: a listener task accepts clients (at
 //! most [`MAX_CLIENTS`] at once); each connection has a reader task and a
-//! writer task ([`net`]); everything reaches the director through one
+//! writer task (`net`); everything reaches the director through one
 //! inbox, a batch at a time, so a busy inbox shares one turn (one journal
 //! sync) among many inputs.
 //!

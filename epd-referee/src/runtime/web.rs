@@ -16,7 +16,7 @@
 //!   Bearer` and the event's `supervisor_token`; everything else is
 //!   read-only.
 //!
-//! The director publishes the state ([`Snapshot`](crate::director::Snapshot)); this module only
+//! The director publishes the state ([`Snapshot`]); this module only
 //! reads it. Connections are bounded ([`MAX_CONNECTIONS`]), request heads
 //! must arrive within [`HEAD_TIMEOUT`] and fit [`MAX_HEAD`] bytes, and no
 //! request body is read.
