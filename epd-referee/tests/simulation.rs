@@ -45,6 +45,10 @@ use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
 use epd_referee::Event;
 use epd_testkit::XorShift;
 
+#[macro_use]
+mod common;
+use common::Trace;
+
 /// Steps of the trace kept for a failure report.
 const TRACE: usize = 300;
 /// Virtual time after the faults stop within which the event must end.
@@ -171,18 +175,11 @@ type Clocks = ((u64, u64), (u64, u64));
 struct Failure {
     seed: u64,
     what: String,
-    trace: Vec<String>,
+    /// The last steps that led there.
+    trace: String,
 }
 
 type Check = Result<(), String>;
-
-macro_rules! check {
-    ($cond:expr, $($arg:tt)*) => {
-        if !$cond {
-            return Err(format!($($arg)*));
-        }
-    };
-}
 
 struct Sim {
     rng: XorShift,
@@ -218,8 +215,7 @@ struct Sim {
     crashes: u32,
     failed_syncs: u32,
     done: Option<Done>,
-    trace: Vec<String>,
-    full_trace: bool,
+    trace: Trace,
     steps: u64,
     /// A hash of every output, to show that a seed replays exactly.
     digest: u64,
@@ -322,8 +318,7 @@ impl Sim {
             crashes: 0,
             failed_syncs: 0,
             done: None,
-            trace: Vec::new(),
-            full_trace,
+            trace: Trace::new(TRACE, full_trace),
             steps: 0,
             digest: 0xcbf2_9ce4_8422_2325,
         };
@@ -337,14 +332,7 @@ impl Sim {
     }
 
     fn note(&mut self, text: String) {
-        let line = format!("{:>10.3} ms  {text}", self.now as f64 / MS as f64);
-        if self.full_trace {
-            eprintln!("{line}");
-        }
-        if self.trace.len() >= TRACE * 2 {
-            self.trace.drain(..TRACE);
-        }
-        self.trace.push(line);
+        self.trace.note(self.now, &text);
     }
 
     fn at(&self, t: u64) -> Instant {
@@ -1096,56 +1084,33 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
             },
             sim.digest,
         )),
-        Ok((Err(what), sim)) => Err(Failure { seed, what, trace: sim.trace }),
+        Ok((Err(what), sim)) => Err(Failure { seed, what, trace: sim.trace.tail() }),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
                 .unwrap_or_default();
-            Err(Failure { seed, what: format!("panic: {what}"), trace: Vec::new() })
+            Err(Failure { seed, what: format!("panic: {what}"), trace: String::new() })
         }
     }
 }
 
 fn report(f: &Failure) -> String {
-    let tail: Vec<&String> = f.trace.iter().rev().take(TRACE).collect::<Vec<_>>().into_iter().rev().collect();
     format!(
         "seed {} fails: {}\nreplay it: EPD_SIM_SEED={} cargo test --release -p epd-referee --test simulation -- --nocapture\n\
          the last steps:\n{}",
         f.seed,
         f.what,
         f.seed,
-        tail.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+        f.trace
     )
 }
 
-/// Runs `seeds` on two threads; the first failure, if any.
+/// Runs `seeds` on two threads; the lowest failure, if any.
 fn run_many(seeds: std::ops::Range<u64>, defect: bool) -> (Vec<Stats>, Option<Failure>) {
-    let next = std::sync::atomic::AtomicU64::new(seeds.start);
-    let results = std::sync::Mutex::new((Vec::new(), None::<Failure>));
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let seed = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if seed >= seeds.end {
-                    return;
-                }
-                let r = run_seed(seed, defect, false);
-                let mut g = results.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                match r {
-                    Ok((stats, _)) => g.0.push(stats),
-                    Err(f) => {
-                        if g.1.as_ref().is_none_or(|old| f.seed < old.seed) {
-                            g.1 = Some(f);
-                        }
-                        next.store(seeds.end, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-    });
-    results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)
+    let (stats, failure) = common::run_seeds(seeds, |seed| run_seed(seed, defect, false).map(|(stats, _)| stats));
+    (stats, failure.map(|(_, f)| f))
 }
 
 #[test]

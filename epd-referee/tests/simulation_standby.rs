@@ -54,6 +54,10 @@ use epd_referee::standby::wire::Fenced;
 use epd_referee::Event;
 use epd_testkit::XorShift;
 
+#[macro_use]
+mod common;
+use common::Trace;
+
 const MS: u64 = 1_000_000;
 const TRACE: usize = 200;
 const ADDR: [&str; 2] = ["10.0.0.1:16101", "10.0.0.2:16101"];
@@ -61,14 +65,6 @@ const BEAT: Duration = Duration::from_secs(2);
 const FINISH_BOUND: u64 = 1500 * 1000 * MS;
 
 type Check = Result<(), String>;
-
-macro_rules! check {
-    ($cond:expr, $($arg:tt)*) => {
-        if !$cond {
-            return Err(format!($($arg)*));
-        }
-    };
-}
 
 /// Who is at the other end of a connection to a referee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,8 +210,7 @@ struct Sim {
     told: BTreeMap<usize, BTreeSet<String>>,
     /// The event is over at the final referee.
     done: Option<usize>,
-    trace: Vec<String>,
-    full_trace: bool,
+    trace: Trace,
     steps: u64,
     fault: String,
 }
@@ -315,22 +310,14 @@ impl Sim {
             primary_froze: false,
             told: BTreeMap::new(),
             done: None,
-            trace: Vec::new(),
-            full_trace,
+            trace: Trace::new(TRACE, full_trace),
             steps: 0,
             fault: String::new(),
         }
     }
 
     fn note(&mut self, text: String) {
-        let line = format!("{:>10.3} ms  {text}", self.now as f64 / MS as f64);
-        if self.full_trace {
-            eprintln!("{line}");
-        }
-        if self.trace.len() >= TRACE * 2 {
-            self.trace.drain(..TRACE);
-        }
-        self.trace.push(line);
+        self.trace.note(self.now, &text);
     }
 
     fn at(&self, t: u64) -> Instant {
@@ -1141,11 +1128,11 @@ fn run_seed(seed: u64, full: bool) -> Result<(u64, bool, String), String> {
     }));
     match r {
         Ok((Ok(()), sim)) => {
-            fault = sim.trace.iter().find(|l| l.contains("fault:")).cloned().unwrap_or_default();
+            fault = sim.trace.lines().iter().find(|l| l.contains("fault:")).cloned().unwrap_or_default();
             Ok((sim.steps, sim.took_over, fault))
         }
         Ok((Err(what), sim)) => {
-            let tail = sim.trace.iter().rev().take(TRACE).rev().cloned().collect::<Vec<_>>().join("\n");
+            let tail = sim.trace.tail();
             Err(format!(
                 "seed {seed} fails: {what}\nreplay it: EPD_SIM_SEED={seed} cargo test --release -p epd-referee \
                  --test simulation_standby -- --nocapture\nthe last steps:\n{tail}"
@@ -1169,36 +1156,12 @@ fn a_standby_takes_over_from_crashed_and_frozen_primaries() {
     }
     let n: u64 = std::env::var("EPD_SIM_STANDBY_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(500);
     let t = Instant::now();
-    let next = std::sync::atomic::AtomicU64::new(1);
-    let results = std::sync::Mutex::new((0u64, 0u64, None::<(u64, String)>));
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let seed = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if seed > n {
-                    return;
-                }
-                let r = run_seed(seed, false);
-                let mut g = results.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                match r {
-                    Ok((_, took, _)) => {
-                        g.0 += 1;
-                        g.1 += u64::from(took);
-                    }
-                    Err(f) => {
-                        if g.2.as_ref().is_none_or(|(old, _)| seed < *old) {
-                            g.2 = Some((seed, f));
-                        }
-                        next.store(n + 1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-    });
-    let (ok, took, failure) = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (passed, failure) = common::run_seeds(1..n + 1, |seed| run_seed(seed, false));
     if let Some((_, f)) = failure {
         panic!("{f}");
     }
+    let ok = passed.len() as u64;
+    let took = passed.iter().filter(|(_, took, _)| *took).count() as u64;
     eprintln!("standby simulation: {n} seeds in {:.1} s, {took} take-overs", t.elapsed().as_secs_f64());
     assert_eq!(ok, n);
     assert!(took > n / 5, "the faults lead to take-overs ({took} of {n})");
