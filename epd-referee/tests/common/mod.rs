@@ -44,11 +44,6 @@ impl Trace {
         self.lines.push(line);
     }
 
-    /// Every line kept.
-    pub fn lines(&self) -> &[String] {
-        &self.lines
-    }
-
     /// The last `keep` lines, oldest first, one per line.
     pub fn tail(&self) -> String {
         let from = self.lines.len().saturating_sub(self.keep);
