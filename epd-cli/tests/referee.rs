@@ -1140,7 +1140,23 @@ fn a_primary_restarted_while_its_standby_was_frozen_holds_its_records() {
         eprintln!("the standby took over; the restarted primary held its records and stepped down ({acked:?} moves)");
     } else {
         // The standby follows the restarted primary, which finishes.
-        let (status, err) = exit_of(&mut restarted, Duration::from_secs(180), "the restarted primary");
+        let limit = Instant::now() + Duration::from_secs(180);
+        while restarted.try_wait().unwrap().is_none() {
+            if Instant::now() > limit {
+                let tail = |p: PathBuf| {
+                    let s = std::fs::read_to_string(p).unwrap_or_default();
+                    let lines: Vec<&str> = s.lines().collect();
+                    lines[lines.len().saturating_sub(40)..].join("\n")
+                };
+                panic!(
+                    "the restarted primary did not finish in 180 s\n--- primary\n{}\n--- standby\n{}",
+                    tail(pair.log_a()),
+                    tail(pair.log_b())
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let (status, err) = exit_of(&mut restarted, Duration::from_secs(1), "the restarted primary");
         assert!(status.success(), "{status}: {err}");
         let (status, err) = exit_of(&mut pair.standby, Duration::from_secs(30), "the standby");
         assert!(status.success(), "{status}: {err}");

@@ -80,6 +80,8 @@ pub struct Client {
     /// The game being played: where it started and the moves since.
     start: Option<Position>,
     moves: Vec<Move>,
+    /// The referee has sent something on this connection.
+    heard: bool,
 }
 
 impl std::fmt::Debug for Client {
@@ -145,6 +147,7 @@ impl Client {
             tags: Vec::new(),
             start: None,
             moves: Vec::new(),
+            heard: false,
         };
         let hello = ClientRecord {
             request: "sign_on",
@@ -192,6 +195,7 @@ impl Client {
             if n == 0 {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the referee closed the connection"));
             }
+            self.heard = true;
             if line.last() != Some(&b'\n') {
                 return Err(invalid("a record from the referee without its end"));
             }
@@ -302,6 +306,14 @@ impl Client {
         self.last.as_ref()
     }
 
+    /// Whether the referee has sent anything on this connection (a
+    /// record or a heartbeat): one that closes without a word has not
+    /// taken this client on (a standby sends its clients back that way).
+    #[must_use]
+    pub fn heard(&self) -> bool {
+        self.heard
+    }
+
     /// The game the last record belongs to (`tcgs`), if it named one.
     #[must_use]
     pub fn game(&self) -> Option<u64> {
@@ -380,6 +392,25 @@ impl Client {
             let _ = s.shutdown(std::net::Shutdown::Both);
         }
         r
+    }
+}
+
+/// Which of a client's `count` addresses to try first after its
+/// connection to address `at` ended. A referee that spoke and then
+/// closed (it restarted, the network broke) is tried again first; one
+/// that went silent past its heartbeat, or closed without a word (a
+/// standby that has not taken over sends its clients back so), is
+/// passed over for the next. Addresses that refuse connections are
+/// passed over by trying them in turn.
+#[must_use]
+pub fn retry_from(at: usize, count: usize, heard: bool, silent: bool) -> usize {
+    if count == 0 {
+        return 0;
+    }
+    if heard && !silent {
+        at % count
+    } else {
+        (at + 1) % count
     }
 }
 
@@ -480,6 +511,31 @@ mod tests {
         let t = std::time::Instant::now();
         assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::TimedOut);
         assert!(t.elapsed() >= Duration::from_millis(1100), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn a_referee_that_closes_without_a_word_is_passed_over() {
+        // Closed without a word: a standby sending its clients back.
+        let (mut c, mut r, w) = pair(None);
+        read_request(&mut r);
+        drop((r, w));
+        assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::UnexpectedEof);
+        assert!(!c.heard());
+        assert_eq!(super::retry_from(1, 2, c.heard(), false), 0);
+        // Closed after a heartbeat: the referee restarted; try it again.
+        let (mut c, mut r, mut w) = pair(None);
+        read_request(&mut r);
+        w.write_all(b"\n").unwrap();
+        drop((r, w));
+        assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::UnexpectedEof);
+        assert!(c.heard());
+        assert_eq!(super::retry_from(1, 2, c.heard(), false), 1);
+        // Silent past its heartbeat: the next, spoken or not.
+        assert_eq!(super::retry_from(1, 2, true, true), 0);
+        assert_eq!(super::retry_from(0, 3, true, true), 1);
+        // One address: always it.
+        assert_eq!(super::retry_from(0, 1, false, false), 0);
+        assert_eq!(super::retry_from(5, 0, false, false), 0);
     }
 
     #[test]

@@ -46,6 +46,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use epd_core::Position;
+use epd_referee::client::retry_from;
 use epd_referee::director::{Config, ConnId, Director, Input, Output, Stopped};
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
@@ -188,6 +189,8 @@ struct Client {
     gen: u64,
     done: bool,
     heard: u64,
+    /// The node has sent something on this connection.
+    spoke: bool,
     heartbeat: u64,
 }
 
@@ -279,6 +282,7 @@ impl Sim {
                 gen: 0,
                 done: false,
                 heard: 0,
+                spoke: false,
                 heartbeat: 300 + rng.below(1200) as u64,
             })
             .collect();
@@ -619,6 +623,7 @@ impl Sim {
         c.pending = None;
         c.gen += 1;
         c.heard = self.now;
+        c.spoke = false;
         let (gen, beat) = (c.gen, c.heartbeat);
         self.note(format!("client {client} connects to {} as #{id}", ADDR[addr]));
         let name = format!("p{client}");
@@ -634,6 +639,7 @@ impl Sim {
 
     fn client_line(&mut self, client: usize, line: &[u8]) -> Check {
         self.clients[client].heard = self.now;
+        self.clients[client].spoke = true;
         if line.is_empty() {
             return Ok(());
         }
@@ -946,7 +952,7 @@ impl Sim {
                     return self.follower_lost(id, "closed");
                 }
                 if let Some(k) = self.clients.iter().position(|c| c.conn == Some(id)) {
-                    self.client_gone(k);
+                    self.client_gone(k, false);
                 }
             }
             Ev::Wake { client, gen } => {
@@ -970,7 +976,7 @@ impl Sim {
                     self.note(format!("client {client}: #{id} silent past its heartbeat"));
                     self.send_to_node(id, Wire::Closed);
                     self.conns.remove(&id);
-                    self.client_gone(client);
+                    self.client_gone(client, true);
                 } else {
                     let left = (c.heartbeat * 3 + 500) * MS - quiet;
                     self.schedule(left, Ev::Silence { client, gen });
@@ -1094,13 +1100,15 @@ impl Sim {
         Ok(())
     }
 
-    fn client_gone(&mut self, k: usize) {
+    /// A client's connection ended (`silent`: it gave the node up): it
+    /// connects again as `epd play` does.
+    fn client_gone(&mut self, k: usize, silent: bool) {
         let c = &mut self.clients[k];
         c.conn = None;
         c.pending = None;
         c.gen += 1;
         if !c.done {
-            c.addr ^= 1;
+            c.addr = retry_from(c.addr, ADDR.len(), c.spoke, silent);
             let gen = c.gen;
             self.schedule(50 * MS, Ev::Wake { client: k, gen });
         }

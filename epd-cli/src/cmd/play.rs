@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use epd_engine::{Engine, GameClock, Limits};
-use epd_referee::client::{Client, Reply, SignOn};
+use epd_referee::client::{retry_from, Client, Reply, SignOn};
 use epd_referee::protocol::Command;
 use epd_referee::Clock;
 
@@ -151,17 +151,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // player that signs on again back into its game. Only disconnect ends
     // the run.
     let mut first = 0;
+    let count = args.referee.as_deref().map_or(1, |r| r.split(',').filter(|a| !a.trim().is_empty()).count());
     loop {
         let client = connect(&args, &mut first)?;
         match session(&args, &mut *engine, client)? {
             Session::Over => return Ok(Outcome::Ok),
-            Session::Lost(why) => {
+            Session::Lost { why, heard } => {
                 eprintln!("epd play: {why}; connecting again");
+                first = retry_from(first, count, heard, false);
                 std::thread::sleep(Duration::from_millis(200));
             }
             Session::Silent => {
                 eprintln!("epd play: the referee has been silent past its heartbeat; trying the next address");
-                first += 1;
+                first = retry_from(first, count, true, true);
             }
         }
     }
@@ -171,8 +173,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 enum Session {
     /// The referee said disconnect: the event is over.
     Over,
-    /// The connection broke.
-    Lost(String),
+    /// The connection broke; `heard`: after the referee had said
+    /// something on it.
+    Lost { why: String, heard: bool },
     /// The referee sent no heartbeat: frozen, or its host is gone.
     Silent,
 }
@@ -195,8 +198,10 @@ fn session(args: &Args, engine: &mut dyn Engine, mut client: Client) -> anyhow::
                 eprintln!("epd play: {e}");
                 continue;
             }
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(Session::Lost(e.to_string())),
-            Err(e) => return Ok(Session::Lost(format!("the connection broke: {e}"))),
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                return Ok(Session::Lost { why: e.to_string(), heard: client.heard() })
+            }
+            Err(e) => return Ok(Session::Lost { why: format!("the connection broke: {e}"), heard: client.heard() }),
         };
         match command {
             Command::Reset => {
@@ -209,7 +214,7 @@ fn session(args: &Args, engine: &mut dyn Engine, mut client: Client) -> anyhow::
                     if e.kind() == ErrorKind::InvalidInput {
                         return Err(anyhow::Error::new(e).context("the engine's move"));
                     }
-                    return Ok(Session::Lost(format!("cannot send the reply: {e}")));
+                    return Ok(Session::Lost { why: format!("cannot send the reply: {e}"), heard: true });
                 }
             }
             Command::Fault => {
