@@ -267,6 +267,73 @@ fn a_client_back_within_the_grace_resumes_its_game_with_its_clock() {
     assert!(log.contains("game 1: #") && log.contains("alpha is back"), "{log}");
 }
 
+/// A player that comes back to a long game is let back in. The referee
+/// brings it up to date with a reset, the game's tags and an execute for
+/// every move so far, 320 records here; they went to its connection's
+/// queue one by one, which holds 256, so the returning player was
+/// dropped as not reading, and again at every return, until its game
+/// was lost as abandoned. A turn's records now go out as one message.
+#[test]
+fn a_player_returning_to_a_long_game_is_let_back_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(dir.path(), &format!("time_control = \"600+0\"\ndisconnect_grace = 10\n{TWO}"));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    // Quiet moves: no captures (no material runs out), a pawn move before
+    // the 75-move rule, none that ends the game.
+    let mut rng = epd_testkit::XorShift::new(11);
+    let mut choose = |pos: &Position| {
+        let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+        let goes_on: Vec<_> = moves
+            .iter()
+            .copied()
+            .filter(|&m| !pos.is_capture(m) && pos.played(m).status() == epd_core::Status::Ongoing)
+            .collect();
+        let pawn: Vec<_> = goes_on.iter().copied().filter(|&m| pos.played(m).halfmoves() == 0).collect();
+        let from = if pos.halfmoves() >= 60 && !pawn.is_empty() {
+            pawn
+        } else if goes_on.is_empty() {
+            moves
+        } else {
+            goes_on
+        };
+        from[rng.below(from.len())]
+    };
+    let reply = |c: &mut Client, to: &Incoming, mv| {
+        let rec = ClientRecord { request: "reply", sm: Some(mv), game: to.game, ..ClientRecord::default() };
+        c.raw(&rec.to_line(&to.current()));
+    };
+    for _ in 0..160 {
+        let r = alpha.until(Refcom::Respond);
+        let mv = choose(&r.current());
+        reply(&mut alpha, &r, mv);
+        let r = beta.until(Refcom::Respond);
+        let mv = choose(&r.current());
+        reply(&mut beta, &r, mv);
+    }
+    // Alpha (White, to move) drops out and comes back.
+    let _ = alpha.w.shutdown(std::net::Shutdown::Both);
+    drop(alpha);
+    std::thread::sleep(Duration::from_millis(200));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut executes = 0;
+    let r = loop {
+        let r = alpha.next().expect("the returning player is not dropped");
+        match r.command {
+            Refcom::Execute => executes += 1,
+            Refcom::Respond => break r,
+            _ => {}
+        }
+    };
+    assert_eq!(executes + 1, 320, "every move of the game is replayed, the last with the respond");
+    alpha.send_flags(&r, &["resign"]);
+    // Game 2 (beta has White) ends at once.
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let g = games(&referee.finish(Duration::from_secs(30)));
+    assert_eq!((tag(&g[0], "Result"), tag(&g[0], "PlyCount")), ("0-1", "320"));
+}
+
 /// Regression: both players of a game drop out while the side to move is
 /// thinking, and the side to move comes back first. When the other comes
 /// back, the side to move (on its new connection) is asked again; the

@@ -24,10 +24,20 @@
 //! reach endings); some misbehave: garbage, blank lines, replies for
 //! another game, double replies, false claims, frequent draw offers,
 //! thinking past their flag, dropping the connection and coming back
-//! (within the grace or not), impostors without the token. Faults: the
-//! referee crashes (the disk keeps what was synced and any prefix of the
-//! rest, torn anywhere) and is resumed from its journal; a sync fails
-//! (the referee stops, and is resumed).
+//! (within the grace or not), not reading for seconds on end (their
+//! connection's queue fills and the runtime reports it stalled),
+//! impostors without the token. Half the seeds have a supervisor at
+//! work while the faults last, from the console or the live display
+//! (through `supervisor_command`, as the web page's query is read):
+//! pause and resume games or all of them, abort and adjudicate games,
+//! disconnect and restart players (whose programs the operator starts
+//! again), status, and commands that are not commands. A pause is not
+//! charged; an adjudicated game is one the supervisor asked for; a game
+//! between clients that keep the protocol ends by the rules unless the
+//! supervisor disconnected one of its players. Faults: the referee
+//! crashes (the disk keeps what was synced and any prefix of the rest,
+//! torn anywhere) and is resumed from its journal; a sync fails (the
+//! referee stops, and is resumed).
 //!
 //! `EPD_SIM_SEEDS=N` runs N seeds (2,000 by default), `EPD_SIM_SEED=N`
 //! one seed with its whole trace. A failing seed prints the line that
@@ -76,6 +86,9 @@ enum Kind {
     /// Drops its connection now and then, and comes back, sometimes
     /// after the grace.
     Flaky,
+    /// Stops reading now and then (a slow reader), for long enough that
+    /// its connection's queue fills: the runtime reports it stalled.
+    Stuck,
 }
 
 impl Kind {
@@ -86,7 +99,7 @@ impl Kind {
     }
 }
 
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind::Good,
     Kind::Blank,
     Kind::WrongGame,
@@ -96,7 +109,14 @@ const KINDS: [Kind; 9] = [
     Kind::Garbage,
     Kind::Slow,
     Kind::Flaky,
+    Kind::Stuck,
 ];
+
+/// Messages (a turn's records for one connection, as the runtime queues
+/// them) a connection holds for a client that does not read before the
+/// runtime reports it stalled (the runtime's queue is larger; the
+/// director's answer does not depend on the size).
+const QUEUE: usize = 24;
 
 /// A simulated client: a player (or an impostor of one).
 #[derive(Debug)]
@@ -116,6 +136,8 @@ struct Client {
     /// Told to disconnect at the event's end (or an impostor gave up).
     done: bool,
     attempts: u32,
+    /// Not reading (a stuck client): what reaches it waits here.
+    stuck: Option<Vec<Ev>>,
 }
 
 #[derive(Debug)]
@@ -124,6 +146,8 @@ enum Ev {
     ToReferee { id: ConnId, what: Wire },
     /// A record reaches a client.
     ToClient { id: ConnId, line: Vec<u8> },
+    /// The client has read a turn's message (its last record).
+    Read { id: ConnId },
     /// A client's connection is closed (end of file).
     Eof { client: usize, id: ConnId },
     /// A client's think time (or wait to reconnect) ends.
@@ -136,6 +160,13 @@ enum Ev {
     Crash,
     /// The referee is started again with --resume.
     Restart,
+    /// A stuck client stops reading, or reads again.
+    Stick { client: usize, on: bool },
+    /// The supervisor gives a command (console or live display).
+    Supervise,
+    /// The operator starts again the programs of a player the supervisor
+    /// disconnected.
+    Operator { player: usize },
 }
 
 #[derive(Debug)]
@@ -154,6 +185,8 @@ struct Conn {
     /// When the last message each way is delivered (each way is FIFO).
     to_ref: u64,
     to_client: u64,
+    /// Messages sent to the client and not yet read by it.
+    unread: usize,
 }
 
 /// A game as the durable journal has it, read here.
@@ -165,6 +198,10 @@ struct GameModel {
     moves: Vec<(Color, u64, epd_core::Move)>,
     start: Position,
     ends: u32,
+    /// When its end was read from the durable journal.
+    ended_at: u64,
+    /// It ended by the supervisor's adjudication.
+    adjudicated: bool,
 }
 
 /// The clocks a respond carries: time consumed and remaining, White's
@@ -204,16 +241,34 @@ struct Sim {
     /// How far the durable journal has been read into the model.
     read: usize,
     games: BTreeMap<usize, GameModel>,
+    /// Games aborted by the supervisor, as they were (records decided
+    /// before the abort may go out after it is durable).
+    aborted: BTreeMap<usize, Vec<GameModel>>,
     end_pgns: Vec<(usize, String)>,
     pgn: String,
-    /// Per game: the respond in flight (connection, when it left) and
-    /// when each line from that connection arrived since.
-    asked: BTreeMap<usize, (ConnId, u64, Vec<u64>)>,
+    /// Per game: the respond in flight (connection, when it left), when
+    /// each line from that connection arrived since, and whether the
+    /// supervisor paused or resumed the game meanwhile.
+    asked: BTreeMap<usize, (ConnId, u64, Vec<u64>, bool)>,
     /// Per (game, ply): the clocks (Ccms, Rtms) a respond carried.
     clocks: BTreeMap<(usize, usize), Clocks>,
     faults_until: u64,
     crashes: u32,
     failed_syncs: u32,
+    /// The supervisor's commands given, and when (`supervise`: this seed
+    /// has one).
+    supervise: bool,
+    commands: Vec<(u64, String)>,
+    /// When each game's first start was read from the durable journal.
+    first_start: BTreeMap<usize, u64>,
+    /// Games the supervisor paused (as far as its commands say), or all
+    /// of them since a `pause all`.
+    paused: BTreeSet<usize>,
+    paused_all: bool,
+    stalls: u32,
+    /// Connections sent a message in this turn; stalled in this turn.
+    turn_sends: BTreeSet<ConnId>,
+    turn_stalled: BTreeSet<ConnId>,
     done: Option<Done>,
     trace: Trace,
     steps: u64,
@@ -261,7 +316,8 @@ impl Sim {
         for p in 0..players {
             // Half the seeds have every player keep the protocol.
             let kind = if seed.is_multiple_of(2) { KINDS[rng.below(6)] } else { KINDS[rng.below(KINDS.len())] };
-            let heartbeat = (rng.below(2) == 0).then(|| 200 + rng.below(3000) as u64);
+            let heartbeat =
+                if kind == Kind::Stuck { Some(200) } else { (rng.below(2) == 0).then(|| 200 + rng.below(3000) as u64) };
             clients.push(Client {
                 player: p,
                 kind,
@@ -272,6 +328,7 @@ impl Sim {
                 gen: 0,
                 done: false,
                 attempts: 0,
+                stuck: None,
             });
         }
         if rng.below(3) == 0 {
@@ -286,6 +343,7 @@ impl Sim {
                 gen: 0,
                 done: false,
                 attempts: 0,
+                stuck: None,
             });
         }
         let faults_until = (rng.below(60) as u64) * 1000 * MS;
@@ -310,6 +368,7 @@ impl Sim {
             synced: journal::MAGIC.len(),
             read: journal::MAGIC.len(),
             games: BTreeMap::new(),
+            aborted: BTreeMap::new(),
             end_pgns: Vec::new(),
             pgn: String::new(),
             asked: BTreeMap::new(),
@@ -317,6 +376,14 @@ impl Sim {
             faults_until,
             crashes: 0,
             failed_syncs: 0,
+            supervise: false,
+            commands: Vec::new(),
+            first_start: BTreeMap::new(),
+            paused: BTreeSet::new(),
+            paused_all: false,
+            stalls: 0,
+            turn_sends: BTreeSet::new(),
+            turn_stalled: BTreeSet::new(),
             done: None,
             trace: Trace::new(TRACE, full_trace),
             steps: 0,
@@ -327,6 +394,12 @@ impl Sim {
         for _ in 0..crashes {
             let at = sim.rng.next() % faults_until.max(1);
             sim.queue.insert((at, u64::MAX - sim.queue.len() as u64), Ev::Crash);
+        }
+        // Half the seeds have a supervisor at work while the faults last.
+        if sim.rng.below(2) == 0 {
+            sim.supervise = true;
+            let at = (sim.rng.below(5000) as u64) * MS;
+            sim.schedule(at, Ev::Supervise);
         }
         sim
     }
@@ -388,6 +461,7 @@ impl Sim {
     /// Reads the durable journal into the model from scratch.
     fn rebuild_model(&mut self) -> Check {
         self.games.clear();
+        self.aborted.clear();
         self.end_pgns.clear();
         self.read = journal::MAGIC.len();
         self.read_durable()
@@ -422,9 +496,12 @@ impl Sim {
                         moves: Vec::new(),
                         ends: 0,
                         start: pos,
+                        ended_at: 0,
+                        adjudicated: false,
                     },
                 );
                 check!(old.is_none(), "game {game} started twice in the journal");
+                self.first_start.entry(game).or_insert(self.now);
             }
             Entry::Move { game, uci, ns, .. } => {
                 let Some(g) = self.games.get_mut(&game) else {
@@ -442,10 +519,21 @@ impl Sim {
                     return Err(format!("the end of game {game}, never started"));
                 };
                 g.ends += 1;
+                g.ended_at = self.now;
+                g.adjudicated = pgn.contains("[Termination \"adjudication\"]");
                 check!(g.ends == 1, "game {game} ended {} times in the journal", g.ends);
                 self.end_pgns.push((game, pgn));
             }
-            Entry::Begin { .. } | Entry::Abort { .. } | Entry::Pause { .. } | Entry::Unpause { .. } => {}
+            Entry::Abort { game } => {
+                // Aborted by the supervisor: played again from its start.
+                let Some(g) = self.games.remove(&game) else {
+                    return Err(format!("game {game} aborted, never started"));
+                };
+                check!(g.ends == 0, "game {game} aborted after its end");
+                self.clocks.retain(|&(k, _), _| k != game);
+                self.aborted.entry(game).or_default().push(g);
+            }
+            Entry::Begin { .. } | Entry::Pause { .. } | Entry::Unpause { .. } => {}
             Entry::Standby { .. } => return Err("a standby entry with no standby".into()),
         }
         Ok(())
@@ -458,8 +546,24 @@ impl Sim {
         }
     }
 
-    /// Carries out the referee's outputs, checking each.
+    /// Carries out the referee's outputs, checking each; a turn's
+    /// records for one connection are one message to it.
     fn drain(&mut self) -> Check {
+        self.turn_sends.clear();
+        self.turn_stalled.clear();
+        let r = self.drain_outputs();
+        for id in std::mem::take(&mut self.turn_sends) {
+            if let Some(c) = self.conns.get_mut(&id) {
+                let t = c.to_client + 1;
+                c.to_client = t;
+                self.seq += 1;
+                self.queue.insert((t, self.seq), Ev::Read { id });
+            }
+        }
+        r
+    }
+
+    fn drain_outputs(&mut self) -> Check {
         loop {
             let Some(d) = self.referee.as_mut() else { return Ok(()) };
             let Some(o) = d.poll_output() else { return Ok(()) };
@@ -480,7 +584,23 @@ impl Sim {
                         self.check_record(id, &line)?;
                     }
                     self.note(format!("#{id} > {}", String::from_utf8_lossy(&line)));
+                    if self.turn_stalled.contains(&id) {
+                        continue;
+                    }
+                    if !self.turn_sends.contains(&id) && self.conns.get(&id).is_some_and(|c| c.unread >= QUEUE) {
+                        // The client has not read what it holds: the
+                        // turn's message is not queued, and the runtime
+                        // says so.
+                        self.stalls += 1;
+                        self.turn_stalled.insert(id);
+                        self.note(format!("#{id} stalled"));
+                        self.input(Input::Stalled { id });
+                        continue;
+                    }
                     if let Some(c) = self.conns.get_mut(&id) {
+                        if self.turn_sends.insert(id) {
+                            c.unread += 1;
+                        }
                         let delay = (self.rng.below(3000) as u64) * 1000;
                         let t = (self.now + delay).max(c.to_client + 1);
                         c.to_client = t;
@@ -540,14 +660,23 @@ impl Sim {
     fn check_entry(&mut self, bytes: &[u8]) -> Check {
         let entry: Entry = serde_json::from_slice(bytes).map_err(|e| format!("an entry that is not JSON: {e}"))?;
         if let Entry::Move { game, ns, uci, .. } = entry {
-            let Some((_, sent, lines)) = self.asked.get(&game) else {
+            let Some((_, sent, lines, paused)) = self.asked.get(&game) else {
                 return Err(format!("a move {uci} of game {game} with no respond out"));
             };
             let want: Vec<u64> = lines.iter().map(|&t| (t - sent).saturating_sub(self.lag)).collect();
-            check!(
-                want.contains(&ns),
-                "game {game}: move {uci} charged {ns} ns; the replies since the respond would be {want:?}"
-            );
+            if *paused {
+                // Paused meanwhile: the pause is not charged.
+                let most = want.iter().max().copied().unwrap_or(0);
+                check!(
+                    ns <= most,
+                    "game {game}: move {uci} charged {ns} ns across a pause, more than the {most} ns since the respond"
+                );
+            } else {
+                check!(
+                    want.contains(&ns),
+                    "game {game}: move {uci} charged {ns} ns; the replies since the respond would be {want:?}"
+                );
+            }
             self.asked.remove(&game);
         }
         Ok(())
@@ -560,15 +689,42 @@ impl Sim {
             .map_err(|e| format!("a record that does not read back ({e}): {}", String::from_utf8_lossy(line)))?;
         let Some(number) = inc.game else { return Ok(()) };
         let k = number as usize - 1;
-        let Some(g) = self.games.get(&k) else {
-            return Err(format!("#{id} sent {:?} for game {number}, whose start is not durable", inc.command));
+        // The position a record is at (after its move, for an execute).
+        let at = {
+            let mut p = inc.position;
+            if let (Command::Execute, Some(m)) = (inc.command, inc.sm) {
+                p.play_unchecked(m);
+            }
+            fen_of(&p)
+        };
+        let current = self
+            .games
+            .get(&k)
+            .filter(|g| g.positions.contains(&at) || !matches!(inc.command, Command::Respond | Command::Execute));
+        let Some(g) = current else {
+            // A record of a game the supervisor aborted, decided before
+            // the abort (it went out behind the abort's sync).
+            let before = self.aborted.get(&k).is_some_and(|v| v.iter().any(|g| g.positions.contains(&at)));
+            check!(
+                before || self.games.contains_key(&k),
+                "#{id} sent {:?} for game {number}, whose start is not durable",
+                inc.command
+            );
+            check!(before, "#{id}: {:?} in game {number} at {at}, not durable", inc.command);
+            return Ok(());
         };
         match inc.command {
             Command::Respond => {
                 let fen = fen_of(&inc.current());
                 check!(g.positions.contains(&fen), "#{id}: a respond in game {number} at {fen}, not durable");
-                check!(g.ends == 0, "#{id}: a respond in game {number}, over");
-                self.asked.insert(k, (id, self.now, Vec::new()));
+                if g.ends > 0 {
+                    // Decided before the supervisor adjudicated the game:
+                    // it goes out behind the adjudication's sync.
+                    check!(g.adjudicated, "#{id}: a respond in game {number}, over");
+                    return Ok(());
+                }
+                let paused = self.paused_all || self.paused.contains(&k);
+                self.asked.insert(k, (id, self.now, Vec::new(), paused));
                 let ply = g.moves.len();
                 if let (Some(c), Some(r)) = (inc.consumed, inc.remaining) {
                     if let Some(&(c0, r0)) = self.clocks.get(&(k, ply)) {
@@ -627,7 +783,7 @@ impl Sim {
         }
         let id = self.next_conn;
         self.next_conn += 1;
-        self.conns.insert(id, Conn { client, life: self.life, to_ref: self.now, to_client: self.now });
+        self.conns.insert(id, Conn { client, life: self.life, to_ref: self.now, to_client: self.now, unread: 0 });
         let c = &mut self.clients[client];
         c.conn = Some(id);
         c.pending = None;
@@ -649,6 +805,10 @@ impl Sim {
         if self.clients[client].kind == Kind::Flaky && self.rng.below(2) == 0 {
             let after = (self.rng.below(20_000) as u64) * MS;
             self.schedule(after, Ev::Cut { client });
+        }
+        if self.clients[client].kind == Kind::Stuck && self.rng.below(2) == 0 {
+            let after = (self.rng.below(20_000) as u64) * MS;
+            self.schedule(after, Ev::Stick { client, on: true });
         }
     }
 
@@ -812,7 +972,7 @@ impl Sim {
                     Wire::Line(line) => {
                         self.note(format!("#{id} < {}", String::from_utf8_lossy(&line)));
                         let now = self.now;
-                        for (asked, _, lines) in self.asked.values_mut() {
+                        for (asked, _, lines, _) in self.asked.values_mut() {
                             if *asked == id {
                                 lines.push(now);
                             }
@@ -825,7 +985,24 @@ impl Sim {
             }
             Ev::ToClient { id, line } => {
                 let Some(client) = self.clients.iter().position(|c| c.conn == Some(id)) else { return Ok(()) };
+                if let Some(held) = self.clients[client].stuck.as_mut() {
+                    held.push(Ev::ToClient { id, line });
+                    return Ok(());
+                }
                 self.on_record(client, &line)?;
+            }
+            Ev::Read { id } => {
+                let Some(client) = self.clients.iter().position(|c| c.conn == Some(id)) else { return Ok(()) };
+                if let Some(held) = self.clients[client].stuck.as_mut() {
+                    held.push(Ev::Read { id });
+                    return Ok(());
+                }
+                if let Some(c) = self.conns.get_mut(&id) {
+                    c.unread = c.unread.saturating_sub(1);
+                }
+            }
+            Ev::Eof { client, id } if self.clients[client].stuck.is_some() => {
+                self.clients[client].stuck.as_mut().expect("stuck").push(Ev::Eof { client, id });
             }
             Ev::Eof { client, id } => {
                 let c = &mut self.clients[client];
@@ -894,8 +1071,136 @@ impl Sim {
                     self.start()?;
                 }
             }
+            Ev::Stick { client, on: true } => {
+                if self.clients[client].conn.is_some() && self.clients[client].stuck.is_none() {
+                    self.clients[client].stuck = Some(Vec::new());
+                    let secs = 5 + self.rng.below(30) as u64;
+                    self.note(format!("client {client} stops reading for {secs} s"));
+                    self.schedule(secs * 1000 * MS, Ev::Stick { client, on: false });
+                }
+            }
+            Ev::Stick { client, on: false } => {
+                let held = self.clients[client].stuck.take().unwrap_or_default();
+                self.note(format!("client {client} reads again ({} waiting)", held.len()));
+                for ev in held {
+                    self.step(ev)?;
+                }
+            }
+            Ev::Supervise => self.supervise(),
+            Ev::Operator { player } => {
+                // The player's program, once it has stopped (a client
+                // not reading stops only when it reads the disconnect).
+                let mut waiting = false;
+                for c in 0..self.clients.len() {
+                    let cl = &self.clients[c];
+                    if cl.player != player || cl.impostor {
+                        continue;
+                    }
+                    if cl.done && cl.conn.is_none() {
+                        self.note(format!("the operator starts client {c} again"));
+                        let cl = &mut self.clients[c];
+                        cl.done = false;
+                        cl.gen += 1;
+                        let gen = cl.gen;
+                        self.schedule(0, Ev::Wake { client: c, gen });
+                    } else if cl.stuck.is_some() {
+                        waiting = true;
+                    }
+                }
+                if waiting && self.done.is_none() {
+                    self.schedule(1000 * MS, Ev::Operator { player });
+                }
+            }
         }
         Ok(())
+    }
+
+    /// The supervisor, while the faults last: a random command, from the
+    /// console or (as the live display's query) through
+    /// `supervisor_command`. Afterwards it resumes every game now and
+    /// then, so that no game stays paused.
+    fn supervise(&mut self) {
+        if self.done.is_some() {
+            return;
+        }
+        if !self.faulty() {
+            self.command("resume all".into(), false);
+            self.schedule(5000 * MS, Ev::Supervise);
+            return;
+        }
+        let games = self.event.schedule(self.openings.len()).len();
+        let n = (1 + self.rng.below(games + 1)).to_string();
+        let player = self.rng.below(self.event.players.len());
+        let name = self.event.players[player].name.clone();
+        let web = self.rng.below(2) == 0;
+        let (action, game, result, who): (&str, Option<String>, Option<&str>, Option<String>) = match self.rng.below(20)
+        {
+            0..=4 => ("pause", Some(if self.rng.below(4) == 0 { "all".into() } else { n }), None, None),
+            5..=9 => ("resume", Some(if self.rng.below(4) == 0 { "all".into() } else { n }), None, None),
+            10 | 11 => ("abort", Some(n), None, None),
+            12 => ("adjudicate", Some(n), Some(["1-0", "0-1", "1/2-1/2"][self.rng.below(3)]), None),
+            13 => ("restart", None, None, Some(name)),
+            14 => ("status", None, None, None),
+            15 => ("games", None, None, None),
+            16 => ("disconnect", None, None, Some(name)),
+            17 => ("adjudicate", Some(n), Some("2-0"), None),
+            18 => ("quit-not", None, None, None),
+            _ => ("pause", Some("x".into()), None, None),
+        };
+        let command = if web {
+            epd_referee::director::supervisor_command(action, game.as_deref(), result, who.as_deref())
+        } else {
+            Some(
+                [Some(action), game.as_deref(), result, who.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        };
+        if let Some(command) = command {
+            self.command(command, web);
+        }
+        if matches!(action, "restart" | "disconnect") {
+            let after = (500 + self.rng.below(4500) as u64) * MS;
+            self.schedule(after, Ev::Operator { player });
+        }
+        let next = (200 + self.rng.below(8000) as u64) * MS;
+        self.schedule(next, Ev::Supervise);
+    }
+
+    /// Gives a supervisor's command to the referee (if one runs).
+    fn command(&mut self, command: String, web: bool) {
+        if self.referee.is_none() {
+            return;
+        }
+        self.note(format!("supervisor: {command}"));
+        let words: Vec<&str> = command.split_whitespace().collect();
+        if let [verb @ ("pause" | "resume"), g] = words.as_slice() {
+            let number = g.parse::<usize>().ok();
+            for (&k, a) in &mut self.asked {
+                if *g == "all" || number == Some(k + 1) {
+                    a.3 = true;
+                }
+            }
+            match (*verb, number) {
+                ("pause", Some(n)) => {
+                    self.paused.insert(n - 1);
+                }
+                ("resume", Some(n)) => {
+                    self.paused.remove(&(n - 1));
+                }
+                ("pause", None) => self.paused_all |= *g == "all",
+                (_, None) if *g == "all" => {
+                    self.paused.clear();
+                    self.paused_all = false;
+                }
+                _ => {}
+            }
+        }
+        self.commands.push((self.now, command.clone()));
+        let input = if web { Input::Supervisor { command, from: "sim".into() } } else { Input::Console(command) };
+        self.input(input);
     }
 
     /// The end: every game ended once, the PGN holds exactly them with
@@ -914,9 +1219,25 @@ impl Sim {
             let sched = schedule[k];
             let (w, b) = (self.clients[sched.white].kind, self.clients[sched.black].kind);
             let termination = tag(&text, "Termination").unwrap_or_default();
-            if w.keeps_protocol() && b.keeps_protocol() {
+            if termination == "adjudication" {
+                let asked = self.commands.iter().any(|(_, c)| {
+                    let w: Vec<&str> = c.split_whitespace().collect();
+                    matches!(w.as_slice(), ["adjudicate", n, "1-0" | "0-1" | "1/2-1/2"] if *n == sched.number.to_string())
+                });
+                check!(asked, "game {} adjudicated, and the supervisor never asked:\n{text}", sched.number);
+            } else if w.keeps_protocol() && b.keeps_protocol() {
+                // A game whose player the supervisor disconnected may end
+                // by the clock or be abandoned.
+                let names = [&self.event.players[sched.white].name, &self.event.players[sched.black].name];
+                let from = self.first_start.get(&k).copied().unwrap_or(0).saturating_sub(10_000 * MS);
+                let to = self.games.get(&k).map_or(u64::MAX, |g| g.ended_at);
+                let disturbed = self.commands.iter().any(|(t, c)| {
+                    let w: Vec<&str> = c.split_whitespace().collect();
+                    (from..=to).contains(t)
+                        && matches!(w.as_slice(), ["disconnect" | "restart", n] if names.iter().any(|x| x == n))
+                });
                 check!(
-                    termination == "normal",
+                    termination == "normal" || disturbed,
                     "game {} between {w:?} and {b:?} ended by {termination:?}:\n{text}",
                     sched.number
                 );
@@ -1063,6 +1384,8 @@ struct Stats {
     games: usize,
     crashes: u32,
     failed_syncs: u32,
+    stalls: u32,
+    commands: usize,
     steps: u64,
     virtual_ms: u64,
 }
@@ -1079,6 +1402,8 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 games: sim.done.as_ref().map_or(0, |d| d.games),
                 crashes: sim.crashes,
                 failed_syncs: sim.failed_syncs,
+                stalls: sim.stalls,
+                commands: sim.commands.len(),
                 steps: sim.steps,
                 virtual_ms: sim.now / MS,
             },
@@ -1134,15 +1459,20 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     let failed: u32 = stats.iter().map(|s| s.failed_syncs).sum();
     let steps: u64 = stats.iter().map(|s| s.steps).sum();
     let virt: u64 = stats.iter().map(|s| s.virtual_ms).sum();
+    let stalls: u32 = stats.iter().map(|s| s.stalls).sum();
+    let commands: usize = stats.iter().map(|s| s.commands).sum();
     eprintln!(
         "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
-         {failed} failed syncs, {steps} steps, {:.1} virtual hours",
+         {failed} failed syncs, {stalls} stalled connections, {commands} supervisor commands, {steps} steps, \
+         {:.1} virtual hours",
         n as f64 / secs * 60.0,
         virt as f64 / 3_600_000.0
     );
     assert_eq!(stats.len() as u64, n);
     assert!(crashes > n as u32 / 4, "the schedules crash the referee ({crashes} crashes in {n} seeds)");
     assert!(failed > 0, "some schedules fail a sync");
+    assert!(stalls > 0, "some clients stop reading long enough to stall");
+    assert!(commands > n as usize, "the supervisor is at work");
 }
 
 #[test]

@@ -21,7 +21,7 @@
 //! queue is bounded (a client that does not read is dropped), and a
 //! sign-on under a name whose entry has a token must present it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -47,7 +47,9 @@ pub mod web;
 pub const MAX_CLIENTS: usize = 1024;
 /// How long a line may take from its first byte to its newline.
 pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Records queued for a client before it counts as not reading.
+/// Turns' worth of records queued for a client before it counts as not
+/// reading (each turn's records for one connection are one message, so
+/// a long game replayed to a client that comes back is one).
 const QUEUE: usize = 256;
 /// Inputs the director takes in one turn at most.
 const BATCH: usize = 256;
@@ -97,8 +99,9 @@ pub struct Outcome {
     pub interrupted: Option<i32>,
 }
 
-/// A record for a client, and (when latency is measured) the instants
-/// the reply it answers was read and taken up by the director.
+/// A turn's lines for a connection, each with its newline, and (when
+/// latency is measured) the instants the reply its first respond answers
+/// was read and taken up by the director.
 type Out = (Vec<u8>, Option<(Instant, Instant)>);
 
 /// Where the writers put measured latencies: (read to written, taken up
@@ -276,6 +279,7 @@ pub(crate) async fn serve(
         web: None,
         inbox: tx.clone(),
         fault: None,
+        pending: BTreeMap::new(),
     };
     carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
@@ -412,9 +416,17 @@ pub(crate) async fn serve(
 /// next deadline.
 async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>) -> std::io::Result<Done> {
     loop {
-        while let Some(o) = d.poll_output() {
-            if let Some(done) = c.carry_out(&mut d, o)? {
-                return Ok(done);
+        loop {
+            while let Some(o) = d.poll_output() {
+                if let Some(done) = c.carry_out(&mut d, o)? {
+                    c.flush(&mut d, None);
+                    return Ok(done);
+                }
+            }
+            // The turn's records go to the writers, one message per
+            // connection; a stalled one has the director act again.
+            if !c.flush(&mut d, None) {
+                break;
             }
         }
         if let Some(log) = c.log.as_mut() {
@@ -454,6 +466,9 @@ struct Carrier {
     inbox: mpsc::Sender<Inbox>,
     /// A file that could not be written (the report): the event's error.
     fault: Option<std::io::Error>,
+    /// This turn's lines for each connection, queued as one message when
+    /// the turn's outputs are carried out.
+    pending: BTreeMap<ConnId, Out>,
 }
 
 impl Carrier {
@@ -475,21 +490,51 @@ impl Carrier {
         }
     }
 
-    fn send(&mut self, d: &mut Director, id: ConnId, out: Out) {
-        let Some(tx) = self.conns.get(&id) else { return };
-        match tx.try_send(out) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => d.handle(Instant::now(), Input::Stalled { id }),
-            // The writer is gone: the reader reports the connection closed.
-            Err(mpsc::error::TrySendError::Closed(_)) => {}
+    /// Adds a line to the connection's message of this turn.
+    fn send(&mut self, id: ConnId, (line, answering): Out) {
+        if !self.conns.contains_key(&id) {
+            return;
         }
+        let (buf, since) = self.pending.entry(id).or_default();
+        buf.extend_from_slice(&line);
+        buf.push(b'\n');
+        if since.is_none() {
+            *since = answering;
+        }
+    }
+
+    /// Queues the turn's message of one connection (all of them with
+    /// `None`) for its writer. A connection whose queue is full is
+    /// reported stalled: whether anything was.
+    fn flush(&mut self, d: &mut Director, only: Option<ConnId>) -> bool {
+        let ids: Vec<ConnId> = match only {
+            Some(id) => vec![id],
+            None => self.pending.keys().copied().collect(),
+        };
+        let mut stalled = false;
+        for id in ids {
+            let Some(out) = self.pending.remove(&id) else { continue };
+            let Some(tx) = self.conns.get(&id) else { continue };
+            match tx.try_send(out) {
+                Ok(()) => {}
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    stalled = true;
+                    d.handle(Instant::now(), Input::Stalled { id });
+                }
+                // The writer is gone: the reader reports the connection closed.
+                Err(mpsc::error::TrySendError::Closed(_)) => {}
+            }
+        }
+        stalled
     }
 
     /// Carries out one output; the event's end is returned.
     fn carry_out(&mut self, d: &mut Director, o: Output) -> std::io::Result<Option<Done>> {
         match o {
-            Output::Send { id, line, answering } => self.send(d, id, (line, answering)),
+            Output::Send { id, line, answering } => self.send(id, (line, answering)),
             Output::Close { id } => {
+                // What was sent before the close goes first.
+                self.flush(d, Some(id));
                 self.conns.remove(&id);
             }
             Output::Append { seq, entries } => {
@@ -509,7 +554,7 @@ impl Carrier {
                         msg.push(b'\n');
                     }
                     msg.extend_from_slice(b"C 0");
-                    self.send(d, id, (msg, None));
+                    self.send(id, (msg, None));
                 }
                 Err(e) => {
                     let why = format!("cannot read the journal for a standby: {e}");

@@ -57,8 +57,7 @@ pub(super) async fn connection<R, W>(
         return;
     }
     let writer = tokio::spawn(async move {
-        while let Some((mut line, since)) = out_rx.recv().await {
-            line.push(b'\n');
+        while let Some((line, since)) = out_rx.recv().await {
             let sent = async {
                 write.write_all(&line).await?;
                 write.flush().await
