@@ -43,6 +43,13 @@
 //! standby has taken over with a newer epoch, the primary steps down
 //! without sending them. A primary restarted with `--resume` asks the
 //! standby its journal names before it acts, and steps down the same way.
+//!
+//! A partition between the primary and the standby that leaves both
+//! reachable by clients is not settled: the standby takes over after its
+//! heartbeat, the primary's probe gets no answer and it goes on without
+//! a standby, and both act until the partition heals, when the primary
+//! yields to the newer epoch. Two referees cannot tell a partition from a
+//! dead peer without a third party.
 
 pub mod follower;
 pub mod wire;
