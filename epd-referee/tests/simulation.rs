@@ -112,7 +112,7 @@ const KINDS: [Kind; 10] = [
     Kind::Stuck,
 ];
 
-/// Messages (a turn's records for one connection, as the runtime queues
+/// Messages (records to one connection in a row, as the runtime queues
 /// them) a connection holds for a client that does not read before the
 /// runtime reports it stalled (the runtime's queue is larger; the
 /// director's answer does not depend on the size).
@@ -266,9 +266,9 @@ struct Sim {
     paused: BTreeSet<usize>,
     paused_all: bool,
     stalls: u32,
-    /// Connections sent a message in this turn; stalled in this turn.
-    turn_sends: BTreeSet<ConnId>,
-    turn_stalled: BTreeSet<ConnId>,
+    /// The message being sent (records to one connection in a row), and
+    /// whether it was refused as the connection stalled.
+    message: Option<(ConnId, bool)>,
     done: Option<Done>,
     trace: Trace,
     steps: u64,
@@ -382,8 +382,7 @@ impl Sim {
             paused: BTreeSet::new(),
             paused_all: false,
             stalls: 0,
-            turn_sends: BTreeSet::new(),
-            turn_stalled: BTreeSet::new(),
+            message: None,
             done: None,
             trace: Trace::new(TRACE, full_trace),
             steps: 0,
@@ -546,13 +545,19 @@ impl Sim {
         }
     }
 
-    /// Carries out the referee's outputs, checking each; a turn's
-    /// records for one connection are one message to it.
+    /// Carries out the referee's outputs, checking each; records to one
+    /// connection in a row are one message to it, as the runtime queues
+    /// them.
     fn drain(&mut self) -> Check {
-        self.turn_sends.clear();
-        self.turn_stalled.clear();
         let r = self.drain_outputs();
-        for id in std::mem::take(&mut self.turn_sends) {
+        self.end_message();
+        r
+    }
+
+    /// The message being sent is complete: the client counts it read
+    /// after its last record.
+    fn end_message(&mut self) {
+        if let Some((id, false)) = self.message.take() {
             if let Some(c) = self.conns.get_mut(&id) {
                 let t = c.to_client + 1;
                 c.to_client = t;
@@ -560,7 +565,6 @@ impl Sim {
                 self.queue.insert((t, self.seq), Ev::Read { id });
             }
         }
-        r
     }
 
     fn drain_outputs(&mut self) -> Check {
@@ -584,23 +588,27 @@ impl Sim {
                         self.check_record(id, &line)?;
                     }
                     self.note(format!("#{id} > {}", String::from_utf8_lossy(&line)));
-                    if self.turn_stalled.contains(&id) {
-                        continue;
-                    }
-                    if !self.turn_sends.contains(&id) && self.conns.get(&id).is_some_and(|c| c.unread >= QUEUE) {
-                        // The client has not read what it holds: the
-                        // turn's message is not queued, and the runtime
-                        // says so.
-                        self.stalls += 1;
-                        self.turn_stalled.insert(id);
-                        self.note(format!("#{id} stalled"));
-                        self.input(Input::Stalled { id });
-                        continue;
+                    match self.message {
+                        Some((m, true)) if m == id => continue,
+                        Some((m, false)) if m == id => {}
+                        _ => {
+                            self.end_message();
+                            let Some(c) = self.conns.get_mut(&id) else { continue };
+                            if c.unread >= QUEUE {
+                                // The client has not read what it holds:
+                                // the message is not queued, and the
+                                // runtime says so.
+                                self.message = Some((id, true));
+                                self.stalls += 1;
+                                self.note(format!("#{id} stalled"));
+                                self.input(Input::Stalled { id });
+                                continue;
+                            }
+                            c.unread += 1;
+                            self.message = Some((id, false));
+                        }
                     }
                     if let Some(c) = self.conns.get_mut(&id) {
-                        if self.turn_sends.insert(id) {
-                            c.unread += 1;
-                        }
                         let delay = (self.rng.below(3000) as u64) * 1000;
                         let t = (self.now + delay).max(c.to_client + 1);
                         c.to_client = t;
@@ -609,6 +617,7 @@ impl Sim {
                     }
                 }
                 Output::Close { id } => {
+                    self.end_message();
                     self.note(format!("#{id} closed by the referee"));
                     if let Some(c) = self.conns.remove(&id) {
                         let t = c.to_client + 1;
@@ -617,6 +626,7 @@ impl Sim {
                     }
                 }
                 Output::Append { seq, entries } => {
+                    self.end_message();
                     for e in &entries {
                         self.check_entry(e)?;
                     }

@@ -21,7 +21,7 @@
 //! queue is bounded (a client that does not read is dropped), and a
 //! sign-on under a name whose entry has a token must present it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -47,9 +47,9 @@ pub mod web;
 pub const MAX_CLIENTS: usize = 1024;
 /// How long a line may take from its first byte to its newline.
 pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Turns' worth of records queued for a client before it counts as not
-/// reading (each turn's records for one connection are one message, so
-/// a long game replayed to a client that comes back is one).
+/// Messages queued for a client before it counts as not reading (the
+/// records the director sends one connection in a row are one message,
+/// so a long game replayed to a client that comes back is one).
 const QUEUE: usize = 256;
 /// Inputs the director takes in one turn at most.
 const BATCH: usize = 256;
@@ -99,9 +99,9 @@ pub struct Outcome {
     pub interrupted: Option<i32>,
 }
 
-/// A turn's lines for a connection, each with its newline, and (when
-/// latency is measured) the instants the reply its first respond answers
-/// was read and taken up by the director.
+/// Lines for a connection, each with its newline, and (when latency is
+/// measured) the instants the reply the first of them answers was read
+/// and taken up by the director.
 type Out = (Vec<u8>, Option<(Instant, Instant)>);
 
 /// Where the writers put measured latencies: (read to written, taken up
@@ -279,7 +279,7 @@ pub(crate) async fn serve(
         web: None,
         inbox: tx.clone(),
         fault: None,
-        pending: BTreeMap::new(),
+        pending: None,
     };
     carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
@@ -419,13 +419,13 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
         loop {
             while let Some(o) = d.poll_output() {
                 if let Some(done) = c.carry_out(&mut d, o)? {
-                    c.flush(&mut d, None);
+                    c.flush(&mut d);
                     return Ok(done);
                 }
             }
-            // The turn's records go to the writers, one message per
-            // connection; a stalled one has the director act again.
-            if !c.flush(&mut d, None) {
+            // The last message goes to its writer; a stalled connection
+            // has the director act again.
+            if !c.flush(&mut d) {
                 break;
             }
         }
@@ -466,9 +466,8 @@ struct Carrier {
     inbox: mpsc::Sender<Inbox>,
     /// A file that could not be written (the report): the event's error.
     fault: Option<std::io::Error>,
-    /// This turn's lines for each connection, queued as one message when
-    /// the turn's outputs are carried out.
-    pending: BTreeMap<ConnId, Out>,
+    /// The message being gathered: consecutive lines for one connection.
+    pending: Option<(ConnId, Out)>,
 }
 
 impl Carrier {
@@ -490,54 +489,62 @@ impl Carrier {
         }
     }
 
-    /// Adds a line to the connection's message of this turn.
-    fn send(&mut self, id: ConnId, (line, answering): Out) {
+    /// Adds a line to the message being gathered: consecutive lines for
+    /// one connection are one message (a player brought back into its
+    /// game is sent it whole at once); a line for another connection
+    /// queues the message first.
+    fn send(&mut self, d: &mut Director, id: ConnId, (mut line, answering): Out) {
         if !self.conns.contains_key(&id) {
             return;
         }
-        let (buf, since) = self.pending.entry(id).or_default();
-        buf.extend_from_slice(&line);
-        buf.push(b'\n');
-        if since.is_none() {
-            *since = answering;
+        if self.pending.as_ref().is_some_and(|(p, _)| *p != id) {
+            self.flush(d);
+        }
+        match &mut self.pending {
+            Some((_, (buf, since))) => {
+                buf.extend_from_slice(&line);
+                buf.push(b'\n');
+                if since.is_none() {
+                    *since = answering;
+                }
+            }
+            None => {
+                line.push(b'\n');
+                self.pending = Some((id, (line, answering)));
+            }
         }
     }
 
-    /// Queues the turn's message of one connection (all of them with
-    /// `None`) for its writer. A connection whose queue is full is
-    /// reported stalled: whether anything was.
-    fn flush(&mut self, d: &mut Director, only: Option<ConnId>) -> bool {
-        let ids: Vec<ConnId> = match only {
-            Some(id) => vec![id],
-            None => self.pending.keys().copied().collect(),
-        };
-        let mut stalled = false;
-        for id in ids {
-            let Some(out) = self.pending.remove(&id) else { continue };
-            let Some(tx) = self.conns.get(&id) else { continue };
-            match tx.try_send(out) {
-                Ok(()) => {}
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    stalled = true;
-                    d.handle(Instant::now(), Input::Stalled { id });
-                }
-                // The writer is gone: the reader reports the connection closed.
-                Err(mpsc::error::TrySendError::Closed(_)) => {}
+    /// Queues the message being gathered for its connection's writer. A
+    /// connection whose queue is full is reported stalled: whether it
+    /// was.
+    fn flush(&mut self, d: &mut Director) -> bool {
+        let Some((id, out)) = self.pending.take() else { return false };
+        let Some(tx) = self.conns.get(&id) else { return false };
+        match tx.try_send(out) {
+            Ok(()) => false,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                d.handle(Instant::now(), Input::Stalled { id });
+                true
             }
+            // The writer is gone: the reader reports the connection closed.
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
         }
-        stalled
     }
 
     /// Carries out one output; the event's end is returned.
     fn carry_out(&mut self, d: &mut Director, o: Output) -> std::io::Result<Option<Done>> {
         match o {
-            Output::Send { id, line, answering } => self.send(id, (line, answering)),
+            Output::Send { id, line, answering } => self.send(d, id, (line, answering)),
             Output::Close { id } => {
                 // What was sent before the close goes first.
-                self.flush(d, Some(id));
+                self.flush(d);
                 self.conns.remove(&id);
             }
             Output::Append { seq, entries } => {
+                // Records already released go to their writers before
+                // the sync blocks this task.
+                self.flush(d);
                 let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
                 let input = match self.journal.append_all(&refs) {
                     Ok(()) => Input::Synced { seq },
@@ -554,7 +561,7 @@ impl Carrier {
                         msg.push(b'\n');
                     }
                     msg.extend_from_slice(b"C 0");
-                    self.send(id, (msg, None));
+                    self.send(d, id, (msg, None));
                 }
                 Err(e) => {
                     let why = format!("cannot read the journal for a standby: {e}");
