@@ -255,6 +255,75 @@ fn time_is_charged_from_the_respond_going_out() {
     assert_eq!(*ns, 240_000_000, "250 ms less the 10 ms lag");
 }
 
+/// The supervisor's pause stops the clock of the side to move; a move
+/// played during the pause waits, and the opponent is asked only when
+/// the game is resumed; each move is charged its time up to the pause.
+#[test]
+fn a_pause_stops_the_clock_and_holds_the_opponent() {
+    let mut b = Bench::new("");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    b.after(100);
+    b.input(Input::Console("pause 1".into()));
+    b.after(5_000);
+    let sent = b.sent.len();
+    b.reply(1, None, "e2e4");
+    b.after(1_000);
+    assert!(
+        !b.sent[sent..].iter().any(|(id, r)| *id == 2 && r.command == Command::Respond),
+        "b is not asked during the pause"
+    );
+    b.input(Input::Console("resume 1".into()));
+    let r = b.last(2);
+    assert_eq!((r.command, r.consumed.map(|c| c.0)), (Command::Respond, Some(100)), "asked at the resume");
+    // A pause between moves: b's clock stops too.
+    b.after(200);
+    b.input(Input::Console("pause all".into()));
+    b.after(3_000);
+    b.reply(2, None, "e7e5");
+    b.after(500);
+    b.input(Input::Console("resume all".into()));
+    assert_eq!(b.last(1).command, Command::Respond);
+    let charged: Vec<u64> = b
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Move { ns, .. } => Some(*ns),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(charged, [100_000_000, 200_000_000], "each move is charged up to its pause");
+    assert!(b.notes.iter().any(|n| n.contains("game 1 paused by the supervisor")), "{:?}", b.notes);
+}
+
+/// Both players of a game drop out while the side to move is thinking,
+/// and the side to move comes back first. When the other comes back, the
+/// side to move is asked again on its new connection; the respond sent
+/// to its old one counts for nothing. (The game stalled before: the
+/// referee took the old respond for a live one.)
+#[test]
+fn both_players_away_the_mover_back_first_is_asked_again() {
+    let mut b = Bench::new("disconnect_grace = 10");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    b.reply(1, None, "d2d4");
+    assert_eq!(b.last(2).command, Command::Respond);
+    b.input(Input::Closed { id: 2, why: "gone".into() });
+    b.input(Input::Closed { id: 1, why: "gone".into() });
+    b.after(300);
+    b.sign_on(3, "b");
+    b.after(300);
+    b.sign_on(4, "a");
+    b.after(10);
+    let r = b.last(3).clone();
+    assert_eq!(r.command, Command::Respond, "b is asked again");
+    assert_eq!(r.position.san(r.sm.expect("the last move")), "d4");
+    let pos = r.current();
+    b.line(3, ClientRecord { request: "reply", flags: &["resign"], ..ClientRecord::default() }.to_line(&pos));
+    assert_eq!(b.ends(), ["1-0"]);
+    assert_eq!(b.moves(), 1);
+}
+
 /// The director (and the standby's follower) take decisions only: no
 /// runtime, no file, no socket, no clock, no printing, no process or
 /// thread in any of their files. Its
