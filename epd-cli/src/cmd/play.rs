@@ -110,6 +110,12 @@ fn heartbeat(args: &Args) -> Option<Duration> {
     (args.serial.is_none() && args.heartbeat > 0.0).then(|| Duration::from_secs_f64(args.heartbeat.clamp(0.1, 3600.0)))
 }
 
+/// The addresses of --referee, in order.
+fn addresses(args: &Args) -> Vec<&str> {
+    let referee = args.referee.as_deref().unwrap_or_default();
+    referee.split(',').map(str::trim).filter(|a| !a.is_empty()).collect()
+}
+
 /// Connects to the referee and signs on: over the serial line, or to
 /// the first of the addresses that answers, starting at `first` (after a
 /// referee that went silent, the next one is tried first).
@@ -122,7 +128,7 @@ fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Client> {
         return Ok(Client::over((Box::new(line), Box::new(writer)), &sign_on)?);
     }
     let referee = args.referee.as_deref().unwrap_or_default();
-    let addrs: Vec<&str> = referee.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+    let addrs = addresses(args);
     anyhow::ensure!(!addrs.is_empty(), "--referee: no address");
     let mut wait = Duration::from_millis(200);
     let mut last = None;
@@ -151,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     // player that signs on again back into its game. Only disconnect ends
     // the run.
     let mut first = 0;
-    let count = args.referee.as_deref().map_or(1, |r| r.split(',').filter(|a| !a.trim().is_empty()).count());
+    let count = addresses(&args).len().max(1);
     loop {
         let client = connect(&args, &mut first)?;
         match session(&args, &mut *engine, client)? {
