@@ -117,7 +117,18 @@ impl Bench {
     }
 
     fn moves(&self) -> usize {
-        self.entries.iter().filter(|e| matches!(e, Entry::Move { .. })).count()
+        self.charged().len()
+    }
+
+    /// The time charged for each move journalled, in nanoseconds.
+    fn charged(&self) -> Vec<u64> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Move { ns, .. } => Some(*ns),
+                _ => None,
+            })
+            .collect()
     }
 
     fn ends(&self) -> Vec<String> {
@@ -249,10 +260,7 @@ fn time_is_charged_from_the_respond_going_out() {
     b.sign_on(2, "b");
     b.after(250);
     b.reply(1, None, "e2e4");
-    let Some(Entry::Move { ns, .. }) = b.entries.iter().find(|e| matches!(e, Entry::Move { .. })) else {
-        panic!("a move")
-    };
-    assert_eq!(*ns, 240_000_000, "250 ms less the 10 ms lag");
+    assert_eq!(b.charged(), [240_000_000], "250 ms less the 10 ms lag");
 }
 
 /// The supervisor's pause stops the clock of the side to move; a move
@@ -284,15 +292,7 @@ fn a_pause_stops_the_clock_and_holds_the_opponent() {
     b.after(500);
     b.input(Input::Console("resume all".into()));
     assert_eq!(b.last(1).command, Command::Respond);
-    let charged: Vec<u64> = b
-        .entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Move { ns, .. } => Some(*ns),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(charged, [100_000_000, 200_000_000], "each move is charged up to its pause");
+    assert_eq!(b.charged(), [100_000_000, 200_000_000], "each move is charged up to its pause");
     assert!(b.notes.iter().any(|n| n.contains("game 1 paused by the supervisor")), "{:?}", b.notes);
 }
 
