@@ -24,7 +24,9 @@
 //! assert_eq!(pos.san(a.pv[0]), "Ra8#");
 //! ```
 
-#![forbid(unsafe_code)]
+// One `poll(2)` call (the UCI client's wait on an engine's output) is
+// the only unsafe code, allowed where it is.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod analysis;
@@ -33,4 +35,6 @@ pub mod mate;
 pub mod search;
 pub mod uci_server;
 
-pub use engine::{Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PvLine, UciConfig, UciEngine};
+pub use engine::{
+    find_program, Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PvLine, UciConfig, UciEngine,
+};

@@ -38,7 +38,7 @@ mod builtin;
 mod uci_client;
 
 pub use builtin::Builtin;
-pub use uci_client::{UciConfig, UciEngine};
+pub use uci_client::{find_program, UciConfig, UciEngine};
 
 /// How much effort one position gets. See the module documentation for
 /// which limits are hard and which soft.

@@ -1,8 +1,10 @@
 //! Any UCI engine as a child process.
 //!
 //! The engine is started with piped standard input and output (its
-//! standard error is discarded). A reader thread per child turns its
-//! output into lines on a channel, so every wait has a deadline:
+//! standard error is discarded). Its output is read into lines by the
+//! calling thread itself, each wait with a deadline (`poll(2)` on Unix; a
+//! reader thread and a channel elsewhere), so a search costs one wake-up
+//! per burst of output and not two per line:
 //!
 //! - handshake: `uci` → `uciok`, then `setoption name N value V` for each
 //!   option (Threads, Hash, `--option`), then `isready` → `readyok`, each
@@ -30,10 +32,11 @@
 //! both cases the child is dropped and a new one is started by the next
 //! call, so a run goes on. The child is killed when the engine is dropped.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::io::Write;
+#[cfg(not(unix))]
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::{Analysis, Engine, EngineError, Limits};
@@ -50,6 +53,8 @@ pub struct UciConfig {
     pub options: Vec<(String, String)>,
     /// How long `uciok` and `readyok` may take.
     pub handshake_timeout: Duration,
+    /// The engine's working directory (the caller's when `None`).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl UciConfig {
@@ -61,15 +66,151 @@ impl UciConfig {
             args: Vec::new(),
             options: Vec::new(),
             handshake_timeout: Duration::from_secs(10),
+            dir: None,
         }
     }
+}
+
+/// The program to run for `engine`: a path as it is; a bare name looked
+/// up on PATH, then in the directories where Debian installs engines
+/// (`stockfish` is /usr/games/stockfish); else the name itself (starting
+/// it then says it cannot be found).
+#[must_use]
+pub fn find_program(engine: &str) -> String {
+    if engine.contains('/') {
+        return engine.to_owned();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::env::split_paths(&path).chain(["/usr/games".into(), "/usr/local/games".into()]);
+    for dir in dirs {
+        let candidate = dir.join(engine);
+        if candidate.is_file() {
+            return candidate.to_string_lossy().into_owned();
+        }
+    }
+    engine.to_owned()
 }
 
 /// A running child.
 struct Process {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Lines,
+}
+
+/// An engine's output as lines, each read with a deadline.
+#[cfg(unix)]
+struct Lines {
+    out: ChildStdout,
+    buf: Vec<u8>,
+    /// Where the unread part of `buf` begins.
+    at: usize,
+    closed: bool,
+}
+
+#[cfg(unix)]
+impl Lines {
+    fn new(out: ChildStdout) -> Lines {
+        Lines { out, buf: Vec::with_capacity(8192), at: 0, closed: false }
+    }
+
+    /// The next line, `Ok(None)` at `deadline`, an error when the engine
+    /// closed its output.
+    #[allow(unsafe_code)]
+    fn next(&mut self, deadline: Instant) -> Result<Option<String>, ()> {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        loop {
+            if let Some(i) = self.buf[self.at..].iter().position(|&b| b == b'\n') {
+                let line = String::from_utf8_lossy(&self.buf[self.at..self.at + i]).trim_end().to_owned();
+                self.at += i + 1;
+                if self.at == self.buf.len() {
+                    self.buf.clear();
+                    self.at = 0;
+                }
+                return Ok(Some(line));
+            }
+            if self.closed {
+                return Err(());
+            }
+            if self.at > 0 {
+                self.buf.drain(..self.at);
+                self.at = 0;
+            }
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let mut fd = libc::pollfd { fd: self.out.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let ms = libc::c_int::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(libc::c_int::MAX);
+            // SAFETY: one valid pollfd, for the duration of the call.
+            let ready = unsafe { libc::poll(&raw mut fd, 1, ms) };
+            if ready < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(());
+            }
+            if ready == 0 {
+                return Ok(None);
+            }
+            let len = self.buf.len();
+            // A line longer than 1 MiB is cut there (no engine writes one).
+            if len >= 1 << 20 {
+                self.buf.push(b'\n');
+                continue;
+            }
+            self.buf.resize(len + 8192, 0);
+            match self.out.read(&mut self.buf[len..]) {
+                Ok(0) => {
+                    self.buf.truncate(len);
+                    self.closed = true;
+                    // What is left without a newline is the last line.
+                    if self.buf.len() > self.at {
+                        self.buf.push(b'\n');
+                    }
+                }
+                Ok(n) => self.buf.truncate(len + n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.buf.truncate(len),
+                Err(_) => {
+                    self.buf.truncate(len);
+                    self.closed = true;
+                }
+            }
+        }
+    }
+}
+
+/// An engine's output as lines: a reader thread and a channel.
+#[cfg(not(unix))]
+struct Lines(std::sync::mpsc::Receiver<String>);
+
+#[cfg(not(unix))]
+impl Lines {
+    fn new(out: ChildStdout) -> Lines {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(out);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(String::from_utf8_lossy(&buf).trim_end().to_owned()).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Lines(rx)
+    }
+
+    fn next(&mut self, deadline: Instant) -> Result<Option<String>, ()> {
+        match self.0.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => Ok(Some(line)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Ok(None),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(()),
+        }
+    }
 }
 
 impl Process {
@@ -85,6 +226,8 @@ pub struct UciEngine {
     name: String,
     process: Option<Process>,
     starts: u32,
+    /// The option names the engine declared in its handshake.
+    declared: Vec<String>,
 }
 
 impl core::fmt::Debug for UciEngine {
@@ -126,9 +269,23 @@ impl UciEngine {
         let name = std::path::Path::new(&config.program)
             .file_name()
             .map_or_else(|| config.program.clone(), |n| n.to_string_lossy().into_owned());
-        let mut engine = UciEngine { config, name, process: None, starts: 0 };
+        let mut engine = UciEngine { config, name, process: None, starts: 0, declared: Vec::new() };
         engine.ensure_running()?;
         Ok(engine)
+    }
+
+    /// The names of the options the engine declared (`option name N
+    /// type ...` in its handshake), in its order.
+    #[must_use]
+    pub fn declared_options(&self) -> &[String] {
+        &self.declared
+    }
+
+    /// Whether the engine declared the option `name` (UCI option names
+    /// are compared without regard to case).
+    #[must_use]
+    pub fn has_option(&self, name: &str) -> bool {
+        self.declared.iter().any(|d| d.eq_ignore_ascii_case(name))
     }
 
     /// How many times the child was started (1 + restarts).
@@ -143,6 +300,9 @@ impl UciEngine {
         }
         let mut command = Command::new(&self.config.program);
         command.args(&self.config.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        if let Some(dir) = &self.config.dir {
+            command.current_dir(dir);
+        }
         // A process group of its own: a Ctrl-C at the terminal reaches the
         // verb, which stops its engines in order, and not the engines
         // themselves mid-record.
@@ -157,24 +317,7 @@ impl UciEngine {
             let _ = child.wait();
             return Err(EngineError::Spawn { program: self.config.program.clone(), detail: "no pipes".into() });
         };
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
-                        if tx.send(line).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        self.process = Some(Process { child, stdin, lines: rx });
+        self.process = Some(Process { child, stdin, lines: Lines::new(stdout) });
         let result = self.handshake();
         if result.is_err() {
             self.discard();
@@ -193,6 +336,13 @@ impl UciEngine {
             }
             if let Some(name) = line.strip_prefix("id name ") {
                 self.name = name.trim().to_owned();
+            }
+            if let Some(rest) = line.strip_prefix("option name ") {
+                // The name runs to the next ` type ` (names may have spaces).
+                let name = rest.split(" type ").next().unwrap_or(rest).trim();
+                if !name.is_empty() && !self.declared.iter().any(|d| d == name) {
+                    self.declared.push(name.to_owned());
+                }
             }
         }
         for (name, value) in self.config.options.clone() {
@@ -214,11 +364,12 @@ impl UciEngine {
         let Some(p) = self.process.as_mut() else {
             return Err(EngineError::Crashed { detail: "not running".into() });
         };
-        let r = p
-            .stdin
-            .write_all(command.as_bytes())
-            .and_then(|()| p.stdin.write_all(b"\n"))
-            .and_then(|()| p.stdin.flush());
+        // One write for the command and its newline (the pipe is not
+        // buffered: each write would wake the engine).
+        let mut line = Vec::with_capacity(command.len() + 1);
+        line.extend_from_slice(command.as_bytes());
+        line.push(b'\n');
+        let r = p.stdin.write_all(&line).and_then(|()| p.stdin.flush());
         match r {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -234,10 +385,10 @@ impl UciEngine {
         let Some(p) = self.process.as_mut() else {
             return Err(EngineError::Crashed { detail: "not running".into() });
         };
-        match p.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => Ok(Some(line)),
-            Err(RecvTimeoutError::Timeout) => Ok(None),
-            Err(RecvTimeoutError::Disconnected) => {
+        match p.lines.next(deadline) {
+            Ok(Some(line)) => Ok(Some(line)),
+            Ok(None) => Ok(None),
+            Err(()) => {
                 let detail = self.exit_detail("closed its output");
                 self.discard();
                 Err(EngineError::Crashed { detail })
@@ -357,13 +508,14 @@ impl UciEngine {
         stop: &AtomicBool,
     ) -> Result<Analysis, EngineError> {
         self.ensure_running()?;
-        self.send(position)?;
-        self.send(&Self::go_command(limits))?;
+        // `position` and `go` in one write: one wake-up of the engine.
+        self.send(&format!("{position}\n{}", Self::go_command(limits)))?;
         let start = Instant::now();
         let mut search = SearchLines::new(*pos);
         let mut stop_at = limits.stop_after().map(|d| start + d);
         let mut kill_at: Option<Instant> = None;
-        let poll = Duration::from_millis(20);
+        // How often the stop flag is looked at while the engine searches.
+        let poll = Duration::from_millis(50);
         loop {
             let now = Instant::now();
             if kill_at.is_none() && (stop.load(Ordering::Relaxed) || stop_at.is_some_and(|t| now >= t)) {
