@@ -209,25 +209,12 @@ pub(crate) fn start_engine(
     if engine == "builtin" {
         return crate::cmd::builtin_engine(hash, options);
     }
-    let config = UciConfig { args: engine_args.to_vec(), options: options.to_vec(), ..UciConfig::new(program(engine)) };
+    let config = UciConfig {
+        args: engine_args.to_vec(),
+        options: options.to_vec(),
+        ..UciConfig::new(epd_engine::find_program(engine))
+    };
     Ok(Box::new(UciEngine::start(config)?))
-}
-
-/// A bare engine name is looked up on PATH, then in the games directories
-/// where Debian installs engines (`stockfish` is /usr/games/stockfish).
-fn program(engine: &str) -> String {
-    if engine.contains('/') {
-        return engine.to_owned();
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::env::split_paths(&path).chain(["/usr/games".into(), "/usr/local/games".into()]);
-    for dir in dirs {
-        let candidate = dir.join(engine);
-        if candidate.is_file() {
-            return candidate.to_string_lossy().into_owned();
-        }
-    }
-    engine.to_owned()
 }
 
 /// Lines in a regular file (for the progress bar's length).

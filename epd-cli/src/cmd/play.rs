@@ -6,16 +6,13 @@
 //! it offers, accepts and claims draws and resigns as its options say.
 //! The protocol side is `epd_referee::client`, as in the C ABI.
 
-use std::io::ErrorKind;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
-use epd_engine::{Engine, GameClock, Limits};
-use epd_referee::client::{retry_from, Client, Reply, SignOn};
-use epd_referee::protocol::Command;
-use epd_referee::Clock;
+use epd_engine::Engine;
+use epd_referee::client::{retry_from, Client, SignOn};
+use epd_referee::player::{self, Conduct, Session};
 
 use crate::Outcome;
 
@@ -175,135 +172,21 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 }
 
-/// How a connection ended.
-enum Session {
-    /// The referee said disconnect: the event is over.
-    Over,
-    /// The connection broke; `heard`: after the referee had said
-    /// something on it.
-    Lost { why: String, heard: bool },
-    /// The referee sent no heartbeat: frozen, or its host is gone.
-    Silent,
-}
-
-/// The engine's state across one game.
-#[derive(Default)]
-struct GameState {
-    /// Scores of the engine's last moves, its own point of view.
-    scores: Vec<i32>,
-}
-
-fn session(args: &Args, engine: &mut dyn Engine, mut client: Client) -> anyhow::Result<Session> {
-    let stop = AtomicBool::new(false);
-    let mut state = GameState::default();
-    loop {
-        let command = match client.next_command() {
-            Ok(c) => c,
-            Err(e) if e.kind() == ErrorKind::TimedOut => return Ok(Session::Silent),
-            Err(e) if e.kind() == ErrorKind::InvalidData => {
-                eprintln!("epd play: {e}");
-                continue;
-            }
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                return Ok(Session::Lost { why: e.to_string(), heard: client.heard() })
-            }
-            Err(e) => return Ok(Session::Lost { why: format!("the connection broke: {e}"), heard: client.heard() }),
-        };
-        match command {
-            Command::Reset => {
-                state = GameState::default();
-                engine.new_game()?;
-            }
-            Command::Respond => {
-                let reply = respond(args, engine, &mut state, &client, &stop)?;
-                if let Err(e) = client.reply(reply) {
-                    if e.kind() == ErrorKind::InvalidInput {
-                        return Err(anyhow::Error::new(e).context("the engine's move"));
-                    }
-                    return Ok(Session::Lost { why: format!("cannot send the reply: {e}"), heard: true });
-                }
-            }
-            Command::Fault => {
-                let why = client.record().and_then(|r| r.message.clone()).unwrap_or_default();
-                eprintln!("epd play: the referee reports a fault: {why}");
-            }
-            Command::Disconnect => return Ok(Session::Over),
-            Command::Inform | Command::Execute | Command::Conclude => {}
-        }
-    }
-}
-
-/// The engine's answer to a respond: a move, with a draw offer or claim,
-/// or a draw acceptance or a resignation.
-fn respond(
-    args: &Args,
-    engine: &mut dyn Engine,
-    state: &mut GameState,
-    client: &Client,
-    stop: &AtomicBool,
-) -> anyhow::Result<Reply> {
-    let pos = client.position();
-    let mut limits = Limits {
+fn conduct(args: &Args) -> Conduct {
+    Conduct {
         depth: args.depth,
         nodes: args.nodes,
         movetime: args.movetime.map(Duration::from_millis),
-        ..Limits::default()
-    };
-    let start = client.game_start().unwrap_or(pos);
-    let moves = client.moves();
-    if let Some((w, b)) = client.clocks() {
-        let side = pos.turn();
-        let own_moves = (moves.len() as u32 + u32::from(start.turn() != side)) / 2;
-        let (winc, binc, movestogo) = match &client.time_control() {
-            Some(tc) => {
-                let clock = Clock::resumed(
-                    tc,
-                    own_moves,
-                    Duration::from_millis(if side == epd_core::Color::White { w } else { b }),
-                );
-                (clock.increment(), clock.increment(), clock.moves_to_go())
-            }
-            None => (Duration::ZERO, Duration::ZERO, None),
-        };
-        limits.clock =
-            Some(GameClock { wtime: Duration::from_millis(w), btime: Duration::from_millis(b), winc, binc, movestogo });
-    } else if limits.is_infinite() {
-        limits.movetime = Some(Duration::from_millis(1000));
+        resign: args.resign_score.zip(args.resign_moves),
+        draw: args.draw_score.zip(args.draw_moves),
+        claims: !args.no_claims,
     }
-    let a = engine.play(&start, moves, &limits, stop)?;
-    let score = a.score.map(|s| s.to_ce() as i32);
-    if let Some(s) = score {
-        state.scores.push(s);
+}
+
+fn session(args: &Args, engine: &mut dyn Engine, client: Client) -> anyhow::Result<Session> {
+    let mut say = |text: &str| eprintln!("epd play: {text}");
+    match player::session(&conduct(args), engine, client, &mut say) {
+        Ok(s) => Ok(s),
+        Err(e) => Err(anyhow::Error::new(e)),
     }
-    let recent = |n: u32, ok: &dyn Fn(i32) -> bool| {
-        n > 0
-            && state.scores.len() >= n as usize
-            && state.scores[state.scores.len() - n as usize..].iter().all(|&s| ok(s))
-    };
-    if let (Some(cp), Some(n)) = (args.resign_score, args.resign_moves) {
-        if recent(n, &|s| s <= -cp) {
-            return Ok(Reply::Resign);
-        }
-    }
-    let drawish = match (args.draw_score, args.draw_moves) {
-        (Some(cp), Some(n)) => recent(n, &|s| s.abs() <= cp),
-        _ => false,
-    };
-    if client.draw_offered() && drawish {
-        return Ok(Reply::AcceptDraw);
-    }
-    let Some(mv) = a.best.or_else(|| a.pv.first().copied()) else {
-        // No legal move: the referee has already ended the game.
-        return Ok(Reply::ClaimDraw);
-    };
-    if !args.no_claims {
-        let mut h = client.history();
-        let mut after = pos;
-        after.play_unchecked(mv);
-        h.push(&after);
-        if h.is_threefold() || after.is_fifty_moves() {
-            return Ok(Reply::Move { mv, draw_offer: false, draw_claim: true });
-        }
-    }
-    Ok(Reply::Move { mv, draw_offer: drawish && pos.fullmoves() >= 30, draw_claim: false })
 }

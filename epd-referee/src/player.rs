@@ -1,0 +1,220 @@
+//! A chess engine playing under a referee: for each `respond` it sets up
+//! the game in an [`Engine`] (the whole game from its start, so a UCI
+//! engine gets `position fen START moves ...`, and the referee's clocks as
+//! `go wtime ... btime ... winc ... binc ... [movestogo ...]`) and replies
+//! with its move; it offers, accepts and claims draws and resigns as its
+//! [`Conduct`] says.
+//!
+//! One rule for every engine that plays: `epd play` (an engine on another
+//! machine, over TCP or a serial line) and the referee's own local
+//! players (a UCI engine the referee drives itself, over a connection
+//! inside its process) both run [`session`].
+
+use core::fmt;
+use std::io::ErrorKind;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use epd_core::Color;
+use epd_engine::{Engine, EngineError, GameClock, Limits};
+
+use crate::client::{Client, Reply};
+use crate::protocol::Command;
+use crate::Clock;
+
+/// How an engine plays: its search limits in place of the clock, and
+/// when it resigns, offers or accepts draws, and claims them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conduct {
+    /// Search each move to this depth instead of by the clock.
+    pub depth: Option<u32>,
+    /// Search each move about this many nodes instead of by the clock.
+    pub nodes: Option<u64>,
+    /// Search each move this long instead of by the clock.
+    pub movetime: Option<Duration>,
+    /// Resign when the engine's score is at most minus this many
+    /// centipawns for this many of its moves in a row.
+    pub resign: Option<(i32, u32)>,
+    /// Offer (from move 30) and accept draws when the score is within
+    /// plus or minus this many centipawns for this many moves in a row.
+    pub draw: Option<(i32, u32)>,
+    /// Claim draws by threefold repetition and the 50-move rule when the
+    /// rules allow.
+    pub claims: bool,
+}
+
+impl Default for Conduct {
+    fn default() -> Conduct {
+        Conduct { depth: None, nodes: None, movetime: None, resign: None, draw: None, claims: true }
+    }
+}
+
+/// How a session with a referee ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Session {
+    /// The referee said disconnect: the event is over.
+    Over,
+    /// The connection broke; `heard`: after the referee had said
+    /// something on it.
+    Lost {
+        /// What happened.
+        why: String,
+        /// Whether the referee had spoken on this connection.
+        heard: bool,
+    },
+    /// The referee sent no heartbeat: frozen, or its host is gone.
+    Silent,
+}
+
+/// Why a session could not go on.
+#[derive(Debug)]
+pub enum Failure {
+    /// The engine failed (crashed, hung, broke the protocol).
+    Engine(EngineError),
+    /// The engine's move could not be sent as a reply (not legal in the
+    /// referee's position).
+    Move(std::io::Error),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Engine(e) => write!(f, "{e}"),
+            Failure::Move(e) => write!(f, "the engine's move: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl From<EngineError> for Failure {
+    fn from(e: EngineError) -> Failure {
+        Failure::Engine(e)
+    }
+}
+
+/// The engine's state across one game.
+#[derive(Default)]
+struct GameState {
+    /// Scores of the engine's last moves, its own point of view.
+    scores: Vec<i32>,
+}
+
+/// Plays on `client` with `engine` until the referee says disconnect or
+/// the connection ends; `say` hears what the player should tell its
+/// operator (a record it could not read, a fault the referee reported).
+///
+/// # Errors
+/// The engine failed, or its move could not be sent.
+pub fn session(
+    conduct: &Conduct,
+    engine: &mut dyn Engine,
+    mut client: Client,
+    say: &mut dyn FnMut(&str),
+) -> Result<Session, Failure> {
+    let stop = AtomicBool::new(false);
+    let mut state = GameState::default();
+    loop {
+        let command = match client.next_command() {
+            Ok(c) => c,
+            Err(e) if e.kind() == ErrorKind::TimedOut => return Ok(Session::Silent),
+            Err(e) if e.kind() == ErrorKind::InvalidData => {
+                say(&e.to_string());
+                continue;
+            }
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                return Ok(Session::Lost { why: e.to_string(), heard: client.heard() })
+            }
+            Err(e) => return Ok(Session::Lost { why: format!("the connection broke: {e}"), heard: client.heard() }),
+        };
+        match command {
+            Command::Reset => {
+                state = GameState::default();
+                engine.new_game()?;
+            }
+            Command::Respond => {
+                let reply = respond(conduct, engine, &mut state, &client, &stop)?;
+                if let Err(e) = client.reply(reply) {
+                    if e.kind() == ErrorKind::InvalidInput {
+                        return Err(Failure::Move(e));
+                    }
+                    return Ok(Session::Lost { why: format!("cannot send the reply: {e}"), heard: true });
+                }
+            }
+            Command::Fault => {
+                let why = client.record().and_then(|r| r.message.clone()).unwrap_or_default();
+                say(&format!("the referee reports a fault: {why}"));
+            }
+            Command::Disconnect => return Ok(Session::Over),
+            Command::Inform | Command::Execute | Command::Conclude => {}
+        }
+    }
+}
+
+/// The engine's answer to a respond: a move, with a draw offer or claim,
+/// or a draw acceptance or a resignation.
+fn respond(
+    conduct: &Conduct,
+    engine: &mut dyn Engine,
+    state: &mut GameState,
+    client: &Client,
+    stop: &AtomicBool,
+) -> Result<Reply, EngineError> {
+    let pos = client.position();
+    let mut limits =
+        Limits { depth: conduct.depth, nodes: conduct.nodes, movetime: conduct.movetime, ..Limits::default() };
+    let start = client.game_start().unwrap_or(pos);
+    let moves = client.moves();
+    if let Some((w, b)) = client.clocks() {
+        let side = pos.turn();
+        let own_moves = (moves.len() as u32 + u32::from(start.turn() != side)) / 2;
+        let (winc, binc, movestogo) = match &client.time_control() {
+            Some(tc) => {
+                let clock =
+                    Clock::resumed(tc, own_moves, Duration::from_millis(if side == Color::White { w } else { b }));
+                (clock.increment(), clock.increment(), clock.moves_to_go())
+            }
+            None => (Duration::ZERO, Duration::ZERO, None),
+        };
+        limits.clock =
+            Some(GameClock { wtime: Duration::from_millis(w), btime: Duration::from_millis(b), winc, binc, movestogo });
+    } else if limits.is_infinite() {
+        limits.movetime = Some(Duration::from_millis(1000));
+    }
+    let a = engine.play(&start, moves, &limits, stop)?;
+    let score = a.score.map(|s| s.to_ce() as i32);
+    if let Some(s) = score {
+        state.scores.push(s);
+    }
+    let recent = |n: u32, ok: &dyn Fn(i32) -> bool| {
+        n > 0
+            && state.scores.len() >= n as usize
+            && state.scores[state.scores.len() - n as usize..].iter().all(|&s| ok(s))
+    };
+    if let Some((cp, n)) = conduct.resign {
+        if recent(n, &|s| s <= -cp) {
+            return Ok(Reply::Resign);
+        }
+    }
+    let drawish = match conduct.draw {
+        Some((cp, n)) => recent(n, &|s| s.abs() <= cp),
+        None => false,
+    };
+    if client.draw_offered() && drawish {
+        return Ok(Reply::AcceptDraw);
+    }
+    let Some(mv) = a.best.or_else(|| a.pv.first().copied()) else {
+        // No legal move: the referee has already ended the game.
+        return Ok(Reply::ClaimDraw);
+    };
+    if conduct.claims {
+        let mut h = client.history();
+        let mut after = pos;
+        after.play_unchecked(mv);
+        h.push(&after);
+        if h.is_threefold() || after.is_fifty_moves() {
+            return Ok(Reply::Move { mv, draw_offer: false, draw_claim: true });
+        }
+    }
+    Ok(Reply::Move { mv, draw_offer: drawish && pos.fullmoves() >= 30, draw_claim: false })
+}
