@@ -155,6 +155,30 @@ fn main() {
     let (ar_wall, ar_cpu, bridges_cpu) = watch(ar, children);
     let (ar_games, ar_plies, ar_losses) = pgn_counts(&dir.join("games.pgn"));
 
+    // Argus with local players: the referee drives both engines itself
+    // (no bridge processes; the engines are its children, not counted).
+    let local_dir = dir.join("local");
+    std::fs::create_dir_all(&local_dir).unwrap();
+    std::fs::copy(dir.join("book.epd"), local_dir.join("book.epd")).unwrap();
+    let event = format!(
+        "event = \"bench\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"{tc}\"\nrounds = {}\nconcurrency = 2\n\
+         reset_delay = 0\nconclude_delay = 0\nopenings = \"book.epd\"\njournal_sync = \"second\"\n\
+         [[players]]\nname = \"epd\"\nuci = [\"{wrapper}\"]\n\
+         [[players]]\nname = \"sf\"\nuci = [\"{stockfish}\"]\noptions = {{ Hash = 16, Threads = 1 }}\n",
+        games / 2,
+        wrapper = wrapper.display()
+    );
+    std::fs::write(local_dir.join("event.toml"), event).unwrap();
+    let lo = Command::new(&epd)
+        .args(["referee", "event.toml", "--background"])
+        .current_dir(&local_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (lo_wall, lo_cpu, _) = watch(lo, |_| Vec::new());
+    let (lo_games, lo_plies, lo_losses) = pgn_counts(&local_dir.join("games.pgn"));
+
     println!("{games} games, tc {tc}, concurrency 2, epd uci vs Stockfish, {} openings x 2 colours", games / 2);
     println!(
         "{:<28} {:>6} {:>7} {:>8} {:>9} {:>7} {:>14}",
@@ -184,6 +208,13 @@ fn main() {
         "",
         "",
         per(ar_cpu + bridges_cpu, ar_plies)
+    );
+    println!(
+        "{:<28} {lo_games:>6} {lo_plies:>7} {:>8.1} {:>9.3} {lo_losses:>7} {:>14.1}",
+        "Argus (local players)",
+        lo_wall.as_secs_f64(),
+        lo_games as f64 / lo_wall.as_secs_f64(),
+        per(lo_cpu, lo_plies)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -62,8 +62,62 @@ pub enum Policy {
     Continue,
 }
 
+/// How an opening book is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BookFormat {
+    /// One position a line (EPD or FEN).
+    Epd,
+    /// PGN games: the position after each game's moves (or after
+    /// `openings_plies` of them).
+    Pgn,
+}
+
+/// The order openings are used in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BookOrder {
+    /// The book's order, from `openings_start`.
+    Sequential,
+    /// Shuffled with `openings_seed` (the same seed, the same order: a
+    /// resumed event plays the same openings).
+    Random,
+}
+
+/// An opening book: where, how it is written, and the order its
+/// positions are used in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Book {
+    /// The file.
+    pub path: PathBuf,
+    /// How it is written.
+    pub format: BookFormat,
+    /// The order.
+    pub order: BookOrder,
+    /// PGN: the position after at most this many plies of each game.
+    pub plies: Option<u32>,
+    /// The first opening used (1-based, in the book's order).
+    pub start: u32,
+    /// The shuffle's seed (random order).
+    pub seed: u64,
+}
+
+/// When the journal's entries reach the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JournalSync {
+    /// Each turn's entries are synced (`fdatasync`) before the referee
+    /// acts on them: a power cut loses nothing that a player was told.
+    Turn,
+    /// Each turn's entries are written to the operating system before the
+    /// referee acts on them (a referee killed, even with SIGKILL, loses
+    /// nothing) and synced at most a second later: a crash of the machine
+    /// may lose the last second, and `--resume` goes on from before it.
+    Second,
+}
+
 /// A player of the event.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Player {
     /// The name it signs on with (PGN White/Black).
@@ -72,13 +126,74 @@ pub struct Player {
     /// `--referee HOST:PORT --name NAME`).
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// A UCI engine (program and arguments) the referee drives itself,
+    /// without a bridge: a connection inside the referee's process that
+    /// enters the event as a TCP client does.
+    #[serde(default)]
+    pub uci: Option<Vec<String>>,
+    /// The UCI engine's options (`setoption`), by name.
+    #[serde(default)]
+    pub options: std::collections::BTreeMap<String, OptionValue>,
+    /// The UCI engine's working directory.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
+    /// A UCI engine searches each move to this depth instead of by the
+    /// clock.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// ... or about this many nodes.
+    #[serde(default)]
+    pub nodes: Option<u64>,
+    /// ... or this many seconds.
+    #[serde(default)]
+    pub movetime: Option<f64>,
     /// The token it must present to sign on under this name.
     #[serde(default)]
     pub token: Option<String>,
-    /// How many copies of `command` the referee starts (each connection
-    /// plays one game at a time, so concurrency needs instances).
-    #[serde(default = "one")]
-    pub instances: u32,
+    /// How many copies of `command` or `uci` the referee starts (each
+    /// connection plays one game at a time, so concurrency needs
+    /// instances): 1 for a command, the event's concurrency for a UCI
+    /// engine unless given.
+    #[serde(default)]
+    pub instances: Option<u32>,
+}
+
+/// The value of a UCI option in the event file: a number (spin), true or
+/// false (check), or text (string, combo).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum OptionValue {
+    /// A spin option's value.
+    Int(i64),
+    /// A check option's value.
+    Bool(bool),
+    /// A string or combo option's value.
+    Text(String),
+}
+
+impl fmt::Display for OptionValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptionValue::Int(v) => write!(f, "{v}"),
+            OptionValue::Bool(v) => write!(f, "{v}"),
+            OptionValue::Text(v) => f.write_str(v),
+        }
+    }
+}
+
+impl Player {
+    /// How many copies of the player the referee starts (after
+    /// [`Event::parse`], which fills in the default).
+    #[must_use]
+    pub fn instances(&self) -> u32 {
+        self.instances.unwrap_or(1)
+    }
+
+    /// The UCI options to send, in order of name.
+    #[must_use]
+    pub fn uci_options(&self) -> Vec<(String, String)> {
+        self.options.iter().map(|(k, v)| (k.clone(), v.to_string())).collect()
+    }
 }
 
 #[derive(Deserialize)]
@@ -103,6 +218,16 @@ struct File {
     #[serde(default)]
     openings: Option<PathBuf>,
     #[serde(default)]
+    openings_format: Option<BookFormat>,
+    #[serde(default = "sequential")]
+    openings_order: BookOrder,
+    #[serde(default)]
+    openings_plies: Option<u32>,
+    #[serde(default = "one")]
+    openings_start: u32,
+    #[serde(default = "one_u64")]
+    openings_seed: u64,
+    #[serde(default)]
     pgn: Option<PathBuf>,
     #[serde(default)]
     log: Option<PathBuf>,
@@ -110,6 +235,8 @@ struct File {
     report: Option<PathBuf>,
     #[serde(default)]
     journal: Option<PathBuf>,
+    #[serde(default = "turn")]
+    journal_sync: JournalSync,
     #[serde(default = "five")]
     conclude_delay: f64,
     #[serde(default = "five")]
@@ -185,9 +312,21 @@ pub const KEYS: &[Key] = &[
         "openings",
         "none",
         "file",
-        "start positions (EPD or FEN, one a line), used in order, each with both colours",
+        "an opening book: each opening is played by a pair of games with colours swapped; a book that runs out \
+         is used again from its first opening",
         "\"book.epd\"",
     ),
+    key(
+        "openings_format",
+        "pgn for .pgn, else epd",
+        "epd, pgn",
+        "positions one a line (EPD or FEN), or the position after each PGN game's moves",
+        "\"pgn\"",
+    ),
+    key("openings_order", "sequential", "sequential, random", "the book's order, or shuffled", "\"random\""),
+    key("openings_plies", "all", "plies", "PGN: the position after at most this many plies of each game", "8"),
+    key("openings_start", "1", "index", "the first opening used (1-based, in the book's order)", "1"),
+    key("openings_seed", "1", "number", "the shuffle's seed (the same seed, the same order)", "42"),
     key("pgn", "games.pgn", "file", "the finished games, with [%clk] and [%emt]", "\"games.pgn\""),
     key(
         "log",
@@ -209,6 +348,14 @@ pub const KEYS: &[Key] = &[
         "file",
         "every state change, made durable first (epd referee --resume)",
         "\"referee.journal\"",
+    ),
+    key(
+        "journal_sync",
+        "turn",
+        "turn, second",
+        "each turn's entries synced to disk before they are acted on, or written to the system then and synced \
+         within a second (a killed referee loses nothing either way; a machine crash may lose the last second)",
+        "\"second\"",
     ),
     key(
         "conclude_delay",
@@ -268,8 +415,26 @@ pub const PLAYER_KEYS: &[Key] = &[
         "a program the referee starts and keeps running; it adds --referee HOST:PORT --name NAME [--token T]",
         "[\"epd\", \"play\", \"--depth\", \"3\"]",
     ),
+    key(
+        "uci",
+        "none",
+        "list of words",
+        "a UCI engine the referee drives itself, without a bridge (program, then its arguments)",
+        "[\"/usr/games/stockfish\"]",
+    ),
+    key("options", "none", "table", "the UCI engine's options (setoption)", "{ Hash = 16, Threads = 1 }"),
+    key("dir", "none", "directory", "the UCI engine's working directory", "\".\""),
+    key("depth", "none", "plies", "a UCI engine searches each move to this depth instead of by the clock", "8"),
+    key("nodes", "none", "count", "... or about this many nodes", "20000"),
+    key("movetime", "none", "seconds", "... or this long", "0.1"),
     key("token", "none", "text", "what a client must present to sign on as this player", "\"t0ken\""),
-    key("instances", "1", "1 to 256", "copies of command to start (each plays one game at a time)", "2"),
+    key(
+        "instances",
+        "1; uci: concurrency",
+        "1 to 256",
+        "copies of command or uci to start (each plays one game at a time)",
+        "2",
+    ),
 ];
 
 /// [`KEYS`] and [`PLAYER_KEYS`] as aligned text, for `--help` and the
@@ -321,6 +486,15 @@ fn five() -> f64 {
 fn ten() -> f64 {
     10.0
 }
+fn sequential() -> BookOrder {
+    BookOrder::Sequential
+}
+fn one_u64() -> u64 {
+    1
+}
+fn turn() -> JournalSync {
+    JournalSync::Turn
+}
 fn round_robin() -> Pairing {
     Pairing::RoundRobin
 }
@@ -353,8 +527,8 @@ pub struct Event {
     pub pairing: Pairing,
     /// Games at once.
     pub concurrency: u32,
-    /// Start positions, if any.
-    pub openings: Option<PathBuf>,
+    /// The opening book, if any.
+    pub openings: Option<Book>,
     /// Where the games go.
     pub pgn: PathBuf,
     /// The record log.
@@ -363,6 +537,8 @@ pub struct Event {
     pub report: PathBuf,
     /// The write-ahead journal (`epd referee --resume` reads it).
     pub journal: PathBuf,
+    /// When the journal's entries reach the disk.
+    pub journal_sync: JournalSync,
     /// Pause after conclude (§8.1.1).
     pub conclude_delay: Duration,
     /// Pause after reset (§8.1.6).
@@ -453,7 +629,7 @@ impl Event {
             if f.players[..i].iter().any(|q| q.name == p.name) {
                 return Err(EventError { at: None, message: format!("two players are named {:?}", p.name) });
             }
-            if p.instances == 0 || p.instances > 256 {
+            if p.instances.is_some_and(|n| n == 0 || n > 256) {
                 return Err(EventError {
                     at: None,
                     message: format!("player {:?}: instances must be 1 to 256", p.name),
@@ -461,6 +637,45 @@ impl Event {
             }
             if p.command.as_ref().is_some_and(Vec::is_empty) {
                 return Err(EventError { at: None, message: format!("player {:?}: command is empty", p.name) });
+            }
+            if p.uci.as_ref().is_some_and(|u| u.first().is_none_or(|w| w.trim().is_empty())) {
+                return Err(EventError { at: None, message: format!("player {:?}: uci is empty", p.name) });
+            }
+            if p.command.is_some() && p.uci.is_some() {
+                return Err(EventError {
+                    at: None,
+                    message: format!(
+                        "player {:?}: command and uci both given; command starts a program that connects (epd \
+                         play), uci an engine the referee drives itself",
+                        p.name
+                    ),
+                });
+            }
+            let engine_keys = [
+                ("options", !p.options.is_empty()),
+                ("dir", p.dir.is_some()),
+                ("depth", p.depth.is_some()),
+                ("nodes", p.nodes.is_some()),
+                ("movetime", p.movetime.is_some()),
+            ];
+            if let Some((key, _)) = engine_keys.iter().find(|(_, given)| *given).filter(|_| p.uci.is_none()) {
+                return Err(EventError {
+                    at: None,
+                    message: format!(
+                        "player {:?}: {key} is for a uci player; a command player takes its engine's settings on \
+                         its command line (epd play --depth, --option)",
+                        p.name
+                    ),
+                });
+            }
+            if p.depth == Some(0) || p.nodes == Some(0) || p.movetime.is_some_and(|t| !(t > 0.0 && t <= 86_400.0)) {
+                return Err(EventError {
+                    at: None,
+                    message: format!(
+                        "player {:?}: depth and nodes are at least 1, movetime above 0 and at most 86400 seconds",
+                        p.name
+                    ),
+                });
             }
             // The referee appends these itself: given twice, the program
             // would get the wrong ones, or refuse to start, again and
@@ -478,6 +693,18 @@ impl Event {
                     ),
                 });
             }
+        }
+        if f.openings_start == 0 {
+            return Err(EventError { at: key_at("openings_start"), message: "openings_start is 1 or more".into() });
+        }
+        if f.openings_plies.is_some()
+            && !matches!(f.openings_format, Some(BookFormat::Pgn))
+            && !f.openings.as_ref().is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")))
+        {
+            return Err(EventError {
+                at: key_at("openings_plies"),
+                message: "openings_plies is for a PGN book (openings_format = \"pgn\")".into(),
+            });
         }
         if f.rounds == 0 || f.concurrency == 0 {
             return Err(EventError {
@@ -521,6 +748,17 @@ impl Event {
             });
         }
         let path = |p: Option<PathBuf>, default: &str| dir.join(p.unwrap_or_else(|| default.into()));
+        let concurrency = f.concurrency;
+        let players = f
+            .players
+            .into_iter()
+            .map(|mut p| {
+                let default = if p.uci.is_some() { concurrency.min(256) } else { 1 };
+                p.instances = Some(p.instances.unwrap_or(default));
+                p.dir = p.dir.map(|d| dir.join(d));
+                p
+            })
+            .collect();
         Ok(Event {
             name: f.event,
             site: f.site.unwrap_or_else(|| "?".into()),
@@ -531,11 +769,23 @@ impl Event {
             rounds: f.rounds,
             pairing: f.pairing,
             concurrency: f.concurrency,
-            openings: f.openings.map(|p| dir.join(p)),
+            openings: f.openings.map(|p| Book {
+                format: f.openings_format.unwrap_or(if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) {
+                    BookFormat::Pgn
+                } else {
+                    BookFormat::Epd
+                }),
+                path: dir.join(p),
+                order: f.openings_order,
+                plies: f.openings_plies,
+                start: f.openings_start,
+                seed: f.openings_seed,
+            }),
             pgn: path(f.pgn, "games.pgn"),
             log: path(f.log, "referee.log"),
             report: path(f.report, "report.txt"),
             journal: path(f.journal, "referee.journal"),
+            journal_sync: f.journal_sync,
             conclude_delay: seconds("conclude_delay", f.conclude_delay)?,
             reset_delay: seconds("reset_delay", f.reset_delay)?,
             lag: Duration::from_millis(f.lag_ms),
@@ -545,7 +795,7 @@ impl Event {
             supervisor_token: f.supervisor_token,
             web: f.web,
             linger: seconds("linger", f.linger)?,
-            players: f.players,
+            players,
         })
     }
 
@@ -643,7 +893,11 @@ name = "delta"
         assert_eq!(e.name, "Argus test");
         assert_eq!(e.time_control.to_string(), "5+0.05");
         assert_eq!((e.rounds, e.concurrency, e.pairing), (1, 2, Pairing::RoundRobin));
-        assert_eq!(e.openings.as_deref(), Some(Path::new("/ev/book.epd")));
+        let book = e.openings.as_ref().unwrap();
+        assert_eq!(
+            (book.path.as_path(), book.format, book.order),
+            (Path::new("/ev/book.epd"), BookFormat::Epd, BookOrder::Sequential)
+        );
         assert_eq!(e.pgn, Path::new("/ev/games.pgn"));
         assert_eq!(e.players[0].token.as_deref(), Some("secret"));
         assert_eq!(e.players[0].command.as_ref().unwrap()[0], "epd");
@@ -687,7 +941,9 @@ name = "delta"
         }
         for i in 0..2 {
             text.push_str("[[players]]\n");
-            for k in PLAYER_KEYS {
+            // command and uci exclude each other: the examples' player
+            // has uci (command is in EXAMPLE).
+            for k in PLAYER_KEYS.iter().filter(|k| k.name != "command") {
                 let v = if k.name == "name" { format!("\"p{i}\"") } else { k.example.to_owned() };
                 text.push_str(&format!("{} = {v}\n", k.name));
             }

@@ -25,13 +25,16 @@
 //! outputs over TCP or serial lines (tokio), starts the players, runs the
 //! hot standby and serves the live display.
 
+pub mod book;
 pub mod client;
 mod clock;
 pub mod director;
 mod event;
 mod game;
 pub mod journal;
+pub mod matches;
 pub mod pgn;
+pub mod player;
 pub mod protocol;
 #[cfg(feature = "server")]
 pub mod runtime;
@@ -40,6 +43,9 @@ pub mod standby;
 mod standings;
 
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};
-pub use event::{keys_markdown, keys_text, Event, EventError, Key, Pairing, Player, ScheduledGame, KEYS, PLAYER_KEYS};
+pub use event::{
+    keys_markdown, keys_text, Book, BookFormat, BookOrder, Event, EventError, JournalSync, Key, OptionValue, Pairing,
+    Player, ScheduledGame, KEYS, PLAYER_KEYS,
+};
 pub use game::{ClaimError, DrawClaim, Ended, Game, GameResult, PlayedMove, Termination};
 pub use standings::{EloEstimate, Standings};

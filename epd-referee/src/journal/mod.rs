@@ -93,6 +93,8 @@ pub struct Journal {
     path: PathBuf,
     len: u64,
     frame: Vec<u8>,
+    /// Entries were written since the last sync.
+    unsynced: bool,
 }
 
 impl Journal {
@@ -114,7 +116,7 @@ impl Journal {
         file.sync_all()?;
         std::fs::rename(&tmp, path)?;
         sync_dir(path)?;
-        Ok(Journal { file, path: path.to_owned(), len: MAGIC.len() as u64, frame: Vec::new() })
+        Ok(Journal { file, path: path.to_owned(), len: MAGIC.len() as u64, frame: Vec::new(), unsynced: false })
     }
 
     /// Opens an existing journal: reads every whole entry, drops a torn
@@ -135,7 +137,7 @@ impl Journal {
             file.sync_all()?;
         }
         file.seek(SeekFrom::Start(offset as u64))?;
-        let journal = Journal { file, path: path.to_owned(), len: offset as u64, frame: Vec::new() };
+        let journal = Journal { file, path: path.to_owned(), len: offset as u64, frame: Vec::new(), unsynced: false };
         Ok((journal, Recovered { entries, dropped_bytes }))
     }
 
@@ -154,12 +156,41 @@ impl Journal {
     /// # Errors
     /// As [`Journal::append`].
     pub fn append_all(&mut self, payloads: &[&[u8]]) -> io::Result<()> {
+        self.write_all(payloads)?;
+        self.sync()
+    }
+
+    /// Appends several entries without a sync: on return they are the
+    /// operating system's (a process killed then loses nothing), durable
+    /// after the next [`Journal::sync`].
+    ///
+    /// # Errors
+    /// As [`Journal::append`].
+    pub fn write_all(&mut self, payloads: &[&[u8]]) -> io::Result<()> {
         self.frame.clear();
         encode(payloads, &mut self.frame)?;
         self.file.write_all(&self.frame)?;
-        self.file.sync_data()?;
         self.len += self.frame.len() as u64;
+        self.unsynced = true;
         Ok(())
+    }
+
+    /// Makes every entry written durable.
+    ///
+    /// # Errors
+    /// The sync failed.
+    pub fn sync(&mut self) -> io::Result<()> {
+        if self.unsynced {
+            self.file.sync_data()?;
+            self.unsynced = false;
+        }
+        Ok(())
+    }
+
+    /// Whether entries were written since the last sync.
+    #[must_use]
+    pub fn is_unsynced(&self) -> bool {
+        self.unsynced
     }
 
     /// The file's length: where the next entry goes.

@@ -28,16 +28,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use epd_core::Position;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::director::{Config, ConnId, Director, Done, Input, Output, Snapshot, Stopped};
-use crate::event::Event;
+use crate::event::{Event, JournalSync};
 use crate::journal::Journal;
 
 mod ask;
+#[cfg(unix)]
+mod local;
 mod net;
 mod players;
 pub mod standby;
@@ -53,6 +54,9 @@ pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
 const QUEUE: usize = 256;
 /// Inputs the director takes in one turn at most.
 const BATCH: usize = 256;
+/// With `journal_sync = "second"`: how long written entries may wait
+/// for their sync.
+const SYNC_WITHIN: Duration = Duration::from_secs(1);
 
 /// How the referee runs.
 #[derive(Clone, Debug, Default)]
@@ -194,7 +198,7 @@ pub(crate) async fn serve(
         ask::step_down_to_standby(&event, options.listen.as_deref()).await?;
     }
     let openings = match &event.openings {
-        Some(path) => load_openings(path)?,
+        Some(book) => crate::book::load(book)?,
         None => Vec::new(),
     };
     let (tx, mut rx) = mpsc::channel::<Inbox>(4096);
@@ -254,6 +258,18 @@ pub(crate) async fn serve(
         }
         None => None,
     };
+    // Local players (`uci`): engines the referee drives itself, each
+    // instance on a connection inside the process; started before the
+    // journal, so an engine that cannot start leaves no event behind.
+    #[cfg(unix)]
+    let locals = local::start(&event, &tx).await?;
+    #[cfg(not(unix))]
+    if let Some(p) = event.players.iter().find(|p| p.uci.is_some()) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            format!("player {}: local UCI players need a Unix system", p.name),
+        ));
+    }
     let (journal, entries) = open_journal(&event, options.resume, options.verbose)?;
     // A resumed primary watches the standby its journal names; a standby
     // that took over does not watch itself.
@@ -280,6 +296,7 @@ pub(crate) async fn serve(
         inbox: tx.clone(),
         fault: None,
         pending: None,
+        sync_due: None,
     };
     carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
@@ -325,13 +342,13 @@ pub(crate) async fn serve(
     if let Some(local) = local.filter(|_| !director.is_over()) {
         for p in &event.players {
             let Some(cmd) = &p.command else { continue };
-            for i in 0..p.instances {
+            for i in 0..p.instances() {
                 let mut args: Vec<String> = cmd[1..].to_vec();
                 args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
                 if let Some(t) = &p.token {
                     args.extend(["--token".to_owned(), t.clone()]);
                 }
-                let who = if p.instances > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
+                let who = if p.instances() > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
                 let words = players::LastWords::default();
                 let first = players::spawn_player(&cmd[0], &args, &who, options.verbose, &words)
                     .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
@@ -348,6 +365,8 @@ pub(crate) async fn serve(
             }
         }
     }
+    #[cfg(unix)]
+    locals.begin();
     let done = drive(director, &mut carrier, &mut rx).await;
     let mut outcome = match done {
         Ok(Done { games, report, stopped: None }) => {
@@ -408,6 +427,10 @@ pub(crate) async fn serve(
     for k in keepers {
         let _ = k.await;
     }
+    // A local player connecting now hears that the referee stopped.
+    drop(rx);
+    #[cfg(unix)]
+    locals.finish().await;
     outcome
 }
 
@@ -432,11 +455,23 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
         if let Some(log) = c.log.as_mut() {
             log.flush()?;
         }
-        let msg = match d.poll_timeout() {
+        if c.sync_due.is_some_and(|t| t <= Instant::now()) {
+            c.sync_journal(&mut d);
+        }
+        let wake = match (d.poll_timeout(), c.sync_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let msg = match wake {
             Some(t) => tokio::select! {
                 m = rx.recv() => m,
                 () = tokio::time::sleep_until(t.into()) => {
-                    d.handle_timeout(Instant::now());
+                    if c.sync_due.is_some_and(|s| s <= Instant::now()) {
+                        c.sync_journal(&mut d);
+                    }
+                    if d.poll_timeout().is_some_and(|t| t <= Instant::now()) {
+                        d.handle_timeout(Instant::now());
+                    }
                     continue;
                 }
             },
@@ -468,6 +503,9 @@ struct Carrier {
     fault: Option<std::io::Error>,
     /// The message being gathered: consecutive lines for one connection.
     pending: Option<(ConnId, Out)>,
+    /// With `journal_sync = "second"`: when the entries written unsynced
+    /// must be synced.
+    sync_due: Option<Instant>,
 }
 
 impl Carrier {
@@ -481,6 +519,16 @@ impl Carrier {
             Inbox::ConsoleClosed => return,
         };
         d.handle(Instant::now(), input);
+    }
+
+    /// Syncs the entries written since the last sync (`journal_sync =
+    /// "second"`). A failure stops the event as a failed append does.
+    fn sync_journal(&mut self, d: &mut Director) {
+        self.sync_due = None;
+        if let Err(e) = self.journal.sync() {
+            let error = format!("{}: {e}", self.journal.path().display());
+            d.handle(Instant::now(), Input::SyncFailed { seq: 0, error });
+        }
     }
 
     fn log_line(&mut self, text: &str) {
@@ -546,7 +594,17 @@ impl Carrier {
                 // the sync blocks this task.
                 self.flush(d);
                 let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
-                let input = match self.journal.append_all(&refs) {
+                let written = match self.event.journal_sync {
+                    JournalSync::Turn => self.journal.append_all(&refs),
+                    JournalSync::Second => {
+                        let r = self.journal.write_all(&refs);
+                        if r.is_ok() && self.sync_due.is_none() {
+                            self.sync_due = Some(Instant::now() + SYNC_WITHIN);
+                        }
+                        r
+                    }
+                };
+                let input = match written {
                     Ok(()) => Input::Synced { seq },
                     Err(e) => Input::SyncFailed { seq, error: e.to_string() },
                 };
@@ -613,34 +671,15 @@ impl Carrier {
                     self.fault.get_or_insert(with_path(path, e));
                 }
             }
-            Output::Done(done) => return Ok(Some(done)),
+            Output::Done(done) => {
+                if let Err(e) = self.journal.sync() {
+                    self.fault.get_or_insert(with_path(self.journal.path(), e));
+                }
+                return Ok(Some(done));
+            }
         }
         Ok(None)
     }
-}
-
-/// Reads the openings: one position per line (FEN or EPD; blank lines
-/// and invalid ones are refused with their line number).
-fn load_openings(path: &std::path::Path) -> std::io::Result<Vec<Position>> {
-    let text = std::fs::read(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let mut out = Vec::new();
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let (rec, diags) = epd_core::Record::parse(line, epd_core::ParseMode::Lenient);
-        match rec.position_with_counters() {
-            Some(p) if !epd_core::has_errors(&diags) => out.push(p),
-            _ => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("{}:{}: not a position", path.display(), i + 1),
-                ))
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// SIGTERM or SIGINT stops the event as `quit` does: clients are told to

@@ -1,0 +1,160 @@
+//! Opening books: EPD (one position a line) or PGN (the position after
+//! each game's moves, or after some of them), in the book's order from a
+//! start or shuffled with a seed. The same book and settings give the same
+//! positions in the same order, so a resumed event plays the openings it
+//! would have played.
+
+use std::io::BufReader;
+use std::path::Path;
+
+use epd_core::pgn::PgnReader;
+use epd_core::{Position, SanMode};
+
+use crate::event::{Book, BookFormat, BookOrder};
+
+fn bad(path: &Path, line: u64, what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}:{line}: {what}", path.display()))
+}
+
+/// Reads `book` and returns its positions in the order they are used.
+///
+/// # Errors
+/// The file cannot be read; a line (EPD) or a game (PGN) that is not a
+/// position or whose moves are not legal, with its line; an empty book;
+/// a start past the book's end.
+pub fn load(book: &Book) -> std::io::Result<Vec<Position>> {
+    let path = &book.path;
+    let mut positions = match book.format {
+        BookFormat::Epd => epd(path)?,
+        BookFormat::Pgn => pgn(path, book.plies)?,
+    };
+    if positions.is_empty() {
+        return Err(bad(path, 1, "the book has no opening"));
+    }
+    let start = book.start as usize - 1;
+    if start >= positions.len() {
+        return Err(bad(
+            path,
+            1,
+            &format!("openings_start is {} but the book has {} openings", book.start, positions.len()),
+        ));
+    }
+    if book.order == BookOrder::Random {
+        shuffle(&mut positions, book.seed);
+    }
+    positions.rotate_left(start);
+    Ok(positions)
+}
+
+fn epd(path: &Path) -> std::io::Result<Vec<Position>> {
+    let text = std::fs::read(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (rec, diags) = epd_core::Record::parse(line, epd_core::ParseMode::Lenient);
+        match rec.position_with_counters() {
+            Some(p) if !epd_core::has_errors(&diags) => out.push(p),
+            _ => return Err(bad(path, i as u64 + 1, "not a position")),
+        }
+    }
+    Ok(out)
+}
+
+fn pgn(path: &Path, plies: Option<u32>) -> std::io::Result<Vec<Position>> {
+    let file =
+        std::fs::File::open(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let mut reader = PgnReader::new(BufReader::new(file));
+    let mut out = Vec::new();
+    while let Some(game) = reader.next_game()? {
+        let mut pos = match game.tag("FEN") {
+            Some(fen) => fen.parse::<Position>().map_err(|e| bad(path, game.line, &format!("FEN tag: {e}")))?,
+            None => Position::startpos(),
+        };
+        for m in game.moves.iter().take(plies.map_or(usize::MAX, |p| p as usize)) {
+            let mv = pos.parse_san(&m.san, SanMode::Lenient).map_err(|e| {
+                bad(path, m.line, &format!("column {}: {}: {e}", m.column, String::from_utf8_lossy(&m.san)))
+            })?;
+            pos.play_unchecked(mv);
+        }
+        if pos.legal_moves().is_empty() {
+            return Err(bad(path, game.line, "the game's position has no legal move"));
+        }
+        out.push(pos);
+    }
+    Ok(out)
+}
+
+/// Fisher–Yates with splitmix64: the same seed, the same order, on every
+/// machine and every version.
+fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn book(path: &Path, format: BookFormat, order: BookOrder, plies: Option<u32>, start: u32) -> Book {
+        Book { path: path.to_owned(), format, order, plies, start, seed: 7 }
+    }
+
+    #[test]
+    fn epd_and_pgn_books_in_order_from_a_start_or_shuffled() {
+        let dir = tempfile::tempdir().unwrap();
+        let epd_path = dir.path().join("b.epd");
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -",
+            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -",
+            "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq -",
+        ];
+        std::fs::write(&epd_path, fens.join("\n") + "\n\n").unwrap();
+        let got = load(&book(&epd_path, BookFormat::Epd, BookOrder::Sequential, None, 2)).unwrap();
+        let board = |p: &Position| p.fen().split(' ').next().unwrap().to_owned();
+        let want: Vec<String> = [1, 2, 0].iter().map(|&i| fens[i].split(' ').next().unwrap().to_owned()).collect();
+        assert_eq!(got.iter().map(board).collect::<Vec<_>>(), want);
+        let a = load(&book(&epd_path, BookFormat::Epd, BookOrder::Random, None, 1)).unwrap();
+        let b = load(&book(&epd_path, BookFormat::Epd, BookOrder::Random, None, 1)).unwrap();
+        assert_eq!(a, b, "the same seed, the same order");
+        assert_eq!(a.len(), 3);
+        let pgn_path = dir.path().join("b.pgn");
+        std::fs::write(&pgn_path, "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n[Event \"y\"]\n\n1. d4 d5 *\n").unwrap();
+        let got = load(&book(&pgn_path, BookFormat::Pgn, BookOrder::Sequential, Some(3), 1)).unwrap();
+        assert_eq!(
+            board(&got[0]),
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+                .replace("r1bqkbnr/pppp1ppp/2n5", "rnbqkbnr/pppp1ppp/8")
+        );
+        assert_eq!(board(&got[1]), "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR");
+        let e = load(&book(&epd_path, BookFormat::Epd, BookOrder::Sequential, None, 9)).unwrap_err();
+        assert!(e.to_string().contains("openings_start is 9 but the book has 3"), "{e}");
+        std::fs::write(&pgn_path, "1. e4 Ke5 *\n").unwrap();
+        let e = load(&book(&pgn_path, BookFormat::Pgn, BookOrder::Sequential, None, 1)).unwrap_err();
+        assert!(e.to_string().contains(":1: column 7: Ke5"), "{e}");
+    }
+
+    #[test]
+    fn a_shuffle_is_a_permutation_and_depends_on_the_seed() {
+        let mut a: Vec<u32> = (0..100).collect();
+        let mut b = a.clone();
+        shuffle(&mut a, 1);
+        shuffle(&mut b, 2);
+        assert_ne!(a, b);
+        let mut s = a.clone();
+        s.sort_unstable();
+        assert_eq!(s, (0..100).collect::<Vec<_>>());
+    }
+}
