@@ -87,6 +87,9 @@ enum Command {
     /// points, distributions, consistency, and comparisons of runs.
     #[command(display_order = 15, after_help = cmd::report::EXAMPLES)]
     Report(cmd::report::Args),
+    /// Play a match of local UCI engines from one command line (fastchess's options).
+    #[command(name = "match", display_order = 18, after_help = cmd::matches::EXAMPLES)]
+    Match(cmd::matches::Args),
     /// Play in a referee's tournament with the built-in or any UCI engine.
     #[command(display_order = 17, after_help = cmd::play::EXAMPLES)]
     Play(cmd::play::Args),
@@ -144,6 +147,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Referee(args) => cmd::referee::run(args, &mut out)?,
         Command::Report(args) => cmd::report::run(args, &mut out)?,
         Command::Play(args) => cmd::play::run(args)?,
+        Command::Match(args) => cmd::matches::run(args, &mut out)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;
@@ -151,7 +155,15 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `epd match` takes fastchess's one-dash options too.
+    let argv = match cmd::matches::normalize(std::env::args_os().collect()) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("epd: error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(argv);
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid) => ExitCode::from(1),

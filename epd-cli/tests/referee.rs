@@ -501,6 +501,155 @@ fn a_double_round_robin_of_real_engines() {
     }
 }
 
+/// Local players (`uci` in the event file): the referee drives the UCI
+/// engines itself, without `epd play`. The built-in engine through `epd
+/// uci` and Stockfish with options play a round on the clock; the
+/// connections are the referee's own (no child but the engines), and
+/// python-chess and pgn-extract read the games back.
+#[test]
+fn local_uci_players_play_without_a_bridge() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut players = format!(
+        "[[players]]\nname = \"builtin\"\nuci = [\"{EPD}\", \"uci\"]\nnodes = 3000\n\
+         [[players]]\nname = \"builtin2\"\nuci = [\"{EPD}\", \"uci\"]\ndepth = 2\n"
+    );
+    if let Some(sf) = stockfish() {
+        players.push_str(&format!(
+            "[[players]]\nname = \"stockfish\"\nuci = [\"{sf}\"]\n\
+             options = {{ Hash = 16, Threads = 1, \"Skill Level\" = 3 }}\nnodes = 5000\n"
+        ));
+    }
+    let n = if stockfish().is_some() { 3 } else { 2 };
+    let referee =
+        Referee::start(dir.path(), &format!("time_control = \"4+0.05\"\nrounds = 1\nconcurrency = 2\n{players}"));
+    let pgn = referee.finish(Duration::from_secs(300));
+    let g = games(&pgn);
+    assert_eq!(g.len(), n * (n - 1), "every game of the round robin");
+    assert!(g.iter().all(|x| ["1-0", "0-1", "1/2-1/2"].contains(&tag(x, "Result"))));
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    // Two instances of each (the concurrency), each on a connection of
+    // its own inside the referee.
+    for name in ["builtin", "builtin2"] {
+        for i in 1..=2 {
+            assert!(log.contains(&format!("connected from local {name} #{i}")), "{name} #{i}: {log}");
+        }
+    }
+    assert!(!log.contains("exited"), "no engine exited early: {log}");
+    let path = dir.path().join("games.pgn");
+    check_with_python_chess(&path, 4.0, 0.05);
+    if Path::new("/usr/games/pgn-extract").is_file() {
+        let out = Command::new("/usr/games/pgn-extract").args(["-s"]).arg(&path).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout).matches("[Event ").count(), g.len());
+    }
+}
+
+/// A local engine killed in the middle of a game: the referee notes it,
+/// starts it again and the player is brought back into its game (or
+/// loses it by abandonment); every game of the event is played.
+#[test]
+fn a_local_engine_that_dies_mid_game_is_started_again() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first engine started kills itself a second into its life.
+    let script = dir.path().join("dying-engine");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif mkdir \"$(dirname \"$0\")/died\" 2>/dev/null; then (sleep 1; kill -9 $$) & fi\nexec {EPD} uci\n"
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    let players = format!(
+        "[[players]]\nname = \"dies\"\nuci = [\"{}\"]\nnodes = 2000\ninstances = 1\n\
+         [[players]]\nname = \"lives\"\nuci = [\"{EPD}\", \"uci\"]\nnodes = 2000\ninstances = 1\n",
+        script.display()
+    );
+    let referee = Referee::start(
+        dir.path(),
+        &format!("time_control = \"10+0.1\"\nrounds = 2\nconcurrency = 1\ndisconnect_grace = 10\n{players}"),
+    );
+    let pgn = referee.finish(Duration::from_secs(300));
+    assert_eq!(games(&pgn).len(), 4, "every game is played");
+    let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
+    assert!(log.contains("player dies: the engine crashed") || log.contains("player dies: engine"), "{log}");
+    assert!(log.contains("connected from local dies"), "{log}");
+    assert_eq!(log.matches("connected from local dies").count(), 2, "one reconnection: {log}");
+}
+
+/// A local engine that cannot start, or lacks an option it is given,
+/// stops the event before it begins: a message naming the player, and no
+/// journal left behind.
+#[test]
+fn a_local_engine_that_cannot_start_is_said_before_the_event() {
+    for (uci, options, wanted) in [
+        ("[\"/nonexistent/engine\"]".to_owned(), "", "player a: /nonexistent/engine:"),
+        (format!("[\"{EPD}\", \"uci\"]"), "options = { Hsh = 16 }\n", "the engine has no option \"Hsh\""),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!(
+            "event = \"e\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"1+0\"\n\
+             [[players]]\nname = \"a\"\nuci = {uci}\n{options}[[players]]\nname = \"b\"\nuci = [\"{EPD}\", \"uci\"]\n"
+        );
+        std::fs::write(dir.path().join("event.toml"), text).unwrap();
+        let out =
+            Command::new(EPD).args(["referee", "event.toml", "--background"]).current_dir(dir.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(wanted), "{wanted}: {err}");
+        assert!(!dir.path().join("referee.journal").exists(), "no journal: {err}");
+    }
+}
+
+/// fastchess's README example, with the program's name changed (and
+/// fewer rounds and a shorter time control, for a test): `epd match`
+/// takes its one-dash options, plays every game with local engines,
+/// writes the event file it ran (`--write-event`, which `epd referee`
+/// reads) and prints the standings.
+#[test]
+fn a_fastchess_command_line_runs_as_epd_match() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["Engine1.exe", "Engine2.exe"] {
+        let script = dir.path().join(name);
+        std::fs::write(&script, format!("#!/bin/sh\nexec {EPD} uci\n")).unwrap();
+        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    }
+    let out = Command::new(EPD)
+        .args(["match", "-engine", "cmd=./Engine1.exe", "name=Engine1", "-engine", "cmd=./Engine2.exe"])
+        .args(["name=Engine2", "-each", "tc=2+0.05", "-rounds", "2", "-repeat", "-concurrency", "2"])
+        .args(["-pgnout", "file=games.pgn", "--write-event", "match.toml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("4 games of 4") && report.contains("Engine1") && report.contains("Engine2"), "{report}");
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    assert_eq!(games(&pgn).len(), 4);
+    check_with_python_chess(&dir.path().join("games.pgn"), 2.0, 0.05);
+    let event = std::fs::read_to_string(dir.path().join("match.toml")).unwrap();
+    for line in ["time_control = \"2+0.05\"", "rounds = 2", "concurrency = 2", "uci = [\"./Engine1.exe\"]"] {
+        assert!(event.contains(line), "{line}: {event}");
+    }
+    let parsed = epd_referee::Event::parse(&event, dir.path()).unwrap();
+    assert_eq!(parsed.players.len(), 2);
+    // What it does not have yet is said, naming the option.
+    for (args, wanted) in [
+        (vec!["-sprt", "elo0=0"], "-sprt: the SPRT is not in epd match yet"),
+        (vec!["-each", "tc=1", "hash=1"], "-each: unknown key \"hash\""),
+        (vec!["-games", "1"], "-games: 1"),
+    ] {
+        let out = Command::new(EPD)
+            .args(["match", "-engine", "cmd=./Engine1.exe", "-engine", "cmd=./Engine2.exe", "-each", "tc=1"])
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(wanted), "{wanted}: {err}");
+    }
+}
+
 /// python-chess replays every game: moves legal, a result the final
 /// position gives (mate, stalemate, dead position, 75 moves, fivefold)
 /// or one the termination explains, and each side's `[%clk]` equal to

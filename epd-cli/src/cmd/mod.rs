@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod explain;
 pub mod from_pgn;
 pub mod man;
+pub mod matches;
 pub mod mate;
 pub mod moves;
 pub mod perft;

@@ -1,0 +1,241 @@
+//! `epd match`: a match of local UCI engines from one command line, in
+//! fastchess's and cutechess-cli's option names (`-engine`, `-each`,
+//! `-rounds`, ...; one dash or two). It writes the event file it runs
+//! (`--write-event`) and runs it with Argus's director: the journal,
+//! `--resume`, the live display.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use epd_referee::matches::{event_text, MatchSpec};
+use epd_referee::runtime::{self, Options};
+use epd_referee::Event;
+
+use crate::Outcome;
+
+pub const EXAMPLES: &str = "Examples:
+  epd match -engine cmd=stockfish name=sf option.Hash=16 -engine cmd=./dev name=dev \\
+    -each tc=10+0.1 -rounds 200 -repeat -concurrency 2 \\
+    -openings file=book.epd format=epd order=random -pgnout games.pgn
+  epd match --engine cmd=epd args=uci name=d4 depth=4 --engine cmd=epd args=uci name=d2 depth=2 \\
+    --rounds 10 --write-event match.toml      # then: epd referee match.toml --resume after a kill
+
+fastchess and cutechess-cli options carry over (one dash or two): -engine and -each with
+cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; -rounds,
+-games 2, -repeat, -concurrency, -openings file= format=epd|pgn order= plies= start=, -srand,
+-pgnout file=, -log file=, -event, -site, -tournament roundrobin|gauntlet, -wait, -recover.
+Refused with a message: -games other than 2, tc per engine that differ, restart=on, and the
+options Argus does not have yet (-sprt, -draw, -resign, -maxmoves, -variant, -noswap, -reverse,
+-epdout, -tb...).";
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// An engine: KEY=VALUE words (cmd= is required), repeated per engine.
+    #[arg(long, value_name = "KEY=VALUE...", required = true)]
+    engine: Vec<String>,
+    /// KEY=VALUE words for every engine (an engine's own win).
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
+    each: Vec<String>,
+    /// Rounds: each pairing plays a pair of games (colours swapped) per
+    /// round, with one opening.
+    #[arg(long, value_name = "N")]
+    rounds: Option<u32>,
+    /// Games per round and pairing: 2 (a pair with colours swapped).
+    #[arg(long, value_name = "N")]
+    games: Option<u32>,
+    /// The same as --games 2.
+    #[arg(long)]
+    repeat: bool,
+    /// Games played at once.
+    #[arg(long, value_name = "N")]
+    concurrency: Option<u32>,
+    /// The opening book: file=NAME format=epd|pgn [order=sequential|random] [plies=N] [start=N].
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
+    openings: Vec<String>,
+    /// The seed of a random opening order (default: from the clock,
+    /// written into the event file).
+    #[arg(long, value_name = "N")]
+    srand: Option<u64>,
+    /// The PGN file: file=NAME (or the name alone).
+    #[arg(long, value_name = "file=NAME", num_args = 1..)]
+    pgnout: Vec<String>,
+    /// The log of every record sent and received: file=NAME.
+    #[arg(long, value_name = "file=NAME", num_args = 1..)]
+    log: Vec<String>,
+    /// The event's name (PGN Event).
+    #[arg(long, value_name = "NAME")]
+    event: Option<String>,
+    /// The site (PGN Site).
+    #[arg(long, value_name = "NAME")]
+    site: Option<String>,
+    /// roundrobin (every engine against every other) or gauntlet (the
+    /// first against each other).
+    #[arg(long, value_name = "roundrobin|gauntlet")]
+    tournament: Option<String>,
+    /// A pause between a pair of engines' games, in milliseconds.
+    #[arg(long, value_name = "MS")]
+    wait: Option<u64>,
+    /// Accepted: a crashed engine is always started again (the director
+    /// brings it back into its game).
+    #[arg(long)]
+    recover: bool,
+    /// Write the event file this command line means to FILE and run it
+    /// (its relative paths are taken from FILE's directory).
+    #[arg(long, value_name = "FILE")]
+    write_event: Option<PathBuf>,
+    /// Go on from the journal after the referee stopped (the same
+    /// command line, or `epd referee FILE --resume` with --write-event's
+    /// file).
+    #[arg(long)]
+    resume: bool,
+    /// The live display on HOST:PORT (a page, /api/state, /api/events, /pgn).
+    #[arg(long, value_name = "HOST:PORT")]
+    web: Option<String>,
+    /// The journal's file (default referee.journal).
+    #[arg(long, value_name = "FILE")]
+    journal: Option<String>,
+    /// When the journal reaches the disk: turn (each turn synced) or
+    /// second (written each turn, synced within a second).
+    #[arg(long, value_name = "turn|second")]
+    journal_sync: Option<String>,
+    /// Print the match's progress on standard error.
+    #[arg(short = 'v', long)]
+    verbose: bool,
+}
+
+/// The long options of `epd match`, for fastchess's single-dash forms.
+const LONG: &[&str] = &[
+    "engine",
+    "each",
+    "rounds",
+    "games",
+    "repeat",
+    "concurrency",
+    "openings",
+    "srand",
+    "pgnout",
+    "log",
+    "event",
+    "site",
+    "tournament",
+    "wait",
+    "recover",
+];
+
+/// Options of fastchess and cutechess-cli that `epd match` does not have,
+/// and what to do instead.
+const NOT_YET: &[(&str, &str)] = &[
+    ("sprt", "the SPRT is not in epd match yet"),
+    ("draw", "draw adjudication is not in epd match yet"),
+    ("resign", "resign adjudication is not in epd match yet"),
+    ("maxmoves", "move-count adjudication is not in epd match yet"),
+    ("variant", "only standard chess is played yet"),
+    ("noswap", "every opening is played with both colours"),
+    ("reverse", "every opening is played with both colours"),
+    ("epdout", "the final positions are in the PGN ([FEN] and its moves)"),
+    ("tb", "tablebase adjudication is not supported"),
+    ("config", "the journal keeps the match: use --resume"),
+    ("autosaveinterval", "the journal keeps every move: use --resume"),
+    ("ratinginterval", "the standings are written at the end (report.txt)"),
+    ("output", "the report is written in Argus's form"),
+];
+
+/// fastchess writes `-engine`; clap takes `--engine`. The options of
+/// `epd match` written with one dash are given a second, before clap
+/// reads the command line; options Argus does not have are named.
+///
+/// # Errors
+/// An option of fastchess or cutechess-cli that `epd match` does not
+/// have yet.
+pub fn normalize(args: Vec<std::ffi::OsString>) -> anyhow::Result<Vec<std::ffi::OsString>> {
+    let is_match = args.get(1).is_some_and(|a| a == "match");
+    if !is_match {
+        return Ok(args);
+    }
+    let mut out: Vec<std::ffi::OsString> = Vec::with_capacity(args.len());
+    // The words of the -engine being read: one value, a word a line (clap
+    // keeps no groups of a repeated option).
+    let mut group: Option<Vec<String>> = None;
+    for a in args {
+        let Some(s) = a.to_str() else {
+            out.push(a);
+            continue;
+        };
+        let name = s.strip_prefix("--").or_else(|| s.strip_prefix('-')).unwrap_or("");
+        let option = s.starts_with('-') && !name.is_empty();
+        if option {
+            if let Some(words) = group.take() {
+                out.push(words.join("\n").into());
+            }
+        }
+        if let Some((_, why)) = NOT_YET.iter().find(|(n, _)| *n == name && option) {
+            anyhow::bail!("epd match: {s}: {why}; `epd match --help` lists what it takes");
+        }
+        if let Some(words) = group.as_mut() {
+            words.push(s.to_owned());
+        } else if option && LONG.contains(&name) {
+            out.push(format!("--{name}").into());
+            if name == "engine" {
+                group = Some(Vec::new());
+            }
+        } else {
+            out.push(a);
+        }
+    }
+    if let Some(words) = group {
+        out.push(words.join("\n").into());
+    }
+    Ok(out)
+}
+
+pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> {
+    let spec = MatchSpec {
+        engines: args.engine.iter().map(|g| g.split('\n').map(str::to_owned).collect()).collect(),
+        each: args.each,
+        rounds: args.rounds,
+        games: if args.repeat { Some(2) } else { args.games },
+        concurrency: args.concurrency,
+        openings: args.openings,
+        srand: args.srand,
+        pgnout: args.pgnout,
+        log: args.log,
+        event: args.event,
+        site: args.site,
+        tournament: args.tournament,
+        wait_ms: args.wait,
+        listen: None,
+        web: args.web,
+        journal: args.journal,
+        report: None,
+        journal_sync: args.journal_sync,
+    };
+    let _ = args.recover;
+    let random = spec.openings.iter().any(|w| w == "order=random");
+    anyhow::ensure!(
+        !(args.resume && random && spec.srand.is_none()),
+        "--resume with order=random needs the first run's -srand (or: epd referee FILE --resume, with the file \
+         --write-event wrote), so the openings are the same"
+    );
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
+    let text = event_text(&spec, seed)?;
+    let (dir, name) = match &args.write_event {
+        Some(path) => {
+            std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+            (path.parent().map(PathBuf::from).unwrap_or_default(), path.display().to_string())
+        }
+        None => (PathBuf::new(), "the match".to_owned()),
+    };
+    let event = Event::parse(&text, &dir).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let options = Options {
+        console: false,
+        listen: None,
+        verbose: args.verbose,
+        measure_latency: false,
+        resume: args.resume,
+        serial: Vec::new(),
+        baud: None,
+    };
+    let outcome = runtime::run_blocking(event, options)?;
+    write!(out, "{}", outcome.report)?;
+    Ok(outcome.interrupted.map_or(Outcome::Ok, Outcome::Interrupted))
+}
