@@ -635,7 +635,8 @@ fn a_fastchess_command_line_runs_as_epd_match() {
     assert_eq!(parsed.players.len(), 2);
     // What it does not have yet is said, naming the option.
     for (args, wanted) in [
-        (vec!["-sprt", "elo0=0"], "-sprt: the SPRT is not in epd match yet"),
+        (vec!["-draw", "movenumber=40"], "-draw: draw adjudication is not in epd match yet"),
+        (vec!["-sprt", "elo0=0"], "-sprt: elo0 and elo1 are needed"),
         (vec!["-each", "tc=1", "hash=1"], "-each: unknown key \"hash\""),
         (vec!["-games", "1"], "-games: 1"),
     ] {
@@ -648,6 +649,62 @@ fn a_fastchess_command_line_runs_as_epd_match() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains(wanted), "{wanted}: {err}");
     }
+}
+
+/// An SPRT of up to 500 pairs between the built-in engine at depth 3
+/// and at depth 2 stops early with H1 accepted. python-chess reads the
+/// PGN back (legal games), and the test counts the pairs' results and
+/// computes the score and Elo itself, against the report's block.
+#[test]
+fn an_sprt_between_two_depths_stops_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = epd_testkit::corpus_path("UHO_4060_v3.epd");
+    let out = Command::new(EPD)
+        .args(["match", "-engine", &format!("cmd={EPD}"), "args=uci", "name=d3", "depth=3"])
+        .args(["-engine", &format!("cmd={EPD}"), "args=uci", "name=d2", "depth=2"])
+        .args(["-rounds", "500", "-repeat", "-concurrency", "2", "-openings"])
+        .arg(format!("file={}", book.display()))
+        .args(["format=epd", "order=random", "-srand", "7", "-sprt", "elo0=0", "elo1=10", "-ratinginterval", "0"])
+        .args(["-pgnout", "file=games.pgn"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains("- H1 was accepted"), "{report}");
+    let path = dir.path().join("games.pgn");
+    check_with_python_chess(&path, 86400.0, 0.0);
+    // The pairs, counted here: game numbers 2k-1 and 2k share opening k.
+    let pgn = std::fs::read_to_string(&path).unwrap();
+    let g = games(&pgn);
+    assert!(g.len() < 1000 && g.len().is_multiple_of(2), "stopped early, after whole pairs: {}", g.len());
+    let mut pairs: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for x in &g {
+        let number: usize = tag(x, "Round").rsplit('.').next().unwrap().parse().unwrap();
+        let first_white = tag(x, "White") == "d3";
+        let points = match (tag(x, "Result"), first_white) {
+            ("1-0", true) | ("0-1", false) => 1.0,
+            ("1/2-1/2", _) => 0.5,
+            _ => 0.0,
+        };
+        match points {
+            p if p > 0.75 => w += 1,
+            p if p > 0.25 => d += 1,
+            _ => l += 1,
+        }
+        *pairs.entry((number - 1) / 2).or_default() += points;
+    }
+    let mut penta = [0usize; 5];
+    for p in pairs.values() {
+        penta[(p * 2.0).round() as usize] += 1;
+    }
+    let n = pairs.len() as f64;
+    assert!(report.contains(&format!("Score of d3 vs d2: {w} - {l} - {d}  [")), "{w}-{l}-{d}: {report}");
+    assert!(report.contains(&format!("Ptnml(0-2): {penta:?}")), "{penta:?}: {report}");
+    let mean: f64 = pairs.values().map(|p| p / 2.0).sum::<f64>() / n;
+    let elo = -400.0 * (1.0 / mean - 1.0).log10();
+    assert!(report.contains(&format!("Elo difference: {elo:.1} +/- ")), "{elo:.1}: {report}");
 }
 
 /// python-chess replays every game: moves legal, a result the final

@@ -467,6 +467,11 @@ fn the_live_display_lingers_after_the_event() {
     let s = state(&web);
     assert_eq!((s["live"].as_bool(), s["finished_count"].as_u64()), (Some(false), Some(2)), "{s}");
     assert_eq!(s["finished"].as_array().map(Vec::len), Some(2));
+    // A match of two: the results block and its numbers, one pair over.
+    let r = &s["results"];
+    assert!(r["text"].as_str().is_some_and(|t| t.starts_with("Score of a vs b: ")), "{r}");
+    let sum = |v: &Value| v.as_array().map_or(0, |a| a.iter().filter_map(Value::as_u64).sum::<u64>());
+    assert_eq!((sum(&r["pentanomial"]), sum(&r["wdl"])), (1, 2), "{r}");
     let status = referee.wait().unwrap();
     let lingered = over.elapsed();
     assert!(status.success());

@@ -255,7 +255,32 @@ struct File {
     web: Option<String>,
     #[serde(default = "five")]
     linger: f64,
+    #[serde(default)]
+    sprt: Option<SprtFile>,
+    #[serde(default)]
+    rating_interval: u32,
     players: Vec<Player>,
+}
+
+/// The `[sprt]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SprtFile {
+    elo0: f64,
+    elo1: f64,
+    #[serde(default = "five_percent")]
+    alpha: f64,
+    #[serde(default = "five_percent")]
+    beta: f64,
+    #[serde(default = "normalized")]
+    model: crate::sprt::Model,
+}
+
+fn five_percent() -> f64 {
+    0.05
+}
+fn normalized() -> crate::sprt::Model {
+    crate::sprt::Model::Normalized
 }
 
 /// A key of the event file, documented once: `epd referee --help`, its
@@ -401,6 +426,20 @@ pub const KEYS: &[Key] = &[
         "seconds",
         "how long the live display outlives the event in the background (foreground: until quit)",
         "60",
+    ),
+    key(
+        "sprt",
+        "none",
+        "table: elo0, elo1, alpha (0.05), beta (0.05), model (normalized, logistic)",
+        "two players: a GSPRT over game pairs that ends the event once H0 or H1 is accepted (games under way finish)",
+        "{ elo0 = 0, elo1 = 5 }",
+    ),
+    key(
+        "rating_interval",
+        "0 (never)",
+        "games",
+        "print the results block (score, Elo, nElo, LOS, pentanomial counts, SPRT) every this many games",
+        "10",
     ),
     key("players", "required", "[[players]] tables", "the players, two at least", ""),
 ];
@@ -561,6 +600,10 @@ pub struct Event {
     /// How long the live display outlives the event in the background
     /// (in the foreground: until `quit`).
     pub linger: Duration,
+    /// A GSPRT over game pairs (two players only).
+    pub sprt: Option<crate::sprt::Sprt>,
+    /// Print the results block every this many games (0: never).
+    pub rating_interval: u32,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -747,6 +790,20 @@ impl Event {
                 message: "supervisor_token must be non-empty, without spaces".into(),
             });
         }
+        let sprt = match &f.sprt {
+            Some(t) => {
+                if f.players.len() != 2 {
+                    return Err(EventError {
+                        at: key_at("sprt"),
+                        message: format!("sprt is for a match of two players, not {}", f.players.len()),
+                    });
+                }
+                let s = crate::sprt::Sprt::new(t.elo0, t.elo1, t.alpha, t.beta, t.model)
+                    .map_err(|m| EventError { at: key_at("sprt"), message: format!("sprt: {m}") })?;
+                Some(s)
+            }
+            None => None,
+        };
         let path = |p: Option<PathBuf>, default: &str| dir.join(p.unwrap_or_else(|| default.into()));
         let concurrency = f.concurrency;
         let players = f
@@ -795,6 +852,8 @@ impl Event {
             supervisor_token: f.supervisor_token,
             web: f.web,
             linger: seconds("linger", f.linger)?,
+            sprt,
+            rating_interval: f.rating_interval,
             players,
         })
     }

@@ -39,6 +39,7 @@ pub mod protocol;
 #[cfg(feature = "server")]
 pub mod runtime;
 pub mod serial;
+pub mod sprt;
 pub mod standby;
 mod standings;
 

@@ -50,6 +50,10 @@ pub struct MatchSpec {
     pub report: Option<String>,
     /// `journal_sync`.
     pub journal_sync: Option<String>,
+    /// `-sprt elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]`.
+    pub sprt: Vec<String>,
+    /// `-ratinginterval N` (default 10).
+    pub rating_interval: Option<u32>,
 }
 
 /// A mistake in the command line: the option, and what it takes.
@@ -297,6 +301,10 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
     if let Some(s) = &spec.journal_sync {
         e.insert("journal_sync".into(), Value::String(s.clone()));
     }
+    if !spec.sprt.is_empty() {
+        e.insert("sprt".into(), Value::Table(sprt(&spec.sprt)?));
+    }
+    e.insert("rating_interval".into(), Value::Integer(i64::from(spec.rating_interval.unwrap_or(10))));
     let wait = spec.wait_ms.unwrap_or(0) as f64 / 1000.0;
     e.insert("conclude_delay".into(), Value::Float(wait));
     e.insert("reset_delay".into(), Value::Float(0.0));
@@ -319,6 +327,34 @@ fn file_of(option: &str, words: &[String]) -> Result<Option<String>, MatchError>
         }
     }
     Ok(file)
+}
+
+fn sprt(words: &[String]) -> Result<Table, MatchError> {
+    let forms = "elo0=ELO elo1=ELO [alpha=0.05] [beta=0.05] [model=normalized|logistic]";
+    let mut t = Table::new();
+    for (k, v) in pairs("-sprt", words, forms)? {
+        match k {
+            "elo0" | "elo1" | "alpha" | "beta" => {
+                let x: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|x: &f64| x.is_finite())
+                    .ok_or_else(|| err("-sprt", format!("{k}={v}: a number; it takes {forms}")))?;
+                t.insert(k.into(), Value::Float(x));
+            }
+            "model" if v == "normalized" || v == "logistic" => {
+                t.insert("model".into(), Value::String(v.into()));
+            }
+            "model" => {
+                return Err(err("-sprt", format!("model={v}: normalized or logistic (bayesian is not supported)")))
+            }
+            _ => return Err(err("-sprt", format!("{k}={v}: it takes {forms}"))),
+        }
+    }
+    if !(t.contains_key("elo0") && t.contains_key("elo1")) {
+        return Err(err("-sprt", format!("elo0 and elo1 are needed; it takes {forms}")));
+    }
+    Ok(t)
 }
 
 fn openings(spec: &MatchSpec, seed: u64, e: &mut Table) -> Result<(), MatchError> {

@@ -23,9 +23,10 @@ pub const EXAMPLES: &str = "Examples:
 fastchess and cutechess-cli options carry over (one dash or two): -engine and -each with
 cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; -rounds,
 -games 2, -repeat, -concurrency, -openings file= format=epd|pgn order= plies= start=, -srand,
--pgnout file=, -log file=, -event, -site, -tournament roundrobin|gauntlet, -wait, -recover.
+-pgnout file=, -log file=, -event, -site, -tournament roundrobin|gauntlet, -wait, -recover,
+-sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N.
 Refused with a message: -games other than 2, tc per engine that differ, restart=on, and the
-options Argus does not have yet (-sprt, -draw, -resign, -maxmoves, -variant, -noswap, -reverse,
+options Argus does not have yet (-draw, -resign, -maxmoves, -variant, -noswap, -reverse,
 -epdout, -tb...).";
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +76,14 @@ pub struct Args {
     /// A pause between a pair of engines' games, in milliseconds.
     #[arg(long, value_name = "MS")]
     wait: Option<u64>,
+    /// A GSPRT over game pairs that ends the match once it decides:
+    /// elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic].
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
+    sprt: Vec<String>,
+    /// Print the results block (score, Elo, nElo, LOS, pentanomial
+    /// counts, SPRT) every N games on standard error (0: never).
+    #[arg(long, value_name = "N")]
+    ratinginterval: Option<u32>,
     /// Accepted: a crashed engine is always started again (the director
     /// brings it back into its game).
     #[arg(long)]
@@ -120,12 +129,13 @@ const LONG: &[&str] = &[
     "tournament",
     "wait",
     "recover",
+    "sprt",
+    "ratinginterval",
 ];
 
 /// Options of fastchess and cutechess-cli that `epd match` does not have,
 /// and what to do instead.
 const NOT_YET: &[(&str, &str)] = &[
-    ("sprt", "the SPRT is not in epd match yet"),
     ("draw", "draw adjudication is not in epd match yet"),
     ("resign", "resign adjudication is not in epd match yet"),
     ("maxmoves", "move-count adjudication is not in epd match yet"),
@@ -136,7 +146,6 @@ const NOT_YET: &[(&str, &str)] = &[
     ("tb", "tablebase adjudication is not supported"),
     ("config", "the journal keeps the match: use --resume"),
     ("autosaveinterval", "the journal keeps every move: use --resume"),
-    ("ratinginterval", "the standings are written at the end (report.txt)"),
     ("output", "the report is written in Argus's form"),
 ];
 
@@ -208,6 +217,8 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         journal: args.journal,
         report: None,
         journal_sync: args.journal_sync,
+        sprt: args.sprt,
+        rating_interval: args.ratinginterval,
     };
     let _ = args.recover;
     let random = spec.openings.iter().any(|w| w == "order=random");

@@ -8,7 +8,10 @@ impl Director {
     /// concurrency allow.
     pub(super) fn pair(&mut self, now: Instant) {
         self.reattach(now);
-        while self.running.len() < self.event.concurrency as usize && self.next_game < self.schedule.len() {
+        while self.running.len() < self.event.concurrency as usize
+            && self.next_game < self.schedule.len()
+            && self.verdict.is_none()
+        {
             // The first scheduled game whose players both have a free
             // client; games are started in schedule order otherwise.
             let mut started = false;
@@ -296,6 +299,13 @@ impl Director {
         self.standings.add(r.sched.white, r.sched.black, e.result);
         self.finished += 1;
         self.done.insert(k);
+        self.count(k, r.sched.white, e.result);
+        let every = self.event.rating_interval as usize;
+        if every > 0 && (self.finished.is_multiple_of(every) || self.verdict.is_some()) {
+            if let Some(block) = self.results() {
+                self.out.push_back(Output::Say(block.trim_end().to_owned()));
+            }
+        }
         self.ended.push(FinishedGame {
             number: r.sched.number,
             white: self.event.players[r.sched.white].name.clone(),

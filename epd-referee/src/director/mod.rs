@@ -379,6 +379,14 @@ pub struct Director {
     /// Schedule indices of the games over.
     done: BTreeSet<usize>,
     standings: Standings,
+    /// Two players: the pentanomial counts of the pairs over, from the
+    /// first player's side.
+    penta: crate::sprt::Penta,
+    /// The first player's points in the games over of pairs not yet
+    /// complete, by pair.
+    pair_points: BTreeMap<usize, [Option<f64>; 2]>,
+    /// The SPRT's verdict, once reached: no game starts after it.
+    verdict: Option<crate::sprt::Verdict>,
     date: String,
     quit: bool,
     /// Attach the reply's instant to the respond that answers it.
@@ -479,6 +487,9 @@ impl Director {
             openings,
             schedule,
             next_game: 0,
+            penta: crate::sprt::Penta::default(),
+            pair_points: BTreeMap::new(),
+            verdict: None,
             conns: BTreeMap::new(),
             running: BTreeMap::new(),
             finished: 0,
@@ -526,6 +537,7 @@ impl Director {
             }
             for ((&k, &(w, b, res)), pgn) in r.done.iter().zip(&r.results).zip(&r.pgn) {
                 standings.add(w, b, res);
+                d.count(k, w, res);
                 let name = |p: usize| d.event.players[p].name.clone();
                 d.ended.push(FinishedGame::from_pgn(d.schedule[k].number, name(w), name(b), res.pgn(), pgn));
             }
@@ -590,10 +602,63 @@ impl Director {
         self.epoch
     }
 
-    /// Every game of the schedule is over.
+    /// Every game of the schedule is over, or the SPRT reached its
+    /// verdict and the games under way then are over.
     #[must_use]
     pub fn is_over(&self) -> bool {
-        self.finished >= self.schedule.len()
+        self.finished >= self.schedule.len() || (self.verdict.is_some() && self.running.is_empty())
+    }
+
+    /// Counts a game over (two players): its pair, once both games are
+    /// over, goes to the pentanomial counts and the SPRT.
+    fn count(&mut self, k: usize, white: usize, res: GameResult) {
+        if self.event.players.len() != 2 {
+            return;
+        }
+        let white_points = match res {
+            GameResult::WhiteWins => 1.0,
+            GameResult::BlackWins => 0.0,
+            GameResult::Draw => 0.5,
+        };
+        let first = if white == 0 { white_points } else { 1.0 - white_points };
+        let slot = self.pair_points.entry(k / 2).or_default();
+        slot[k % 2] = Some(first);
+        let [Some(a), Some(b)] = *slot else { return };
+        self.pair_points.remove(&(k / 2));
+        self.penta.add_pair(a, b);
+        let Some(sprt) = self.event.sprt else { return };
+        let llr = sprt.llr(&self.penta);
+        let (lo, hi) = sprt.bounds();
+        self.note(&format!(
+            "pair {} over: Ptnml(0-2) {:?}, SPRT LLR {llr:.2} ({lo:.2}, {hi:.2})",
+            k / 2 + 1,
+            self.penta.counts
+        ));
+        if self.verdict.is_some() {
+            return;
+        }
+        let v = sprt.verdict(llr);
+        if v != crate::sprt::Verdict::Continue {
+            self.verdict = Some(v);
+            let which = if v == crate::sprt::Verdict::H1 { "H1 accepted" } else { "H0 accepted" };
+            self.note(&format!(
+                "SPRT {sprt}: {which} after {} pairs (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the games under way \
+                 finish, no other starts",
+                self.penta.pairs()
+            ));
+        }
+    }
+
+    /// The results block of a match of two players.
+    pub(super) fn results(&self) -> Option<String> {
+        (self.event.players.len() == 2).then(|| {
+            crate::sprt::results_block(
+                &self.event.players[0].name,
+                &self.event.players[1].name,
+                &self.penta,
+                self.event.sprt.as_ref(),
+            )
+        })
     }
 
     /// Games over so far.
@@ -723,7 +788,7 @@ impl Director {
             self.tick(now);
             self.commit();
             self.schedule_publish();
-            if self.quit || self.finished >= self.schedule.len() {
+            if self.quit || self.is_over() {
                 self.end_event();
             }
         }
@@ -741,14 +806,19 @@ impl Director {
     }
 
     fn report(&self) -> String {
-        format!(
+        let mut text = format!(
             "{}\n{} games of {}; time control {}\n\n{}",
             self.event.name,
             self.finished,
             self.schedule.len(),
             self.event.time_control,
             self.standings.report()
-        )
+        );
+        if let Some(block) = self.results() {
+            text.push('\n');
+            text.push_str(&block);
+        }
+        text
     }
 
     /// The event is over, or stopped: standings, then everyone is told to
@@ -770,7 +840,7 @@ impl Director {
             }
             self.release();
         }
-        self.tell_follower(if self.finished < self.schedule.len() { b"Q".to_vec() } else { b"E".to_vec() });
+        self.tell_follower(if self.is_over() { b"E".to_vec() } else { b"Q".to_vec() });
         if let Some(f) = self.follower.take() {
             if self.conns.remove(&f.id).is_some() {
                 self.out.push_back(Output::Close { id: f.id });

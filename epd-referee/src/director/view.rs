@@ -98,10 +98,34 @@ impl Director {
             finished: self.ended[self.ended.len().saturating_sub(500)..].to_vec(),
             standings,
             supervised: self.event.supervisor_token.is_some(),
+            results: self.match_state(),
         };
         let json = serde_json::to_string(&state).unwrap_or_default();
         self.out.push_back(Output::Publish(Snapshot { json, live_pgn }));
     }
+}
+
+/// A match of two players, as `/api/state` gives it: the results block
+/// and its numbers.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MatchState {
+    /// The cutechess/fastchess results block, as the log and the report
+    /// have it.
+    pub text: String,
+    /// The first player's wins, draws and losses.
+    pub wdl: [u64; 3],
+    /// Pairs scoring 0, ½, 1, 1½ and 2 points for the first player.
+    pub pentanomial: [u64; 5],
+    /// Elo of the first player against the second, with its 95 % interval.
+    pub elo: Option<(f64, f64, f64)>,
+    /// Normalized Elo, with its 95 % interval.
+    pub nelo: Option<(f64, f64, f64)>,
+    /// The likelihood of superiority.
+    pub los: Option<f64>,
+    /// With an SPRT: its LLR, lower and upper bounds.
+    pub llr: Option<(f64, f64, f64)>,
+    /// `H0`, `H1`, or none while it goes on.
+    pub verdict: Option<String>,
 }
 
 /// What the display shows, as `/api/state` gives it.
@@ -127,6 +151,8 @@ pub struct State {
     pub running: Vec<LiveGame>,
     /// The games over, the latest last (at most the last 500).
     pub finished: Vec<FinishedGame>,
+    /// Two players: the match's results and SPRT.
+    pub results: Option<MatchState>,
     /// The players, best first.
     pub standings: Vec<Standing>,
     /// Whether supervisor actions are possible (the event has a token).
@@ -228,4 +254,25 @@ pub struct Snapshot {
     pub json: String,
     /// The games in progress as PGN (result `*`).
     pub live_pgn: String,
+}
+
+impl Director {
+    fn match_state(&self) -> Option<MatchState> {
+        let text = self.results()?;
+        let e = crate::sprt::estimate(&self.penta);
+        let llr = self.event.sprt.map(|s| {
+            let (lo, hi) = s.bounds();
+            (s.llr(&self.penta), lo, hi)
+        });
+        Some(MatchState {
+            text,
+            wdl: self.penta.wdl,
+            pentanomial: self.penta.counts,
+            elo: e.map(|e| e.elo),
+            nelo: e.map(|e| e.nelo),
+            los: e.map(|e| e.los),
+            llr,
+            verdict: self.verdict.map(|v| if v == crate::sprt::Verdict::H1 { "H1" } else { "H0" }.to_owned()),
+        })
+    }
 }

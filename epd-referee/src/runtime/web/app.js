@@ -186,6 +186,11 @@ function render(state) {
     row([[i + 1, true], [s.name], [s.points, true], [s.games, true], [s.wins, true], [s.draws, true], [s.losses, true]])));
   document.querySelector("#finished tbody").replaceChildren(...state.finished.slice().reverse().map((f) =>
     row([[f.number, true], [f.white], [f.black], [f.result], [f.termination], [f.plies, true]])));
+  // A match of two: the results block (score, Elo, nElo, LOS, pentanomial
+  // counts, SPRT), as the log and the report have it.
+  const results = document.getElementById("results");
+  results.hidden = !state.results;
+  results.textContent = state.results ? state.results.text : "";
   document.body.dataset.version = state.version;
   document.body.dataset.ready = "1";
   tick();
