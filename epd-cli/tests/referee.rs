@@ -635,7 +635,8 @@ fn a_fastchess_command_line_runs_as_epd_match() {
     assert_eq!(parsed.players.len(), 2);
     // What it does not have yet is said, naming the option.
     for (args, wanted) in [
-        (vec!["-draw", "movenumber=40"], "-draw: draw adjudication is not in epd match yet"),
+        (vec!["-variant", "fischerandom"], "-variant: only standard chess is played yet"),
+        (vec!["-draw", "movenumber=40"], "-draw: movecount= is needed"),
         (vec!["-sprt", "elo0=0"], "-sprt: elo0 and elo1 are needed"),
         (vec!["-each", "tc=1", "hash=1"], "-each: unknown key \"hash\""),
         (vec!["-games", "1"], "-games: 1"),
@@ -665,7 +666,7 @@ fn an_sprt_between_two_depths_stops_early() {
         .args(["-rounds", "500", "-repeat", "-concurrency", "2", "-openings"])
         .arg(format!("file={}", book.display()))
         .args(["format=epd", "order=random", "-srand", "7", "-sprt", "elo0=0", "elo1=10", "-ratinginterval", "0"])
-        .args(["-pgnout", "file=games.pgn"])
+        .args(["-resign", "movecount=3", "score=600", "-maxmoves", "100", "-pgnout", "file=games.pgn"])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -674,6 +675,30 @@ fn an_sprt_between_two_depths_stops_early() {
     assert!(report.contains("- H1 was accepted"), "{report}");
     let path = dir.path().join("games.pgn");
     check_with_python_chess(&path, 86400.0, 0.0);
+    // Every move carries its engine's score, depth and time as cutechess
+    // writes them, beside [%clk]; python-chess reads the comments.
+    let script = r#"
+import sys, re, chess.pgn
+pat = re.compile(r'^[+-](\d+\.\d\d|M\d+)/\d+ (\d+\.\d{3})s \[%clk')
+f = open(sys.argv[1]); n = adjudicated = 0
+while (g := chess.pgn.read_game(f)) is not None:
+    n += 1
+    for node in g.mainline():
+        m = pat.match(node.comment)
+        if not m: sys.exit(f"game {n}: no score in {node.comment!r}")
+        if abs(float(m.group(2)) - node.emt()) > 0.0015: sys.exit(f"game {n}: {node.comment!r}")
+    if g.headers["Termination"] == "adjudication":
+        adjudicated += 1
+        end = " ".join(g.end().comment.split())
+        if "resigns, its engine's score -600 cp or less for 3 moves" not in end and "reached 100 moves" not in end:
+            sys.exit(f"game {n}: {end!r}")
+print(n, adjudicated)
+"#;
+    let out = Command::new("python3").args(["-c", script]).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let counted = String::from_utf8_lossy(&out.stdout);
+    let adjudicated: usize = counted.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(adjudicated > 0, "some games end by adjudication: {counted}");
     // The pairs, counted here: game numbers 2k-1 and 2k share opening k.
     let pgn = std::fs::read_to_string(&path).unwrap();
     let g = games(&pgn);

@@ -146,6 +146,9 @@ const READ_GAMES: &str = r##"JSON.stringify({
     last: [...g.querySelectorAll("svg.board rect.last")].map((r) => r.dataset.last),
     clocks: [...g.querySelectorAll(".clock")].map((c) => [c.dataset.side, c.textContent, c.dataset.running === "1"]),
     moves: [...g.querySelectorAll(".moves .san")].map((m) => m.textContent),
+    engine: g.querySelector(".engine") ? g.querySelector(".engine").dataset.engine : null,
+    evalbar: g.querySelector(".engine .evalbar span") ? g.querySelector(".engine .evalbar span").style.width : null,
+    pv: g.querySelector(".engine .pv") ? g.querySelector(".engine .pv").textContent : null,
   })),
 })"##;
 
@@ -325,6 +328,17 @@ fn the_live_display_in_headless_chromium() {
     let s1 = state(&web);
     assert_eq!(first["live"], "live", "{first}");
     assert_eq!(first["standings"], 4);
+    // The engines' word with their last moves (epd play sends ce, acd,
+    // acn and pv): a score as cutechess writes it, a bar, a line in SAN.
+    for g in first["games"].as_array().unwrap() {
+        let score = g["engine"].as_str().unwrap_or_default();
+        let ok = score.len() >= 2
+            && score.starts_with(['+', '-'])
+            && (score[1..].starts_with('M') || score[1..].parse::<f64>().is_ok());
+        assert!(ok, "an engine's score on the card: {g}");
+        assert!(g["evalbar"].as_str().is_some_and(|w| w.ends_with('%')), "{g}");
+        assert!(g["pv"].as_str().is_some_and(|p| !p.is_empty()), "{g}");
+    }
     let numbers = |v: &Value, key: &str| -> Vec<u64> {
         let mut n: Vec<u64> = v[key].as_array().unwrap().iter().map(|g| g["number"].as_u64().unwrap()).collect();
         n.sort_unstable();

@@ -351,9 +351,19 @@ impl Client {
     /// The move is not legal in [`Client::position`], or the connection
     /// failed.
     pub fn reply(&mut self, reply: Reply) -> io::Result<()> {
+        self.reply_with(reply, None)
+    }
+
+    /// Answers the last `respond`, with the engine's score, depth and
+    /// nodes (`ce`, `acd`, `acn`), which the referee adjudicates from and
+    /// writes into the PGN.
+    ///
+    /// # Errors
+    /// As [`Client::reply`].
+    pub fn reply_with(&mut self, reply: Reply, eval: Option<crate::protocol::Eval>) -> io::Result<()> {
         let pos = self.position();
         let game = self.game();
-        let base = ClientRecord { request: "reply", game, ..ClientRecord::default() };
+        let base = ClientRecord { request: "reply", game, eval, ..ClientRecord::default() };
         let rec = match reply {
             Reply::Move { mv, draw_offer, draw_claim } => {
                 if !pos.is_legal(mv) {

@@ -171,6 +171,12 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// The time control this clock keeps.
+    #[must_use]
+    pub fn control(&self) -> &TimeControl {
+        &self.control
+    }
+
     /// A clock at the start of the game.
     #[must_use]
     pub fn new(control: &TimeControl) -> Clock {

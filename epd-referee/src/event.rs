@@ -147,6 +147,10 @@ pub struct Player {
     /// ... or this many seconds.
     #[serde(default)]
     pub movetime: Option<f64>,
+    /// The player's own time control (time odds), in PGN TimeControl
+    /// syntax; the event's when not given.
+    #[serde(default)]
+    pub time_control: Option<String>,
     /// The token it must present to sign on under this name.
     #[serde(default)]
     pub token: Option<String>,
@@ -259,7 +263,54 @@ struct File {
     sprt: Option<SprtFile>,
     #[serde(default)]
     rating_interval: u32,
+    #[serde(default)]
+    draw_adjudication: Option<DrawRule>,
+    #[serde(default)]
+    resign_adjudication: Option<ResignRule>,
+    #[serde(default)]
+    max_moves: Option<u32>,
     players: Vec<Player>,
+}
+
+/// `draw_adjudication`: a draw when, from move `movenumber`, both sides'
+/// last `movecount` moves scored within `score` centipawns of 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawRule {
+    /// The first full move number the rule applies from.
+    #[serde(default)]
+    pub movenumber: u32,
+    /// Moves of each side in a row.
+    pub movecount: u32,
+    /// Centipawns.
+    pub score: i32,
+}
+
+/// `resign_adjudication`: a side whose last `movecount` moves scored
+/// `score` centipawns or more against it loses (with `twosided`, only
+/// when its opponent's last `movecount` scores agree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResignRule {
+    /// Moves of the losing side in a row.
+    pub movecount: u32,
+    /// Centipawns.
+    pub score: i32,
+    /// Both engines must agree.
+    #[serde(default)]
+    pub twosided: bool,
+}
+
+/// How the referee ends games from the engines' scores (their replies'
+/// `ce`) or their length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Adjudication {
+    /// Draws from scores near 0.
+    pub draw: Option<DrawRule>,
+    /// Losses from scores far below 0.
+    pub resign: Option<ResignRule>,
+    /// A draw after this many full moves.
+    pub max_moves: Option<u32>,
 }
 
 /// The `[sprt]` table.
@@ -441,6 +492,21 @@ pub const KEYS: &[Key] = &[
         "print the results block (score, Elo, nElo, LOS, pentanomial counts, SPRT) every this many games",
         "10",
     ),
+    key(
+        "draw_adjudication",
+        "none",
+        "table: movenumber, movecount, score",
+        "a draw when, from full move movenumber, both sides' last movecount replies scored within score cp",
+        "{ movenumber = 34, movecount = 8, score = 20 }",
+    ),
+    key(
+        "resign_adjudication",
+        "none",
+        "table: movecount, score, twosided",
+        "a loss for the side whose last movecount replies scored -score cp or less (twosided: the opponent agrees)",
+        "{ movecount = 3, score = 600 }",
+    ),
+    key("max_moves", "none", "full moves", "a draw by adjudication when the game reaches this many moves", "200"),
     key("players", "required", "[[players]] tables", "the players, two at least", ""),
 ];
 
@@ -466,6 +532,13 @@ pub const PLAYER_KEYS: &[Key] = &[
     key("depth", "none", "plies", "a UCI engine searches each move to this depth instead of by the clock", "8"),
     key("nodes", "none", "count", "... or about this many nodes", "20000"),
     key("movetime", "none", "seconds", "... or this long", "0.1"),
+    key(
+        "time_control",
+        "the event's",
+        "PGN TimeControl",
+        "the player's own time control (time odds), for a command player and a uci player alike",
+        "\"10+0.1\"",
+    ),
     key("token", "none", "text", "what a client must present to sign on as this player", "\"t0ken\""),
     key(
         "instances",
@@ -604,6 +677,8 @@ pub struct Event {
     pub sprt: Option<crate::sprt::Sprt>,
     /// Print the results block every this many games (0: never).
     pub rating_interval: u32,
+    /// Games ended from the engines' scores or their length.
+    pub adjudication: Adjudication,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -643,6 +718,16 @@ fn seconds(what: &str, v: f64) -> Result<Duration, EventError> {
 }
 
 impl Event {
+    /// The time control of player `player` (its own, or the event's).
+    #[must_use]
+    pub fn control(&self, player: usize) -> TimeControl {
+        self.players
+            .get(player)
+            .and_then(|p| p.time_control.as_deref())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| self.time_control.clone())
+    }
+
     /// Reads an event file's text; relative paths are taken from `dir`.
     ///
     /// # Errors
@@ -710,6 +795,11 @@ impl Event {
                         p.name
                     ),
                 });
+            }
+            if let Some(tc) = &p.time_control {
+                if let Err(e) = tc.parse::<TimeControl>() {
+                    return Err(EventError { at: None, message: format!("player {:?}: time_control: {e}", p.name) });
+                }
             }
             if p.depth == Some(0) || p.nodes == Some(0) || p.movetime.is_some_and(|t| !(t > 0.0 && t <= 86_400.0)) {
                 return Err(EventError {
@@ -790,6 +880,17 @@ impl Event {
                 message: "supervisor_token must be non-empty, without spaces".into(),
             });
         }
+        let bad_rule = f.draw_adjudication.is_some_and(|d| d.movecount == 0 || d.score < 0)
+            || f.resign_adjudication.is_some_and(|r| r.movecount == 0 || r.score <= 0)
+            || f.max_moves == Some(0);
+        if bad_rule {
+            return Err(EventError {
+                at: None,
+                message: "adjudication: movecount and max_moves are at least 1, a draw score 0 or more, a resign \
+                          score above 0"
+                    .into(),
+            });
+        }
         let sprt = match &f.sprt {
             Some(t) => {
                 if f.players.len() != 2 {
@@ -854,6 +955,11 @@ impl Event {
             linger: seconds("linger", f.linger)?,
             sprt,
             rating_interval: f.rating_interval,
+            adjudication: Adjudication {
+                draw: f.draw_adjudication,
+                resign: f.resign_adjudication,
+                max_moves: f.max_moves,
+            },
             players,
         })
     }

@@ -156,6 +156,8 @@ pub struct PlayedMove {
     pub emt: Duration,
     /// The mover's time left after it (increment included).
     pub clock: Duration,
+    /// The engine's score, depth and nodes, when its reply said.
+    pub eval: Option<crate::protocol::Eval>,
 }
 
 /// The draw a claim asks for.
@@ -201,6 +203,12 @@ impl Game {
     /// A game from `start` under `control` (both clocks alike).
     #[must_use]
     pub fn new(start: Position, control: &TimeControl) -> Game {
+        Game::with_controls(start, control, control)
+    }
+
+    /// A game from `start` with a time control for each side (time odds).
+    #[must_use]
+    pub fn with_controls(start: Position, white: &TimeControl, black: &TimeControl) -> Game {
         let mut history = History::new();
         history.push(&start);
         Game {
@@ -208,7 +216,7 @@ impl Game {
             pos: start,
             history,
             moves: Vec::new(),
-            clocks: [Clock::new(control), Clock::new(control)],
+            clocks: [Clock::new(white), Clock::new(black)],
             used: [Duration::ZERO; 2],
             ended: None,
         }
@@ -282,7 +290,7 @@ impl Game {
         let san = self.pos.san(mv);
         self.pos.play_unchecked(mv);
         self.history.push(&self.pos);
-        self.moves.push(PlayedMove { mv, san, emt: used, clock: self.clocks[idx(side)].remaining() });
+        self.moves.push(PlayedMove { mv, san, emt: used, clock: self.clocks[idx(side)].remaining(), eval: None });
         Ok(self.automatic_end())
     }
 
@@ -397,7 +405,15 @@ impl Game {
         self.end(GameResult::win(color.other()), Termination::RulesInfraction(color, why.into()))
     }
 
-    /// The supervisor sets the result.
+    /// Records what the engine said of the last move played.
+    pub fn set_last_eval(&mut self, eval: Option<crate::protocol::Eval>) {
+        if let Some(m) = self.moves.last_mut() {
+            m.eval = eval;
+        }
+    }
+
+    /// Ends the game with `result`, decided by the referee or the
+    /// supervisor for the reason `why`.
     pub fn adjudicate(&mut self, result: GameResult, why: impl Into<String>) -> Ended {
         self.end(result, Termination::Adjudication(why.into()))
     }

@@ -54,6 +54,12 @@ pub struct MatchSpec {
     pub sprt: Vec<String>,
     /// `-ratinginterval N` (default 10).
     pub rating_interval: Option<u32>,
+    /// `-draw movenumber=N movecount=N score=CP`.
+    pub draw: Vec<String>,
+    /// `-resign movecount=N score=CP [twosided=true|false]`.
+    pub resign: Vec<String>,
+    /// `-maxmoves N`.
+    pub maxmoves: Option<u32>,
 }
 
 /// A mistake in the command line: the option, and what it takes.
@@ -244,19 +250,23 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
         return Err(err("-engine", format!("two engines are named {:?}: give each name=NAME", w[0])));
     }
     let limited = |p: &Table| ["movetime", "nodes", "depth"].iter().any(|k| p.contains_key(*k));
-    let tc = match tcs.iter().flatten().collect::<Vec<_>>().as_slice() {
-        [] if players.iter().all(limited) => "86400".to_owned(),
-        [] => {
-            return Err(err("-each", "no time control: give tc=[MOVES/]TIME[+INC] (or st=, nodes=, depth= per engine)"))
-        }
-        [first, rest @ ..] => {
-            if rest.iter().any(|t| t != first) || tcs.iter().any(Option::is_none) {
-                return Err(err(
-                    "-engine",
-                    "engines with different time controls (time odds) are not supported yet: give one tc to -each",
-                ));
+    // One control for all (the event's), or time odds: the first
+    // engine's is the event's, each other engine that differs has its own.
+    let tc = match tcs.iter().flatten().next() {
+        Some(first) => {
+            if tcs.iter().any(Option::is_none) {
+                return Err(err("-engine", "give every engine a tc= (or one tc= to -each)"));
             }
-            (*first).clone()
+            for (p, t) in players.iter_mut().zip(&tcs) {
+                if t.as_ref() != Some(first) {
+                    p.insert("time_control".into(), Value::String(t.clone().unwrap_or_default()));
+                }
+            }
+            first.clone()
+        }
+        None if players.iter().all(limited) => "86400".to_owned(),
+        None => {
+            return Err(err("-each", "no time control: give tc=[MOVES/]TIME[+INC] (or st=, nodes=, depth= per engine)"))
         }
     };
     let mut e = Table::new();
@@ -301,6 +311,19 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
     if let Some(s) = &spec.journal_sync {
         e.insert("journal_sync".into(), Value::String(s.clone()));
     }
+    if !spec.draw.is_empty() {
+        let forms = "movenumber=N movecount=N score=CP";
+        let t = rule("-draw", &spec.draw, forms, &["movenumber", "movecount", "score"], &["movecount", "score"])?;
+        e.insert("draw_adjudication".into(), Value::Table(t));
+    }
+    if !spec.resign.is_empty() {
+        let forms = "movecount=N score=CP [twosided=true|false]";
+        let t = rule("-resign", &spec.resign, forms, &["movecount", "score", "twosided"], &["movecount", "score"])?;
+        e.insert("resign_adjudication".into(), Value::Table(t));
+    }
+    if let Some(m) = spec.maxmoves {
+        e.insert("max_moves".into(), Value::Integer(i64::from(m)));
+    }
     if !spec.sprt.is_empty() {
         e.insert("sprt".into(), Value::Table(sprt(&spec.sprt)?));
     }
@@ -327,6 +350,35 @@ fn file_of(option: &str, words: &[String]) -> Result<Option<String>, MatchError>
         }
     }
     Ok(file)
+}
+
+/// An adjudication rule's `key=value` words as a table of numbers (and
+/// `twosided`).
+fn rule(option: &str, words: &[String], forms: &str, keys: &[&str], needed: &[&str]) -> Result<Table, MatchError> {
+    let mut t = Table::new();
+    for (k, v) in pairs(option, words, forms)? {
+        if !keys.contains(&k) {
+            return Err(err(option, format!("{k}={v}: it takes {forms}")));
+        }
+        let value = if k == "twosided" {
+            match v {
+                "true" | "false" => Value::Boolean(v == "true"),
+                _ => return Err(err(option, format!("twosided={v}: true or false"))),
+            }
+        } else {
+            Value::Integer(
+                v.parse::<i64>()
+                    .ok()
+                    .filter(|n| *n >= 0 && *n <= i64::from(i32::MAX))
+                    .ok_or_else(|| err(option, format!("{k}={v}: a whole number, 0 or more")))?,
+            )
+        };
+        t.insert(k.into(), value);
+    }
+    if let Some(k) = needed.iter().find(|k| !t.contains_key(**k)) {
+        return Err(err(option, format!("{k}= is needed; it takes {forms}")));
+    }
+    Ok(t)
 }
 
 fn sprt(words: &[String]) -> Result<Table, MatchError> {
@@ -449,6 +501,11 @@ mod tests {
         let book = ev.openings.unwrap();
         assert_eq!((book.plies, book.seed, book.order), (Some(8), 5, crate::BookOrder::Random));
         assert_eq!(ev.pgn, Path::new("/m/games.pgn"));
+        // Time odds: each engine its own control.
+        let odds =
+            MatchSpec { engines: vec![words("cmd=a tc=40/60+0.5"), words("cmd=b tc=0:30")], ..MatchSpec::default() };
+        let ev = Event::parse(&event_text(&odds, 1).unwrap(), Path::new(".")).unwrap();
+        assert_eq!((ev.control(0).to_string(), ev.control(1).to_string()), ("40/60+0.5".into(), "30".into()));
     }
 
     #[test]
@@ -504,8 +561,8 @@ mod tests {
                 "-tournament: \"swiss\"",
             ),
             (
-                MatchSpec { engines: vec![words("cmd=a tc=1"), words("cmd=b tc=2")], ..MatchSpec::default() },
-                "time odds",
+                MatchSpec { engines: vec![words("cmd=a tc=1"), words("cmd=b")], ..MatchSpec::default() },
+                "give every engine a tc=",
             ),
         ] {
             let e = event_text(&spec, 1).unwrap_err().to_string();

@@ -3,8 +3,10 @@
 //! standard position, `TimeControl`, `Termination` and `PlyCount`; each
 //! move followed by `{[%clk h:mm:ss] [%emt h:mm:ss]}` (the mover's time
 //! left after the move, increment included, and the time it took; a
-//! fraction of a second is written as `.fff`), a closing comment that
-//! says how the game ended, and lines of at most 79 characters.
+//! fraction of a second is written as `.fff`), preceded, when the engine
+//! gave its score, by cutechess's `+0.35/18 1.234s` (pawns from the
+//! mover's side, depth, time); a closing comment that says how the game
+//! ended, and lines of at most 79 characters.
 
 use core::fmt::Write as _;
 
@@ -12,7 +14,7 @@ use std::time::Duration;
 
 use epd_core::{Color, Position};
 
-use crate::clock::{hms, TimeControl};
+use crate::clock::hms;
 use crate::game::Game;
 
 /// The tags a game needs beyond what the game itself knows.
@@ -70,7 +72,7 @@ impl Lines {
 
 /// The game as PGN text, ending with a blank line.
 #[must_use]
-pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
+pub fn write(tags: &Tags, game: &Game) -> String {
     let result = game.ended().map_or("*", |e| e.result.pgn());
     let mut out = String::new();
     for (name, value) in [
@@ -90,7 +92,14 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
         let _ = writeln!(out, "[SetUp \"1\"]");
         let _ = writeln!(out, "[FEN \"{}\"]", start.fen());
     }
-    let _ = writeln!(out, "[TimeControl \"{control}\"]");
+    // Time odds: a control for each side, as cutechess writes them.
+    let (white, black) = (game.clock(Color::White).control(), game.clock(Color::Black).control());
+    if white == black {
+        let _ = writeln!(out, "[TimeControl \"{white}\"]");
+    } else {
+        let _ = writeln!(out, "[WhiteTimeControl \"{white}\"]");
+        let _ = writeln!(out, "[BlackTimeControl \"{black}\"]");
+    }
     let termination = game.ended().map_or("unterminated", |e| e.termination.pgn_tag());
     let _ = writeln!(out, "[Termination \"{termination}\"]");
     let _ = writeln!(out, "[PlyCount \"{}\"]", game.moves().len());
@@ -119,7 +128,8 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
         let after = round_ms(used[side]);
         let clk = round_ms(m.clock.as_nanos() + used[side]).saturating_sub(after);
         let (clk, emt) = (Duration::from_millis(clk), Duration::from_millis(after - before));
-        lines.word(&format!("{{[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
+        let score = m.eval.as_ref().map_or_else(String::new, |e| format!("{} ", cutechess_score(e, emt)));
+        lines.word(&format!("{{{score}[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
         if turn == Color::Black {
             number += 1;
         }
@@ -135,6 +145,28 @@ pub fn write(tags: &Tags, game: &Game, control: &TimeControl) -> String {
     out.push_str(&lines.text);
     out.push_str("\n\n");
     out
+}
+
+/// An engine's score as cutechess writes it, from the mover's side:
+/// `+0.35/18 1.234s` (pawns, depth, the move's time), `+M3` or `-M3` for
+/// a mate in so many moves.
+fn cutechess_score(e: &crate::protocol::Eval, emt: Duration) -> String {
+    let score = score_text(e.ce);
+    let depth = e.depth.map_or_else(String::new, |d| format!("/{d}"));
+    format!("{score}{depth} {:.3}s", emt.as_secs_f64())
+}
+
+/// A score in centipawns as cutechess writes it: pawns with a sign
+/// (`+0.35`), or `+M3`/`-M3` for a mate in so many moves (`ce` ±(32767 −
+/// plies)).
+#[must_use]
+pub fn score_text(ce: i32) -> String {
+    if ce.unsigned_abs() >= 32_000 {
+        let plies = 32_767 - ce.unsigned_abs().min(32_767);
+        format!("{}M{}", if ce > 0 { '+' } else { '-' }, plies.div_ceil(2).max(1))
+    } else {
+        format!("{}{:.2}", if ce >= 0 { "+" } else { "-" }, f64::from(ce.unsigned_abs()) / 100.0)
+    }
 }
 
 /// Nanoseconds to the nearest millisecond (halves up).

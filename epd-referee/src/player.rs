@@ -19,7 +19,7 @@ use epd_core::Color;
 use epd_engine::{Engine, EngineError, GameClock, Limits};
 
 use crate::client::{Client, Reply};
-use crate::protocol::Command;
+use crate::protocol::{Command, Eval};
 use crate::Clock;
 
 /// How an engine plays: its search limits in place of the clock, and
@@ -133,8 +133,8 @@ pub fn session(
                 engine.new_game()?;
             }
             Command::Respond => {
-                let reply = respond(conduct, engine, &mut state, &client, &stop)?;
-                if let Err(e) = client.reply(reply) {
+                let (reply, eval) = respond(conduct, engine, &mut state, &client, &stop)?;
+                if let Err(e) = client.reply_with(reply, eval) {
                     if e.kind() == ErrorKind::InvalidInput {
                         return Err(Failure::Move(e));
                     }
@@ -152,13 +152,26 @@ pub fn session(
 }
 
 /// The engine's answer to a respond: a move, with a draw offer or claim,
-/// or a draw acceptance or a resignation.
+/// or a draw acceptance or a resignation; and its score, depth and nodes.
 fn respond(
     conduct: &Conduct,
     engine: &mut dyn Engine,
     state: &mut GameState,
     client: &Client,
     stop: &AtomicBool,
+) -> Result<(Reply, Option<Eval>), EngineError> {
+    let mut eval = None;
+    let reply = choose(conduct, engine, state, client, stop, &mut eval)?;
+    Ok((reply, eval))
+}
+
+fn choose(
+    conduct: &Conduct,
+    engine: &mut dyn Engine,
+    state: &mut GameState,
+    client: &Client,
+    stop: &AtomicBool,
+    eval: &mut Option<Eval>,
 ) -> Result<Reply, EngineError> {
     let pos = client.position();
     let mut limits =
@@ -183,6 +196,12 @@ fn respond(
     }
     let a = engine.play(&start, moves, &limits, stop)?;
     let score = a.score.map(|s| s.to_ce() as i32);
+    *eval = score.map(|ce| Eval {
+        ce,
+        depth: a.depth,
+        nodes: a.nodes,
+        pv: a.pv.iter().take(crate::protocol::MAX_PV).copied().collect(),
+    });
     if let Some(s) = score {
         state.scores.push(s);
     }

@@ -83,6 +83,27 @@ pub enum Request {
     Fault(String),
 }
 
+/// What an engine said of the move it replies with (§8 replies may carry
+/// operations): its score in centipawns from the mover's side (`ce`),
+/// its depth (`acd`) and nodes (`acn`). The referee adjudicates from the
+/// scores and writes them into the PGN.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Eval {
+    /// `ce`: centipawns from the mover's side (mates as ±(32767 − plies)).
+    pub ce: i32,
+    /// `acd`: the depth reached.
+    pub depth: Option<u32>,
+    /// `acn`: the nodes searched.
+    pub nodes: Option<u64>,
+    /// `pv`: the engine's principal variation from the reply's position
+    /// (the move first), for the live display; not journalled.
+    #[serde(skip)]
+    pub pv: Vec<Move>,
+}
+
+/// The longest principal variation a reply carries.
+pub const MAX_PV: usize = 16;
+
 /// A reply's content.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
@@ -104,6 +125,8 @@ pub struct Reply {
     pub draw_claim: bool,
     /// `resign`.
     pub resign: bool,
+    /// The engine's score, depth and nodes, when the reply carries `ce`.
+    pub eval: Option<Eval>,
 }
 
 /// Why a client's record was refused.
@@ -194,6 +217,15 @@ pub fn parse_request(line: &[u8]) -> Result<Request, ProtocolError> {
                 draw_reject: has(Opcode::DrawReject),
                 draw_claim: has(Opcode::DrawClaim),
                 resign: has(Opcode::Resign),
+                eval: int(&rec, Opcode::Ce).and_then(|ce| i32::try_from(ce).ok()).map(|ce| Eval {
+                    ce,
+                    depth: int(&rec, Opcode::Acd).and_then(|v| u32::try_from(v).ok()),
+                    nodes: int(&rec, Opcode::Acn).and_then(|v| u64::try_from(v).ok()),
+                    pv: rec
+                        .get_known(Opcode::Pv)
+                        .map(|o| o.operands().take(MAX_PV).filter_map(|x| x.as_move()).collect())
+                        .unwrap_or_default(),
+                }),
             }))
         }
         other => Err(ProtocolError(format!("unknown request {other:?}: sign_on, reply, sign_off or fault"))),
@@ -440,6 +472,8 @@ pub struct ClientRecord<'a> {
     pub flags: &'a [&'a str],
     /// `c0` (a fault's reason).
     pub message: Option<&'a str>,
+    /// `ce`, `acd`, `acn` (a reply's engine score).
+    pub eval: Option<Eval>,
 }
 
 impl ClientRecord<'_> {
@@ -468,6 +502,19 @@ impl ClientRecord<'_> {
         }
         if let Some(m) = self.message {
             let _ = rec.set("c0", &[OperandInput::String(m.as_bytes())]);
+        }
+        if let Some(e) = &self.eval {
+            let _ = rec.set("ce", &[OperandInput::Integer(i64::from(e.ce))]);
+            if !e.pv.is_empty() {
+                let pv: Vec<OperandInput<'_>> = e.pv.iter().take(MAX_PV).map(|&m| OperandInput::Move(m)).collect();
+                let _ = rec.set("pv", &pv);
+            }
+            if let Some(d) = e.depth {
+                let _ = rec.set("acd", &[OperandInput::Integer(i64::from(d))]);
+            }
+            if let Some(n) = e.nodes {
+                let _ = rec.set("acn", &[OperandInput::Integer(i64::try_from(n).unwrap_or(i64::MAX))]);
+            }
         }
         let mut out = Vec::with_capacity(120);
         rec.append_canonical(&mut out);

@@ -409,3 +409,151 @@ fn with_a_standby_nothing_goes_out_unacknowledged_and_a_superseded_referee_sends
     assert_eq!(b.sent.len(), faults, "nothing sent by the superseded referee");
     assert!(b.outputs.last().unwrap().contains("SteppedDown"), "{:?}", b.outputs.last());
 }
+
+impl Bench {
+    /// A reply with its engine's score from the mover's side (`ce`) and
+    /// depth 12.
+    fn reply_scored(&mut self, id: ConnId, uci: &str, ce: i32) {
+        let pos = self.last(id).current();
+        let mv = pos.parse_uci(uci.as_bytes()).unwrap();
+        let eval = Some(epd_referee::protocol::Eval { ce, depth: Some(12), nodes: Some(5000), pv: vec![mv] });
+        let rec = ClientRecord { request: "reply", sm: Some(mv), game: Some(1), eval, ..ClientRecord::default() };
+        self.line(id, rec.to_line(&pos));
+    }
+
+    /// Knight moves back and forth in game 1 (a White on 1, b Black on
+    /// 2), each side's replies scored as given, until `plies` are played
+    /// or the game ends; returns the plies played.
+    fn shuffle(&mut self, plies: usize, white: i32, black: i32) -> usize {
+        let moves = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        for i in 0..plies {
+            if !self.ends().is_empty() {
+                return i;
+            }
+            let (id, ce) = if i % 2 == 0 { (1, white) } else { (2, black) };
+            self.after(1);
+            self.reply_scored(id, moves[i % 4], ce);
+        }
+        plies
+    }
+
+    /// The last game's PGN, its lines joined by spaces (comments wrap).
+    fn last_pgn(&self) -> String {
+        let pgn = self
+            .entries
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Entry::End { pgn, .. } => Some(pgn.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        pgn.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// resign_adjudication: the side whose last three replies scored -600 or
+/// less loses at its third; two-sided, only when its opponent agrees.
+#[test]
+fn resign_adjudication_one_and_two_sided() {
+    let mut b = Bench::new("resign_adjudication = { movecount = 3, score = 600 }");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.shuffle(10, -700, 50), 5, "White's third scored move ends the game");
+    assert_eq!(b.ends(), ["0-1"]);
+    let pgn = b.last_pgn();
+    assert!(pgn.contains("[Termination \"adjudication\"]"), "{pgn}");
+    assert!(pgn.contains("White resigns, its engine's score -600 cp or less for 3 moves"), "{pgn}");
+    assert!(pgn.contains("{-7.00/12 0.001s [%clk"), "cutechess's score beside the clock: {pgn}");
+    assert!(pgn.contains("{+0.50/12 0.001s [%clk"), "{pgn}");
+
+    let mut b = Bench::new("resign_adjudication = { movecount = 3, score = 600, twosided = true }");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.shuffle(12, -700, 100), 12, "Black does not agree: no adjudication");
+    assert!(b.ends().is_empty());
+    let mut b = Bench::new("resign_adjudication = { movecount = 3, score = 600, twosided = true }");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.shuffle(12, -700, 650), 6, "Black agrees from its third move");
+    assert_eq!(b.ends(), ["0-1"]);
+}
+
+/// draw_adjudication from move movenumber, both sides within the score
+/// (one side outside: no draw); max_moves ends a long game.
+#[test]
+fn draw_adjudication_and_max_moves() {
+    let mut b = Bench::new("draw_adjudication = { movenumber = 3, movecount = 2, score = 20 }");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    // After ply 4 the move number is 3 and each side has two scores of 10.
+    assert_eq!(b.shuffle(10, 10, -10), 4);
+    assert_eq!(b.ends(), ["1/2-1/2"]);
+    assert!(b.last_pgn().contains("a draw, both engines' scores within 20 cp for 2 moves"), "{}", b.last_pgn());
+
+    let mut b = Bench::new("draw_adjudication = { movenumber = 3, movecount = 2, score = 20 }");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.shuffle(6, 10, 30), 6, "Black's scores are outside: no draw");
+    assert!(b.ends().is_empty());
+
+    let mut b = Bench::new("max_moves = 3");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.shuffle(10, 0, 0), 6);
+    assert_eq!(b.ends(), ["1/2-1/2"]);
+    assert!(b.last_pgn().contains("a draw, the game reached 3 moves"), "{}", b.last_pgn());
+}
+
+/// Time odds: a player's own time_control is its clock's, its inform's
+/// TimeControl, and the PGN's WhiteTimeControl or BlackTimeControl.
+#[test]
+fn time_odds_give_each_side_its_own_clock() {
+    let text = "event = \"t\"\ntime_control = \"60+1\"\nreset_delay = 0\nconclude_delay = 0\n\
+                max_moves = 1\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\ntime_control = \"30\"\n";
+    let event = Event::parse(text, Path::new(".")).unwrap();
+    let config = Config {
+        event,
+        openings: Vec::new(),
+        journal: None,
+        date: "2026.11.25".into(),
+        own: None,
+        web: false,
+        measure: false,
+        defect_send_before_sync: false,
+    };
+    let t0 = Instant::now();
+    let mut b = Bench {
+        d: Director::new(config, t0).unwrap(),
+        t0,
+        now: Duration::ZERO,
+        sent: Vec::new(),
+        raw: Vec::new(),
+        outputs: Vec::new(),
+        entries: Vec::new(),
+        notes: Vec::new(),
+    };
+    b.run();
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    // Each side's inform names its own control.
+    let informs: Vec<(ConnId, String)> = b
+        .sent
+        .iter()
+        .filter(|(_, r)| r.command == Command::Inform)
+        .map(|(id, r)| (*id, r.tags.iter().find(|(k, _)| k == "TimeControl").unwrap().1.clone()))
+        .collect();
+    assert_eq!(informs, [(1, "60+1".to_owned()), (2, "30".to_owned())]);
+    // The clocks: White 60 s, Black 30 s, as the respond says.
+    assert_eq!(b.last(1).remaining, Some((60_000, 30_000)), "{:?}", b.last(1));
+    b.after(1000);
+    b.reply_scored(1, "e2e4", 0);
+    assert_eq!(b.last(2).remaining, Some((60_000, 30_000)), "White 60 - 1 + 1 s; {:?}", b.last(2));
+    b.after(2000);
+    b.reply_scored(2, "e7e5", 0);
+    assert_eq!(b.ends(), ["1/2-1/2"], "max_moves = 1");
+    let pgn = b.last_pgn();
+    assert!(pgn.contains("[WhiteTimeControl \"60+1\"] [BlackTimeControl \"30\"] "), "{pgn}");
+    assert!(!pgn.contains("[TimeControl "), "{pgn}");
+    assert!(pgn.contains("e5 {+0.00/12 2.000s [%clk 0:00:28] [%emt 0:00:02]}"), "{pgn}");
+}

@@ -109,7 +109,7 @@ fn python_chess_reads_every_game_as_written() {
     if !python_chess() {
         return;
     }
-    let (games, tc) = random_games(60, 0x00A2_6005);
+    let (games, _control) = random_games(60, 0x00A2_6005);
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
     let mut expected = String::new();
@@ -122,7 +122,7 @@ fn python_chess_reads_every_game_as_written() {
             white: "alpha".into(),
             black: "beta".into(),
         };
-        text.push_str(&pgn::write(&tags, g, &tc));
+        text.push_str(&pgn::write(&tags, g));
         let clocks: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.clock.as_secs_f64())).collect();
         let emts: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.emt.as_secs_f64())).collect();
         let e = g.ended().unwrap();

@@ -22,11 +22,19 @@ fuzz_target!(|data: &[u8]| {
                 flags.push(name);
             }
         }
-        let line = ClientRecord { request: "reply", sm: r.mv, game: r.game, flags: &flags, ..ClientRecord::default() }
-            .to_line(&r.position);
+        let line = ClientRecord {
+            request: "reply",
+            sm: r.mv,
+            game: r.game,
+            flags: &flags,
+            eval: r.eval.clone(),
+            ..ClientRecord::default()
+        }
+        .to_line(&r.position);
         match parse_request(&line) {
             Ok(Request::Reply(back)) => {
                 assert_eq!((back.mv, back.game, back.resign, back.draw_claim), (r.mv, r.game, r.resign, r.draw_claim));
+                assert_eq!(back.eval, r.eval, "the engine's score, depth and nodes");
                 assert_eq!(back.position.fen(), r.position.fen());
             }
             other => panic!("a reply written back does not read: {other:?}: {}", String::from_utf8_lossy(&line)),

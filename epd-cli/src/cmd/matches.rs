@@ -24,10 +24,10 @@ fastchess and cutechess-cli options carry over (one dash or two): -engine and -e
 cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; -rounds,
 -games 2, -repeat, -concurrency, -openings file= format=epd|pgn order= plies= start=, -srand,
 -pgnout file=, -log file=, -event, -site, -tournament roundrobin|gauntlet, -wait, -recover,
--sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N.
-Refused with a message: -games other than 2, tc per engine that differ, restart=on, and the
-options Argus does not have yet (-draw, -resign, -maxmoves, -variant, -noswap, -reverse,
--epdout, -tb...).";
+-sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N,
+-draw movenumber= movecount= score=, -resign movecount= score= twosided=, -maxmoves N.
+Refused with a message: -games other than 2, restart=on, and the
+options Argus does not have yet (-variant, -noswap, -reverse, -epdout, -tb...).";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -84,6 +84,16 @@ pub struct Args {
     /// counts, SPRT) every N games on standard error (0: never).
     #[arg(long, value_name = "N")]
     ratinginterval: Option<u32>,
+    /// Draw adjudication: movenumber=N movecount=N score=CP (both
+    /// engines' last N scores within CP, from move movenumber).
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
+    draw: Vec<String>,
+    /// Resign adjudication: movecount=N score=CP [twosided=true].
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
+    resign: Vec<String>,
+    /// A draw by adjudication after N full moves.
+    #[arg(long, value_name = "N")]
+    maxmoves: Option<u32>,
     /// Accepted: a crashed engine is always started again (the director
     /// brings it back into its game).
     #[arg(long)]
@@ -131,14 +141,14 @@ const LONG: &[&str] = &[
     "recover",
     "sprt",
     "ratinginterval",
+    "draw",
+    "resign",
+    "maxmoves",
 ];
 
 /// Options of fastchess and cutechess-cli that `epd match` does not have,
 /// and what to do instead.
 const NOT_YET: &[(&str, &str)] = &[
-    ("draw", "draw adjudication is not in epd match yet"),
-    ("resign", "resign adjudication is not in epd match yet"),
-    ("maxmoves", "move-count adjudication is not in epd match yet"),
     ("variant", "only standard chess is played yet"),
     ("noswap", "every opening is played with both colours"),
     ("reverse", "every opening is played with both colours"),
@@ -219,6 +229,9 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         journal_sync: args.journal_sync,
         sprt: args.sprt,
         rating_interval: args.ratinginterval,
+        draw: args.draw,
+        resign: args.resign,
+        maxmoves: args.maxmoves,
     };
     let _ = args.recover;
     let random = spec.openings.iter().any(|w| w == "order=random");

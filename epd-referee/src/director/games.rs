@@ -96,8 +96,9 @@ impl Director {
         let (tags, start, number, moves, both, started) = {
             let r = &self.running[&k];
             let moves: Vec<epd_core::Move> = r.game.moves().iter().map(|m| m.mv).collect();
+            let side = r.conns.iter().position(|&c| c == id).unwrap_or(0);
             (
-                self.tags(r, "*"),
+                self.tags(r, "*", side),
                 *r.game.start(),
                 r.sched.number as u64,
                 moves,
@@ -166,7 +167,7 @@ impl Director {
         }
         let sched = self.schedule[k];
         let start = sched.opening.map_or_else(Position::startpos, |i| self.openings[i]);
-        let game = Game::new(start, &self.event.time_control);
+        let game = Game::with_controls(start, &self.event.control(sched.white), &self.event.control(sched.black));
         for id in [white, black] {
             if let Some(c) = self.conns.get_mut(&id) {
                 c.game = Some(k);
@@ -198,8 +199,11 @@ impl Director {
         self.rearm(k);
     }
 
-    pub(super) fn tags(&self, r: &Running, result: &str) -> Vec<(&'static str, String)> {
+    /// The tags of an `inform` to the player of side `to` (0 White, 1
+    /// Black): its `TimeControl` is its own (time odds).
+    pub(super) fn tags(&self, r: &Running, result: &str, to: usize) -> Vec<(&'static str, String)> {
         let round = self.pgn_tags(r).round;
+        let color = if to == 0 { Color::White } else { Color::Black };
         vec![
             ("Event", self.event.name.clone()),
             ("Site", self.event.site.clone()),
@@ -208,7 +212,7 @@ impl Director {
             ("White", self.event.players[r.sched.white].name.clone()),
             ("Black", self.event.players[r.sched.black].name.clone()),
             ("Result", result.to_owned()),
-            ("TimeControl", self.event.time_control.to_string()),
+            ("TimeControl", r.game.clock(color).control().to_string()),
         ]
     }
 
@@ -216,11 +220,12 @@ impl Director {
     pub(super) fn begin(&mut self, k: usize, now: Instant) {
         let (tags, conns, start) = {
             let r = &self.running[&k];
-            (self.tags(r, "*"), r.conns, *r.game.position())
+            ([self.tags(r, "*", 0), self.tags(r, "*", 1)], r.conns, *r.game.position())
         };
-        for id in conns {
+        for (side, id) in conns.into_iter().enumerate() {
+            let tags = &tags[side];
             let mut o = Outgoing::new(Command::Inform, &start);
-            o.tags = &tags;
+            o.tags = tags;
             o.game = Some(self.running[&k].sched.number as u64);
             let line = o.to_line();
             self.send(id, line);
@@ -263,9 +268,9 @@ impl Director {
     pub(super) fn finish(&mut self, k: usize, e: Ended) {
         let Some(r) = self.running.get(&k) else { return };
         let result = e.result.pgn();
-        let tags = self.tags(r, result);
+        let tags = [self.tags(r, result, 0), self.tags(r, result, 1)];
         let pgn_tags = self.pgn_tags(r);
-        let text = pgn::write(&pgn_tags, &r.game, &self.event.time_control);
+        let text = pgn::write(&pgn_tags, &r.game);
         let entry =
             Entry::End { game: k, white: r.sched.white, black: r.sched.black, result: result.to_owned(), pgn: text };
         self.write_ahead(&entry);
@@ -277,12 +282,12 @@ impl Director {
         self.rearm(k);
         let fin = *r.game.position();
         let now = self.now;
-        for id in r.conns {
+        for (side, id) in r.conns.into_iter().enumerate() {
             if !self.conns.contains_key(&id) {
                 continue;
             }
             let mut o = Outgoing::new(Command::Inform, &fin);
-            o.tags = &tags;
+            o.tags = &tags[side];
             o.game = Some(r.sched.number as u64);
             let line = o.to_line();
             self.send(id, line);

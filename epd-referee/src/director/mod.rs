@@ -48,6 +48,7 @@ use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
 use crate::standby::wire::{self as standby, Fenced};
 use crate::standings::Standings;
 
+mod adjudication;
 mod games;
 mod replication;
 mod replies;

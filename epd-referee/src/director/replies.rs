@@ -147,6 +147,9 @@ impl Director {
             let mv = reply.mv.map(|m| (m, used));
             for kind in [DrawClaim::Threefold, DrawClaim::FiftyMoves] {
                 if let Ok(e) = r.game.claim_draw(side, kind, mv) {
+                    if mv.is_some() {
+                        r.game.set_last_eval(reply.eval.clone());
+                    }
                     // The move that came with the claim is the game's too:
                     // journalled like any other, before the end.
                     if let Some((m, used)) = mv {
@@ -155,6 +158,7 @@ impl Director {
                             uci: current.uci(m),
                             ns: u64::try_from(used.as_nanos()).unwrap_or(u64::MAX),
                             offer: false,
+                            eval: reply.eval.clone().map(|e| crate::protocol::Eval { pv: Vec::new(), ..e }),
                         };
                         self.write_ahead(&entry);
                     }
@@ -185,17 +189,24 @@ impl Director {
         // A move that came after the flag fell is not played: the game's
         // end says so, not a move.
         if played.is_ok() && r.game.moves().len() > plies {
+            r.game.set_last_eval(reply.eval.clone());
             let entry = Entry::Move {
                 game: k,
                 uci: before.uci(mv),
                 ns: u64::try_from(used.as_nanos()).unwrap_or(u64::MAX),
                 offer: reply.draw_offer,
+                eval: reply.eval.clone().map(|e| crate::protocol::Eval { pv: Vec::new(), ..e }),
             };
             self.write_ahead(&entry);
             if self.failure.is_some() {
                 return;
             }
         }
+        // The engines' scores may end the game (the event's adjudication).
+        let played = match played {
+            Ok(None) => Ok(self.adjudication(k)),
+            other => other,
+        };
         let r = self.running.get_mut(&k).expect("running");
         match played {
             Ok(Some(e)) => self.finish(k, e),

@@ -50,7 +50,7 @@ impl Director {
             });
             let ticking = r.paused.is_none() && r.away.is_none() && r.starts_at.is_none() && g.ended().is_none();
             let tags = self.pgn_tags(r);
-            live_pgn.push_str(&pgn::write(&tags, g, &self.event.time_control));
+            live_pgn.push_str(&pgn::write(&tags, g));
             running.push(LiveGame {
                 number: r.sched.number,
                 round: tags.round,
@@ -66,6 +66,7 @@ impl Director {
                 thinking_ms: r.asked_at.filter(|_| ticking).map(|t| ms(now.saturating_duration_since(t))),
                 paused: r.paused.is_some(),
                 away: r.away.map(|(c, _)| side(c)),
+                engine: engine_line(g),
             });
         }
         running.sort_by_key(|g| g.number);
@@ -192,6 +193,27 @@ pub struct LiveGame {
     pub paused: bool,
     /// A side that is away (`"white"`, `"black"`).
     pub away: Option<&'static str>,
+    /// The last engine's score, depth, nodes and principal variation, as
+    /// its reply gave them.
+    pub engine: Option<EngineLine>,
+}
+
+/// What an engine said with its last move, for the live display.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineLine {
+    /// Whose engine: `"white"` or `"black"`.
+    pub side: &'static str,
+    /// Its score in centipawns from White's side (an evaluation bar);
+    /// mates as ±(32767 − plies).
+    pub white_cp: i32,
+    /// The score as cutechess writes it, from the mover's side (`+0.35`, `-M3`).
+    pub text: String,
+    /// The depth reached.
+    pub depth: Option<u32>,
+    /// The nodes searched.
+    pub nodes: Option<u64>,
+    /// The principal variation in SAN, from the position before the move.
+    pub pv: Vec<String>,
 }
 
 /// A game over.
@@ -275,4 +297,33 @@ impl Director {
             verdict: self.verdict.map(|v| if v == crate::sprt::Verdict::H1 { "H1" } else { "H0" }.to_owned()),
         })
     }
+}
+
+/// The last scored move of `g`, for the display.
+fn engine_line(g: &crate::game::Game) -> Option<EngineLine> {
+    let moves = g.moves();
+    let i = moves.iter().rposition(|m| m.eval.is_some())?;
+    let e = moves[i].eval.as_ref()?;
+    let mut pos = *g.start();
+    for m in &moves[..i] {
+        pos.play_unchecked(m.mv);
+    }
+    let mover = pos.turn();
+    let mut pv = Vec::new();
+    for &m in &e.pv {
+        if !pos.is_legal(m) {
+            break;
+        }
+        pv.push(pos.san(m));
+        pos.play_unchecked(m);
+    }
+    let text = crate::pgn::score_text(e.ce);
+    Some(EngineLine {
+        side: if mover == Color::White { "white" } else { "black" },
+        white_cp: if mover == Color::White { e.ce } else { -e.ce },
+        text,
+        depth: e.depth,
+        nodes: e.nodes,
+        pv,
+    })
 }

@@ -11,7 +11,15 @@ pub enum Entry {
     Start { game: usize },
     /// A move of a game in progress, the time it took, and whether its
     /// player offered a draw with it.
-    Move { game: usize, uci: String, ns: u64, offer: bool },
+    Move {
+        game: usize,
+        uci: String,
+        ns: u64,
+        offer: bool,
+        /// The engine's score, depth and nodes, when its reply said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        eval: Option<crate::protocol::Eval>,
+    },
     /// A game is over: its result and its PGN as written.
     End { game: usize, white: usize, black: usize, result: String, pgn: String },
     /// A game aborted by the supervisor: back in the schedule.

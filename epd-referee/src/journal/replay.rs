@@ -68,15 +68,17 @@ pub(crate) fn replay(
             Entry::Start { game } => {
                 let sched = scheduled(game)?;
                 let start = sched.opening.map_or_else(Position::startpos, |o| openings[o]);
-                r.running.insert(game, (Game::new(start, &event.time_control), None));
+                let game_of = Game::with_controls(start, &event.control(sched.white), &event.control(sched.black));
+                r.running.insert(game, (game_of, None));
             }
-            Entry::Move { game, uci, ns, offer } => {
+            Entry::Move { game, uci, ns, offer, eval } => {
                 let Some((g, o)) = r.running.get_mut(&game) else {
                     return Err(bad_journal(path, n, "a move of a game not in progress"));
                 };
                 let side = g.position().turn();
                 let mv = g.position().parse_uci(uci.as_bytes()).map_err(|e| bad_journal(path, n, e))?;
                 g.play(mv, Duration::from_nanos(ns)).map_err(|e| bad_journal(path, n, e))?;
+                g.set_last_eval(eval);
                 *o = offer.then_some(side);
             }
             Entry::End { game, white, black, result, pgn } => {
@@ -133,7 +135,7 @@ mod tests {
         let event = Event::parse(text, std::path::Path::new(".")).unwrap();
         let schedule = event.schedule(0);
         let begin = Entry::Begin { epoch: 1, event: "e".into(), games: schedule.len(), date: "2026.11.24".into() };
-        let mv = |uci: &str| Entry::Move { game: 0, uci: uci.into(), ns: 1_000_000, offer: false };
+        let mv = |uci: &str| Entry::Move { game: 0, uci: uci.into(), ns: 1_000_000, offer: false, eval: None };
         let log = [begin, Entry::Start { game: 0 }, mv("e2e4"), Entry::Pause { game: 0 }, mv("e7e5")];
         let r = replay(&event, &[], &schedule, &entries(&log)).unwrap();
         assert!(r.paused.contains(&0));

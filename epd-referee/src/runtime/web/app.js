@@ -150,6 +150,25 @@ function actions(game) {
   return div;
 }
 
+// The last engine's word: an evaluation bar (White's share, a pawn is a
+// tenth of the bar either side of the middle, mates at the ends), its
+// score, depth and principal variation.
+function engineLine(game) {
+  const e = game.engine;
+  if (!e) return el("div", { class: "engine", "data-engine": "" });
+  const cp = Math.max(-1000, Math.min(1000, e.white_cp));
+  const share = Math.abs(e.white_cp) >= 32000 ? (e.white_cp > 0 ? 100 : 0) : 50 + cp / 20;
+  const bar = el("div", { class: "evalbar", title: `${e.side}: ${e.text}` });
+  // Through the CSSOM: the page's policy refuses inline style attributes.
+  const fill = el("span", {});
+  fill.style.width = `${share}%`;
+  bar.append(fill);
+  const depth = e.depth === null ? "" : `/${e.depth}`;
+  return el("div", { class: "engine", "data-engine": e.text, "data-side": e.side },
+    bar, el("span", { class: "score" }, `${e.side === "white" ? "\u25cb" : "\u25cf"} ${e.text}${depth}`),
+    el("span", { class: "pv" }, e.pv.join(" ")));
+}
+
 function card(game, supervising) {
   const player = (side) => {
     const name = side === "white" ? game.white : game.black;
@@ -161,7 +180,7 @@ function card(game, supervising) {
   const c = el("article", {
     class: "game", "data-game": game.number, "data-fen": game.fen, "data-ply": game.moves.length,
     "data-paused": game.paused ? 1 : 0,
-  }, title, player("black"), board(game), player("white"), moveList(game));
+  }, title, player("black"), board(game), player("white"), engineLine(game), moveList(game));
   if (supervising) c.append(actions(game));
   return c;
 }
