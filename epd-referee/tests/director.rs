@@ -27,11 +27,15 @@ struct Bench {
 
 impl Bench {
     fn new(extra: &str) -> Bench {
-        let text = format!(
+        Bench::of_event(&format!(
             "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\n{extra}\n\
              [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
-        );
-        let event = Event::parse(&text, Path::new(".")).unwrap();
+        ))
+    }
+
+    /// A director for the event file `text`.
+    fn of_event(text: &str) -> Bench {
+        let event = Event::parse(text, Path::new(".")).unwrap();
         let config = Config {
             event,
             openings: Vec::new(),
@@ -511,29 +515,7 @@ fn draw_adjudication_and_max_moves() {
 fn time_odds_give_each_side_its_own_clock() {
     let text = "event = \"t\"\ntime_control = \"60+1\"\nreset_delay = 0\nconclude_delay = 0\n\
                 max_moves = 1\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\ntime_control = \"30\"\n";
-    let event = Event::parse(text, Path::new(".")).unwrap();
-    let config = Config {
-        event,
-        openings: Vec::new(),
-        journal: None,
-        date: "2026.11.25".into(),
-        own: None,
-        web: false,
-        measure: false,
-        defect_send_before_sync: false,
-    };
-    let t0 = Instant::now();
-    let mut b = Bench {
-        d: Director::new(config, t0).unwrap(),
-        t0,
-        now: Duration::ZERO,
-        sent: Vec::new(),
-        raw: Vec::new(),
-        outputs: Vec::new(),
-        entries: Vec::new(),
-        notes: Vec::new(),
-    };
-    b.run();
+    let mut b = Bench::of_event(text);
     b.sign_on(1, "a");
     b.sign_on(2, "b");
     // Each side's inform names its own control.
