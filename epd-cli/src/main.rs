@@ -89,7 +89,7 @@ enum Command {
     Report(cmd::report::Args),
     /// Play a match of local UCI engines from one command line (fastchess's options).
     #[command(name = "match", display_order = 18, after_help = cmd::matches::EXAMPLES)]
-    Match(cmd::matches::Args),
+    Match(Box<cmd::matches::Args>),
     /// Play in a referee's tournament with the built-in or any UCI engine.
     #[command(display_order = 17, after_help = cmd::play::EXAMPLES)]
     Play(cmd::play::Args),
@@ -147,7 +147,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Referee(args) => cmd::referee::run(args, &mut out)?,
         Command::Report(args) => cmd::report::run(args, &mut out)?,
         Command::Play(args) => cmd::play::run(args)?,
-        Command::Match(args) => cmd::matches::run(args, &mut out)?,
+        Command::Match(args) => cmd::matches::run(*args, &mut out)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;

@@ -640,7 +640,8 @@ fn a_fastchess_command_line_runs_as_epd_match() {
     assert_eq!(parsed.players.len(), 2);
     // What it does not have yet is said, naming the option.
     for (args, wanted) in [
-        (vec!["-variant", "fischerandom"], "-variant: only standard chess is played yet"),
+        (vec!["-variant", "crazyhouse"], "-variant: \"crazyhouse\": standard or fischerandom"),
+        (vec!["-tb", "/syzygy"], "-tb: tablebase adjudication is not supported"),
         (vec!["-draw", "movenumber=40"], "-draw: movecount= is needed"),
         (vec!["-sprt", "elo0=0"], "-sprt: elo0 and elo1 are needed"),
         (vec!["-each", "tc=1", "hash=1"], "-each: unknown key \"hash\""),
@@ -654,6 +655,107 @@ fn a_fastchess_command_line_runs_as_epd_match() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains(wanted), "{wanted}: {err}");
+    }
+}
+
+/// Chess960 and Double Fischer Random: `epd match -variant fischerandom`
+/// plays DFRC starts (the sides' back ranks differ; made with
+/// python-chess's `from_chess960_pos`), the standard start, and Chess960
+/// positions with castling rights on both wings from the shared perft
+/// corpus (Shredder-FEN), between the built-in engine and Stockfish (its
+/// `UCI_Chess960` set, castling king-takes-rook). python-chess replays
+/// every game in Chess960 mode from the opening the schedule gives it;
+/// pgn-extract reads them and finds the same final positions, which are
+/// also `-epdout`'s; castling happens on both wings.
+#[test]
+fn chess960_and_dfrc_openings_play_by_the_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = vec![
+        "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFca - 0 1".to_owned(),
+        "qbnrbknr/pppppppp/8/8/8/8/PPPPPPPP/QBBNRNKR w HEhd - 0 1".to_owned(),
+        "qbnrkrbn/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAfd - 0 1".to_owned(),
+        "qbnnrkbr/pppppppp/8/8/8/8/PPPPPPPP/QRKBBNRN w GBhe - 0 1".to_owned(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
+    ];
+    let corpus = String::from_utf8(epd_testkit::corpus("perft_fischer_ethereal.epd")).unwrap();
+    book.extend(
+        corpus.lines().filter(|l| l.split(' ').nth(2).is_some_and(|c| c.len() == 4)).take(7).map(str::to_owned),
+    );
+    assert_eq!(book.len(), 12);
+    std::fs::write(dir.path().join("book.epd"), book.join("\n") + "\n").unwrap();
+    let second = match stockfish() {
+        Some(sf) => vec![format!("cmd={sf}"), "name=sf".into(), "nodes=4000".into(), "option.Hash=16".into()],
+        None => vec![format!("cmd={EPD}"), "args=uci".into(), "name=sf".into(), "depth=2".into()],
+    };
+    let out = Command::new(EPD)
+        .args(["match", "-engine", &format!("cmd={EPD}"), "args=uci", "name=builtin", "depth=3", "-engine"])
+        .args(&second)
+        .args(["-variant", "fischerandom", "-rounds", "12", "-repeat", "-concurrency", "2"])
+        .args(["-openings", "file=book.epd", "-pgnout", "file=games.pgn", "-epdout", "file=final.epd"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = dir.path().join("games.pgn");
+    let pgn = std::fs::read_to_string(&path).unwrap();
+    let g = games(&pgn);
+    assert_eq!(g.len(), 24);
+    assert!(g.iter().all(|x| tag(x, "Variant") == "Chess960" && !tag(x, "FEN").is_empty()));
+    check_with_python_chess(&path, 86400.0, 0.0);
+    let script = r#"
+import sys, chess, chess.pgn
+book = [l.split(" ;")[0] for l in open(sys.argv[2]) if l.strip()]
+finals = {}
+for l in open(sys.argv[3]):
+    rid = l.split(' id "')[1].split('"')[0]
+    finals[rid] = " ".join(l.split()[:4])
+f = open(sys.argv[1]); castles = set()
+while (g := chess.pgn.read_game(f)) is not None:
+    b = g.board()
+    if not b.chess960: sys.exit("not read as Chess960")
+    number = int(g.headers["Round"].split(".")[1])
+    want = chess.Board(" ".join(book[(number - 1) // 2].split()[:4]) + " 0 1", chess960=True)
+    if (b.board_fen(), b.turn, b.castling_rights) != (want.board_fen(), want.turn, want.castling_rights):
+        sys.exit(f"game {number}: starts at {b.fen()}, the book says {want.fen()}")
+    plies = 0
+    for m in g.mainline_moves():
+        plies += 1
+        if b.is_castling(m):
+            castles.add((g.headers["White" if b.turn else "Black"], "O-O" if b.is_kingside_castling(m) else "O-O-O"))
+        b.push(m)
+    rid = f'{g.headers["White"]} - {g.headers["Black"]}, {g.headers["Event"]} {g.headers["Round"]}, ply {plies}'
+    if finals.get(rid, "none").split()[0] != b.board_fen():
+        sys.exit(f"epdout for {rid}: {finals.get(rid)} != {b.board_fen()}")
+    print(b.board_fen())
+print(" ".join(sorted(f"{p}:{c}" for p, c in castles)), file=sys.stderr)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(&path)
+        .arg(dir.path().join("book.epd"))
+        .arg(dir.path().join("final.epd"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if stderr.contains("No module named 'chess'") {
+        assert!(std::env::var_os("EPDKIT_REQUIRE_PYTHON_CHESS").is_none(), "python-chess is required");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let finals: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect();
+    assert_eq!(finals.len(), 24);
+    // Both wings, and each engine castles at least once.
+    for wanted in ["builtin:", "sf:", ":O-O ", ":O-O-O"] {
+        assert!(format!("{} ", stderr.trim()).contains(wanted), "{wanted}: castling seen: {stderr}");
+    }
+    if Path::new("/usr/games/pgn-extract").is_file() {
+        let out = Command::new("/usr/games/pgn-extract").args(["-s", "-F"]).arg(&path).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        // -F adds the final position as a comment `{ "FEN" }` (where a
+        // line breaks, anywhere on it).
+        let theirs: Vec<&str> = text.split("{ \"").skip(1).map(|l| l.split(' ').next().unwrap()).collect();
+        assert_eq!(theirs, finals, "pgn-extract's final positions");
     }
 }
 

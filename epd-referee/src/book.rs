@@ -25,8 +25,8 @@ fn bad(path: &Path, line: u64, what: &str) -> std::io::Error {
 pub fn load(book: &Book) -> std::io::Result<Vec<Position>> {
     let path = &book.path;
     let mut positions = match book.format {
-        BookFormat::Epd => epd(path)?,
-        BookFormat::Pgn => pgn(path, book.plies)?,
+        BookFormat::Epd => epd(path, book.chess960)?,
+        BookFormat::Pgn => pgn(path, book.plies, book.chess960)?,
     };
     if positions.is_empty() {
         return Err(bad(path, 1, "the book has no opening"));
@@ -46,7 +46,21 @@ pub fn load(book: &Book) -> std::io::Result<Vec<Position>> {
     Ok(positions)
 }
 
-fn epd(path: &Path) -> std::io::Result<Vec<Position>> {
+/// A Chess960 position in a book of standard chess: refused, since the
+/// engines would be told nothing of it and write its castling wrongly.
+fn variant_check(path: &Path, line: u64, pos: &Position, chess960: bool) -> std::io::Result<()> {
+    if pos.is_chess960() && !chess960 {
+        return Err(bad(
+            path,
+            line,
+            "a Chess960 position (its castling rook or king is not where standard chess puts it); the event's \
+             variant is standard: variant = \"fischerandom\" (epd match -variant fischerandom) plays it",
+        ));
+    }
+    Ok(())
+}
+
+fn epd(path: &Path, chess960: bool) -> std::io::Result<Vec<Position>> {
     let text = std::fs::read(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let mut out = Vec::new();
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
@@ -56,14 +70,17 @@ fn epd(path: &Path) -> std::io::Result<Vec<Position>> {
         }
         let (rec, diags) = epd_core::Record::parse(line, epd_core::ParseMode::Lenient);
         match rec.position_with_counters() {
-            Some(p) if !epd_core::has_errors(&diags) => out.push(p),
+            Some(p) if !epd_core::has_errors(&diags) => {
+                variant_check(path, i as u64 + 1, &p, chess960)?;
+                out.push(p);
+            }
             _ => return Err(bad(path, i as u64 + 1, "not a position")),
         }
     }
     Ok(out)
 }
 
-fn pgn(path: &Path, plies: Option<u32>) -> std::io::Result<Vec<Position>> {
+fn pgn(path: &Path, plies: Option<u32>, chess960: bool) -> std::io::Result<Vec<Position>> {
     let file =
         std::fs::File::open(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let mut reader = PgnReader::new(BufReader::new(file));
@@ -73,6 +90,7 @@ fn pgn(path: &Path, plies: Option<u32>) -> std::io::Result<Vec<Position>> {
             Some(fen) => fen.parse::<Position>().map_err(|e| bad(path, game.line, &format!("FEN tag: {e}")))?,
             None => Position::startpos(),
         };
+        variant_check(path, game.line, &pos, chess960)?;
         for m in game.moves.iter().take(plies.map_or(usize::MAX, |p| p as usize)) {
             let mv = pos.parse_san(&m.san, SanMode::Lenient).map_err(|e| {
                 bad(path, m.line, &format!("column {}: {}: {e}", m.column, String::from_utf8_lossy(&m.san)))
@@ -109,7 +127,7 @@ mod tests {
     use super::*;
 
     fn book(path: &Path, format: BookFormat, order: BookOrder, plies: Option<u32>, start: u32) -> Book {
-        Book { path: path.to_owned(), format, order, plies, start, seed: 7 }
+        Book { path: path.to_owned(), format, order, plies, start, seed: 7, chess960: false }
     }
 
     #[test]
@@ -144,6 +162,46 @@ mod tests {
         std::fs::write(&pgn_path, "1. e4 Ke5 *\n").unwrap();
         let e = load(&book(&pgn_path, BookFormat::Pgn, BookOrder::Sequential, None, 1)).unwrap_err();
         assert!(e.to_string().contains(":1: column 7: Ke5"), "{e}");
+    }
+
+    /// Chess960 books: Shredder-FEN and X-FEN castling fields, perft
+    /// operations beside the position, a PGN game from a `FEN` tag that
+    /// castles; refused in an event of standard chess, with the line.
+    #[test]
+    fn chess960_books_read_only_in_a_chess960_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let epd_path = dir.path().join("960.epd");
+        std::fs::write(
+            &epd_path,
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9 ;D1 21 ;D2 528\n\
+             rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n\
+             nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w GBgb - 0 1\n",
+        )
+        .unwrap();
+        let mut b = book(&epd_path, BookFormat::Epd, BookOrder::Sequential, None, 1);
+        let e = load(&b).unwrap_err();
+        assert!(e.to_string().contains("960.epd:1: a Chess960 position"), "{e}");
+        b.chess960 = true;
+        let got = load(&b).unwrap();
+        assert_eq!(got.len(), 3);
+        assert!(got[0].is_chess960() && !got[1].is_chess960() && got[2].is_chess960());
+        // Castling on both wings is legal where the rooks are.
+        let castles: Vec<String> =
+            got[2].legal_moves().iter().filter(|m| m.is_castle()).map(|&m| got[2].san(m)).collect();
+        assert!(castles.is_empty(), "blocked at the start: {castles:?}");
+        let pgn_path = dir.path().join("960.pgn");
+        std::fs::write(
+            &pgn_path,
+            "[Variant \"Chess960\"]\n[FEN \"1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1\"]\n\n\
+             1. O-O O-O-O *\n",
+        )
+        .unwrap();
+        let mut b = book(&pgn_path, BookFormat::Pgn, BookOrder::Sequential, None, 1);
+        assert!(load(&b).unwrap_err().to_string().contains("960.pgn:1: a Chess960 position"));
+        b.chess960 = true;
+        let got = load(&b).unwrap();
+        // As python-chess plays it in Chess960 mode.
+        assert_eq!(got[0].fen(), "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2");
     }
 
     #[test]

@@ -333,6 +333,16 @@ impl Client {
         self.tag("TimeControl").and_then(|t| t.parse().ok())
     }
 
+    /// `true` if the game is Chess960: the `Variant` tag of `inform` (as
+    /// PGN names it: `Chess960`, `Fischerandom`, `Fischer Random`).
+    #[must_use]
+    pub fn is_chess960(&self) -> bool {
+        self.tag("Variant").is_some_and(|v| {
+            let v: String = v.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+            matches!(v.as_str(), "chess960" | "fischerandom" | "fischerrandom" | "960")
+        })
+    }
+
     /// `true` if the opponent offers a draw with its last move.
     #[must_use]
     pub fn draw_offered(&self) -> bool {
@@ -478,7 +488,7 @@ mod tests {
         }
         let start = Position::startpos();
         send(&mut w, &Outgoing { game: Some(7), ..Outgoing::new(Command::Reset, &start) });
-        let tags = [("TimeControl", "40/60+1".to_owned())];
+        let tags = [("TimeControl", "40/60+1".to_owned()), ("Variant", "Chess960".to_owned())];
         send(&mut w, &Outgoing { game: Some(7), tags: &tags, ..Outgoing::new(Command::Inform, &start) });
         // White's first move arrives with the respond; a heartbeat first.
         w.write_all(b"\n").unwrap();
@@ -487,6 +497,7 @@ mod tests {
         assert_eq!(c.next_command().unwrap(), Command::Reset);
         assert_eq!(c.next_command().unwrap(), Command::Inform);
         assert_eq!(c.time_control().map(|t| t.to_string()).as_deref(), Some("40/60+1"));
+        assert!(c.is_chess960(), "the Variant tag");
         assert_eq!(c.next_command().unwrap(), Command::Respond);
         assert_eq!(c.game(), Some(7));
         assert_eq!(c.moves(), &[e4]);
@@ -517,6 +528,7 @@ mod tests {
         send(&mut w, &Outgoing::new(Command::Reset, &start));
         assert_eq!(c.next_command().unwrap(), Command::Reset);
         assert_eq!((c.game_start(), c.moves().len(), c.tag("TimeControl")), (None, 0, None));
+        assert!(!c.is_chess960());
         // Silence past three beats and a half second: the referee is gone.
         let t = std::time::Instant::now();
         assert_eq!(c.next_command().unwrap_err().kind(), std::io::ErrorKind::TimedOut);

@@ -50,6 +50,29 @@ pub enum Pairing {
     Gauntlet,
 }
 
+/// The rules the games are played by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum Variant {
+    /// Standard chess.
+    #[default]
+    #[serde(rename = "standard")]
+    Standard,
+    /// Chess960 (Fischer Random) and Double Fischer Random: openings with
+    /// the pieces anywhere on the back ranks, X-FEN or Shredder-FEN
+    /// castling rights, castling king-takes-rook for UCI engines
+    /// (`UCI_Chess960`), PGN with `[Variant "Chess960"]`.
+    #[serde(rename = "fischerandom", alias = "chess960")]
+    FischerRandom,
+}
+
+impl Variant {
+    /// `true` for Chess960.
+    #[must_use]
+    pub fn is_chess960(self) -> bool {
+        self == Variant::FischerRandom
+    }
+}
+
 /// What an illegal move or a false claim costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -100,6 +123,8 @@ pub struct Book {
     pub start: u32,
     /// The shuffle's seed (random order).
     pub seed: u64,
+    /// Chess960 positions are allowed (the event's variant).
+    pub chess960: bool,
 }
 
 /// When the journal's entries reach the disk.
@@ -234,6 +259,8 @@ struct File {
     #[serde(default)]
     pgn: Option<PathBuf>,
     #[serde(default)]
+    epdout: Option<PathBuf>,
+    #[serde(default)]
     log: Option<PathBuf>,
     #[serde(default)]
     report: Option<PathBuf>,
@@ -269,6 +296,12 @@ struct File {
     resign_adjudication: Option<ResignRule>,
     #[serde(default)]
     max_moves: Option<u32>,
+    #[serde(default)]
+    variant: Variant,
+    #[serde(default)]
+    noswap: bool,
+    #[serde(default)]
+    reverse: bool,
     players: Vec<Player>,
 }
 
@@ -405,6 +438,14 @@ pub const KEYS: &[Key] = &[
     key("openings_seed", "1", "number", "the shuffle's seed (the same seed, the same order)", "42"),
     key("pgn", "games.pgn", "file", "the finished games, with [%clk] and [%emt]", "\"games.pgn\""),
     key(
+        "epdout",
+        "none",
+        "file",
+        "each finished game's final position as EPD, with hmvc, fmvn, id and c0 (Event, Site, Date, Round, \
+         Result), as epd from-pgn --final --counters --id --c0 writes it from the PGN",
+        "\"final.epd\"",
+    ),
+    key(
         "log",
         "referee.log",
         "file",
@@ -507,6 +548,16 @@ pub const KEYS: &[Key] = &[
         "{ movecount = 3, score = 600 }",
     ),
     key("max_moves", "none", "full moves", "a draw by adjudication when the game reaches this many moves", "200"),
+    key(
+        "variant",
+        "standard",
+        "standard, fischerandom",
+        "standard chess, or Chess960/DFRC: X-FEN or Shredder-FEN books, UCI_Chess960 set on uci players, PGN \
+         [Variant \"Chess960\"]",
+        "\"fischerandom\"",
+    ),
+    key("noswap", "false", "true, false", "both games of a pair with the same colours (not swapped)", "true"),
+    key("reverse", "false", "true, false", "each pair begins with the second player of the pairing as White", "true"),
     key("players", "required", "[[players]] tables", "the players, two at least", ""),
 ];
 
@@ -643,6 +694,8 @@ pub struct Event {
     pub openings: Option<Book>,
     /// Where the games go.
     pub pgn: PathBuf,
+    /// Where each game's final position goes, as EPD, if anywhere.
+    pub epdout: Option<PathBuf>,
     /// The record log.
     pub log: PathBuf,
     /// The standings at the end.
@@ -679,6 +732,13 @@ pub struct Event {
     pub rating_interval: u32,
     /// Games ended from the engines' scores or their length.
     pub adjudication: Adjudication,
+    /// Standard chess or Chess960.
+    pub variant: Variant,
+    /// Both games of a pair have the same colours (the first player of
+    /// the pairing White), instead of swapped.
+    pub noswap: bool,
+    /// Each pair begins with the second player of the pairing as White.
+    pub reverse: bool,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -938,8 +998,10 @@ impl Event {
                 plies: f.openings_plies,
                 start: f.openings_start,
                 seed: f.openings_seed,
+                chess960: f.variant.is_chess960(),
             }),
             pgn: path(f.pgn, "games.pgn"),
+            epdout: f.epdout.map(|p| dir.join(p)),
             log: path(f.log, "referee.log"),
             report: path(f.report, "report.txt"),
             journal: path(f.journal, "referee.journal"),
@@ -960,6 +1022,9 @@ impl Event {
                 resign: f.resign_adjudication,
                 max_moves: f.max_moves,
             },
+            variant: f.variant,
+            noswap: f.noswap,
+            reverse: f.reverse,
             players,
         })
     }
@@ -981,7 +1046,9 @@ impl Event {
         for cycle in 0..self.rounds {
             for &(a, b) in &pairs {
                 let opening = (openings > 0).then(|| pair_no % openings);
-                for (white, black) in [(a, b), (b, a)] {
+                let (first, second) = if self.reverse { ((b, a), (a, b)) } else { ((a, b), (b, a)) };
+                let second = if self.noswap { first } else { second };
+                for (white, black) in [first, second] {
                     games.push(ScheduledGame { number: games.len() + 1, cycle: cycle + 1, white, black, opening });
                 }
                 pair_no += 1;
@@ -1156,5 +1223,29 @@ name = "delta"
         assert!(s.iter().all(|x| (x.white == 0) != (x.black == 0) && x.opening.is_none()));
         // Five players (odd): every pairing once.
         assert_eq!(round_robin_pairs(5).len(), 10);
+    }
+
+    /// `noswap` keeps a pair's colours, `reverse` starts each pair with
+    /// the pairing's second player as White; the openings are unchanged.
+    #[test]
+    fn noswap_and_reverse_set_a_pairs_colours() {
+        let mut e = Event::parse(EXAMPLE, Path::new(".")).unwrap();
+        e.pairing = Pairing::Gauntlet;
+        let colours = |e: &Event| -> Vec<(usize, usize)> { e.schedule(2).iter().map(|g| (g.white, g.black)).collect() };
+        assert_eq!(colours(&e), [(0, 1), (1, 0), (0, 2), (2, 0), (0, 3), (3, 0)]);
+        e.noswap = true;
+        assert_eq!(colours(&e), [(0, 1), (0, 1), (0, 2), (0, 2), (0, 3), (0, 3)]);
+        e.reverse = true;
+        assert_eq!(colours(&e), [(1, 0), (1, 0), (2, 0), (2, 0), (3, 0), (3, 0)]);
+        e.noswap = false;
+        assert_eq!(colours(&e), [(1, 0), (0, 1), (2, 0), (0, 2), (3, 0), (0, 3)]);
+        assert!(e.schedule(2).iter().map(|g| g.opening).eq([0, 0, 1, 1, 0, 0].map(Some)));
+        let parsed = |extra: &str| Event::parse(&format!("{extra}\n{EXAMPLE}"), Path::new("."));
+        let v = parsed("variant = \"fischerandom\"\nnoswap = true\nreverse = true").unwrap();
+        assert!(v.variant.is_chess960() && v.noswap && v.reverse);
+        assert!(parsed("variant = \"chess960\"").unwrap().variant.is_chess960());
+        assert!(!Event::parse(EXAMPLE, Path::new(".")).unwrap().variant.is_chess960());
+        let e = parsed("variant = \"crazyhouse\"").unwrap_err();
+        assert!(e.message.contains("unknown variant `crazyhouse`"), "{}", e.message);
     }
 }

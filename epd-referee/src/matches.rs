@@ -60,6 +60,14 @@ pub struct MatchSpec {
     pub resign: Vec<String>,
     /// `-maxmoves N`.
     pub maxmoves: Option<u32>,
+    /// `-variant standard|fischerandom`.
+    pub variant: Option<String>,
+    /// `-noswap`: both games of a pair with the same colours.
+    pub noswap: bool,
+    /// `-reverse`: each pair begins with the second engine as White.
+    pub reverse: bool,
+    /// `-epdout file=NAME`: each game's final position.
+    pub epdout: Vec<String>,
 }
 
 /// A mistake in the command line: the option, and what it takes.
@@ -298,7 +306,9 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
     }
     e.insert("concurrency".into(), Value::Integer(i64::from(concurrency)));
     openings(spec, seed, &mut e)?;
-    for (option, words, key) in [("-pgnout", &spec.pgnout, "pgn"), ("-log", &spec.log, "log")] {
+    for (option, words, key) in
+        [("-pgnout", &spec.pgnout, "pgn"), ("-log", &spec.log, "log"), ("-epdout", &spec.epdout, "epdout")]
+    {
         if let Some(file) = file_of(option, words)? {
             e.insert(key.into(), Value::String(file));
         }
@@ -323,6 +333,20 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
     }
     if let Some(m) = spec.maxmoves {
         e.insert("max_moves".into(), Value::Integer(i64::from(m)));
+    }
+    match spec.variant.as_deref() {
+        None | Some("standard") => {}
+        Some("fischerandom" | "chess960" | "frc" | "dfrc") => {
+            e.insert("variant".into(), Value::String("fischerandom".into()));
+        }
+        Some(other) => {
+            return Err(err("-variant", format!("{other:?}: standard or fischerandom (Chess960 and DFRC)")));
+        }
+    }
+    for (key, on) in [("noswap", spec.noswap), ("reverse", spec.reverse)] {
+        if on {
+            e.insert(key.into(), Value::Boolean(true));
+        }
     }
     if !spec.sprt.is_empty() {
         e.insert("sprt".into(), Value::Table(sprt(&spec.sprt)?));
@@ -501,6 +525,17 @@ mod tests {
         let book = ev.openings.unwrap();
         assert_eq!((book.plies, book.seed, book.order), (Some(8), 5, crate::BookOrder::Random));
         assert_eq!(ev.pgn, Path::new("/m/games.pgn"));
+        assert!(!ev.variant.is_chess960() && !ev.noswap && !ev.reverse && ev.epdout.is_none());
+        let more = MatchSpec {
+            variant: Some("fischerandom".into()),
+            noswap: true,
+            reverse: true,
+            epdout: words("file=final.epd"),
+            ..spec.clone()
+        };
+        let ev = Event::parse(&event_text(&more, 5).unwrap(), Path::new("/m")).unwrap();
+        assert!(ev.variant.is_chess960() && ev.noswap && ev.reverse);
+        assert_eq!(ev.epdout.as_deref(), Some(Path::new("/m/final.epd")));
         // Time odds: each engine its own control.
         let odds =
             MatchSpec { engines: vec![words("cmd=a tc=40/60+0.5"), words("cmd=b tc=0:30")], ..MatchSpec::default() };
@@ -563,6 +598,24 @@ mod tests {
             (
                 MatchSpec { engines: vec![words("cmd=a tc=1"), words("cmd=b")], ..MatchSpec::default() },
                 "give every engine a tc=",
+            ),
+            (
+                MatchSpec {
+                    engines: two.clone(),
+                    each: words("tc=1"),
+                    variant: Some("atomic".into()),
+                    ..MatchSpec::default()
+                },
+                "-variant: \"atomic\": standard or fischerandom",
+            ),
+            (
+                MatchSpec {
+                    engines: two.clone(),
+                    each: words("tc=1"),
+                    epdout: words("file=x.epd format=fen"),
+                    ..MatchSpec::default()
+                },
+                "-epdout: format=fen is not supported",
             ),
         ] {
             let e = event_text(&spec, 1).unwrap_err().to_string();

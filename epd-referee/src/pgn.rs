@@ -1,6 +1,7 @@
 //! A finished (or unfinished) game as PGN, in export format: the Seven
-//! Tag Roster, then `SetUp`/`FEN` when the game did not start from the
-//! standard position, `TimeControl`, `Termination` and `PlyCount`; each
+//! Tag Roster, then `Variant "Chess960"` for a Chess960 game, `SetUp` and
+//! `FEN` (X-FEN castling) when the game did not start from the standard
+//! position or is Chess960, `TimeControl`, `Termination` and `PlyCount`; each
 //! move followed by `{[%clk h:mm:ss] [%emt h:mm:ss]}` (the mover's time
 //! left after the move, increment included, and the time it took; a
 //! fraction of a second is written as `.fff`), preceded, when the engine
@@ -32,6 +33,8 @@ pub struct Tags {
     pub white: String,
     /// `Black`.
     pub black: String,
+    /// A Chess960 game: `[Variant "Chess960"]`, and `SetUp`/`FEN` always.
+    pub chess960: bool,
 }
 
 /// A tag value with `\` and `"` escaped, and no control character.
@@ -87,8 +90,11 @@ pub fn write(tags: &Tags, game: &Game) -> String {
         let _ = writeln!(out, "[{name} \"{}\"]", tag_value(v));
     }
     let _ = writeln!(out, "[Result \"{result}\"]");
+    if tags.chess960 {
+        let _ = writeln!(out, "[Variant \"Chess960\"]");
+    }
     let start = game.start();
-    if start.to_setup() != Position::startpos().to_setup() {
+    if tags.chess960 || start.to_setup() != Position::startpos().to_setup() {
         let _ = writeln!(out, "[SetUp \"1\"]");
         let _ = writeln!(out, "[FEN \"{}\"]", start.fen());
     }

@@ -194,6 +194,7 @@ fn choose(
     } else if limits.is_infinite() {
         limits.movetime = Some(Duration::from_millis(1000));
     }
+    engine.set_chess960(client.is_chess960())?;
     let a = engine.play(&start, moves, &limits, stop)?;
     let score = a.score.map(|s| s.to_ce() as i32);
     *eval = score.map(|ce| Eval {

@@ -35,10 +35,15 @@ impl Bench {
 
     /// A director for the event file `text`.
     fn of_event(text: &str) -> Bench {
+        Bench::with_openings(text, Vec::new())
+    }
+
+    /// A director for the event file `text`, its book's positions given.
+    fn with_openings(text: &str, openings: Vec<Position>) -> Bench {
         let event = Event::parse(text, Path::new(".")).unwrap();
         let config = Config {
             event,
-            openings: Vec::new(),
+            openings,
             journal: None,
             date: "2026.11.25".into(),
             own: None,
@@ -538,4 +543,43 @@ fn time_odds_give_each_side_its_own_clock() {
     assert!(pgn.contains("[WhiteTimeControl \"60+1\"] [BlackTimeControl \"30\"] "), "{pgn}");
     assert!(!pgn.contains("[TimeControl "), "{pgn}");
     assert!(pgn.contains("e5 {+0.00/12 2.000s [%clk 0:00:28] [%emt 0:00:02]}"), "{pgn}");
+}
+
+/// Chess960 (here Double Fischer Random: the sides' back ranks differ):
+/// the informs say `Variant "Chess960"`, castling on both wings is taken
+/// in king-takes-rook form (`b1a1`: the king's one-square move to c1
+/// would read the same in standard form; `g8h8`: the king does not
+/// move), sent on as SAN, and the PGN has the variant and the start.
+#[test]
+fn chess960_castling_on_both_wings() {
+    let start: Position = "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GAhb - 0 1".parse().unwrap();
+    let text = "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\nmax_moves = 1\n\
+                variant = \"fischerandom\"\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n";
+    let mut b = Bench::with_openings(text, vec![start]);
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    let informs = b.sent.iter().filter(|(_, r)| r.command == Command::Inform).count();
+    let chess960 = b
+        .sent
+        .iter()
+        .filter(|(_, r)| r.command == Command::Inform && r.tags.iter().any(|(k, v)| k == "Variant" && v == "Chess960"))
+        .count();
+    assert_eq!((informs, chess960), (2, 2), "both players are told");
+    b.after(1);
+    b.reply(1, Some(1), "b1a1");
+    let to_black = b.last(2);
+    let mv = to_black.sm.expect("White's move comes with the respond");
+    assert!(mv.is_castle(), "{mv:?}");
+    assert_eq!(to_black.current().fen(), "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/2KR2R1 b kq - 1 1");
+    b.after(1);
+    b.reply(2, Some(1), "g8h8");
+    assert_eq!(b.ends(), ["1/2-1/2"], "max_moves = 1");
+    let pgn = b.last_pgn();
+    assert!(
+        pgn.contains(
+            "[Variant \"Chess960\"] [SetUp \"1\"] [FEN \"1r4kr/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w KQkq - 0 1\"]"
+        ),
+        "{pgn}"
+    );
+    assert!(pgn.contains("1. O-O-O {") && pgn.contains("1... O-O {"), "{pgn}");
 }

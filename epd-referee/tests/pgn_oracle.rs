@@ -20,17 +20,30 @@ use epd_testkit::XorShift;
 /// are ended by the referee in turn: resignation, agreement, flag fall,
 /// adjudication.
 fn random_games(count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
+    random_games_from(&[Position::startpos()], count, seed)
+}
+
+/// As [`random_games`], from the `starts` in turn, castling whenever it
+/// can (so that Chess960 castling is played often).
+fn random_games_from(starts: &[Position], count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
     let tc: TimeControl = "60+1".parse().unwrap();
     let mut rng = XorShift::new(seed);
     let mut games = Vec::new();
     for i in 0..count {
-        let mut g = Game::new(Position::startpos(), &tc);
+        let mut g = Game::new(starts[i % starts.len()], &tc);
         let plies = 10 + rng.below(390);
         while g.ended().is_none() && g.moves().len() < plies {
             let pos = *g.position();
             let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
             let captures: Vec<_> = moves.iter().copied().filter(|&m| pos.is_capture(m)).collect();
-            let pool = if !captures.is_empty() && rng.below(2) == 0 { &captures } else { &moves };
+            let castles: Vec<_> = moves.iter().copied().filter(|m| m.is_castle()).collect();
+            let pool = if starts.len() > 1 && !castles.is_empty() {
+                &castles
+            } else if !captures.is_empty() && rng.below(2) == 0 {
+                &captures
+            } else {
+                &moves
+            };
             let m = pool[rng.below(pool.len())];
             let used = Duration::from_millis(rng.below(3000) as u64);
             g.play(m, used).unwrap();
@@ -80,6 +93,8 @@ while True:
     if game.errors:
         sys.exit(f"game {games}: {game.errors}")
     board = game.board()
+    if (game.headers.get("Variant") == "Chess960") != board.chess960:
+        sys.exit(f"game {games}: Variant {game.headers.get('Variant')} but chess960 {board.chess960}")
     clocks, emts = [], []
     for node in game.mainline():
         if not board.is_legal(node.move):
@@ -110,6 +125,35 @@ fn python_chess_reads_every_game_as_written() {
         return;
     }
     let (games, _control) = random_games(60, 0x00A2_6005);
+    check_games(&games, false);
+}
+
+/// Chess960 and DFRC games (castling on either wing whenever legal):
+/// `[Variant "Chess960"]` and the start's `[FEN]` in X-FEN, read by
+/// python-chess in Chess960 mode to the same final position, and by
+/// pgn-extract.
+#[test]
+fn python_chess_reads_chess960_games_as_written() {
+    if !python_chess() {
+        return;
+    }
+    let starts: Vec<Position> = [
+        "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFca - 0 1",
+        "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GAhb - 0 1",
+        "qbnnrkbr/pppppppp/8/8/8/8/PPPPPPPP/QRKBBNRN w GBhe - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+    ]
+    .iter()
+    .map(|f| f.parse().unwrap())
+    .collect();
+    let (games, _control) = random_games_from(&starts, 60, 0x0960_0960);
+    let castles = games.iter().flat_map(|g| g.moves()).filter(|m| m.mv.is_castle()).count();
+    assert!(castles >= 60, "castling is played: {castles}");
+    check_games(&games, true);
+}
+
+fn check_games(games: &[Game], chess960: bool) {
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
     let mut expected = String::new();
@@ -121,6 +165,7 @@ fn python_chess_reads_every_game_as_written() {
             round: (i + 1).to_string(),
             white: "alpha".into(),
             black: "beta".into(),
+            chess960,
         };
         text.push_str(&pgn::write(&tags, g));
         let clocks: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.clock.as_secs_f64())).collect();

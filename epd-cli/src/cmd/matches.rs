@@ -25,9 +25,10 @@ cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; 
 -games 2, -repeat, -concurrency, -openings file= format=epd|pgn order= plies= start=, -srand,
 -pgnout file=, -log file=, -event, -site, -tournament roundrobin|gauntlet, -wait, -recover,
 -sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N,
--draw movenumber= movecount= score=, -resign movecount= score= twosided=, -maxmoves N.
+-draw movenumber= movecount= score=, -resign movecount= score= twosided=, -maxmoves N,
+-variant standard|fischerandom, -noswap, -reverse, -epdout file=.
 Refused with a message: -games other than 2, restart=on, and the
-options Argus does not have yet (-variant, -noswap, -reverse, -epdout, -tb...).";
+options Argus does not have (-tb, -config, -autosaveinterval, -output).";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -94,6 +95,20 @@ pub struct Args {
     /// A draw by adjudication after N full moves.
     #[arg(long, value_name = "N")]
     maxmoves: Option<u32>,
+    /// standard, or fischerandom (Chess960 and DFRC: X-FEN or
+    /// Shredder-FEN books, UCI_Chess960 set on the engines).
+    #[arg(long, value_name = "standard|fischerandom")]
+    variant: Option<String>,
+    /// Both games of a pair with the same colours (the first engine of
+    /// the pairing White).
+    #[arg(long)]
+    noswap: bool,
+    /// Each pair begins with the second engine of the pairing as White.
+    #[arg(long)]
+    reverse: bool,
+    /// Each finished game's final position as EPD: file=NAME.
+    #[arg(long, value_name = "file=NAME", num_args = 1..)]
+    epdout: Vec<String>,
     /// Accepted: a crashed engine is always started again (the director
     /// brings it back into its game).
     #[arg(long)]
@@ -144,15 +159,15 @@ const LONG: &[&str] = &[
     "draw",
     "resign",
     "maxmoves",
+    "variant",
+    "noswap",
+    "reverse",
+    "epdout",
 ];
 
 /// Options of fastchess and cutechess-cli that `epd match` does not have,
 /// and what to do instead.
 const NOT_YET: &[(&str, &str)] = &[
-    ("variant", "only standard chess is played yet"),
-    ("noswap", "every opening is played with both colours"),
-    ("reverse", "every opening is played with both colours"),
-    ("epdout", "the final positions are in the PGN ([FEN] and its moves)"),
     ("tb", "tablebase adjudication is not supported"),
     ("config", "the journal keeps the match: use --resume"),
     ("autosaveinterval", "the journal keeps every move: use --resume"),
@@ -232,6 +247,10 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         draw: args.draw,
         resign: args.resign,
         maxmoves: args.maxmoves,
+        variant: args.variant,
+        noswap: args.noswap,
+        reverse: args.reverse,
+        epdout: args.epdout,
     };
     let _ = args.recover;
     let random = spec.openings.iter().any(|w| w == "order=random");

@@ -302,6 +302,18 @@ pub trait Engine: Send {
     /// [`EngineError`] if the engine cannot be reached.
     fn new_game(&mut self) -> Result<(), EngineError>;
 
+    /// Plays Chess960 from now on (`on`), or standard chess: a UCI engine
+    /// is told with `UCI_Chess960` and gets castling as king-takes-rook.
+    /// Called between games. The default does nothing: an engine that
+    /// reads positions as the kit's [`Position`] plays both already.
+    ///
+    /// # Errors
+    /// [`EngineError`] if the engine cannot play Chess960 or be reached.
+    fn set_chess960(&mut self, on: bool) -> Result<(), EngineError> {
+        let _ = on;
+        Ok(())
+    }
+
     /// Analyses `pos` within `limits`. Setting `stop` asks the engine to
     /// stop early and return what it has.
     ///
@@ -354,6 +366,9 @@ impl<E: Engine + ?Sized> Engine for Box<E> {
     }
     fn new_game(&mut self) -> Result<(), EngineError> {
         (**self).new_game()
+    }
+    fn set_chess960(&mut self, on: bool) -> Result<(), EngineError> {
+        (**self).set_chess960(on)
     }
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
         (**self).analyze(pos, limits, stop)

@@ -55,6 +55,11 @@ pub struct UciConfig {
     pub handshake_timeout: Duration,
     /// The engine's working directory (the caller's when `None`).
     pub dir: Option<std::path::PathBuf>,
+    /// Chess960: `setoption name UCI_Chess960 value true` after the
+    /// handshake (an engine that does not declare the option is refused),
+    /// and castling written king-takes-rook (`e1h1`) in every position.
+    /// [`Engine::set_chess960`] changes it between games.
+    pub chess960: bool,
 }
 
 impl UciConfig {
@@ -67,6 +72,7 @@ impl UciConfig {
             options: Vec::new(),
             handshake_timeout: Duration::from_secs(10),
             dir: None,
+            chess960: false,
         }
     }
 }
@@ -348,7 +354,25 @@ impl UciEngine {
         for (name, value) in self.config.options.clone() {
             self.send(&format!("setoption name {name} value {value}"))?;
         }
+        if self.config.chess960 {
+            self.send_chess960(true)?;
+        }
         self.sync()
+    }
+
+    /// `setoption name UCI_Chess960`: on only if the engine declared it
+    /// (one that did not cannot be told that castling is king-takes-rook);
+    /// off is sent only to an engine that has the option.
+    fn send_chess960(&mut self, on: bool) -> Result<(), EngineError> {
+        if !self.has_option("UCI_Chess960") {
+            if !on {
+                return Ok(());
+            }
+            let detail = "the engine does not declare the option UCI_Chess960, which Chess960 needs".to_owned();
+            self.discard();
+            return Err(EngineError::Protocol { line: "uciok".into(), detail });
+        }
+        self.send(&format!("setoption name UCI_Chess960 value {on}"))
     }
 
     /// `isready` → `readyok`.
@@ -472,6 +496,17 @@ impl Engine for UciEngine {
         self.sync()
     }
 
+    fn set_chess960(&mut self, on: bool) -> Result<(), EngineError> {
+        if self.config.chess960 == on {
+            return Ok(());
+        }
+        self.config.chess960 = on;
+        if self.process.is_some() {
+            self.send_chess960(on)?;
+        }
+        Ok(())
+    }
+
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
         self.search(&format!("position fen {}", pos.fen()), pos, limits, stop)
     }
@@ -489,7 +524,7 @@ impl Engine for UciEngine {
             command.push_str(" moves");
             for &m in moves {
                 command.push(' ');
-                command.push_str(&pos.uci(m));
+                command.push_str(&m.to_uci(self.config.chess960 || pos.is_chess960()));
                 pos.play_unchecked(m);
             }
         }
@@ -933,5 +968,66 @@ mod tests {
             "go depth 8 nodes 1000"
         );
         assert_eq!(UciEngine::go_command(&Limits::default()), "go infinite");
+    }
+    /// A shell engine that logs what it hears, declares `UCI_Chess960`
+    /// when `declares`, and answers every `go` with `bestmove BEST`.
+    #[cfg(unix)]
+    fn logging_engine(name: &str, declares: bool, best: &str) -> (UciConfig, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("epdkit-uci-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("heard");
+        let option = if declares { "echo 'option name UCI_Chess960 type check default false'; " } else { "" };
+        let script = format!(
+            "while read -r line; do echo \"$line\" >> '{}'; case \"$line\" in \
+             uci) {option}echo uciok;; isready) echo readyok;; go*) echo 'bestmove {best}';; quit) exit 0;; esac; done\n",
+            log.display()
+        );
+        let _ = std::fs::remove_file(&log);
+        (UciConfig { args: vec!["-c".into(), script], ..UciConfig::new("/bin/sh") }, log)
+    }
+
+    /// Chess960: `UCI_Chess960` is set, castling goes out king-takes-rook
+    /// even where the king and rooks stand as in standard chess, and the
+    /// engine's king-takes-rook castling comes back as the castle; an
+    /// engine without the option is refused.
+    #[cfg(unix)]
+    #[test]
+    fn chess960_sets_the_option_and_writes_king_takes_rook() {
+        let start: Position = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1".parse().unwrap();
+        let castle = start.parse_uci(b"e1g1").unwrap();
+        let stop = AtomicBool::new(false);
+        let limits = Limits { depth: Some(1), ..Limits::default() };
+
+        let (config, log) = logging_engine("960", true, "e8h8");
+        let mut engine = UciEngine::start(config).unwrap();
+        let a = engine.play(&start, &[castle], &limits, &stop).unwrap();
+        engine.set_chess960(true).unwrap();
+        let b = engine.play(&start, &[castle], &limits, &stop).unwrap();
+        drop(engine);
+        let heard = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> =
+            heard.lines().filter(|l| l.starts_with("position") || l.starts_with("setoption")).collect();
+        assert_eq!(
+            lines,
+            [
+                "position fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1 moves e1g1",
+                "setoption name UCI_Chess960 value true",
+                "position fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1 moves e1h1",
+            ]
+        );
+        let mut after = start;
+        after.play_unchecked(castle);
+        for analysis in [a, b] {
+            assert!(analysis.best.is_some_and(Move::is_castle), "e8h8 is Black's castle: {:?}", analysis.best);
+            assert_eq!(after.san(analysis.best.unwrap()), "O-O");
+        }
+
+        let (config, _) = logging_engine("no960", false, "e8g8");
+        let refused = UciEngine::start(UciConfig { chess960: true, ..config.clone() }).map(|_| ()).unwrap_err();
+        assert!(refused.to_string().contains("UCI_Chess960"), "{refused}");
+        let mut plain = UciEngine::start(config).unwrap();
+        let refused = plain.set_chess960(true).unwrap_err();
+        assert!(refused.to_string().contains("UCI_Chess960"), "{refused}");
+        let _ = std::fs::remove_dir_all(log.parent().unwrap());
     }
 }

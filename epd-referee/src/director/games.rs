@@ -204,7 +204,7 @@ impl Director {
     pub(super) fn tags(&self, r: &Running, result: &str, to: usize) -> Vec<(&'static str, String)> {
         let round = self.pgn_tags(r).round;
         let color = if to == 0 { Color::White } else { Color::Black };
-        vec![
+        let mut tags = vec![
             ("Event", self.event.name.clone()),
             ("Site", self.event.site.clone()),
             ("Date", self.date.clone()),
@@ -213,7 +213,11 @@ impl Director {
             ("Black", self.event.players[r.sched.black].name.clone()),
             ("Result", result.to_owned()),
             ("TimeControl", r.game.clock(color).control().to_string()),
-        ]
+        ];
+        if self.event.variant.is_chess960() {
+            tags.push(("Variant", "Chess960".to_owned()));
+        }
+        tags
     }
 
     /// After the reset delay: the tags, then the first respond.

@@ -27,6 +27,7 @@ impl Director {
             round,
             white: self.event.players[r.sched.white].name.clone(),
             black: self.event.players[r.sched.black].name.clone(),
+            chess960: self.event.variant.is_chess960(),
         }
     }
 

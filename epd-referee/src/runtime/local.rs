@@ -120,7 +120,7 @@ fn specs(event: &Event) -> Vec<Spec> {
                 name: p.name.clone(),
                 token: p.token.clone(),
                 who: if p.instances() > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() },
-                config: config(p, words),
+                config: config(p, words, event.variant.is_chess960()),
                 conduct: conduct(p),
             });
         }
@@ -128,11 +128,14 @@ fn specs(event: &Event) -> Vec<Spec> {
     out
 }
 
-fn config(p: &Player, words: &[String]) -> UciConfig {
+/// A Chess960 event sets `UCI_Chess960` from the start (an engine that
+/// lacks it cannot play, and is said before the event).
+fn config(p: &Player, words: &[String], chess960: bool) -> UciConfig {
     UciConfig {
         args: words[1..].to_vec(),
         options: p.uci_options(),
         dir: p.dir.clone(),
+        chess960,
         ..UciConfig::new(find_program(&words[0]))
     }
 }

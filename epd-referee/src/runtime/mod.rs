@@ -156,6 +156,22 @@ fn with_path(path: &std::path::Path, e: std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
+/// The final position of each game of `pgn` as EPD (`epdout`): what
+/// `epd from-pgn --final` writes, with counters, id and c0.
+fn final_positions(pgn: &str) -> Vec<u8> {
+    let options = epd_core::pgn::EpdOptions {
+        counters: true,
+        id: true,
+        comment: true,
+        final_only: true,
+        ..epd_core::pgn::EpdOptions::default()
+    };
+    let mut out = Vec::new();
+    // The referee wrote the PGN: no diagnostics to report, no I/O error.
+    let _ = epd_core::pgn::to_epd(pgn.as_bytes(), &mut out, &options, |_| {});
+    out
+}
+
 fn append_file(p: &std::path::Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| with_path(p, e))
 }
@@ -292,6 +308,7 @@ pub(crate) async fn serve(
         journal,
         log: None,
         pgn: None,
+        epdout: None,
         web: None,
         inbox: tx.clone(),
         fault: None,
@@ -497,6 +514,7 @@ struct Carrier {
     journal: Journal,
     log: Option<std::io::BufWriter<std::fs::File>>,
     pgn: Option<std::fs::File>,
+    epdout: Option<std::fs::File>,
     web: Option<tokio::sync::watch::Sender<Arc<Snapshot>>>,
     inbox: mpsc::Sender<Inbox>,
     /// A file that could not be written (the report): the event's error.
@@ -639,9 +657,17 @@ impl Carrier {
                 let mut tmp = path.as_os_str().to_owned();
                 tmp.push(".resume");
                 let tmp = PathBuf::from(tmp);
-                std::fs::write(&tmp, text)
+                std::fs::write(&tmp, &text)
                     .and_then(|()| std::fs::rename(&tmp, path))
                     .map_err(|e| with_path(path, e))?;
+                if let Some(path) = &self.event.epdout {
+                    let mut tmp = path.as_os_str().to_owned();
+                    tmp.push(".resume");
+                    let tmp = PathBuf::from(tmp);
+                    std::fs::write(&tmp, final_positions(&text))
+                        .and_then(|()| std::fs::rename(&tmp, path))
+                        .map_err(|e| with_path(path, e))?;
+                }
             }
             Output::Pgn(text) => {
                 if self.pgn.is_none() {
@@ -650,6 +676,16 @@ impl Carrier {
                 let written = self.pgn.as_mut().map(|f| f.write_all(text.as_bytes()).and_then(|()| f.flush()));
                 if let Some(Err(e)) = written {
                     self.log_line(&format!("referee cannot write the PGN: {e}"));
+                }
+                if let Some(path) = &self.event.epdout {
+                    if self.epdout.is_none() {
+                        self.epdout = Some(append_file(path)?);
+                    }
+                    let epd = final_positions(&text);
+                    let written = self.epdout.as_mut().map(|f| f.write_all(&epd).and_then(|()| f.flush()));
+                    if let Some(Err(e)) = written {
+                        self.log_line(&format!("referee cannot write the final positions: {e}"));
+                    }
                 }
             }
             Output::Publish(snapshot) => {
