@@ -614,7 +614,7 @@ impl Record {
                             return err(format!("{opcode}: {v} is outside {lo}..={hi}"));
                         }
                     }
-                    (v.to_string().into_bytes(), Value::Integer(v))
+                    (itoa(v, &mut scratch).to_vec(), Value::Integer(v))
                 }
                 OperandInput::Identifier(s) => {
                     if !is_identifier(s.as_bytes()) || !matches!(want, OperandType::Identifier | OperandType::Any) {

@@ -80,6 +80,8 @@ pub struct Client {
     /// The game being played: where it started and the moves since.
     start: Option<Position>,
     moves: Vec<Move>,
+    /// The position after `moves` from `start` (kept, not replayed).
+    now: Option<Position>,
     /// The referee has sent something on this connection.
     heard: bool,
 }
@@ -147,6 +149,7 @@ impl Client {
             tags: Vec::new(),
             start: None,
             moves: Vec::new(),
+            now: None,
             heard: false,
         };
         let hello = ClientRecord {
@@ -213,6 +216,7 @@ impl Client {
             Command::Reset => {
                 self.tags.clear();
                 self.start = None;
+                self.now = None;
                 self.moves.clear();
             }
             Command::Execute | Command::Respond => self.follow(&inc),
@@ -241,20 +245,25 @@ impl Client {
         });
         if !ours {
             self.start = Some(inc.position);
+            self.now = Some(inc.position);
             self.moves.clear();
         }
         if let Some(m) = inc.sm {
-            self.moves.push(m);
+            self.push_move(m);
         }
     }
 
     /// The game's position now, from its start and moves.
     fn current(&self) -> Option<Position> {
-        let mut p = self.start?;
-        for &m in &self.moves {
+        self.now
+    }
+
+    /// Adds a move of the game (legal from [`Client::current`]).
+    fn push_move(&mut self, m: Move) {
+        self.moves.push(m);
+        if let Some(p) = self.now.as_mut() {
             p.play_unchecked(m);
         }
-        Some(p)
     }
 
     /// The position to move from: the record's position after the
@@ -394,7 +403,7 @@ impl Client {
         self.send(&line)?;
         if let Reply::Move { mv, .. } = reply {
             if self.current() == Some(pos) {
-                self.moves.push(mv);
+                self.push_move(mv);
             }
         }
         Ok(())

@@ -228,11 +228,17 @@ fn choose(
         return Ok(Reply::ClaimDraw);
     };
     if conduct.claims {
-        let mut h = client.history();
         let mut after = pos;
         after.play_unchecked(mv);
-        h.push(&after);
-        if h.is_threefold() || after.is_fifty_moves() {
+        // A threefold repetition needs eight reversible plies at least
+        // (the position, and twice again four plies apart): the game's
+        // history is replayed only then.
+        let threefold = after.halfmoves() >= 8 && {
+            let mut h = client.history();
+            h.push(&after);
+            h.is_threefold()
+        };
+        if threefold || after.is_fifty_moves() {
             return Ok(Reply::Move { mv, draw_offer: false, draw_claim: true });
         }
     }

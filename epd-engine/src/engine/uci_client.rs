@@ -112,12 +112,14 @@ struct Lines {
     /// Where the unread part of `buf` begins.
     at: usize,
     closed: bool,
+    /// What one read takes in.
+    chunk: Box<[u8; 8192]>,
 }
 
 #[cfg(unix)]
 impl Lines {
     fn new(out: ChildStdout) -> Lines {
-        Lines { out, buf: Vec::with_capacity(8192), at: 0, closed: false }
+        Lines { out, buf: Vec::with_capacity(8192), at: 0, closed: false, chunk: Box::new([0; 8192]) }
     }
 
     /// The next line, `Ok(None)` at `deadline`, an error when the engine
@@ -128,7 +130,12 @@ impl Lines {
         use std::os::fd::AsRawFd;
         loop {
             if let Some(i) = self.buf[self.at..].iter().position(|&b| b == b'\n') {
-                let line = String::from_utf8_lossy(&self.buf[self.at..self.at + i]).trim_end().to_owned();
+                let bytes = &self.buf[self.at..self.at + i];
+                // UTF-8 checked the fast way first (engines write ASCII).
+                let line = match std::str::from_utf8(bytes) {
+                    Ok(s) => s.trim_end().to_owned(),
+                    Err(_) => String::from_utf8_lossy(bytes).trim_end().to_owned(),
+                };
                 self.at += i + 1;
                 if self.at == self.buf.len() {
                     self.buf.clear();
@@ -163,22 +170,19 @@ impl Lines {
                 self.buf.push(b'\n');
                 continue;
             }
-            self.buf.resize(len + 8192, 0);
-            match self.out.read(&mut self.buf[len..]) {
+            // Read into a chunk kept for the purpose: growing `buf` by
+            // 8 KiB of zeros for each read cost more than the read.
+            match self.out.read(&mut self.chunk[..]) {
                 Ok(0) => {
-                    self.buf.truncate(len);
                     self.closed = true;
                     // What is left without a newline is the last line.
                     if self.buf.len() > self.at {
                         self.buf.push(b'\n');
                     }
                 }
-                Ok(n) => self.buf.truncate(len + n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.buf.truncate(len),
-                Err(_) => {
-                    self.buf.truncate(len);
-                    self.closed = true;
-                }
+                Ok(n) => self.buf.extend_from_slice(&self.chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => self.closed = true,
             }
         }
     }
@@ -705,8 +709,13 @@ pub(crate) fn legal_prefix(pos: &Position, moves: &[&str]) -> Vec<Move> {
 pub(crate) struct SearchLines {
     pos: Position,
     exact: Analysis,
-    /// The pv of the latest line with any pv (bounded or not).
-    latest_pvs: Vec<Vec<Move>>,
+    /// The pv of the last exact line, as the engine wrote it: converted
+    /// to moves only at `bestmove` (a game reads a dozen lines a move,
+    /// and needs one pv).
+    exact_pv: String,
+    /// The latest lines with a pv whose first move is legal (bounded or
+    /// not): that move, and the pv as written. At most 8.
+    latest_pvs: Vec<(Move, String)>,
     nodes: Option<u64>,
     /// The last exact line of each multipv k >= 2 (index k - 2).
     others: Vec<Option<super::PvLine>>,
@@ -721,11 +730,18 @@ impl SearchLines {
         SearchLines {
             pos,
             exact: Analysis::default(),
+            exact_pv: String::new(),
             latest_pvs: Vec::new(),
             nodes: None,
             others: Vec::new(),
             held: super::FirstHeld::default(),
         }
+    }
+
+    /// The legal prefix of a pv as written (moves separated by spaces).
+    fn moves_of(&self, text: &str) -> Vec<Move> {
+        let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+        legal_prefix(&self.pos, &words)
     }
 
     /// Takes one line of engine output. Returns the analysis at
@@ -752,24 +768,27 @@ impl SearchLines {
             if info.nodes.is_some() {
                 self.nodes = info.nodes;
             }
-            let pv = legal_prefix(&self.pos, &info.pv);
-            if let Some(&first) = pv.first() {
+            let first = info.pv.first().and_then(|m| self.pos.parse_uci(m.as_bytes()).ok());
+            if let Some(first) = first {
                 let at = super::Found {
                     elapsed: info.time.map(std::time::Duration::from_millis),
                     nodes: info.nodes,
                     depth: info.depth,
                 };
                 self.held.see(first, at);
-            }
-            if !pv.is_empty() {
                 if self.latest_pvs.len() >= 8 {
                     self.latest_pvs.remove(0);
                 }
-                self.latest_pvs.push(pv.clone());
+                self.latest_pvs.push((first, info.pv.join(" ")));
             }
             if let (Some(score), false) = (info.score, info.bound) {
                 self.exact.score = Some(score);
-                self.exact.pv = pv;
+                self.exact_pv.clear();
+                if first.is_some() {
+                    if let Some((_, text)) = self.latest_pvs.last() {
+                        self.exact_pv.push_str(text);
+                    }
+                }
                 if info.depth.is_some() {
                     self.exact.depth = info.depth;
                 }
@@ -787,6 +806,7 @@ impl SearchLines {
         }
         let text = tokens.next().unwrap_or("");
         let mut a = core::mem::take(&mut self.exact);
+        a.pv = self.moves_of(&self.exact_pv);
         a.nodes = self.nodes;
         if !self.pos.has_legal_moves() {
             let none = Analysis::no_moves(&self.pos);
@@ -794,8 +814,8 @@ impl SearchLines {
         }
         let best = match self.pos.parse_uci(text.as_bytes()) {
             Ok(m) => m,
-            Err(_) => match a.pv.first().or_else(|| self.latest_pvs.last().and_then(|p| p.first())) {
-                Some(&m) => m,
+            Err(_) => match a.pv.first().copied().or_else(|| self.latest_pvs.last().map(|(m, _)| *m)) {
+                Some(m) => m,
                 None => {
                     return Err(EngineError::Protocol {
                         line: line.to_owned(),
@@ -805,8 +825,10 @@ impl SearchLines {
             },
         };
         if a.pv.first() != Some(&best) {
-            a.pv =
-                self.latest_pvs.iter().rev().find(|p| p.first() == Some(&best)).cloned().unwrap_or_else(|| vec![best]);
+            a.pv = match self.latest_pvs.iter().rev().find(|(m, _)| *m == best) {
+                Some((_, text)) => self.moves_of(text),
+                None => vec![best],
+            };
         }
         a.best = Some(best);
         a.found = self.held.found(a.best);

@@ -58,6 +58,9 @@ const BATCH: usize = 256;
 /// for their sync.
 const SYNC_WITHIN: Duration = Duration::from_secs(1);
 
+/// How long the log's lines may wait in its buffer.
+const LOG_WITHIN: Duration = Duration::from_millis(100);
+
 /// How the referee runs.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -314,6 +317,7 @@ pub(crate) async fn serve(
         fault: None,
         pending: None,
         sync_due: None,
+        log_due: None,
     };
     carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
@@ -469,16 +473,11 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
                 break;
             }
         }
-        if let Some(log) = c.log.as_mut() {
-            log.flush()?;
-        }
+        c.flush_log(Instant::now())?;
         if c.sync_due.is_some_and(|t| t <= Instant::now()) {
             c.sync_journal(&mut d);
         }
-        let wake = match (d.poll_timeout(), c.sync_due) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let wake = [d.poll_timeout(), c.sync_due, c.log_due].into_iter().flatten().min();
         let msg = match wake {
             Some(t) => tokio::select! {
                 m = rx.recv() => m,
@@ -486,6 +485,7 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
                     if c.sync_due.is_some_and(|s| s <= Instant::now()) {
                         c.sync_journal(&mut d);
                     }
+                    c.flush_log(Instant::now())?;
                     if d.poll_timeout().is_some_and(|t| t <= Instant::now()) {
                         d.handle_timeout(Instant::now());
                     }
@@ -524,6 +524,8 @@ struct Carrier {
     /// With `journal_sync = "second"`: when the entries written unsynced
     /// must be synced.
     sync_due: Option<Instant>,
+    /// When the log's buffered lines must be written out.
+    log_due: Option<Instant>,
 }
 
 impl Carrier {
@@ -549,10 +551,27 @@ impl Carrier {
         }
     }
 
+    /// Adds a line to the log. Lines are written out within
+    /// [`LOG_WITHIN`] (or when the buffer fills, or at the end), not one
+    /// write each: the log is for people, the journal is what is durable.
     fn log_line(&mut self, text: &str) {
         if let Some(log) = self.log.as_mut() {
             let _ = writeln!(log, "{} {text}", utc_now().0);
+            if self.log_due.is_none() {
+                self.log_due = Some(Instant::now() + LOG_WITHIN);
+            }
         }
+    }
+
+    /// Writes out the log's buffered lines once they are due.
+    fn flush_log(&mut self, now: Instant) -> std::io::Result<()> {
+        if self.log_due.is_some_and(|t| t <= now) {
+            self.log_due = None;
+            if let Some(log) = self.log.as_mut() {
+                log.flush()?;
+            }
+        }
+        Ok(())
     }
 
     /// Adds a line to the message being gathered: consecutive lines for
