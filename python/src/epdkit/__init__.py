@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ctypes
 import datetime
+import functools
+import threading
 import json
 import os
 import re
@@ -88,6 +90,70 @@ __version__ = "0.1.0"
 
 PathLike = Union[str, "os.PathLike[str]"]
 Text = Union[str, bytes]
+
+# ---------------------------------------------------------------- threads
+#
+# ctypes lets go of the GIL during every library call, and the library's
+# handles may not be used by two threads at once (include/epdkit.h). So
+# each object that owns a handle serialises the calls on it with a lock of
+# its own, made on first use: Position, Record, Engine, and the batch that
+# records read by read() share. Locks are taken in one order only (an
+# engine's, then a record's; a record's, then its batch's; a record's
+# position while the record is made), and methods that compare two
+# objects take each one's lock in turn, never both, so no two threads can
+# wait on each other.
+
+_LOCKS = threading.Lock()
+
+
+def _lock_of(obj: Any) -> "threading.RLock":
+    """The lock that serialises the calls on `obj`'s handle."""
+    try:
+        lock: "threading.RLock" = obj._lock
+        return lock
+    except AttributeError:
+        with _LOCKS:
+            try:
+                lock = obj._lock
+            except AttributeError:
+                lock = threading.RLock()
+                obj._lock = lock
+            return lock
+
+
+# Methods that touch no handle of their own or compare two objects (each
+# takes the locks it needs one at a time).
+_UNLOCKED = frozenset({"__init__", "__del__", "__eq__", "__ne__", "__hash__", "__init_subclass__"})
+
+
+def _serialized(cls: Any) -> Any:
+    """Runs every method and property of `cls` under the object's lock."""
+
+    def locked(f: Any) -> Any:
+        @functools.wraps(f)
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with _lock_of(self):
+                return f(self, *args, **kwargs)
+
+        return run
+
+    for name, value in list(vars(cls).items()):
+        if name in _UNLOCKED:
+            continue
+        if isinstance(value, property):
+            setattr(
+                cls,
+                name,
+                property(
+                    locked(value.fget) if value.fget else None,
+                    locked(value.fset) if value.fset else None,
+                    locked(value.fdel) if value.fdel else None,
+                    value.__doc__,
+                ),
+            )
+        elif callable(value) and not isinstance(value, (classmethod, staticmethod, type)):
+            setattr(cls, name, locked(value))
+    return cls
 
 # ---------------------------------------------------------------- errors
 
@@ -257,6 +323,7 @@ _STATUS = ["check", "checkmate", "stalemate", "insufficient_material", "fifty_mo
 _UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 
 
+@_serialized
 class Position:
     """A legal chess position, with the moves played on it (for `pop`).
 
@@ -265,7 +332,7 @@ class Position:
     (by FEN).
     """
 
-    __slots__ = ("_ptr", "_stack")
+    __slots__ = ("_ptr", "_stack", "_lock")
     _ptr: Optional[c_void_p]
 
     def __init__(self, fen: Optional[Text] = None, *, lenient: bool = False) -> None:
@@ -663,6 +730,7 @@ class Operation:
     kinds: Tuple[str, ...] = field(default=())
 
 
+@_serialized
 class Record(Mapping[str, List[Operand]]):
     """An EPD record: a position and its operations, in canonical order.
 
@@ -676,13 +744,14 @@ class Record(Mapping[str, List[Operand]]):
     (warnings; a record with errors is not a Record but an Invalid).
     """
 
-    __slots__ = ("_ptr", "_owner", "_slot", "line", "diagnostics", "__weakref__")
+    __slots__ = ("_ptr", "_owner", "_slot", "line", "diagnostics", "_lock", "__weakref__")
 
     def __init__(self, position: Union[Position, Text, None] = None) -> None:
         if not isinstance(position, Position):
             position = Position(position)
         ptr = c_void_p()
-        _check(_c.record_new(position._ptr, byref(ptr)))
+        with _lock_of(position):
+            _check(_c.record_new(position._ptr, byref(ptr)))
         self._ptr: Optional[c_void_p] = ptr
         self._owner: Any = None
         self._slot = -1
@@ -744,7 +813,8 @@ class Record(Mapping[str, List[Operand]]):
         if self._slot >= 0:
             # A record read by read(): the batch builds it on first use.
             out = c_void_p()
-            _check(_c.batch_record(self._owner.ptr, self._slot, byref(out)))
+            with _lock_of(self._owner):
+                _check(_c.batch_record(self._owner.ptr, self._slot, byref(out)))
             self._ptr = out
             return out
         raise ValueError("the record was released")
@@ -754,8 +824,9 @@ class Record(Mapping[str, List[Operand]]):
             # The batch already holds the canonical text.
             text = c_void_p()
             n = c_size_t()
-            _check(_c.batch_text(self._owner.ptr, self._slot, byref(text), byref(n)))
-            return ctypes.string_at(text, n.value).decode("utf-8", "replace")
+            with _lock_of(self._owner):
+                _check(_c.batch_text(self._owner.ptr, self._slot, byref(text), byref(n)))
+                return ctypes.string_at(text, n.value).decode("utf-8", "replace")
         return self.canonical()
 
     @property
@@ -956,7 +1027,7 @@ _MAX_LINE = 1 << 20
 class _Batch:
     """Keeps a library batch alive while records point into it."""
 
-    __slots__ = ("ptr",)
+    __slots__ = ("ptr", "_lock")
     ptr: Optional[c_void_p]
 
     def __init__(self, ptr: c_void_p) -> None:
@@ -1243,6 +1314,7 @@ def _find_program(name: str) -> str:
     return found or name
 
 
+@_serialized
 class Engine:
     """An engine for analyze/target: the built-in search or a UCI program.
 
@@ -1254,7 +1326,7 @@ class Engine:
     on the file verbs.
     """
 
-    __slots__ = ("_ptr", "name")
+    __slots__ = ("_ptr", "name", "_lock")
     _ptr: Optional[c_void_p]
     name: str
 
@@ -1341,7 +1413,8 @@ class Engine:
     def analyze_record(self, record: Record) -> Record:
         """Analyses one record in place (pv, pm, ce; acd/acn/acs with
         counters) and returns it."""
-        _check(_c.engine_analyze_record(self._ptr, record._p))
+        with _lock_of(record):
+            _check(_c.engine_analyze_record(self._ptr, record._p))
         return record
 
 
@@ -1382,10 +1455,11 @@ def _analysis(
     limits: Dict[str, Any],
 ) -> AnalysisSummary:
     e = _engine_of(engine, **limits)
-    _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
-    _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
     s = _c.AnalysisSummary()
-    _check(_c.engine_run_files(e._ptr, goal, _path(input), _path(output, "output"), byref(s)))
+    with _lock_of(e):
+        _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
+        _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
+        _check(_c.engine_run_files(e._ptr, goal, _path(input), _path(output, "output"), byref(s)))
     return AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
 
 
@@ -1393,13 +1467,14 @@ def _analysis_text(
     goal: int, text: Text, engine: Union[Engine, str, None], counters: bool, solution_time: bool, limits: Dict[str, Any]
 ) -> Tuple[str, AnalysisSummary]:
     e = _engine_of(engine, **limits)
-    _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
-    _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
     data = _bytes(text)
     out = c_void_p()
     n = c_size_t()
     s = _c.AnalysisSummary()
-    _check(_c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
+    with _lock_of(e):
+        _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
+        _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
+        _check(_c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
     summary = AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
     return _take(out, n.value).decode("utf-8", "replace"), summary
 
