@@ -51,6 +51,10 @@ pub struct epd_batch {
     ends: Vec<usize>,
     /// Records built so far, by entry (boxed: their addresses never move).
     records: Vec<Option<Box<epd_record>>>,
+    /// The mode the text was read in, which its records are built in: a
+    /// record read leniently (an unreachable position, say) is written
+    /// in a canonical form that only a lenient reading takes back.
+    mode: ParseMode,
 }
 
 /// Keeps the canonical text of the valid records of a run, with their
@@ -98,6 +102,7 @@ impl epd_batch {
             text: Vec::with_capacity(collect.text.len()),
             ends: Vec::with_capacity(n),
             records: Vec::new(),
+            mode,
         };
         // Both lists are in line order: merge them.
         let canonical = collect.text;
@@ -271,9 +276,10 @@ pub extern "C" fn epd_batch_record(
             b.records.resize_with(b.entries.len(), || None);
         }
         if b.records[index].is_none() {
-            let (rec, diags) = Record::parse(b.text_of(index)?, ParseMode::Strict);
+            let (rec, diags) = Record::parse(b.text_of(index)?, b.mode);
             if epd_core::has_errors(&diags) {
-                // The canonical text of a valid record always reads back.
+                // The canonical text of a valid record always reads back
+                // in the mode it was read in.
                 return Err(Error::new(EPD_STATUS_INVALID_RECORD, "the record's canonical text does not read back"));
             }
             b.records[index] = Some(Box::new(epd_record::new(rec)));

@@ -564,6 +564,29 @@ fn lenient_position_and_record_reading_accept_the_same_positions() {
     epd_position_free(pos);
 }
 
+/// A batch read leniently builds its records leniently: a record the
+/// lenient reading took (an unreachable position, FEN counters) is
+/// usable, where building it from its canonical text strictly failed
+/// with "does not read back".
+#[test]
+fn a_lenient_batch_gives_its_records() {
+    let text = "B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1 ;D1 6\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n";
+    let mut batch = ptr::null_mut();
+    assert_eq!(epd_batch_parse(text.as_ptr().cast(), text.len(), EPD_PARSE_LENIENT, 0, &mut batch), EPD_STATUS_OK);
+    for (i, want) in [
+        "B6b/8/8/8/2K5/5k2/8/b6B b - - D1 6; fmvn 1; hmvc 0;",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - fmvn 1; hmvc 0;",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut rec = ptr::null_mut();
+        assert_eq!(epd_batch_record(batch, i, &mut rec), EPD_STATUS_OK, "{i}: {}", last_message());
+        assert_eq!(canonical(rec), want);
+    }
+    epd_batch_free(batch);
+}
+
 /// Buffer functions tell the room they need on EPD_STATUS_BUFFER_TOO_SMALL,
 /// and epd_record_canonical_into reads a const record that threads share.
 #[test]
