@@ -611,7 +611,12 @@ impl Record {
                     }
                     if let Some((lo, hi)) = known.and_then(Opcode::integer_range) {
                         if !(lo..=hi).contains(&v) {
-                            return err(format!("{opcode}: {v} is outside {lo}..={hi}"));
+                            let range = if hi == i64::MAX {
+                                format!("at least {lo}")
+                            } else {
+                                format!("from {lo} to {hi}")
+                            };
+                            return err(format!("{opcode}: {v} is not {range}"));
                         }
                     }
                     (itoa(v, &mut scratch).to_vec(), Value::Integer(v))
@@ -1539,7 +1544,7 @@ impl Parser<'_, '_> {
                                         let range = if hi == i64::MAX {
                                             format!("at least {lo}")
                                         } else {
-                                            format!("in {lo}..={hi}")
+                                            format!("from {lo} to {hi}")
                                         };
                                         self.diag(
                                             Severity::Error,

@@ -56,7 +56,7 @@ pub struct ScoreError {
 
 impl fmt::Display for ScoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ce {} is outside {CE_MIN}..={CE_MAX}", self.value)
+        write!(f, "ce {} is not from {CE_MIN} to {CE_MAX}", self.value)
     }
 }
 

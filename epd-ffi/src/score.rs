@@ -58,7 +58,7 @@ impl epd_score {
                 let c = i32::try_from(self.value)
                     .ok()
                     .filter(|c| c.abs() <= 32000)
-                    .ok_or_else(|| bad("centipawns must be in -32000..32000"))?;
+                    .ok_or_else(|| bad("centipawns must be from -32000 to 32000"))?;
                 Ok(Score::Centipawns(c))
             }
             EPD_SCORE_MATE_IN => Ok(Score::MateIn(distance()?)),

@@ -56,6 +56,10 @@ def _use(rec: epdkit.Record) -> None:
         operands = rec[op]
         assert isinstance(operands, list)
     assert [o.opcode for o in rec.operations()] == opcodes
+    # What each getter gives, the setter takes back unchanged.
+    for op in opcodes:
+        copy[op] = copy[op]
+    assert str(copy) == text
     pos = rec.position
     assert pos.fen.split()[:4] == text.split()[:4]
     assert isinstance(pos.legal_moves(), list)

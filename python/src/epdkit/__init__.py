@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import datetime
+import errno
 import functools
 import threading
 import json
@@ -53,7 +54,11 @@ __all__ = [
     "Engine",
     "EngineError",
     "EpdError",
+    "EpdFileNotFoundError",
     "EpdIOError",
+    "EpdIsADirectoryError",
+    "EpdPermissionError",
+    "EpdValueError",
     "FenError",
     "Invalid",
     "InvalidRecordError",
@@ -65,6 +70,7 @@ __all__ = [
     "Record",
     "Score",
     "Summary",
+    "Unquoted",
     "analyze",
     "analyze_text",
     "check",
@@ -155,6 +161,7 @@ def _serialized(cls: Any) -> Any:
             setattr(cls, name, locked(value))
     return cls
 
+
 # ---------------------------------------------------------------- errors
 
 
@@ -205,6 +212,11 @@ class InvalidRecordError(EpdError, ValueError):
         self.diagnostics = diagnostics
 
 
+class EpdValueError(EpdError, ValueError):
+    """A value the library refuses: an operand out of its range or of the
+    wrong kind for its opcode, an argument it does not take."""
+
+
 class FenError(EpdError, ValueError):
     """A FEN or EPD position that does not read or is not legal."""
 
@@ -214,7 +226,54 @@ class MoveError(EpdError, ValueError):
 
 
 class EpdIOError(EpdError, OSError):
-    """A file that cannot be read or written."""
+    """A file that cannot be read or written. A missing file, a directory
+    and a file without permission raise the subclasses that are also
+    FileNotFoundError, IsADirectoryError and PermissionError, with
+    `errno`, `strerror` and `filename` set."""
+
+    def __str__(self) -> str:
+        # The kit's message (with the path), not OSError's "[Errno n]".
+        return Exception.__str__(self)
+
+
+class EpdFileNotFoundError(EpdIOError, FileNotFoundError):
+    """A file that does not exist."""
+
+
+class EpdIsADirectoryError(EpdIOError, IsADirectoryError):
+    """A directory where a file was expected."""
+
+
+class EpdPermissionError(EpdIOError, PermissionError):
+    """A file that may not be read or written."""
+
+
+_OS_CLASSES: Dict[int, "type[EpdIOError]"] = {
+    errno.ENOENT: EpdFileNotFoundError,
+    errno.EISDIR: EpdIsADirectoryError,
+    errno.EACCES: EpdPermissionError,
+    errno.EPERM: EpdPermissionError,
+}
+
+
+def _io_error(message: str, number: Optional[int], filename: Any = None) -> EpdIOError:
+    """An EpdIOError (or the subclass the errno calls for) with `errno`,
+    `strerror` and `filename` set."""
+    cls = _OS_CLASSES.get(number, EpdIOError) if number is not None else EpdIOError
+    e = cls(_c.IO, message)
+    if number is not None:
+        e.errno = number
+        e.strerror = os.strerror(number)
+    if filename is not None:
+        e.filename = os.fsdecode(filename) if isinstance(filename, (bytes, os.PathLike)) else filename
+    return e
+
+
+def _os_error(e: OSError) -> EpdIOError:
+    """A Python OSError as the kit's."""
+    name = e.filename if e.filename is not None else "?"
+    return _io_error(f"cannot open {os.fsdecode(name) if isinstance(name, bytes) else name}: {e.strerror}",
+                     e.errno, e.filename)
 
 
 class EngineError(EpdError, RuntimeError):
@@ -222,6 +281,9 @@ class EngineError(EpdError, RuntimeError):
 
 
 _CLASSES = {
+    _c.INVALID_ARGUMENT: EpdValueError,
+    _c.REFUSED: EpdValueError,
+    _c.OUT_OF_RANGE: EpdValueError,
     _c.FEN_SYNTAX: FenError,
     _c.ILLEGAL_POSITION: FenError,
     _c.SAN_SYNTAX: MoveError,
@@ -233,9 +295,13 @@ _CLASSES = {
 }
 
 
-def _error(status: int) -> EpdError:
+def _error(status: int, filename: Any = None) -> EpdError:
     raw = _c.last_error_message()
     message = raw.decode("utf-8", "replace") if raw else _c.status_message(status).decode()
+    if status == _c.IO:
+        # The library's message ends with the system's "(os error N)".
+        found = re.search(r"\(os error (\d+)\)", message)
+        return _io_error(message, int(found.group(1)) if found else None, filename)
     cls = _CLASSES.get(status, EpdError)
     return cls(status, message, column=int(_c.last_error_column()))
 
@@ -265,6 +331,19 @@ def _path(p: Any, what: str = "path") -> bytes:
     if isinstance(p, (str, bytes, os.PathLike)):
         return os.fsencode(p)
     raise TypeError(f"{what} must be a path, not {type(p).__name__}")
+
+
+def _input(p: Any, what: str = "input") -> bytes:
+    """A path to read: one that cannot be opened raises the EpdIOError
+    subclass its errno calls for (FileNotFoundError, IsADirectoryError,
+    PermissionError), with `errno` and `filename`, before the library runs."""
+    path = _path(p, what)
+    try:
+        with open(path, "rb"):  # a directory raises IsADirectoryError
+            pass
+    except OSError as e:
+        raise _os_error(e) from None
+    return path
 
 
 def library_version() -> str:
@@ -400,6 +479,18 @@ class Position:
         return isinstance(other, Position) and self.fen == other.fen
 
     __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, List[str]]]:
+        # The position before the moves pushed, and the moves: a pickled
+        # (or deep-copied) position can still pop them.
+        root = self._stack[0][0] if self._stack else self._ptr
+        out = c_void_p()
+        _check(_c.position_fen(root, byref(out)))
+        return (_position_from, (_take(out).decode(), [san for _, san in self._stack]))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Position":
+        fen, moves = self.__reduce__()[1]
+        return _position_from(fen, moves)
 
     @property
     def turn(self) -> str:
@@ -589,6 +680,10 @@ class Score:
     _KINDS = ("centipawns", "mate_in", "mated_in", "checkmated", "illegal_position")
 
     def __init__(self, kind: int, value: int) -> None:
+        if not isinstance(kind, int) or not isinstance(value, int):
+            raise TypeError("Score(kind, value) takes two ints; see Score.centipawns, Score.mate_in, Score.from_ce")
+        if not 0 <= kind < len(self._KINDS):
+            raise ValueError(f"a Score's kind is from 0 to {len(self._KINDS) - 1} ({', '.join(self._KINDS)}), not {kind}")
         self._s = _c.Score(kind, value)
 
     @staticmethod
@@ -714,9 +809,20 @@ def _rank(s: Score) -> float:
 
 # -------------------------------------------------------------- records
 
-_MOVE_OPS = frozenset(("am", "bm", "pm", "pv", "sm"))
+_MOVE_OPS = frozenset(("am", "bm", "pm", "pv", "sm", "sv"))
 _IDENT_OPS = frozenset(("refcom", "refreq"))
-_KINDS = {1: "identifier", 2: "move", 3: "integer", 4: "float", 5: "date", 6: "time", 7: "clock", 8: "string"}
+_KINDS = {
+    1: "identifier", 2: "move", 3: "integer", 4: "float", 5: "date", 6: "time", 7: "clock", 8: "string", 9: "raw",
+    10: "raw_quoted",
+}
+
+class Unquoted(str):
+    """An operand written without quotes: an identifier (`refcom
+    respond`) or a verbatim operand of an opcode the standard does not
+    type (`Foo bar`). Given back to a record, it is written as it was."""
+
+    __slots__ = ()
+
 
 Operand = Union[str, int, float, datetime.date, datetime.time, datetime.timedelta]
 
@@ -728,6 +834,71 @@ class Operation:
     opcode: str
     operands: Tuple[Operand, ...]
     kinds: Tuple[str, ...] = field(default=())
+
+
+def _int64(opcode: str, v: int) -> "_c.Int64":
+    """An integer operand as the library takes it (64 bits, signed)."""
+    if not -(2**63) <= v < 2**63:
+        raise EpdValueError(_c.OUT_OF_RANGE, f"{opcode}: {v} does not fit in a signed 64-bit integer")
+    return _c.Int64(v >> 32, v & 0xFFFFFFFF)
+
+
+def _opcode_list(opcodes: Any) -> List[str]:
+    """Opcodes given as a list; a bare str (whose letters would each be
+    taken for an opcode) is refused."""
+    if isinstance(opcodes, (str, bytes)):
+        raise TypeError(f"opcodes must be a list of opcodes such as [{opcodes!r}], not a single {type(opcodes).__name__}")
+    out = list(opcodes)
+    for o in out:
+        if not isinstance(o, str):
+            raise TypeError(f"an opcode must be str, not {type(o).__name__}")
+    return out
+
+
+def _position_from(fen: str, moves: List[str]) -> Position:
+    """A pickled Position: its start and the moves pushed since."""
+    pos = Position(fen, lenient=True)
+    for m in moves:
+        pos.push(m)
+    return pos
+
+
+def _record_from(text: str, line: int, diagnostics: List[Diagnostic]) -> "Record":
+    """A pickled Record."""
+    rec = Record.parse(text, mode="lenient")
+    rec.line = line
+    rec.diagnostics = list(diagnostics)
+    return rec
+
+
+def _push_operand(ops: c_void_p, opcode: str, v: Any) -> None:
+    """Appends one operand of a list given to Record.__setitem__."""
+    if isinstance(v, bool):
+        raise TypeError(f"{opcode}: bool is not an operand")
+    if isinstance(v, int):
+        _check(_c.operands_push_integer(ops, _int64(opcode, v)))
+    elif isinstance(v, str) and opcode in _IDENT_OPS:
+        _check(_c.operands_push_identifier(ops, v.encode()))
+    elif isinstance(v, Unquoted):
+        data = v.encode()
+        _check(_c.operands_push_raw(ops, data, len(data)))
+    elif isinstance(v, str):
+        data = v.encode()
+        _check(_c.operands_push_string(ops, data, len(data)))
+    elif isinstance(v, datetime.datetime):
+        raise TypeError(f"{opcode}: a datetime is not an operand (a date or a time is)")
+    elif isinstance(v, datetime.date):
+        _check(_c.operands_push_date(ops, _c.Date(v.year, v.month, v.day)))
+    elif isinstance(v, datetime.time):
+        _check(_c.operands_push_time_of_day(ops, _c.Time(v.hour, v.minute, v.second)))
+    elif isinstance(v, datetime.timedelta):
+        seconds = int(v.total_seconds())
+        if seconds < 0:
+            raise ValueError(f"{opcode}: a clock cannot be negative")
+        days, rest = divmod(seconds, 86_400)
+        _check(_c.operands_push_clock(ops, _c.Clock(days, rest // 3600, rest // 60 % 60, rest % 60)))
+    else:
+        raise TypeError(f"{opcode}: cannot set an operand of type {type(v).__name__}")
 
 
 @_serialized
@@ -860,6 +1031,14 @@ class Record(Mapping[str, List[Operand]]):
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int, List[Diagnostic]]]:
+        # The canonical text, read back leniently (so a record that was
+        # read leniently comes back too), with its line and diagnostics.
+        return (_record_from, (self.canonical(), self.line, list(self.diagnostics)))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Record":
+        return self.copy()
+
     def __len__(self) -> int:
         n = c_size_t()
         _check(_c.record_operation_count(self._p, byref(n)))
@@ -925,7 +1104,8 @@ class Record(Mapping[str, List[Operand]]):
         text = c_void_p()
         n = c_size_t()
         _check(_c.record_operand_text(p, op, i, byref(text), byref(n)))
-        return name, ctypes.string_at(text, n.value).decode("utf-8", "replace") if n.value else ""
+        value = ctypes.string_at(text, n.value).decode("utf-8", "replace") if n.value else ""
+        return name, Unquoted(value) if name in ("raw", "identifier") else value
 
     def operations(self) -> List[Operation]:
         """Every operation in record order, with operands and their kinds."""
@@ -956,19 +1136,20 @@ class Record(Mapping[str, List[Operand]]):
         elif isinstance(value, bool):
             raise TypeError(f"{opcode}: bool is not an operand")
         elif isinstance(value, int):
-            _check(_c.record_set_integer(p, op, _c.Int64(value >> 32, value & 0xFFFFFFFF)))
+            _check(_c.record_set_integer(p, op, _int64(opcode, value)))
         elif isinstance(value, str) and opcode in _IDENT_OPS:
             _check(_c.record_set_identifier(p, op, value.encode()))
         elif isinstance(value, str):
             data = value.encode()
             _check(_c.record_set_string(p, op, data, len(data)))
-        elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        elif isinstance(value, (list, tuple)):
+            # What the getter gives, the setter takes: a list of operands
+            # of any kind (int, str, date, time, timedelta).
             ops = c_void_p()
             _check(_c.operands_new(byref(ops)))
             try:
                 for v in value:
-                    data = v.encode()
-                    _check(_c.operands_push_string(ops, data, len(data)))
+                    _push_operand(ops, opcode, v)
                 _check(_c.record_set(p, op, ops))
             finally:
                 _c.operands_free(ops)
@@ -1043,7 +1224,11 @@ def _chunks(source: Any) -> Iterator[bytes]:
     """Slices of whole lines from a path or a file object (binary or
     text); a line over 1 MiB is passed on cut, its rest skipped."""
     if isinstance(source, (str, bytes, os.PathLike)):
-        with open(source, "rb") as f:
+        try:
+            f = open(source, "rb")
+        except OSError as e:
+            raise _os_error(e) from None
+        with f:
             yield from _chunks_of(f)
         return
     if not hasattr(source, "read"):
@@ -1229,7 +1414,7 @@ def _run_files(
     cfg = _verb_config(verb, mode, drop_invalid, opcodes, c)
     try:
         s = _c.VerbSummary()
-        status = _c.verb_run_files(cfg, _path(input), None if output is None else _path(output, "output"), byref(s))
+        status = _c.verb_run_files(cfg, _input(input), None if output is None else _path(output, "output"), byref(s))
     finally:
         _c.verb_config_free(cfg)
     if c.error is not None:
@@ -1281,7 +1466,7 @@ def purge(
 ) -> Summary:
     """pfop (`epd purge`): removes the operations with these opcodes,
     leaving the rest of each line as written."""
-    return _run_files("purge", input, output, mode, False, list(opcodes), max_diagnostics)
+    return _run_files("purge", input, output, mode, False, _opcode_list(opcodes), max_diagnostics)
 
 
 def check_text(text: Text, *, mode: str = "strict") -> Summary:
@@ -1301,7 +1486,7 @@ def repair_text(text: Text, *, drop_invalid: bool = False) -> Tuple[str, Summary
 
 def purge_text(text: Text, opcodes: Iterable[str], *, mode: str = "strict") -> Tuple[str, Summary]:
     """purge over a text in memory: (output, summary)."""
-    return _run_text("purge", text, mode, False, list(opcodes))
+    return _run_text("purge", text, mode, False, _opcode_list(opcodes))
 
 
 # ---------------------------------------------------------------- engines
@@ -1413,6 +1598,8 @@ class Engine:
     def analyze_record(self, record: Record) -> Record:
         """Analyses one record in place (pv, pm, ce; acd/acn/acs with
         counters) and returns it."""
+        if not isinstance(record, Record):
+            raise TypeError(f"analyze_record takes a Record, not {type(record).__name__}")
         with _lock_of(record):
             _check(_c.engine_analyze_record(self._ptr, record._p))
         return record
@@ -1459,7 +1646,7 @@ def _analysis(
     with _lock_of(e):
         _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
         _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
-        _check(_c.engine_run_files(e._ptr, goal, _path(input), _path(output, "output"), byref(s)))
+        _check(_c.engine_run_files(e._ptr, goal, _input(input), _path(output, "output"), byref(s)))
     return AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
 
 
@@ -1560,7 +1747,7 @@ def mate(input: PathLike, output: PathLike, moves: int, *, single_pass: bool = F
     mate within `moves` gets dm (the shortest mate), pm and pv."""
     _mate_args(moves, jobs)
     s = _c.MateSummary()
-    _check(_c.mate_run_files(moves, 1 if single_pass else 0, jobs, _path(input), _path(output, "output"), byref(s)))
+    _check(_c.mate_run_files(moves, 1 if single_pass else 0, jobs, _input(input), _path(output, "output"), byref(s)))
     return MateSummary(*(int(getattr(s, f[0])) for f in _c.MateSummary._fields_))
 
 
@@ -1638,12 +1825,15 @@ def from_pgn(
     if output is not None:
         if not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("with output, source must be a path")
-        _check(_c.pgn_to_epd_files(flags, first, last, callback, None, _path(source), _path(output, "output"),
+        _check(_c.pgn_to_epd_files(flags, first, last, callback, None, _input(source, "source"), _path(output, "output"),
                                    byref(s)))
         return PgnSummary(s.games, s.complete, s.records, s.repeated, found)
     if isinstance(source, (str, bytes, os.PathLike)):
-        with open(source, "rb") as f:
-            data = f.read()
+        try:
+            with open(source, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise _os_error(e) from None
     elif hasattr(source, "read"):
         data = _bytes(source.read())
     else:
@@ -1691,7 +1881,7 @@ def report(
     try:
         for i, p in enumerate(paths):
             label = labels[i].encode() if labels is not None and i < len(labels) else None
-            _check(_c.report_config_add_run(cfg, _path(p), label))
+            _check(_c.report_config_add_run(cfg, _input(p, "run"), label))
         if key is not None:
             _check(_c.report_config_set_key(cfg, _path(key, "key")))
         _check(_c.report_config_set_group_by(cfg, kinds[group_by]))

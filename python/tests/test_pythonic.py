@@ -1,0 +1,99 @@
+"""What a python-chess user expects of the data model and the errors:
+what a getter returns the setter takes, records and positions pickle and
+deep-copy, missing files are FileNotFoundError with errno and filename,
+bad values are ValueError and bad types TypeError, in Python's words.
+
+Licensed under MIT OR Apache-2.0.
+"""
+
+from __future__ import annotations
+
+import copy
+import errno
+import io
+import pickle
+from pathlib import Path
+from typing import Any, Callable, List
+
+import pytest
+
+import epdkit
+
+EVERY_KIND = (
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ce 35; sv e4 e5; pv e4 e5; "
+    'cc 000:00:01:00 000:00:02:00; gn 3; tcgs 4; c0 "x"; c1 "a b"; id "q"; tcsi "h" "n"; fmvn 1; '
+    "refcom respond; ts 2026.11.25 12:01:02; Foo bar 1; noop a b;"
+)
+
+
+def test_what_a_getter_returns_the_setter_takes() -> None:
+    rec = epdkit.parse(EVERY_KIND)
+    before = str(rec)
+    for opcode in list(rec):
+        value = rec[opcode]
+        rec[opcode] = value
+        assert rec[opcode] == value, opcode
+    assert str(rec) == before
+    # Unquoted operands stay unquoted; a str becomes a string.
+    assert isinstance(rec["refcom"][0], epdkit.Unquoted) and isinstance(rec["Foo"][0], epdkit.Unquoted)
+    rec["Foo"] = ["bar", "1"]
+    assert 'Foo "bar" "1";' in str(rec)
+    rec["ce"] = [36]
+    assert rec["ce"] == [36]
+
+
+def test_records_and_positions_pickle_and_deep_copy() -> None:
+    lenient = next(epdkit.read(io.StringIO("B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1 ;D1 6\n"), mode="lenient"))
+    for rec in (epdkit.parse(EVERY_KIND), lenient):
+        for twin in (pickle.loads(pickle.dumps(rec)), copy.deepcopy(rec)):
+            assert twin == rec and twin is not rec
+            assert (twin.line, twin.diagnostics) == (rec.line, rec.diagnostics)
+            twin["c9"] = "changed"
+            assert "c9" not in rec
+    pos = epdkit.Position()
+    pos.push("e4")
+    pos.push("c5")
+    for twin in (pickle.loads(pickle.dumps(pos)), copy.deepcopy(pos)):
+        assert twin == pos and twin.move_stack == ["e4", "c5"]
+        assert twin.pop() == "c5" and pos.move_stack == ["e4", "c5"]
+    assert pickle.loads(pickle.dumps(epdkit.Score.mate_in(3))) == epdkit.Score.mate_in(3)
+
+
+def _raises(kind: type, call: Callable[[], Any]) -> BaseException:
+    with pytest.raises(kind) as info:
+        call()
+    return info.value
+
+
+def test_missing_files_and_directories_are_os_errors_with_errno_and_filename(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope.epd")
+    out = str(tmp_path / "out.epd")
+    calls: List[Callable[[], Any]] = [
+        lambda: list(epdkit.read(missing)),
+        lambda: epdkit.check(missing),
+        lambda: epdkit.normalize(missing, out),
+        lambda: epdkit.purge(missing, out, ["id"]),
+        lambda: epdkit.from_pgn(missing),
+    ]
+    for call in calls:
+        e = _raises(FileNotFoundError, call)
+        assert isinstance(e, epdkit.EpdIOError) and isinstance(e, epdkit.EpdError)
+        assert (e.errno, e.filename) == (errno.ENOENT, missing), e
+        assert missing in str(e)
+    for call in [lambda: list(epdkit.read(str(tmp_path))), lambda: epdkit.check(str(tmp_path))]:
+        e = _raises(IsADirectoryError, call)
+        assert isinstance(e, epdkit.EpdIOError) and e.errno == errno.EISDIR and e.filename == str(tmp_path)
+
+
+def test_bad_values_are_value_errors_and_bad_types_type_errors() -> None:
+    rec = epdkit.parse("8/8/8/8/8/8/8/K6k w - - ce 3;")
+    for opcode, value in [("ce", 40000), ("acd", -1), ("ce", 10**30)]:
+        e = _raises(ValueError, lambda: rec.__setitem__(opcode, value))
+        assert isinstance(e, epdkit.EpdError)
+        assert "..=" not in str(e) and "int64" not in str(e), str(e)
+    assert rec["ce"] == [3]
+    assert "from 0 to" in str(_raises(ValueError, lambda: epdkit.Score(9, 9)))
+    _raises(TypeError, lambda: epdkit.Engine.builtin(depth=1).analyze_record(None))  # type: ignore[arg-type]
+    text = '8/8/8/8/8/8/8/K6k w - - id "x";'
+    assert "single str" in str(_raises(TypeError, lambda: epdkit.purge_text(text, "id")))
+    assert epdkit.purge_text(text, ["id"])[0].strip() == "8/8/8/8/8/8/8/K6k w - -"
