@@ -2033,6 +2033,10 @@ epd_status epd_search_result_set_error(struct epd_search_result *result, const c
  *
  * A checkmated or stalemated position is not searched: it gets an empty
  * pv, no pm, and ce -32767 (checkmated) or 0 (stalemate), as section 7.2 asks.
+ * An engine made by epd_engine_new_builtin or epd_engine_new_uci runs
+ * its program once for all calls (started on the first, or by
+ * epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
+ * call at a time: calls from several threads wait for each other.
  * Fails with EPD_STATUS_NO_POSITION for a record without a playable
  * position and EPD_STATUS_ENGINE when the callback fails or gives no
  * move or no score; on failure the record is unchanged.
@@ -2108,6 +2112,26 @@ epd_status epd_engine_new_uci(const char *program, const char *const *argv, size
  * Other engines give EPD_STATUS_INVALID_ARGUMENT.
  */
 epd_status epd_engine_add_uci_option(struct epd_engine *engine, const char *name, const char *value);
+
+/**
+ * Starts the program of an engine made by epd_engine_new_builtin or
+ * epd_engine_new_uci now, and keeps it for epd_engine_analyze_record,
+ * which otherwise starts it on first use. EPD_STATUS_ENGINE when the
+ * program cannot be started, does not complete the UCI handshake, or
+ * does not declare an option given with epd_engine_add_uci_option; then
+ * nothing is kept. Does nothing if the program is running already.
+ * Other engines give EPD_STATUS_INVALID_ARGUMENT. The file verbs start
+ * instances of their own, one per job.
+ */
+epd_status epd_engine_start(struct epd_engine *engine);
+
+/**
+ * Stops the program that epd_engine_start or epd_engine_analyze_record
+ * started (a UCI engine is sent `quit`, and killed if it does not exit);
+ * the next epd_engine_analyze_record starts it again. Does nothing if
+ * none is running. epd_engine_free stops it too.
+ */
+epd_status epd_engine_stop(struct epd_engine *engine);
 
 /**
  * Whether the file verbs write Solve_ms, Solve_acn and Solve_acd (when

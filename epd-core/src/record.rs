@@ -611,11 +611,8 @@ impl Record {
                     }
                     if let Some((lo, hi)) = known.and_then(Opcode::integer_range) {
                         if !(lo..=hi).contains(&v) {
-                            let range = if hi == i64::MAX {
-                                format!("at least {lo}")
-                            } else {
-                                format!("from {lo} to {hi}")
-                            };
+                            let range =
+                                if hi == i64::MAX { format!("at least {lo}") } else { format!("from {lo} to {hi}") };
                             return err(format!("{opcode}: {v} is not {range}"));
                         }
                     }

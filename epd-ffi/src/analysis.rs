@@ -67,6 +67,11 @@ pub struct epd_engine {
     nodes: Option<i64>,
     jobs: u32,
     counters: bool,
+    /// The program's instance that epd_engine_analyze_record uses, started
+    /// on first use (or by epd_engine_start) and kept until
+    /// epd_engine_stop or epd_engine_free, so that one record after another
+    /// costs no new process and the engine keeps what it learned.
+    pub(crate) kept: std::sync::Mutex<Option<Box<dyn Engine>>>,
 }
 
 /// An engine the library starts itself.
@@ -79,10 +84,25 @@ pub(crate) enum Program {
 }
 
 impl Program {
-    fn start(&self) -> core::result::Result<Box<dyn Engine>, EngineError> {
+    /// Starts the program; a UCI engine that does not declare an option
+    /// it is given is refused (it would ignore it without a word).
+    pub(crate) fn start(&self) -> core::result::Result<Box<dyn Engine>, EngineError> {
         Ok(match self {
             Program::Builtin { hash_mb } => Box::new(Builtin::new(*hash_mb)),
-            Program::Uci(config) => Box::new(UciEngine::start(config.clone())?),
+            Program::Uci(config) => {
+                let engine = UciEngine::start(config.clone())?;
+                if let Some((name, _)) = config.options.iter().find(|(n, _)| !engine.has_option(n)) {
+                    let declared = engine.declared_options().join(", ");
+                    return Err(EngineError::Protocol {
+                        line: "uciok".into(),
+                        detail: format!(
+                            "the engine has no option {name:?} (it declares: {})",
+                            if declared.is_empty() { "none" } else { &declared }
+                        ),
+                    });
+                }
+                Box::new(engine)
+            }
         })
     }
 }
@@ -103,6 +123,7 @@ impl epd_engine {
             nodes: None,
             jobs: 1,
             counters: false,
+            kept: std::sync::Mutex::new(None),
         }
     }
 }
@@ -532,6 +553,10 @@ impl Hook {
 ///
 /// A checkmated or stalemated position is not searched: it gets an empty
 /// pv, no pm, and ce -32767 (checkmated) or 0 (stalemate), as section 7.2 asks.
+/// An engine made by epd_engine_new_builtin or epd_engine_new_uci runs
+/// its program once for all calls (started on the first, or by
+/// epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
+/// call at a time: calls from several threads wait for each other.
 /// Fails with EPD_STATUS_NO_POSITION for a record without a playable
 /// position and EPD_STATUS_ENGINE when the callback fails or gives no
 /// move or no score; on failure the record is unchanged.
@@ -546,13 +571,19 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
         let pos = *r.rec.position().ok_or_else(no_position)?;
         let Some(hook) = Hook::of(e, EPD_SEARCH_ANALYZE) else {
             // A program engine: the record goes through the file verb's
-            // own analysis, one line in memory.
+            // own analysis, one line in memory, on the kept instance.
             let mut line = Vec::new();
             r.rec.append_canonical(&mut line);
             line.push(b'\n');
             let mut output = Vec::new();
             let mut summary = epd_analysis_summary::default();
-            run_engine(e, EPD_SEARCH_ANALYZE, &line[..], &mut output, &mut summary, "record")?;
+            let mut kept = e.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let engine = match kept.as_mut() {
+                Some(engine) => engine,
+                None => kept.insert(start_program(e)?),
+            };
+            run_engine_on(e, EPD_SEARCH_ANALYZE, &line[..], &mut output, &mut summary, "record", vec![engine])?;
+            drop(kept);
             if summary.faults > 0 || summary.analyzed != 1 {
                 return Err(engine_error("the engine gave no analysis".into()));
             }
@@ -672,6 +703,32 @@ fn run_engine(
     out_summary: *mut epd_analysis_summary,
     what: &str,
 ) -> Result<()> {
+    let jobs = e.jobs.max(1) as usize;
+    let mut engines: Vec<Box<dyn Engine>> = match (&e.program, Hook::of(e, goal)) {
+        (Some(_), _) => (0..jobs).map(|_| start_program(e)).collect::<Result<_>>()?,
+        (None, Some(hook)) => (0..jobs).map(|_| Box::new(hook) as Box<dyn Engine>).collect(),
+        (None, None) => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the engine has no search")),
+    };
+    let engines: Vec<&mut Box<dyn Engine>> = engines.iter_mut().collect();
+    run_engine_on(e, goal, input, output, out_summary, what, engines)
+}
+
+/// Starts the engine's program, as EPD_STATUS_ENGINE when it cannot.
+fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
+    let program = e.program.as_ref().ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, "not a program engine"))?;
+    program.start().map_err(|err| engine_error(format!("cannot start the engine: {err}")))
+}
+
+/// [`run_engine`] on engines already running.
+fn run_engine_on(
+    e: &epd_engine,
+    goal: epd_search_goal,
+    input: impl Read + Send,
+    output: impl Write,
+    out_summary: *mut epd_analysis_summary,
+    what: &str,
+    mut engines: Vec<&mut Box<dyn Engine>>,
+) -> Result<()> {
     let verb = match goal {
         EPD_SEARCH_ANALYZE => Verb::Analyze,
         EPD_SEARCH_TARGET => Verb::Target,
@@ -686,17 +743,8 @@ fn run_engine(
     let mut options = AnalysisOptions::new(verb, limits);
     options.counters = e.counters;
     options.solution_time = e.solution_time;
-    let jobs = e.jobs.max(1) as usize;
-    let mut engines: Vec<Box<dyn Engine>> = match (&e.program, Hook::of(e, goal)) {
-        (Some(program), _) => (0..jobs)
-            .map(|_| program.start())
-            .collect::<core::result::Result<_, _>>()
-            .map_err(|err| engine_error(format!("cannot start the engine: {err}")))?,
-        (None, Some(hook)) => (0..jobs).map(|_| Box::new(hook) as Box<dyn Engine>).collect(),
-        (None, None) => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the engine has no search")),
-    };
     let stop = AtomicBool::new(false);
-    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut **h, &options, &stop)).collect();
+    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut ***h, &options, &stop)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
     let config = Config { flush_each: true, ..Config::default() };

@@ -5,7 +5,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::analysis::{epd_engine, Program};
-use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT};
+use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_INVALID_ARGUMENT};
 use crate::position::boxed;
 use crate::ptr::{arg_mut, bytes, c_utf8, owned_string, slice, Out};
 use crate::verbs::{io_error, open_pair};
@@ -81,6 +81,46 @@ pub extern "C" fn epd_engine_add_uci_option(
             }
             _ => Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "UCI options are for engines made by epd_engine_new_uci")),
         }
+    })
+}
+
+/// Starts the program of an engine made by epd_engine_new_builtin or
+/// epd_engine_new_uci now, and keeps it for epd_engine_analyze_record,
+/// which otherwise starts it on first use. EPD_STATUS_ENGINE when the
+/// program cannot be started, does not complete the UCI handshake, or
+/// does not declare an option given with epd_engine_add_uci_option; then
+/// nothing is kept. Does nothing if the program is running already.
+/// Other engines give EPD_STATUS_INVALID_ARGUMENT. The file verbs start
+/// instances of their own, one per job.
+#[no_mangle]
+pub extern "C" fn epd_engine_start(engine: *mut epd_engine) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        let Some(program) = e.program.clone() else {
+            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "only a program engine is started"));
+        };
+        let kept = e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if kept.is_none() {
+            let started = program
+                .start()
+                .map_err(|err| Error::new(EPD_STATUS_ENGINE, format!("cannot start the engine: {err}")))?;
+            *kept = Some(started);
+        }
+        Ok(())
+    })
+}
+
+/// Stops the program that epd_engine_start or epd_engine_analyze_record
+/// started (a UCI engine is sent `quit`, and killed if it does not exit);
+/// the next epd_engine_analyze_record starts it again. Does nothing if
+/// none is running. epd_engine_free stops it too.
+#[no_mangle]
+pub extern "C" fn epd_engine_stop(engine: *mut epd_engine) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        let kept = e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        drop(kept);
+        Ok(())
     })
 }
 

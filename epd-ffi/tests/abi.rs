@@ -44,6 +44,8 @@ fn null_pointers_give_a_status_and_a_message() {
     assert_eq!(epd_diagnostics_count(ptr::null(), &mut n), EPD_STATUS_NULL_POINTER);
     assert_eq!(epd_registers_tag_count(ptr::null(), &mut n), EPD_STATUS_NULL_POINTER);
     assert_eq!(epd_engine_analyze_record(ptr::null(), ptr::null_mut()), EPD_STATUS_NULL_POINTER);
+    assert_eq!(epd_engine_start(ptr::null_mut()), EPD_STATUS_NULL_POINTER);
+    assert_eq!(epd_engine_stop(ptr::null_mut()), EPD_STATUS_NULL_POINTER);
     assert_eq!(
         epd_record_parse(ptr::null(), 5, EPD_PARSE_STRICT, ptr::null_mut(), &mut ptr::null_mut()),
         EPD_STATUS_NULL_POINTER
@@ -585,6 +587,68 @@ fn a_lenient_batch_gives_its_records() {
         assert_eq!(canonical(rec), want);
     }
     epd_batch_free(batch);
+}
+
+/// A UCI engine for epd_engine_analyze_record is one process for every
+/// call (a script counts its starts), started at once by epd_engine_start
+/// (a missing program or an option it does not declare fails there), and
+/// started again after epd_engine_stop.
+#[cfg(unix)]
+#[test]
+fn a_program_engine_is_started_once_for_every_record() {
+    let dir = std::env::temp_dir().join(format!("epdkit-kept-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let starts = dir.join("starts");
+    let script = dir.join("engine");
+    // A UCI engine in the shell: it counts its starts and answers every
+    // search of the start position with 1. e4.
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho started >> '{}'\nwhile read -r line; do case \"$line\" in \
+             uci) echo 'id name probe'; echo uciok;; isready) echo readyok;; \
+             go*) echo 'info depth 1 score cp 10 pv e2e4'; echo 'bestmove e2e4';; quit) exit 0;; esac; done\n",
+            starts.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    let program = std::ffi::CString::new(script.to_str().unwrap()).unwrap();
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_uci(program.as_ptr(), ptr::null(), 0, &mut engine), EPD_STATUS_OK);
+    assert_eq!(epd_engine_set_depth(engine, 2), EPD_STATUS_OK);
+    assert_eq!(epd_engine_start(engine), EPD_STATUS_OK, "{}", last_message());
+    for _ in 0..5 {
+        let (st, rec) = parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", EPD_PARSE_STRICT);
+        assert_eq!(st, EPD_STATUS_OK);
+        assert_eq!(epd_engine_analyze_record(engine, rec), EPD_STATUS_OK, "{}", last_message());
+        assert!(canonical(rec).contains(" pv "), "{}", canonical(rec));
+        epd_record_free(rec);
+    }
+    let count = || std::fs::read_to_string(&starts).unwrap_or_default().lines().count();
+    assert_eq!(count(), 1, "one process for five records");
+    assert_eq!(epd_engine_stop(engine), EPD_STATUS_OK);
+    let (_, rec) = parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", EPD_PARSE_STRICT);
+    assert_eq!(epd_engine_analyze_record(engine, rec), EPD_STATUS_OK, "{}", last_message());
+    epd_record_free(rec);
+    assert_eq!(count(), 2, "started again after the stop");
+    epd_engine_free(engine);
+
+    // An option the engine does not declare, and a program that is not
+    // there, fail at the start, with EPD_STATUS_ENGINE.
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_uci(program.as_ptr(), ptr::null(), 0, &mut engine), EPD_STATUS_OK);
+    let (name, value) = (std::ffi::CString::new("Hsh").unwrap(), std::ffi::CString::new("16").unwrap());
+    assert_eq!(epd_engine_add_uci_option(engine, name.as_ptr(), value.as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_engine_start(engine), EPD_STATUS_ENGINE);
+    assert!(last_message().contains("no option \"Hsh\""), "{}", last_message());
+    epd_engine_free(engine);
+    let missing = std::ffi::CString::new("/nonexistent/engine").unwrap();
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_uci(missing.as_ptr(), ptr::null(), 0, &mut engine), EPD_STATUS_OK);
+    assert_eq!(epd_engine_start(engine), EPD_STATUS_ENGINE);
+    epd_engine_free(engine);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Buffer functions tell the room they need on EPD_STATUS_BUFFER_TOO_SMALL,

@@ -238,6 +238,8 @@ pub struct UciEngine {
     starts: u32,
     /// The option names the engine declared in its handshake.
     declared: Vec<String>,
+    /// Their defaults, by index in `declared` (`None`: no default given).
+    defaults: Vec<Option<String>>,
 }
 
 impl core::fmt::Debug for UciEngine {
@@ -262,7 +264,7 @@ impl Drop for UciEngine {
                 if matches!(p.child.try_wait(), Ok(Some(_))) {
                     return;
                 }
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
             }
             p.kill();
         }
@@ -279,7 +281,8 @@ impl UciEngine {
         let name = std::path::Path::new(&config.program)
             .file_name()
             .map_or_else(|| config.program.clone(), |n| n.to_string_lossy().into_owned());
-        let mut engine = UciEngine { config, name, process: None, starts: 0, declared: Vec::new() };
+        let mut engine =
+            UciEngine { config, name, process: None, starts: 0, declared: Vec::new(), defaults: Vec::new() };
         engine.ensure_running()?;
         Ok(engine)
     }
@@ -352,10 +355,22 @@ impl UciEngine {
                 let name = rest.split(" type ").next().unwrap_or(rest).trim();
                 if !name.is_empty() && !self.declared.iter().any(|d| d == name) {
                     self.declared.push(name.to_owned());
+                    self.defaults.push(option_default(rest));
                 }
             }
         }
         for (name, value) in self.config.options.clone() {
+            // A value the engine has already (its default) is not sent, as
+            // python-chess does: Stockfish sets its threads and hash up
+            // again for every Threads or Hash, about 14 ms.
+            let default = self
+                .declared
+                .iter()
+                .position(|d| d.eq_ignore_ascii_case(&name))
+                .and_then(|i| self.defaults[i].as_deref());
+            if default.is_some_and(|d| d.eq_ignore_ascii_case(value.trim())) {
+                continue;
+            }
             self.send(&format!("setoption name {name} value {value}"))?;
         }
         if self.config.chess960 {
@@ -587,6 +602,14 @@ impl UciEngine {
             }
         }
     }
+}
+
+/// The default of an `option name ...` line (the text after `name `):
+/// what follows ` default ` up to ` min `, ` max ` or ` var `.
+fn option_default(rest: &str) -> Option<String> {
+    let (_, after) = rest.split_once(" default ")?;
+    let end = [" min ", " max ", " var "].iter().filter_map(|k| after.find(k)).min().unwrap_or(after.len());
+    Some(after[..end].trim().to_owned())
 }
 
 /// One parsed `info` line (the fields the verbs use).
@@ -980,6 +1003,20 @@ mod tests {
         .unwrap();
         assert_eq!(a.score, Some(Score::Centipawns(15)));
         assert_eq!(san_line(START, &a.pv), "d4 d5 c4");
+    }
+
+    #[test]
+    fn option_defaults_are_read_up_to_the_next_field() {
+        for (line, want) in [
+            ("Hash type spin default 16 min 1 max 33554432", Some("16")),
+            ("UCI_Chess960 type check default false", Some("false")),
+            ("Debug Log File type string default", None),
+            ("Debug Log File type string default <empty>", Some("<empty>")),
+            ("Style type combo default Normal var Solid var Normal", Some("Normal")),
+            ("Clear Hash type button", None),
+        ] {
+            assert_eq!(option_default(line).as_deref(), want, "{line}");
+        }
     }
 
     #[test]

@@ -1573,7 +1573,13 @@ class Engine:
         options: Optional[Mapping[str, Any]] = None,
     ) -> "Engine":
         """A UCI engine: a path, or a name looked up on PATH and in
-        /usr/games; `options` are sent as setoption after the handshake."""
+        /usr/games; `options` are sent as setoption after the handshake.
+
+        The program is started here and kept for `analyze_record` (one
+        process for every record, its hash kept) until `close()`, the end
+        of a `with` block, or the engine's end: a program that cannot be
+        started, or that does not declare an option given, raises
+        EngineError here. The file verbs start instances of their own."""
         path = _find_program(program)
         argv = (c_char_p * max(1, len(args)))(*[a.encode() for a in args])
         ptr = c_void_p()
@@ -1584,7 +1590,21 @@ class Engine:
         except BaseException:
             _c.engine_free(ptr)
             raise
-        return cls._make(ptr, program, depth, nodes, movetime, jobs)
+        engine = cls._make(ptr, program, depth, nodes, movetime, jobs)
+        _check(_c.engine_start(ptr))
+        return engine
+
+    def close(self) -> None:
+        """Stops the engine's program (a UCI engine is sent quit); a later
+        `analyze_record` starts it again. Closing twice does nothing."""
+        if self._ptr:
+            _check(_c.engine_stop(self._ptr))
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __del__(self) -> None:
         ptr = getattr(self, "_ptr", None)

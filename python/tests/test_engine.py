@@ -1,0 +1,57 @@
+"""A UCI engine from Python is one process for every record, started at
+once (so a missing program or an option it does not declare fails there),
+and stopped by close() or a with block.
+
+Licensed under MIT OR Apache-2.0.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import epdkit
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+
+
+def _counting_engine(tmp_path: Path, epd: str) -> Path:
+    """`epd uci` behind a script that counts its starts in tmp_path/starts."""
+    script = tmp_path / "engine"
+    script.write_text(f"#!/bin/sh\necho started >> '{tmp_path / 'starts'}'\nexec '{epd}' uci\n")
+    os.chmod(script, 0o755)
+    return script
+
+
+def _starts(tmp_path: Path) -> int:
+    p = tmp_path / "starts"
+    return len(p.read_text().splitlines()) if p.exists() else 0
+
+
+def test_one_process_for_every_record_until_close(tmp_path: Path, epd: str) -> None:
+    script = _counting_engine(tmp_path, epd)
+    with epdkit.Engine.uci(str(script), nodes=200, options={"Hash": 16}) as engine:
+        assert _starts(tmp_path) == 1, "started by Engine.uci"
+        for _ in range(20):
+            rec = engine.analyze_record(epdkit.parse(START))
+            assert rec["pv"] and "ce" in rec
+        assert _starts(tmp_path) == 1, "one process for twenty records"
+    engine.close()  # twice: nothing happens
+    engine.analyze_record(epdkit.parse(START))
+    assert _starts(tmp_path) == 2, "started again after the with block"
+    engine.close()
+
+
+def test_a_missing_program_or_an_unknown_option_fails_at_once(tmp_path: Path, epd: str) -> None:
+    with pytest.raises(epdkit.EngineError):
+        epdkit.Engine.uci(str(tmp_path / "no-such-engine"))
+    script = _counting_engine(tmp_path, epd)
+    with pytest.raises(epdkit.EngineError, match='no option "Hsh"'):
+        epdkit.Engine.uci(str(script), options={"Hsh": 16})
+
+
+def test_the_builtin_engine_has_the_same_interface() -> None:
+    with epdkit.Engine.builtin(depth=2) as engine:
+        assert engine.analyze_record(epdkit.parse(START))["pv"]
