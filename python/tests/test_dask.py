@@ -71,6 +71,11 @@ def test_bag_dataframe_and_files(corpora: Path, epd: str, tmp_path: Path) -> Non
         lines = db.read_text(files, blocksize="32KiB")
         assert lines.npartitions > 3
         assert "".join(ed.map_bag(lines, "repair").compute()) == cli
+        # The module's own way to files: each partition's lines, once each.
+        ed.to_textfiles(ed.map_bag(lines, "repair"), str(tmp_path / "bagout" / "*.epd"))
+        parts = sorted((tmp_path / "bagout").iterdir(), key=lambda p: int(p.stem))
+        assert len(parts) == lines.npartitions
+        assert "".join(p.read_text() for p in parts) == cli
         summaries = ed.map_bag(lines, "check").compute()
         assert sum(s.records for s in summaries) == sum(1 for f in files for l in open(f) if l.strip())
         rows = [l.rstrip("\n") for f in files for l in open(f)]

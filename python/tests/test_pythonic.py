@@ -97,3 +97,44 @@ def test_bad_values_are_value_errors_and_bad_types_type_errors() -> None:
     text = '8/8/8/8/8/8/8/K6k w - - id "x";'
     assert "single str" in str(_raises(TypeError, lambda: epdkit.purge_text(text, "id")))
     assert epdkit.purge_text(text, ["id"])[0].strip() == "8/8/8/8/8/8/8/K6k w - -"
+
+
+def test_legal_moves_is_a_property_that_iterates() -> None:
+    pos = epdkit.Position()
+    moves = pos.legal_moves
+    assert len(moves) == 20 and "g1f3" in moves and sorted(m for m in pos.legal_moves) == sorted(moves)
+    assert pos.legal_moves() == moves  # the call form still works
+    assert "Nf3" in pos.legal_san and len(pos.legal_san) == 20
+
+
+def test_typed_accessors_beside_the_mapping() -> None:
+    rec = epdkit.parse('2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";')
+    assert (rec.id, rec.bm, rec.am, rec.pv, rec.pm, rec.ce, rec.acd) == ("WAC.001", ["Qg6"], [], [], None, None, None)
+    rec.ce = 35
+    rec.pv = ["Qg6", "fxg6"]
+    rec.pm = "Qg6"
+    rec.id = "renamed"
+    assert (rec["ce"], rec["pv"], rec["pm"], rec["id"]) == ([35], ["Qg6", "fxg6"], ["Qg6"], ["renamed"])
+    rec.ce = None
+    del rec.id
+    rec.bm = []
+    assert "ce" not in rec and "id" not in rec and "bm" not in rec
+
+
+def test_write_keeps_every_line_read(tmp_path: Path) -> None:
+    text = "8/8/8/8/8/8/8/K6k w - - id \"a\";\nnot a record\n8/8/8/8/8/8/8/K6k b - - ce 5;\n"
+    items = list(epdkit.read(io.StringIO(text), errors="yield"))
+    assert [type(i).__name__ for i in items] == ["Record", "Invalid", "Record"]
+    path = tmp_path / "out.epd"
+    assert epdkit.write(items, path) == 3
+    assert path.read_text() == text
+    buf = io.BytesIO()
+    epdkit.write(items, buf)
+    assert buf.getvalue() == text.encode()
+    sio = io.StringIO()
+    epdkit.write([str(items[0])], sio)
+    assert sio.getvalue() == text.splitlines(keepends=True)[0]
+    with pytest.raises(TypeError):
+        epdkit.write([42], io.StringIO())  # type: ignore[list-item]
+    with pytest.raises(FileNotFoundError):
+        epdkit.write(items, tmp_path / "no" / "such" / "dir.epd")

@@ -8,7 +8,7 @@ verbs, engines and reports, over libepdkit, the C library of EPD Kit.
     >>> str(rec)
     '2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";'
     >>> for rec in epdkit.read("suite.epd"):          # doctest: +SKIP
-    ...     print(rec.line, rec.get("id"), rec.position.legal_moves()[:3])
+    ...     print(rec.line, rec.id, rec.position.legal_moves[:3])
 
 The package is a client of the library's C ABI (include/epdkit.h) through
 ctypes: every rule lives in the library, none is repeated here. The wheel
@@ -23,6 +23,7 @@ import ctypes
 import datetime
 import errno
 import functools
+import io
 import threading
 import json
 import os
@@ -61,6 +62,7 @@ __all__ = [
     "EpdValueError",
     "FenError",
     "Invalid",
+    "MoveList",
     "InvalidRecordError",
     "MateSummary",
     "MoveError",
@@ -90,6 +92,7 @@ __all__ = [
     "report",
     "target",
     "target_text",
+    "write",
 ]
 
 __version__ = "0.1.0"
@@ -402,6 +405,14 @@ _STATUS = ["check", "checkmate", "stalemate", "insufficient_material", "fifty_mo
 _UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 
 
+class MoveList(List[str]):
+    """The legal moves of a position: a list of str, which may also be
+    called (`pos.legal_moves()`, as before the property) to get itself."""
+
+    def __call__(self) -> "MoveList":
+        return self
+
+
 @_serialized
 class Position:
     """A legal chess position, with the moves played on it (for `pop`).
@@ -556,13 +567,19 @@ class Position:
         _check(_c.position_san(self._ptr, m, byref(out)))
         return _take(out).decode()
 
-    def legal_moves(self) -> List[str]:
-        """The legal moves in UCI notation ("e2e4", "e7e8q", "e1g1")."""
-        return [self._uci_of(m) for m in self._moves()]
+    @property
+    def legal_moves(self) -> "MoveList":
+        """The legal moves in UCI notation ("e2e4", "e7e8q", "e1g1"), as a
+        list: `for m in pos.legal_moves`, `len(pos.legal_moves)`, `"e2e4"
+        in pos.legal_moves` (calling it, `pos.legal_moves()`, gives the
+        same list)."""
+        return MoveList(self._uci_of(m) for m in self._moves())
 
-    def legal_san(self) -> List[str]:
-        """The legal moves in canonical SAN, with check marks."""
-        return [self._san_of(m) for m in self._moves()]
+    @property
+    def legal_san(self) -> "MoveList":
+        """The legal moves in canonical SAN, with check marks (a list, as
+        `legal_moves`)."""
+        return MoveList(self._san_of(m) for m in self._moves())
 
     def _parse(self, move: str, lenient: bool = True) -> _c.Move:
         if not isinstance(move, str):
@@ -901,6 +918,45 @@ def _push_operand(ops: c_void_p, opcode: str, v: Any) -> None:
         raise TypeError(f"{opcode}: cannot set an operand of type {type(v).__name__}")
 
 
+def _single(opcode: str, doc: str) -> Any:
+    """A Record property for an opcode with one operand: the operand or
+    None; set it (None removes the operation) or del it."""
+
+    def get(self: "Record") -> Any:
+        values = self.get(opcode)
+        return values[0] if values else None
+
+    def put(self: "Record", value: Any) -> None:
+        if value is None:
+            self.remove(opcode)
+        else:
+            self[opcode] = value
+
+    def drop(self: "Record") -> None:
+        self.remove(opcode)
+
+    return property(get, put, drop, doc)
+
+
+def _several(opcode: str, doc: str) -> Any:
+    """A Record property for an opcode with a list of operands: the list
+    ([] when absent); set it ([] or None removes the operation) or del it."""
+
+    def get(self: "Record") -> Any:
+        return list(self.get(opcode) or [])
+
+    def put(self: "Record", value: Any) -> None:
+        if value is None or (isinstance(value, (list, tuple)) and not value):
+            self.remove(opcode)
+        else:
+            self[opcode] = value
+
+    def drop(self: "Record") -> None:
+        self.remove(opcode)
+
+    return property(get, put, drop, doc)
+
+
 @_serialized
 class Record(Mapping[str, List[Operand]]):
     """An EPD record: a position and its operations, in canonical order.
@@ -916,6 +972,19 @@ class Record(Mapping[str, List[Operand]]):
     """
 
     __slots__ = ("_ptr", "_owner", "_slot", "line", "diagnostics", "_lock", "__weakref__")
+
+    # Typed accessors beside the mapping (rec.bm is rec.get("bm") or []).
+    id = _single("id", "`id`: the record's name (str), or None.")
+    bm = _several("bm", "`bm`: the best moves (SAN), [] when there are none.")
+    am = _several("am", "`am`: the moves to avoid (SAN).")
+    pv = _several("pv", "`pv`: the predicted variation (SAN moves).")
+    pm = _single("pm", "`pm`: the predicted move (SAN), or None.")
+    sm = _single("sm", "`sm`: the supplied move (SAN), or None.")
+    ce = _single("ce", "`ce`: the centipawn evaluation (int), or None.")
+    dm = _single("dm", "`dm`: direct mate in this many moves (int), or None.")
+    acd = _single("acd", "`acd`: the analysis depth (int), or None.")
+    acn = _single("acn", "`acn`: the nodes analysed (int), or None.")
+    acs = _single("acs", "`acs`: the seconds of analysis (int), or None.")
 
     def __init__(self, position: Union[Position, Text, None] = None) -> None:
         if not isinstance(position, Position):
@@ -1197,6 +1266,43 @@ def _mode(mode: str) -> int:
 def parse(line: Text, *, mode: str = "strict") -> Record:
     """Reads one record (see Record.parse)."""
     return Record.parse(line, mode=mode)
+
+
+def write(records: Iterable[Union[Record, Invalid, str]], target: Union[PathLike, IO[Any]]) -> int:
+    """Writes records one a line, with "\\n": a Record as its canonical
+    text, an Invalid as the line it was read from (so nothing read is
+    lost), a str as it is. `target` is a path (created or truncated) or a
+    file object, text or binary. Returns the number of lines written."""
+
+    def lines() -> Iterator[str]:
+        for item in records:
+            if isinstance(item, Record):
+                yield str(item)
+            elif isinstance(item, Invalid):
+                yield item.text
+            elif isinstance(item, str):
+                yield item.rstrip("\n")
+            else:
+                raise TypeError(f"write takes Records, Invalids and str, not {type(item).__name__}")
+
+    count = 0
+    if isinstance(target, (str, bytes, os.PathLike)):
+        try:
+            f = open(target, "w", encoding="utf-8", newline="\n")
+        except OSError as e:
+            raise _os_error(e) from None
+        with f:
+            for line in lines():
+                f.write(line + "\n")
+                count += 1
+        return count
+    if not hasattr(target, "write"):
+        raise TypeError(f"target must be a path or a file object, not {type(target).__name__}")
+    binary = isinstance(target, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(target, "mode", "")
+    for line in lines():
+        target.write((line + "\n").encode("utf-8") if binary else line + "\n")
+        count += 1
+    return count
 
 
 # ---------------------------------------------------------------- reading

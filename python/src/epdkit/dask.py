@@ -4,7 +4,7 @@ real cluster; order is kept within each partition (and so overall).
 
     >>> import dask.bag as db, epdkit.dask as ed          # doctest: +SKIP
     >>> lines = db.read_text("shards/*.epd", blocksize="16MiB")
-    >>> ed.map_bag(lines, "normalize").to_textfiles("out/*.epd")
+    >>> ed.to_textfiles(ed.map_bag(lines, "normalize"), "out/*.epd")
     >>> ed.map_bag(lines, "analyze", engine="builtin", nodes=20_000)
 
 Verbs: "normalize", "repair", "purge" (opcodes=[...]), "mate" (moves=N),
@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, List, Sequence, Union
 
 import epdkit
 
-__all__ = ["VERBS", "run_lines", "run_text", "map_bag", "map_series", "map_files"]
+__all__ = ["VERBS", "run_lines", "run_text", "map_bag", "map_series", "map_files", "to_textfiles"]
 
 VERBS = ("normalize", "repair", "purge", "mate", "analyze", "target", "check")
 
@@ -77,6 +77,15 @@ def map_bag(bag: Any, verb: str, **options: Any) -> Any:
     if verb == "check":
         return bag.map_partitions(lambda part: [run_lines(verb, part, **options)])
     return bag.map_partitions(lambda part: run_lines(verb, part, **options))
+
+
+def to_textfiles(bag: Any, path: Any, **kwargs: Any) -> Any:
+    """Writes a bag of lines from map_bag, one file per partition, each
+    line once with its newline. (Dask's own Bag.to_textfiles puts a
+    newline between elements, and map_bag's lines end with one already:
+    it would write a blank line after every record.) `kwargs` go to
+    Bag.to_textfiles (compression, encoding, compute, ...)."""
+    return bag.map(lambda line: line.rstrip("\n")).to_textfiles(path, last_endline=True, **kwargs)
 
 
 def _series_part(part: Any, verb: str, options: Dict[str, Any]) -> Any:
