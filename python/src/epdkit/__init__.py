@@ -1245,11 +1245,14 @@ class Record(Mapping[str, List[Operand]]):
 @dataclass
 class Invalid:
     """A line that is not a valid record: its 1-based `line`, its `text`
-    as read and its `diagnostics` (at least one error)."""
+    as read (decoded as UTF-8, a byte that is not shown as U+FFFD), its
+    `diagnostics` (at least one error), and `raw`, the line's exact bytes
+    (without its newline), which `write` puts back."""
 
     line: int
     text: str
     diagnostics: List[Diagnostic]
+    raw: bytes = b""
 
     def error(self, path: Optional[str] = None) -> InvalidRecordError:
         return InvalidRecordError("invalid record", self.diagnostics, path=path)
@@ -1274,33 +1277,34 @@ def write(records: Iterable[Union[Record, Invalid, str]], target: Union[PathLike
     lost), a str as it is. `target` is a path (created or truncated) or a
     file object, text or binary. Returns the number of lines written."""
 
-    def lines() -> Iterator[str]:
+    def lines() -> Iterator[bytes]:
         for item in records:
             if isinstance(item, Record):
-                yield str(item)
+                yield str(item).encode("utf-8")
             elif isinstance(item, Invalid):
-                yield item.text
+                yield item.raw if item.raw or not item.text else item.text.encode("utf-8")
             elif isinstance(item, str):
-                yield item.rstrip("\n")
+                yield item.rstrip("\n").encode("utf-8")
             else:
                 raise TypeError(f"write takes Records, Invalids and str, not {type(item).__name__}")
 
     count = 0
     if isinstance(target, (str, bytes, os.PathLike)):
         try:
-            f = open(target, "w", encoding="utf-8", newline="\n")
+            f = open(target, "wb")
         except OSError as e:
             raise _os_error(e) from None
         with f:
             for line in lines():
-                f.write(line + "\n")
+                f.write(line + b"\n")
                 count += 1
         return count
     if not hasattr(target, "write"):
         raise TypeError(f"target must be a path or a file object, not {type(target).__name__}")
     binary = isinstance(target, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(target, "mode", "")
     for line in lines():
-        target.write((line + "\n").encode("utf-8") if binary else line + "\n")
+        # A text file takes str: bytes that are not UTF-8 become U+FFFD.
+        target.write(line + b"\n" if binary else line.decode("utf-8", "replace") + "\n")
         count += 1
     return count
 
@@ -1431,8 +1435,9 @@ def read(
             text_p = c_void_p()
             tn = c_size_t()
             _check(_c.batch_text(ptr, i, byref(text_p), byref(tn)))
-            text = ctypes.string_at(text_p, tn.value).decode("utf-8", "replace") if tn.value else ""
-            bad = Invalid(int(e.line), text.rstrip("\r"), _batch_diags(ptr, e, d))
+            raw = ctypes.string_at(text_p, tn.value) if tn.value else b""
+            raw = raw[:-1] if raw.endswith(b"\r") else raw
+            bad = Invalid(int(e.line), raw.decode("utf-8", "replace"), _batch_diags(ptr, e, d), raw)
             if errors == "raise":
                 raise bad.error(path)
             yield bad
