@@ -55,3 +55,23 @@ def test_a_missing_program_or_an_unknown_option_fails_at_once(tmp_path: Path, ep
 def test_the_builtin_engine_has_the_same_interface() -> None:
     with epdkit.Engine.builtin(depth=2) as engine:
         assert engine.analyze_record(epdkit.parse(START))["pv"]
+
+
+def test_analyse_and_play_take_limits_per_call(tmp_path: Path, epd: str) -> None:
+    with epdkit.Engine.builtin(depth=2) as engine:
+        deep = engine.analyse(epdkit.Position(), depth=4)
+        assert deep.depth == 4 and deep.pv and deep.best == deep.pv[0]
+        assert isinstance(deep.score, epdkit.Score)
+        assert engine.analyse(epdkit.Position()).depth == 2, "the engine's own limits come back"
+        # A mate in one is found and played; a mated side has no move.
+        mate = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+        assert engine.play(mate, depth=3) == "Rd8#"
+        assert engine.analyse(mate, depth=3).score == epdkit.Score.mate_in(1)
+        assert engine.play("3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1", depth=3) is None
+    script = _counting_engine(tmp_path, epd)
+    with epdkit.Engine.uci(str(script)) as engine:
+        info = engine.analyse(epdkit.Position(), nodes=500)
+        assert info.pv and info.best in epdkit.Position().legal_san
+        assert engine.play(epdkit.Position(), depth=2) in epdkit.Position().legal_san
+    with pytest.raises(ValueError):
+        epdkit.Engine.builtin().analyse(epdkit.Position(), depth=0)

@@ -50,6 +50,7 @@ from typing import (
 from . import _ffi as _c
 
 __all__ = [
+    "AnalysisInfo",
     "AnalysisSummary",
     "Diagnostic",
     "Engine",
@@ -1622,9 +1623,10 @@ class Engine:
     on the file verbs.
     """
 
-    __slots__ = ("_ptr", "name", "_lock")
+    __slots__ = ("_ptr", "name", "_lock", "_limits")
     _ptr: Optional[c_void_p]
     name: str
+    _limits: Tuple[Optional[int], Optional[int], Optional[float]]
 
     def __init__(self) -> None:
         raise TypeError("use Engine.builtin(...) or Engine.uci(...)")
@@ -1635,6 +1637,7 @@ class Engine:
         self = cls.__new__(cls)
         self._ptr = ptr
         self.name = name
+        self._limits = (depth, nodes, movetime)
         try:
             if depth is not None:
                 if depth < 1:
@@ -1705,6 +1708,62 @@ class Engine:
         _check(_c.engine_start(ptr))
         return engine
 
+    def _set_limits(self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float]) -> None:
+        if depth is not None and depth < 1:
+            raise ValueError("depth must be at least 1")
+        if nodes is not None and nodes < 1:
+            raise ValueError("nodes must be at least 1")
+        if movetime is not None and movetime <= 0:
+            raise ValueError("time must be positive")
+        _check(_c.engine_set_depth(self._ptr, depth or 0))
+        _check(_c.engine_set_node_limit(self._ptr, _int64("nodes", nodes if nodes is not None else -1)))
+        _check(_c.engine_set_time_limit(self._ptr, max(1, int(round(movetime * 1000))) if movetime else 0))
+
+    def analyse(
+        self,
+        position: Union[Position, Text],
+        *,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        time: Optional[float] = None,
+    ) -> "AnalysisInfo":
+        """Analyses `position` (a Position, or FEN or EPD text) with these
+        limits (the engine's own when none is given; `time` in seconds)
+        and returns the score (as Score), the principal variation (SAN),
+        its first move, depth, nodes and seconds. The engine's program is
+        the one kept for analyze_record."""
+        rec = Record(position if isinstance(position, Position) else _position_of(position))
+        per_call = depth is not None or nodes is not None or time is not None
+        if per_call:
+            self._set_limits(depth, nodes, time)
+        _check(_c.engine_set_counters(self._ptr, 1))
+        try:
+            self.analyze_record(rec)
+        finally:
+            if per_call:
+                self._set_limits(*self._limits)
+        pv = rec.pv
+        return AnalysisInfo(
+            score=rec.score,
+            pv=pv,
+            best=pv[0] if pv else None,
+            depth=rec.acd,
+            nodes=rec.acn,
+            seconds=rec.acs,
+        )
+
+    def play(
+        self,
+        position: Union[Position, Text],
+        *,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        time: Optional[float] = None,
+    ) -> Optional[str]:
+        """The move the engine plays in `position` (SAN), with these limits;
+        None in a position without a legal move."""
+        return self.analyse(position, depth=depth, nodes=nodes, time=time).best
+
     def close(self) -> None:
         """Stops the engine's program (a UCI engine is sent quit); a later
         `analyze_record` starts it again. Closing twice does nothing."""
@@ -1734,6 +1793,30 @@ class Engine:
         with _lock_of(record):
             _check(_c.engine_analyze_record(self._ptr, record._p))
         return record
+
+
+@dataclass
+class AnalysisInfo:
+    """What Engine.analyse found: the score (None in a position without
+    moves only if the engine gave none), the principal variation in SAN
+    and its first move, the depth, nodes and whole seconds reported."""
+
+    score: Optional[Score]
+    pv: List[str]
+    best: Optional[str]
+    depth: Optional[int]
+    nodes: Optional[int]
+    seconds: Optional[int]
+
+
+def _position_of(text: Text) -> Position:
+    """A Position from FEN (six fields) or EPD (four fields, and maybe
+    operations) text."""
+    data = text.decode() if isinstance(text, bytes) else text
+    fields = data.split()
+    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
+        return Position(" ".join(fields[:6]))
+    return Position(" ".join(fields[:4]))
 
 
 @dataclass
