@@ -919,35 +919,19 @@ def _push_operand(ops: c_void_p, opcode: str, v: Any) -> None:
         raise TypeError(f"{opcode}: cannot set an operand of type {type(v).__name__}")
 
 
-def _single(opcode: str, doc: str) -> Any:
-    """A Record property for an opcode with one operand: the operand or
-    None; set it (None removes the operation) or del it."""
+def _op_property(opcode: str, many: bool, doc: str) -> Any:
+    """A Record property for `opcode`: its one operand or None (`many`:
+    its list of operands, [] when absent); set it (None, or an empty list,
+    removes the operation) or del it."""
 
     def get(self: "Record") -> Any:
         values = self.get(opcode)
+        if many:
+            return list(values or [])
         return values[0] if values else None
 
     def put(self: "Record", value: Any) -> None:
-        if value is None:
-            self.remove(opcode)
-        else:
-            self[opcode] = value
-
-    def drop(self: "Record") -> None:
-        self.remove(opcode)
-
-    return property(get, put, drop, doc)
-
-
-def _several(opcode: str, doc: str) -> Any:
-    """A Record property for an opcode with a list of operands: the list
-    ([] when absent); set it ([] or None removes the operation) or del it."""
-
-    def get(self: "Record") -> Any:
-        return list(self.get(opcode) or [])
-
-    def put(self: "Record", value: Any) -> None:
-        if value is None or (isinstance(value, (list, tuple)) and not value):
+        if value is None or (many and isinstance(value, (list, tuple)) and not value):
             self.remove(opcode)
         else:
             self[opcode] = value
@@ -975,17 +959,17 @@ class Record(Mapping[str, List[Operand]]):
     __slots__ = ("_ptr", "_owner", "_slot", "line", "diagnostics", "_lock", "__weakref__")
 
     # Typed accessors beside the mapping (rec.bm is rec.get("bm") or []).
-    id = _single("id", "`id`: the record's name (str), or None.")
-    bm = _several("bm", "`bm`: the best moves (SAN), [] when there are none.")
-    am = _several("am", "`am`: the moves to avoid (SAN).")
-    pv = _several("pv", "`pv`: the predicted variation (SAN moves).")
-    pm = _single("pm", "`pm`: the predicted move (SAN), or None.")
-    sm = _single("sm", "`sm`: the supplied move (SAN), or None.")
-    ce = _single("ce", "`ce`: the centipawn evaluation (int), or None.")
-    dm = _single("dm", "`dm`: direct mate in this many moves (int), or None.")
-    acd = _single("acd", "`acd`: the analysis depth (int), or None.")
-    acn = _single("acn", "`acn`: the nodes analysed (int), or None.")
-    acs = _single("acs", "`acs`: the seconds of analysis (int), or None.")
+    id = _op_property("id", False, "`id`: the record's name (str), or None.")
+    bm = _op_property("bm", True, "`bm`: the best moves (SAN), [] when there are none.")
+    am = _op_property("am", True, "`am`: the moves to avoid (SAN).")
+    pv = _op_property("pv", True, "`pv`: the predicted variation (SAN moves).")
+    pm = _op_property("pm", False, "`pm`: the predicted move (SAN), or None.")
+    sm = _op_property("sm", False, "`sm`: the supplied move (SAN), or None.")
+    ce = _op_property("ce", False, "`ce`: the centipawn evaluation (int), or None.")
+    dm = _op_property("dm", False, "`dm`: direct mate in this many moves (int), or None.")
+    acd = _op_property("acd", False, "`acd`: the analysis depth (int), or None.")
+    acn = _op_property("acn", False, "`acn`: the nodes analysed (int), or None.")
+    acs = _op_property("acs", False, "`acs`: the seconds of analysis (int), or None.")
 
     def __init__(self, position: Union[Position, Text, None] = None) -> None:
         if not isinstance(position, Position):
@@ -1694,6 +1678,23 @@ class Engine:
         of a `with` block, or the engine's end: a program that cannot be
         started, or that does not declare an option given, raises
         EngineError here. The file verbs start instances of their own."""
+        engine = cls._uci(program, args, depth, nodes, movetime, jobs, options)
+        _check(_c.engine_start(engine._ptr))
+        return engine
+
+    @classmethod
+    def _uci(
+        cls,
+        program: str,
+        args: Sequence[str],
+        depth: Optional[int],
+        nodes: Optional[int],
+        movetime: Optional[float],
+        jobs: int,
+        options: Optional[Mapping[str, Any]],
+    ) -> "Engine":
+        """Engine.uci without starting the program (for the file verbs,
+        which start instances of their own)."""
         path = _find_program(program)
         argv = (c_char_p * max(1, len(args)))(*[a.encode() for a in args])
         ptr = c_void_p()
@@ -1704,9 +1705,7 @@ class Engine:
         except BaseException:
             _c.engine_free(ptr)
             raise
-        engine = cls._make(ptr, program, depth, nodes, movetime, jobs)
-        _check(_c.engine_start(ptr))
-        return engine
+        return cls._make(ptr, program, depth, nodes, movetime, jobs)
 
     def _set_limits(self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float]) -> None:
         if depth is not None and depth < 1:
@@ -1842,7 +1841,8 @@ def _engine_of(engine: Union[Engine, str, None], **limits: Any) -> Engine:
     if engine is None or engine == "builtin":
         return Engine.builtin(**lim)
     if isinstance(engine, str):
-        return Engine.uci(engine, **lim)
+        # The verb starts its own instances: none is kept here.
+        return Engine._uci(engine, (), lim.get("depth"), lim.get("nodes"), lim.get("movetime"), lim.get("jobs", 1), None)
     raise TypeError(f"engine must be an Engine or a name, not {type(engine).__name__}")
 
 
