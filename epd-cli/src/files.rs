@@ -46,6 +46,13 @@ impl Stop {
         &self.flag
     }
 
+    /// The same flag, shared, for work that outlives a borrow (a search
+    /// that polls it between nodes).
+    #[must_use]
+    pub fn shared(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.flag)
+    }
+
     /// The signal received, if any.
     #[must_use]
     pub fn signal(&self) -> Option<i32> {

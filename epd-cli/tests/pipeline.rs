@@ -288,3 +288,44 @@ fn an_interrupted_in_place_run_leaves_the_original_untouched() {
     }
     assert!(!tmp_exists(), "a temporary file was left behind");
 }
+
+/// Regression: on a crowded position depth 1 alone took the built-in
+/// engine minutes, and SIGTERM (or `--movetime`) was only honoured from
+/// depth 2, so only a second signal stopped the run.
+#[test]
+fn sigterm_stops_analyze_on_a_crowded_position_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let rooks = b"rnbqkbnr/rrrrrrrr/8/8/8/8/RRRRRRRR/RNBQKBNR w KQkq - id \"done\";\n\
+                  rnbqkbnr/rrrrrrrr/8/8/8/8/RRRRRRRR/RNBQKBNR b KQkq - id \"cut\";\n";
+    write(dir.path(), "rooks.epd", rooks);
+    let out_path = dir.path().join("out.epd");
+    let written = || std::fs::read(&out_path).is_ok_and(|d| d.contains(&b'\n'));
+    // The first record ends by its movetime; the second is stopped.
+    let args = ["analyze", "--movetime", "200", "--timeout", "60000", "rooks.epd", "-o", "out.epd"];
+    let (out, took) = interrupt(&args, dir.path(), "-TERM", written);
+    assert_eq!(out.status.code(), Some(143), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(took < Duration::from_secs(1), "took {took:?} to stop");
+    let data = String::from_utf8(std::fs::read(&out_path).unwrap()).unwrap();
+    assert!(data.contains("id \"done\"") && data.contains(" pm "), "{data}");
+    assert!(!data.contains("cut"), "{data}");
+}
+
+#[test]
+fn mate_timeout_writes_the_record_unchanged_and_counts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = b"qqqqkqqq/qqqqqqqq/8/8/8/8/QQQQQQQQ/QQQQKQQQ w - - id \"queens\";\n\
+                 6k1/5ppp/8/8/8/8/8/R5K1 w - - id \"backrank\";\n";
+    write(dir.path(), "m.epd", data);
+    let start = Instant::now();
+    let out = epd(&["mate", "-n", "8", "--timeout", "300", "m.epd"], dir.path());
+    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(!lines[0].contains("dm ") && lines[0].contains("id \"queens\""), "{text}");
+    assert!(lines[1].contains("dm 1;") && lines[1].contains("pm Ra8#;"), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("m.epd:1:1: warning[E034]: no mate within 8 proven in 300 ms"), "{err}");
+    assert!(err.contains("1 timed out"), "{err}");
+}

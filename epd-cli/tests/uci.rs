@@ -231,3 +231,26 @@ fn end_of_input_finishes_the_search() {
     assert!(Position::startpos().parse_uci(bestmove(&lines).as_bytes()).is_ok());
     e.wait_exit();
 }
+
+/// Regression: on 18 rooks `go movetime 500` then `stop` gave no
+/// bestmove within 10 s (depth 1 could not be interrupted).
+#[test]
+fn stop_answers_at_once_on_a_crowded_position() {
+    let mut e = Engine::start();
+    e.send("position fen rnbqkbnr/rrrrrrrr/8/8/8/8/RRRRRRRR/RNBQKBNR w KQkq - 0 1");
+    e.send("go movetime 5000");
+    std::thread::sleep(Duration::from_millis(100));
+    let stopped = Instant::now();
+    e.send("stop");
+    let lines = e.until("bestmove", Duration::from_secs(2));
+    assert!(stopped.elapsed() < Duration::from_millis(500), "{:?}", stopped.elapsed());
+    let pos = Position::from_fen("rnbqkbnr/rrrrrrrr/8/8/8/8/RRRRRRRR/RNBQKBNR w KQkq - 0 1").unwrap();
+    let best = bestmove(&lines);
+    assert!(pos.parse_uci(best.as_bytes()).is_ok(), "{best}");
+    e.send("go movetime 300");
+    let t = Instant::now();
+    let lines = e.until("bestmove", Duration::from_secs(2));
+    assert!(t.elapsed() < Duration::from_millis(800), "{:?}", t.elapsed());
+    assert!(pos.parse_uci(bestmove(&lines).as_bytes()).is_ok());
+    e.quit();
+}

@@ -48,7 +48,9 @@
 //! assert_eq!(pos.san(mate.pv[0]), "Ra8#");
 //! ```
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use epd_core::pipeline::{Interrupted, Job, Processor, Summary};
 use epd_core::{
@@ -95,7 +97,17 @@ pub struct MateSolver {
     mask: usize,
     nodes: u64,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
+    /// Raised from outside (a signal, a `stop`) to abandon the search.
+    stop: Option<Arc<AtomicBool>>,
+    /// The search is abandoned at this instant.
+    deadline: Option<Instant>,
+    /// Set once the stop flag or the deadline was seen: every answer
+    /// since is unknown, and nothing more is stored in the table.
+    aborted: bool,
 }
+
+/// Nodes between two looks at the stop flag and the clock.
+const POLL_EVERY: u64 = 1024;
 
 impl core::fmt::Debug for MateSolver {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -121,7 +133,47 @@ impl MateSolver {
     #[must_use]
     pub fn with_table_bits(bits: u32) -> MateSolver {
         let n = 1usize << bits.clamp(4, 28);
-        MateSolver { table: vec![[Entry::default(); 2]; n], mask: n - 1, nodes: 0, killers: [[None; 2]; MAX_PLY + 2] }
+        MateSolver {
+            table: vec![[Entry::default(); 2]; n],
+            mask: n - 1,
+            nodes: 0,
+            killers: [[None; 2]; MAX_PLY + 2],
+            stop: None,
+            deadline: None,
+            aborted: false,
+        }
+    }
+
+    /// Makes every later search give up (answer "no mate found") within
+    /// 1024 nodes of `stop` being raised.
+    pub fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    /// Gives every later search until `deadline`; `None` removes the limit.
+    /// A search that meets it gives up within 1024 nodes, and
+    /// [`MateSolver::aborted`] then says so.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// `true` if the last search was abandoned (stop flag or deadline): its
+    /// "no mate" means "not known". Facts proven before that stay in the
+    /// table; none depends on the abandoned part.
+    #[must_use]
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Counts a node; `true` once the search must give up.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if !self.aborted && self.nodes % POLL_EVERY == 0 {
+            let stopped = self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+            self.aborted = stopped || self.deadline.is_some_and(|d| Instant::now() >= d);
+        }
+        self.aborted
     }
 
     /// Positions visited since the solver was made or the counter reset.
@@ -143,25 +195,43 @@ impl MateSolver {
 
     /// `true` if the side to move can force checkmate within `n` moves
     /// (`n` is clamped to `MAX_MATE_MOVES`; `n == 0` is always `false`).
+    ///
+    /// `false` also when the search was abandoned ([`MateSolver::aborted`]);
+    /// `true` is always proven.
     pub fn mates_within(&mut self, pos: &Position, n: u32) -> bool {
+        self.aborted = false;
         let n = n.min(MAX_MATE_MOVES);
         n > 0 && self.attack(pos, n, 0)
     }
 
     /// The shortest forced mate of at most `max_moves` moves, by iterative
     /// deepening (mate in 1, then 2, …), with a mating line.
+    /// `None` also when the search was abandoned ([`MateSolver::aborted`]).
     pub fn find_mate(&mut self, pos: &Position, max_moves: u32) -> Option<Mate> {
-        (1..=max_moves.min(MAX_MATE_MOVES)).find_map(|n| self.find_mate_exactly(pos, n))
+        for n in 1..=max_moves.min(MAX_MATE_MOVES) {
+            let found = self.find_mate_exactly(pos, n);
+            if found.is_some() || self.aborted {
+                return found;
+            }
+        }
+        None
     }
 
     /// A forced mate in exactly `n` moves: `Some` only if the side to move
     /// mates within `n` but not within `n - 1`.
+    /// `None` also when the search was abandoned ([`MateSolver::aborted`]).
     pub fn find_mate_exactly(&mut self, pos: &Position, n: u32) -> Option<Mate> {
+        self.aborted = false;
         if n == 0 || n > MAX_MATE_MOVES || !self.attack(pos, n, 0) || (n > 1 && self.attack(pos, n - 1, 0)) {
             return None;
         }
+        // An abandoned search answers false everywhere: a "mate within
+        // n" it returned is proven, a "not within n - 1" is not.
+        if self.aborted {
+            return None;
+        }
         let pv = self.principal_variation(pos, n)?;
-        Some(Mate { moves: n, pv })
+        (!self.aborted).then_some(Mate { moves: n, pv })
     }
 
     /// A mating line for a position proven to mate in exactly `n`: the
@@ -284,7 +354,9 @@ impl MateSolver {
         };
         let mut result = false;
         for &m in &moves[..end] {
-            self.nodes += 1;
+            if self.tick() {
+                return false;
+            }
             let child = pos.played(m);
             let wins = if n == 1 {
                 // Checkmate (only checks are tried here; stalemate is not mate).
@@ -297,7 +369,7 @@ impl MateSolver {
                 break;
             }
         }
-        if use_table {
+        if use_table && !self.aborted {
             self.store(key, n, result);
         }
         result
@@ -327,9 +399,14 @@ impl MateSolver {
             }
         }
         for &d in moves.iter() {
-            self.nodes += 1;
+            if self.tick() {
+                return false;
+            }
             let child = pos.played(d);
             if !self.attack(&child, n, ply + 1) {
+                if self.aborted {
+                    return false;
+                }
                 let slot = &mut self.killers[ply.min(MAX_PLY)];
                 if slot[0] != Some(d) {
                     slot[1] = slot[0];
@@ -407,11 +484,14 @@ pub struct MateOptions {
     pub single_pass: bool,
     /// Transposition table size, `2^bits` buckets.
     pub table_bits: u32,
+    /// Time for each record (all its passes): a record not proven by then
+    /// is written unchanged and counted in [`MateCounts::timed_out`].
+    pub timeout: Option<Duration>,
 }
 
 impl Default for MateOptions {
     fn default() -> MateOptions {
-        MateOptions { moves: 1, single_pass: false, table_bits: 20 }
+        MateOptions { moves: 1, single_pass: false, table_bits: 20, timeout: None }
     }
 }
 
@@ -426,6 +506,8 @@ pub struct MateCounts {
     pub solved: Vec<u64>,
     /// Nodes searched, all records.
     pub nodes: u64,
+    /// Records whose search the timeout ended before an answer.
+    pub timed_out: u64,
 }
 
 impl core::ops::AddAssign for MateCounts {
@@ -433,6 +515,7 @@ impl core::ops::AddAssign for MateCounts {
         self.searched += o.searched;
         self.skipped += o.skipped;
         self.nodes += o.nodes;
+        self.timed_out += o.timed_out;
         if self.solved.len() < o.solved.len() {
             self.solved.resize(o.solved.len(), 0);
         }
@@ -477,11 +560,12 @@ pub fn solve_record(
     };
     let Some(pos) = rec.position().copied() else { return Ok(None) };
     let start = Instant::now();
+    solver.set_deadline(options.timeout.map(|t| start + t));
     let before = solver.nodes();
     let found = if options.single_pass {
         // One pass of length N: any mate within N is reported as dm N.
         if solver.mates_within(&pos, n) {
-            let shortest = (1..=n).find(|&k| solver.mates_within(&pos, k)).unwrap_or(n);
+            let shortest = (1..=n).find(|&k| solver.mates_within(&pos, k) || solver.aborted()).unwrap_or(n);
             solver.find_mate_exactly(&pos, shortest).map(|m| (n, m))
         } else {
             None
@@ -518,13 +602,24 @@ pub fn solve_record(
 pub struct MateProver<'a> {
     solver: MateSolver,
     options: &'a MateOptions,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl<'a> MateProver<'a> {
     /// A prover with a table of `options.table_bits`.
     #[must_use]
     pub fn new(options: &'a MateOptions) -> MateProver<'a> {
-        MateProver { solver: MateSolver::with_table_bits(options.table_bits), options }
+        MateProver { solver: MateSolver::with_table_bits(options.table_bits), options, stop: None }
+    }
+
+    /// A prover that abandons the record in progress within 1024 nodes
+    /// of `stop` being raised, and ends the run there (the pipeline's
+    /// [`Interrupted`]: the record is not written).
+    #[must_use]
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> MateProver<'a> {
+        self.solver.set_stop(Arc::clone(&stop));
+        self.stop = Some(stop);
+        self
     }
 }
 
@@ -547,7 +642,24 @@ impl Processor for MateProver<'_> {
         } else {
             counts.searched += 1;
             let before = self.solver.nodes();
-            match solve_record(rec, &mut self.solver, options, trust_dm) {
+            let result = solve_record(rec, &mut self.solver, options, trust_dm);
+            counts.nodes += self.solver.nodes() - before;
+            if self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Err(Interrupted);
+            }
+            if self.solver.aborted() {
+                counts.timed_out += 1;
+                let ms = options.timeout.unwrap_or_default().as_millis();
+                diags.push(Diagnostic {
+                    severity: epd_core::Severity::Warning,
+                    code: Code::EngineFault,
+                    offset: 0,
+                    opcode: None,
+                    operand: None,
+                    message: format!("no mate within {n} proven in {ms} ms (--timeout): record written unchanged"),
+                });
+            }
+            match result {
                 Ok(Some(dm)) => {
                     if let Some(c) = counts.solved.get_mut(dm as usize - 1) {
                         *c += 1;
@@ -563,7 +675,6 @@ impl Processor for MateProver<'_> {
                     message: format!("mate found but not recordable: {e}"),
                 }),
             }
-            counts.nodes += self.solver.nodes() - before;
         }
         rec.append_canonical(out);
         out.push(b'\n');

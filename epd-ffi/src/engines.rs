@@ -169,7 +169,7 @@ fn run_mate(
     if !(1..=60).contains(&moves) {
         return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("moves is {moves}: it must be 1 to 60")));
     }
-    let options = MateOptions { moves, single_pass: single_pass != 0, table_bits: 20 };
+    let options = MateOptions { moves, single_pass: single_pass != 0, table_bits: 20, timeout: None };
     let mut workers: Vec<MateProver<'_>> = (0..jobs.max(1)).map(|_| MateProver::new(&options)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);

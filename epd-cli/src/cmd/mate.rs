@@ -13,7 +13,8 @@ use crate::Outcome;
 pub const EXAMPLES: &str = "Examples:
   epd mate -n 3 matetrack.epd > solved.epd      # passes 1, 2, 3: dm is the shortest mate
   epd mate -n 2 --single-pass suite.epd         # the spec's one pass: dm 2 for any mate within 2
-  epd mate -n 4 --jobs 4 -q - < positions.epd";
+  epd mate -n 4 --jobs 4 -q - < positions.epd
+  epd mate -n 5 --timeout 2000 hard.epd         # at most 2 s per record";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -41,19 +42,29 @@ pub struct Args {
     /// Transposition table size: 2^BITS buckets of 32 bytes.
     #[arg(long, value_name = "BITS", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=28))]
     hash_bits: u32,
+    /// Give up on a record after MS milliseconds (all its passes): it is
+    /// written unchanged with a warning and counted as timed out.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
     /// Worker threads (one table each); records, dm, pm and pv are the same as with one.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
     jobs: usize,
 }
 
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let options = MateOptions { moves: args.moves, single_pass: args.single_pass, table_bits: args.hash_bits };
+    let options = MateOptions {
+        moves: args.moves,
+        single_pass: args.single_pass,
+        table_bits: args.hash_bits,
+        timeout: args.timeout.map(std::time::Duration::from_millis),
+    };
     let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
     let stop = Stop::install()?;
     let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = BufWriter::new(io::stderr().lock());
     let start = Instant::now();
-    let mut workers: Vec<MateProver<'_>> = (0..args.jobs.max(1)).map(|_| MateProver::new(&options)).collect();
+    let mut workers: Vec<MateProver<'_>> =
+        (0..args.jobs.max(1)).map(|_| MateProver::new(&options).with_stop(stop.shared())).collect();
     let mut printer = Printer::new(&args.diag, args.quiet);
     let mut total = plan.run(stdout, |display, input, _, out| {
         let mut input = BufReader::with_capacity(1 << 16, input);
@@ -74,11 +85,12 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         total.counts.solved.iter().enumerate().map(|(k, c)| format!("dm {}: {c}", k + 1)).collect();
     let _ = writeln!(
         err,
-        "{} records, {} searched, {} skipped (dm <= {}), {} invalid; solved {} ({}); {} nodes, {:.2}s, {:.0} nodes/s",
+        "{} records, {} searched, {} skipped (dm <= {}), {}{} invalid; solved {} ({}); {} nodes, {:.2}s, {:.0} nodes/s",
         total.records,
         total.counts.searched,
         total.counts.skipped,
         args.moves,
+        if args.timeout.is_some() { format!("{} timed out, ", total.counts.timed_out) } else { String::new() },
         total.invalid,
         total.counts.solved.iter().sum::<u64>(),
         solved.join(", "),

@@ -4,6 +4,8 @@
 //! Limits map directly: `movetime` (hard; the search checks the clock),
 //! `depth` and `nodes` (soft targets the search stops at). A `timeout`
 //! caps the time as a hard limit too (the smaller of the two is used).
+//! With MultiPV the lines share that time: each further line gets what
+//! the earlier ones left, and none is started once it is spent.
 //! `new_game` clears the transposition table and the move-ordering
 //! history, so each record is analysed on its own. The search cannot
 //! crash or hang, so this backend never returns an error.
@@ -77,7 +79,8 @@ impl Builtin {
         // In a game, a time for this move from the clocks.
         let from_clock = limits.clock.map(|c| c.allocate(pos.turn()));
         let movetime = [limits.movetime, limits.timeout, from_clock].into_iter().flatten().min();
-        let l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
+        let deadline = movetime.map(|t| std::time::Instant::now() + t);
+        let mut l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
         let mut held = super::FirstHeld::default();
         let out = self.searcher.search(pos, history, &l, stop, &mut |info| {
             if let Some(&first) = info.pv.first() {
@@ -107,6 +110,13 @@ impl Builtin {
         while a.lines.len() + 1 < limits.multipv as usize && excluded.len() < legal {
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
                 break;
+            }
+            // The lines share the time: each further one gets what is left.
+            if let Some(d) = deadline {
+                match d.checked_duration_since(std::time::Instant::now()) {
+                    Some(left) if !left.is_zero() => l.movetime = Some(left),
+                    _ => break,
+                }
             }
             let more = self.searcher.search_excluding(pos, &[], &l, &excluded, stop, &mut |_| {});
             let pv = if more.pv.is_empty() { more.best.into_iter().collect() } else { more.pv };

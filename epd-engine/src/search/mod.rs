@@ -52,15 +52,22 @@ const INF: i32 = 32_000;
 /// with this much positional gain on top of the captured piece.
 const DELTA_MARGIN: i32 = 200;
 
+/// Nodes every search may spend before any limit or the stop flag is
+/// honoured: enough for depth 1 of ordinary positions, so even a tiny
+/// budget or an early `stop` gets a scored answer; a few milliseconds on
+/// crowded ones, where depth 1 alone can take minutes.
+pub const FIRST_BATCH: u64 = 4096;
+
 /// When to stop searching. All `None` searches until the stop flag is set.
 #[derive(Clone, Debug, Default)]
 pub struct SearchLimits {
     /// The last iteration's depth, in plies.
     pub depth: Option<u32>,
-    /// Nodes to search (checked at every node; the first iteration
-    /// always completes, so a tiny budget may be exceeded).
+    /// Nodes to search (checked at every node). The first
+    /// [`FIRST_BATCH`] nodes are always searched, so a smaller budget is
+    /// exceeded up to that.
     pub nodes: Option<u64>,
-    /// Time to search (checked every 1024 nodes).
+    /// Time to search (checked every 1024 nodes, after the first batch).
     pub movetime: Option<Duration>,
     /// Stop as soon as a mate in at most this many moves is proven.
     pub mate: Option<u32>,
@@ -176,8 +183,12 @@ impl Searcher {
     /// `history` holds the Zobrist hashes ([`Position::zobrist_hash`]) of
     /// the game's earlier positions, oldest first, so that repeating one
     /// scores as a draw. `on_info` hears about every completed iteration.
-    /// The first iteration always completes, so there is a best move
-    /// whenever the position has a legal move.
+    /// Every limit and the stop flag end the search within one batch of
+    /// 1024 nodes (after the first [`FIRST_BATCH`]), in any iteration.
+    /// There is a best move whenever the position has a legal move: the
+    /// last completed iteration's, else the best root move the first
+    /// iteration scored exactly, else the first root move in search order
+    /// (then with no score and depth 0).
     pub fn search(
         &mut self,
         pos: &Position,
@@ -234,7 +245,6 @@ impl Searcher {
             deadline: limits.movetime.map(|d| start + d),
             node_limit: limits.nodes,
             stopped: false,
-            can_stop: false,
             pv: vec![Vec::new(); MAX_PLY + 1],
             iter_best: None,
         };
@@ -252,8 +262,7 @@ impl Searcher {
         let mut result: Option<(Line, u32)> = None;
         let mut prev = 0;
         for depth in 1..=max_depth {
-            t.can_stop = depth > 1;
-            if t.can_stop && (stop.load(Ordering::Relaxed) || t.deadline.is_some_and(|d| Instant::now() >= d)) {
+            if depth > 1 && (stop.load(Ordering::Relaxed) || t.deadline.is_some_and(|d| Instant::now() >= d)) {
                 break;
             }
             let d = depth as i32;
@@ -313,10 +322,19 @@ impl Searcher {
         let (nodes, seldepth) = (t.nodes, t.seldepth);
         let (line, depth) = match result {
             Some(r) => r,
-            // Unreachable: the first iteration cannot be interrupted and a
-            // full window always yields an exact score. Fall back to the
-            // first legal move all the same.
-            None => (Line { score: 0, pv: vec![root_moves[0]] }, 0),
+            // The first iteration was stopped before any root move got an
+            // exact score: the first move in search order, unscored.
+            None => {
+                return Outcome {
+                    best: Some(root_moves[0]),
+                    score: None,
+                    pv: vec![root_moves[0]],
+                    depth: 0,
+                    seldepth,
+                    nodes,
+                    elapsed: start.elapsed(),
+                }
+            }
         };
         Outcome {
             best: line.pv.first().copied(),
@@ -383,8 +401,6 @@ struct Search<'a> {
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     stopped: bool,
-    /// False during the first iteration, which always completes.
-    can_stop: bool,
     /// Triangular principal variation table, by ply.
     pv: Vec<Vec<Move>>,
     /// The best root move of the current iteration with an exact score.
@@ -398,7 +414,7 @@ impl Search<'_> {
         if self.stopped {
             return true;
         }
-        if !self.can_stop {
+        if self.nodes < FIRST_BATCH {
             return false;
         }
         let out_of_nodes = self.node_limit.is_some_and(|n| self.nodes >= n);
