@@ -169,7 +169,7 @@ impl MateSolver {
     #[inline]
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if !self.aborted && self.nodes % POLL_EVERY == 0 {
+        if !self.aborted && self.nodes.is_multiple_of(POLL_EVERY) {
             let stopped = self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
             self.aborted = stopped || self.deadline.is_some_and(|d| Instant::now() >= d);
         }
