@@ -77,6 +77,10 @@ codes! {
     PositionWarning = "E032": "a position no legal game reaches, accepted for move generation",
     TrailingText = "E033": "text after the last operation",
     EngineFault = "E034": "the analysis engine failed on this record (crash, hang, protocol error)",
+    PerftUnreadable = "P001": "a perft suite line that cannot be read (its position or a depth count)",
+    PerftNoCount = "P002": "a perft depth without a node count to check",
+    PerftMismatch = "P003": "a perft node count that differs from the move generator's",
+    PerftUnreachable = "P004": "a perft position no legal game reaches, counted all the same",
     PgnError = "P010": "a PGN game whose conversion stops here (an unreadable or illegal move, a bad FEN tag)",
     PgnWarning = "P011": "a PGN irregularity that was accepted",
 }

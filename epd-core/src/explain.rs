@@ -308,6 +308,43 @@ impl Code {
                 start!("id \"x\";"),
                 "",
             ),
+            Code::PerftUnreadable => (
+                "perft suites (FEN ;D1 20 ;D2 400, a community layout outside the specification)",
+                "an error: the line is not checked; the other lines are",
+                "epd perft --verify could not read the line: its position fields are malformed or not a \
+                 legal position, or a depth operation (D1, ;D2, perft3) has no depth or a count that is \
+                 not a number. The column points at the first byte that breaks the layout.",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1 ;D1 20",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20",
+            ),
+            Code::PerftNoCount => (
+                "perft suites (FEN ;D1 20 ;D2 400)",
+                "a warning: the depth is skipped, the others are checked",
+                "A depth operation without the node count it should be checked against, often a line \
+                 cut short. Add the count (from a trusted generator) or remove the operation.",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400",
+            ),
+            Code::PerftMismatch => (
+                "perft suites (FEN ;D1 20 ;D2 400)",
+                "an error: the run exits 1",
+                "The number of leaf nodes of the legal move tree to this depth is not the one the file \
+                 gives. Either the file is wrong (a typing error, a count made by a buggy generator, a \
+                 Chess960 count for a standard position) or the move generator is; check the count with \
+                 another generator before trusting either.",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400",
+            ),
+            Code::PerftUnreachable => (
+                "§4 (positions from legal games); perft suites",
+                "a warning: the position is counted all the same",
+                "The position cannot arise in a legal game (nine pawns of one side, say), but its moves \
+                 are well defined, so perft counts them; suites include such positions on purpose to \
+                 test move generators. Read as an EPD record strictly, the position is E002.",
+                // Both examples' counts checked with python-chess.
+                "4k3/pppppppp/p7/8/8/8/8/4K3 b - - 0 1 ;D1 17 ;D2 85",
+                "4k3/pppppppp/8/8/8/8/8/4K3 b - - 0 1 ;D1 18 ;D2 90",
+            ),
             Code::PgnError => (
                 "PGN standard (1994) §8.2 (movetext), §9.7 (FEN tag)",
                 "an error: the game is converted up to that point, the next games go on",
@@ -397,7 +434,14 @@ mod tests {
             assert!(!e.text.is_empty() && !e.section.is_empty() && !e.severity.is_empty(), "{code}");
             match code {
                 // Not from one record: checked below or elsewhere.
-                Code::EngineFault | Code::TrailingText | Code::PgnError | Code::PgnWarning => {}
+                Code::EngineFault
+                | Code::TrailingText
+                | Code::PgnError
+                | Code::PgnWarning
+                | Code::PerftUnreadable
+                | Code::PerftNoCount
+                | Code::PerftMismatch
+                | Code::PerftUnreachable => {}
                 _ => {
                     let bad = expand(e.bad).replace('\u{fffd}', "\u{fc}");
                     let mut bytes = bad.into_bytes();
@@ -415,7 +459,16 @@ mod tests {
                     assert!(found, "{code}: {:?} does not get it", e.bad);
                 }
             }
-            if !e.good.is_empty() && !matches!(code, Code::PgnError | Code::PgnWarning) {
+            let own_reader = matches!(
+                code,
+                Code::PgnError
+                    | Code::PgnWarning
+                    | Code::PerftUnreadable
+                    | Code::PerftNoCount
+                    | Code::PerftMismatch
+                    | Code::PerftUnreachable
+            );
+            if !e.good.is_empty() && !own_reader {
                 let (_, diags) = Record::parse(e.good.as_bytes(), ParseMode::Strict);
                 assert!(diags.is_empty(), "{code}: the good example {:?} gets {diags:?}", e.good);
             }
@@ -436,6 +489,15 @@ mod tests {
             })
             .unwrap();
             assert!(none.is_empty(), "{code}: {none:?}");
+        }
+        // P001-P004: the perft suite checker on the examples.
+        for code in [Code::PerftUnreadable, Code::PerftNoCount, Code::PerftMismatch, Code::PerftUnreachable] {
+            let e = code.explanation();
+            let bad = crate::verify_perft_line(e.bad.as_bytes(), u32::MAX);
+            let codes: Vec<Code> = bad.diagnostics.iter().map(|d| d.code).collect();
+            assert_eq!(codes, [code], "{code}: {:?}", e.bad);
+            let good = crate::verify_perft_line(e.good.as_bytes(), u32::MAX);
+            assert!(good.diagnostics.is_empty() && good.checked > 0, "{code}: {good:?}");
         }
     }
 }

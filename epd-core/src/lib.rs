@@ -93,7 +93,10 @@ pub use opcode::{
     REFCOM_COMMANDS, REFREQ_REQUESTS,
 };
 pub use operand::{append_quoted, is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
-pub use perft::{parse_perft_record, perft, perft_divide, perft_full, PerftExpectation, PerftRecord, PerftRecordError};
+pub use perft::{
+    parse_perft_record, perft, perft_divide, perft_full, verify_perft_line, PerftCheck, PerftExpectation, PerftRecord,
+    PerftRecordError,
+};
 pub use position::{History, IllegalMoveError, Position, PositionError, Setup, Status, Validation};
 pub use record::{
     Operand, OperandInput, Operation, Record, SetError, Value, MAX_DIAGNOSTICS, MAX_SPEC_LINE, MAX_STRING,

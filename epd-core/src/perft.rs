@@ -1,6 +1,6 @@
 //! Perft: counting the leaf nodes of the legal move tree.
 
-use crate::{Move, Position};
+use crate::{Code, Diagnostic, Move, Position, Severity};
 
 /// Counts leaf nodes `depth` plies deep, with bulk counting: at the last
 /// ply, legal moves are counted without being played.
@@ -59,6 +59,63 @@ pub struct PerftExpectation {
     pub nodes: Option<u64>,
     /// Byte offset of the operation in the line.
     pub offset: usize,
+}
+
+/// What checking one perft suite line found (`epd perft --verify`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PerftCheck {
+    /// Depths counted and compared.
+    pub checked: usize,
+    /// Depths not compared: above the maximum depth, or without a count.
+    pub skipped: usize,
+    /// Depths whose count differs from the file's (P003).
+    pub mismatches: usize,
+    /// The line could not be read (P001).
+    pub unreadable: bool,
+    /// What to tell the user, in line order: P001, P004, then P002 and
+    /// P003 by depth.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads a perft suite line ([`parse_perft_record`]) and counts every
+/// depth up to `max_depth` against the file's count.
+#[must_use]
+pub fn verify_perft_line(line: &[u8], max_depth: u32) -> PerftCheck {
+    let diag =
+        |severity, code, offset, message| Diagnostic { severity, code, offset, opcode: None, operand: None, message };
+    let mut report = PerftCheck::default();
+    let record = match parse_perft_record(line) {
+        Ok(r) => r,
+        Err(e) => {
+            report.unreadable = true;
+            report.diagnostics.push(diag(Severity::Error, Code::PerftUnreadable, e.offset, e.to_string()));
+            return report;
+        }
+    };
+    for w in &record.warnings {
+        let message = format!("unreachable position: {w}");
+        report.diagnostics.push(diag(Severity::Warning, Code::PerftUnreachable, 0, message));
+    }
+    for exp in &record.expectations {
+        let Some(want) = exp.nodes else {
+            report.skipped += 1;
+            let message = format!("depth {} has no node count to check", exp.depth);
+            report.diagnostics.push(diag(Severity::Warning, Code::PerftNoCount, exp.offset, message));
+            continue;
+        };
+        if exp.depth > max_depth {
+            report.skipped += 1;
+            continue;
+        }
+        report.checked += 1;
+        let got = perft(&record.position, exp.depth);
+        if got != want {
+            report.mismatches += 1;
+            let message = format!("perft({}) is {got}, the file says {want}", exp.depth);
+            report.diagnostics.push(diag(Severity::Error, Code::PerftMismatch, exp.offset, message));
+        }
+    }
+    report
 }
 
 /// A perft suite line: a position and its expected node counts.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{bail, Context};
-use epd_core::{parse_perft_record, perft, perft_divide, Position};
+use epd_core::{perft, perft_divide, verify_perft_line, PerftCheck, Position};
 
 use crate::{input, Outcome};
 
@@ -93,13 +93,13 @@ fn verify(args: &Args, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let next = AtomicUsize::new(0);
     // Each job's report, filled in by whichever worker ran it, printed in
     // file order afterwards.
-    let reports: Mutex<Vec<Option<Report>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let reports: Mutex<Vec<Option<PerftCheck>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.min(jobs.len().max(1)) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let report = check(job, max_depth);
+                let report = verify_perft_line(&job.text, max_depth);
                 if let Ok(mut r) = reports.lock() {
                     r[i] = Some(report);
                 }
@@ -113,7 +113,7 @@ fn verify(args: &Args, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         checked += report.checked;
         skipped += report.skipped;
         for d in &report.diagnostics {
-            eprintln!("{}:{}:{}: {}", job.file, job.line, d.column, d.message);
+            eprintln!("{}:{}:{}: {d}", job.file, job.line, d.column());
         }
         failed += report.mismatches;
         if report.unreadable {
@@ -126,57 +126,4 @@ fn verify(args: &Args, out: &mut dyn Write) -> anyhow::Result<Outcome> {
         jobs.len()
     )?;
     Ok(if failed == 0 && bad_records == 0 { Outcome::Ok } else { Outcome::Invalid })
-}
-
-struct Diagnostic {
-    column: usize,
-    message: String,
-}
-
-#[derive(Default)]
-struct Report {
-    checked: usize,
-    skipped: usize,
-    mismatches: usize,
-    unreadable: bool,
-    diagnostics: Vec<Diagnostic>,
-}
-
-fn check(job: &Job, max_depth: u32) -> Report {
-    let mut report = Report::default();
-    let record = match parse_perft_record(&job.text) {
-        Ok(r) => r,
-        Err(e) => {
-            report.unreadable = true;
-            report.diagnostics.push(Diagnostic { column: e.offset + 1, message: format!("error[P001]: {e}") });
-            return report;
-        }
-    };
-    for w in &record.warnings {
-        report.diagnostics.push(Diagnostic { column: 1, message: format!("warning[P004]: unreachable position: {w}") });
-    }
-    for exp in &record.expectations {
-        let Some(want) = exp.nodes else {
-            report.skipped += 1;
-            report.diagnostics.push(Diagnostic {
-                column: exp.offset + 1,
-                message: format!("warning[P002]: depth {} has no node count to check", exp.depth),
-            });
-            continue;
-        };
-        if exp.depth > max_depth {
-            report.skipped += 1;
-            continue;
-        }
-        report.checked += 1;
-        let got = perft(&record.position, exp.depth);
-        if got != want {
-            report.mismatches += 1;
-            report.diagnostics.push(Diagnostic {
-                column: exp.offset + 1,
-                message: format!("error[P003]: perft({}) is {got}, the file says {want}", exp.depth),
-            });
-        }
-    }
-    report
 }
