@@ -348,6 +348,58 @@ fn resignation_ends_the_game() {
     assert_eq!(tag(&g[1], "Result"), "0-1", "beta (White) resigned game 2");
 }
 
+/// The issue's report.txt: an Elo interval `[-39, -]` with no word of
+/// why, and a crosstable whose `1/2` (a point of two games) read as a
+/// draw. Alpha draws game 1 and wins game 2 (beta resigns): 1.5 of 2.
+#[test]
+fn the_report_explains_an_open_interval_and_scores_points_of_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(dir.path(), &format!("time_control = \"60+0\"\n{TWO}"));
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("a-secret"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    let r = alpha.until(Refcom::Respond);
+    alpha.play(&r, "e4", &["draw_offer"]);
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["draw_accept"]);
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let pgn = referee.finish(Duration::from_secs(30));
+    let g = games(&pgn);
+    assert_eq!((tag(&g[0], "Result"), tag(&g[1], "Result")), ("1/2-1/2", "0-1"), "{pgn}");
+    let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
+    // Alpha: s = 0.75, the two per-game scores (1 and 1/2) each 0.25
+    // from it, so m = 1.96 sqrt(0.0625 / 2); s - m is inside (0, 1), s + m
+    // is not: D(s - m) = -400 log10(1/(s - m) - 1) and no upper bound.
+    let (s, m) = (0.75f64, 1.96 * (0.0625f64 / 2.0).sqrt());
+    let low = (-400.0 * (1.0 / (s - m) - 1.0).log10()).round() as i64;
+    assert!(s + m >= 1.0 && low == -68, "{low}");
+    let row = |name: &str| -> Vec<&str> {
+        let l = report.lines().find(|l| l.split_whitespace().nth(1) == Some(name)).unwrap();
+        l.split_whitespace().skip(2).collect()
+    };
+    // Points, games, won, drawn, lost, Elo, the interval.
+    assert_eq!(row("alpha")[..8], ["1.5", "2", "1", "1", "0", "+191", "[-68,", "+\u{221e})"], "{report}");
+    assert_eq!(row("beta")[..8], ["0.5", "2", "0", "1", "1", "-191", "(-\u{221e},", "+68]"], "{report}");
+    let why = format!(
+        "\n  alpha [-68, +\u{221e}): s + m = 0.750 + {m:.3} = {:.3} >= 1, so no upper bound \
+         (2 games: 1 won, 1 drawn, 0 lost)\n",
+        s + m
+    );
+    assert!(report.contains(&why), "{why}\n{report}");
+    assert!(
+        report.contains("\n  beta (-\u{221e}, +68]: s - m = 0.250 - 0.346 = -0.096 <= 0, so no lower bound"),
+        "{report}"
+    );
+    // The crosstable: points with one decimal, of so many games.
+    let cross = report.split("\nCrosstable").nth(1).unwrap();
+    let cells = |name: &str| -> Vec<&str> {
+        let l = cross.lines().find(|l| l.split_whitespace().nth(1) == Some(name)).unwrap();
+        l.split_whitespace().skip(2).collect()
+    };
+    assert_eq!((cells("alpha"), cells("beta")), (vec!["x", "1.5/2"], vec!["0.5/2", "x"]), "{report}");
+    assert!(!cross.contains(" 1/2"), "{report}");
+}
+
 #[test]
 fn an_illegal_move_forfeits_and_the_client_hears_why() {
     let (pgn, log) = scripted("60+0", "", |alpha, _beta, _| {
@@ -555,7 +607,9 @@ fn local_uci_players_play_without_a_bridge() {
 #[test]
 fn a_local_engine_that_dies_mid_game_is_started_again() {
     let dir = tempfile::tempdir().unwrap();
-    // The first engine started kills itself a second into its life.
+    // The first engine started kills itself a second into its life; it
+    // takes 30 ms a move, so the event (four games) is still going then,
+    // however short the games are.
     let script = dir.path().join("dying-engine");
     std::fs::write(
         &script,
@@ -566,7 +620,7 @@ fn a_local_engine_that_dies_mid_game_is_started_again() {
     .unwrap();
     Command::new("chmod").arg("+x").arg(&script).status().unwrap();
     let players = format!(
-        "[[players]]\nname = \"dies\"\nuci = [\"{}\"]\nnodes = 2000\ninstances = 1\n\
+        "[[players]]\nname = \"dies\"\nuci = [\"{}\"]\nmovetime = 0.03\ninstances = 1\n\
          [[players]]\nname = \"lives\"\nuci = [\"{EPD}\", \"uci\"]\nnodes = 2000\ninstances = 1\n",
         script.display()
     );

@@ -11,6 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use epd_core::{Position, SanMode};
+use epd_referee::protocol::{parse_command, ClientRecord, Command as Refcom, Incoming};
 use serde_json::{json, Value};
 
 const EPD: &str = env!("CARGO_BIN_EXE_epd");
@@ -490,4 +492,294 @@ fn the_live_display_lingers_after_the_event() {
     let lingered = over.elapsed();
     assert!(status.success());
     assert!(lingered >= Duration::from_millis(2500) && lingered < Duration::from_secs(8), "{lingered:?}");
+}
+
+/// A scripted player on the referee's socket, as in `tests/referee.rs`.
+struct Client {
+    r: std::io::BufReader<TcpStream>,
+    w: TcpStream,
+}
+
+impl Client {
+    fn sign_on(addr: &str, name: &str) -> Client {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut c = Client { w: s.try_clone().unwrap(), r: std::io::BufReader::new(s) };
+        let rec = ClientRecord { request: "sign_on", sender: Some(("test", name)), ..ClientRecord::default() };
+        c.send(&rec.to_line(&Position::startpos()));
+        c
+    }
+
+    fn send(&mut self, line: &[u8]) {
+        self.w.write_all(line).unwrap();
+        self.w.write_all(b"\n").unwrap();
+    }
+
+    /// Waits to be asked for a move in game `game`; the position.
+    fn asked(&mut self, game: u64) -> Incoming {
+        loop {
+            let mut line = Vec::new();
+            let n = std::io::BufRead::read_until(&mut self.r, b'\n', &mut line).unwrap();
+            assert!(n > 0, "the referee closed the connection");
+            let r = parse_command(line.strip_suffix(b"\n").unwrap_or(&line)).unwrap();
+            if r.command == Refcom::Respond {
+                assert_eq!(r.game, Some(game), "asked for a move in another game");
+                return r;
+            }
+        }
+    }
+
+    /// Plays `san` in game `game` when asked, with `flags`.
+    fn play(&mut self, game: u64, san: &str, flags: &'static [&'static str]) {
+        let r = self.asked(game);
+        let pos = r.current();
+        let mv = pos.parse_san(san.as_bytes(), SanMode::Strict).unwrap();
+        let rec = ClientRecord { request: "reply", sm: Some(mv), game: r.game, flags, ..ClientRecord::default() };
+        self.send(&rec.to_line(&pos));
+    }
+}
+
+/// Game 3's moves: a long game that does not end, the same on every run
+/// (each move picked from the legal ones by a fixed linear congruential
+/// sequence, leaving out those that would end the game on the board).
+fn long_game(plies: usize) -> Vec<String> {
+    let mut pos = Position::startpos();
+    let mut seed: u64 = 0x5eed;
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        let mut moves = pos.legal_moves();
+        moves.retain(|&m| {
+            let after = pos.played(m);
+            !after.is_checkmate() && !after.is_stalemate() && !after.is_insufficient_material()
+        });
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let m = moves[(seed >> 33) as usize % moves.len()];
+        out.push(pos.san(m));
+        pos.play_unchecked(m);
+    }
+    out
+}
+
+/// Polls `expr` in the page until it is true (false while it throws:
+/// the document may still be loading).
+fn wait_page(b: &mut Browser, expr: &str, limit: Duration) {
+    let start = Instant::now();
+    let guarded = format!("(() => {{ try {{ return ({expr}) === true; }} catch (e) {{ return false; }} }})()");
+    while b.eval(&guarded) != json!(true) {
+        assert!(start.elapsed() < limit, "the page never had {expr}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// What the page shows of game `n`: its title, its move list (the moves,
+/// how it is scrolled, whether the latest move is in view) and its
+/// board's coordinates (each label, and the square it is drawn on).
+fn read_card(b: &mut Browser, n: u64) -> Value {
+    let expr = format!(
+        r##"JSON.stringify((() => {{
+  const g = document.querySelector('article.game[data-game="{n}"]');
+  if (!g) return null;
+  const list = g.querySelector(".moves");
+  const box = list.getBoundingClientRect();
+  const latest = list.querySelector(".latest");
+  const l = latest ? latest.getBoundingClientRect() : null;
+  const inside = (r, s) => {{
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    return x > s.left && x < s.right && y > s.top && y < s.bottom;
+  }};
+  const square = (sq) => g.querySelector(`svg.board rect[data-square="${{sq}}"]`).getBoundingClientRect();
+  return {{
+    title: g.querySelector("h3").textContent,
+    hover: g.querySelector("h3").title,
+    ply: Number(g.dataset.ply),
+    moves: [...list.querySelectorAll(".san")].map((m) => m.textContent),
+    latest: latest ? latest.textContent : null,
+    latest_in_view: l !== null && l.top >= box.top - 1 && l.bottom <= box.bottom + 1 && l.height > 0,
+    first_in_view: list.querySelector(".san").getBoundingClientRect().top >= box.top - 1,
+    overflows: list.scrollHeight > list.clientHeight,
+    scroll_top: list.scrollTop,
+    ranks: [...g.querySelectorAll("svg.board text.coord.rank")].map((t) =>
+      [t.textContent, t.dataset.rank, inside(t.getBoundingClientRect(), square("a" + t.dataset.rank))]),
+    files: [...g.querySelectorAll("svg.board text.coord.file")].map((t) =>
+      [t.textContent, t.dataset.file, inside(t.getBoundingClientRect(), square(t.dataset.file + "1"))]),
+  }};
+}})())"##
+    );
+    serde_json::from_str(b.eval(&expr).as_str().unwrap()).unwrap()
+}
+
+/// The issue's spectator: the move list stayed on moves 1-21 of a game
+/// at move 50, finished games all said "normal", boards had no rank
+/// numbers and "round 1.5" was unexplained. Two scripted players: game 1
+/// ends in checkmate, game 2 in a claimed threefold repetition, game 3
+/// runs past move 55 and goes on while the page is watched.
+#[test]
+fn a_spectator_follows_long_games_and_sees_how_games_ended() {
+    let Some(bin) = epd_testkit::chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, web) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Spectator\"\nsite = \"localhost\"\nlisten = \"{addr}\"\nweb = \"{web}\"\n\
+             time_control = \"600\"\nrounds = 2\nreset_delay = 0\nconclude_delay = 0\n\
+             [[players]]\nname = \"alpha\"\n[[players]]\nname = \"beta\"\n"
+        ),
+    )
+    .unwrap();
+    let mut referee = Command::new(EPD)
+        .args(["referee", "event.toml", "--background"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while TcpStream::connect(&addr).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(10), "the referee did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut alpha = Client::sign_on(&addr, "alpha");
+    let mut beta = Client::sign_on(&addr, "beta");
+    // Game 1, alpha White: the fool's mate.
+    for (i, san) in ["f3", "e5", "g4", "Qh4#"].into_iter().enumerate() {
+        let c = if i % 2 == 0 { &mut alpha } else { &mut beta };
+        c.play(1, san, &[]);
+    }
+    // Game 2, beta White: knights out and back twice, and alpha's last
+    // Ng8 brings the start position a third time, claimed.
+    let dance = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+    for (i, san) in dance.into_iter().enumerate() {
+        let c = if i % 2 == 0 { &mut beta } else { &mut alpha };
+        c.play(2, san, if i == dance.len() - 1 { &["draw_claim"] } else { &[] });
+    }
+    // Game 3, alpha White: 110 plies, past move 55, then it waits.
+    let moves = long_game(124);
+    let mut played = 0;
+    let mut play_to = |alpha: &mut Client, beta: &mut Client, plies: usize| {
+        while played < plies {
+            let c = if played % 2 == 0 { &mut *alpha } else { &mut *beta };
+            c.play(3, &moves[played], &[]);
+            played += 1;
+        }
+    };
+    play_to(&mut alpha, &mut beta, 110);
+    let start = Instant::now();
+    loop {
+        let s = state(&web);
+        if s["running"][0]["moves"].as_array().is_some_and(|m| m.len() == 110) {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "game 3 did not reach ply 110: {s}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let mut browser = Browser::start(bin, &dir.path().join("profile"));
+    browser.call("Page.enable", json!({}));
+    browser.call("Page.navigate", json!({"url": format!("http://{web}/")}));
+    wait_page(
+        &mut browser,
+        r#"document.body.dataset.ready === "1" && document.querySelector('article.game[data-game="3"]')?.dataset.ply === "110""#,
+        Duration::from_secs(15),
+    );
+    let s = state(&web);
+    let live = &s["running"][0];
+    assert_eq!((live["number"].as_u64(), live["round"].as_str()), (Some(3), Some("2.3")), "{s}");
+    assert_eq!(live["round_name"], "round 2 of 2, game 3 of 4");
+
+    // The round in words, PGN Round on hovering.
+    let card = read_card(&mut browser, 3);
+    assert_eq!(
+        (card["title"].as_str(), card["hover"].as_str()),
+        (Some("Round 2 of 2, game 3 of 4"), Some("PGN Round 2.3"))
+    );
+    // Every move is in the list, which has scrolled to the latest.
+    let sans: Vec<&str> = moves[..110].iter().map(String::as_str).collect();
+    assert_eq!(card["moves"], json!(sans));
+    assert_eq!(card["latest"], json!(moves[109]));
+    assert!(card["overflows"] == true && card["latest_in_view"] == true && card["first_in_view"] == false, "{card}");
+    // Ranks 8 to 1 down the a-file, files a to h along the first rank,
+    // each label on its own square.
+    let ranks: Vec<Value> = (1..=8).rev().map(|r| json!([r.to_string(), r.to_string(), true])).collect();
+    let files: Vec<Value> = "abcdefgh".chars().map(|f| json!([f.to_string(), f.to_string(), true])).collect();
+    assert_eq!((&card["ranks"], &card["files"]), (&json!(ranks), &json!(files)), "{card}");
+
+    // The finished games, in the referee's words, as the PGN's last
+    // comments have them (their Termination tags say only "normal").
+    let finished = browser.eval(
+        r##"JSON.stringify([...document.querySelectorAll("#finished tbody tr")].map((tr) =>
+             [Number(tr.dataset.game), tr.cells[4].textContent, tr.cells[4].title, tr.cells[0].title]))"##,
+    );
+    let finished: Value = serde_json::from_str(finished.as_str().unwrap()).unwrap();
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    // (A comment may be wrapped over lines.)
+    let last_comments: Vec<String> = pgn
+        .split("[Event ")
+        .skip(1)
+        .map(|g| {
+            assert!(g.contains("[Termination \"normal\"]"), "{g}");
+            let open = g.rfind('{').unwrap();
+            g[open + 1..open + g[open..].find('}').unwrap()].split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    assert_eq!(last_comments, ["White checkmated", "threefold repetition, claimed"], "{pgn}");
+    assert_eq!(
+        finished,
+        json!([
+            [2, "threefold repetition, claimed", "PGN Termination: normal", "round 1 of 2, game 2 of 4"],
+            [1, "White checkmated", "PGN Termination: normal", "round 1 of 2, game 1 of 4"],
+        ])
+    );
+
+    // The game goes on: the list follows it.
+    play_to(&mut alpha, &mut beta, 116);
+    wait_page(
+        &mut browser,
+        r#"document.querySelector('article.game[data-game="3"]').dataset.ply === "116""#,
+        Duration::from_secs(10),
+    );
+    let card = read_card(&mut browser, 3);
+    assert_eq!((card["moves"].as_array().map(Vec::len), &card["latest"]), (Some(116), &json!(moves[115])));
+    assert!(card["latest_in_view"] == true, "{card}");
+    // A reader who scrolls back to the opening stays there while moves
+    // come, and follows the game again from the end of the list.
+    browser.eval(r#"document.querySelector('article.game[data-game="3"] .moves').scrollTop = 0"#);
+    play_to(&mut alpha, &mut beta, 120);
+    wait_page(
+        &mut browser,
+        r#"document.querySelector('article.game[data-game="3"]').dataset.ply === "120""#,
+        Duration::from_secs(10),
+    );
+    let card = read_card(&mut browser, 3);
+    assert!(card["scroll_top"] == 0 && card["first_in_view"] == true && card["latest_in_view"] == false, "{card}");
+    browser.eval(
+        r#"(() => { const m = document.querySelector('article.game[data-game="3"] .moves'); m.scrollTop = m.scrollHeight; })()"#,
+    );
+    play_to(&mut alpha, &mut beta, 124);
+    wait_page(
+        &mut browser,
+        r#"document.querySelector('article.game[data-game="3"]').dataset.ply === "124""#,
+        Duration::from_secs(10),
+    );
+    let card = read_card(&mut browser, 3);
+    assert!(card["latest_in_view"] == true && card["latest"] == json!(moves[123]), "{card}");
+
+    // A screenshot of the whole page for people to look at.
+    let height = browser.eval("document.documentElement.scrollHeight").as_f64().unwrap();
+    let shot = browser.call(
+        "Page.captureScreenshot",
+        json!({"format": "png", "captureBeyondViewport": true,
+               "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}}),
+    );
+    let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("web-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let path = shots.join("live.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+    drop(browser);
+    let _ = referee.kill();
+    let _ = referee.wait();
 }

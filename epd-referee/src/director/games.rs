@@ -321,6 +321,9 @@ impl Director {
             black: self.event.players[r.sched.black].name.clone(),
             result: result.to_owned(),
             termination: e.termination.pgn_tag().to_owned(),
+            reason: e.termination.describe(e.result),
+            round: pgn_tags.round.clone(),
+            round_name: self.round_name(&r.sched),
             plies: r.game.moves().len(),
         });
         self.note(&format!(

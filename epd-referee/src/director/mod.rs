@@ -540,7 +540,15 @@ impl Director {
                 standings.add(w, b, res);
                 d.count(k, w, res);
                 let name = |p: usize| d.event.players[p].name.clone();
-                d.ended.push(FinishedGame::from_pgn(d.schedule[k].number, name(w), name(b), res.pgn(), pgn));
+                let sched = d.schedule[k];
+                d.ended.push(FinishedGame::from_pgn(
+                    sched.number,
+                    d.round_name(&sched),
+                    name(w),
+                    name(b),
+                    res.pgn(),
+                    pgn,
+                ));
             }
             d.finished = r.done.len();
             d.done = r.done.into_iter().collect();

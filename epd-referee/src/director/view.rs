@@ -14,6 +14,21 @@ impl Director {
         }
     }
 
+    /// A game's place in the event in words, for people: `round 1, game
+    /// 2 of 4` where PGN Round says `1.2` (the round-robin cycle, or the
+    /// event's `round`, then the game's number in the schedule), with the
+    /// number of cycles when there are several (`round 2 of 3, ...`).
+    pub(super) fn round_name(&self, sched: &crate::event::ScheduledGame) -> String {
+        let games = self.schedule.len();
+        match &self.event.round {
+            Some(p) => format!("round {p}, game {} of {games}", sched.number),
+            None if self.event.rounds > 1 => {
+                format!("round {} of {}, game {} of {games}", sched.cycle, self.event.rounds, sched.number)
+            }
+            None => format!("round {}, game {} of {games}", sched.cycle, sched.number),
+        }
+    }
+
     /// The PGN tags of a game in progress or just over.
     pub(super) fn pgn_tags(&self, r: &Running) -> Tags {
         let round = match &self.event.round {
@@ -55,6 +70,7 @@ impl Director {
             running.push(LiveGame {
                 number: r.sched.number,
                 round: tags.round,
+                round_name: self.round_name(&r.sched),
                 white: tags.white,
                 black: tags.black,
                 start: g.start().fen(),
@@ -166,8 +182,10 @@ pub struct State {
 pub struct LiveGame {
     /// Its number in the schedule (PGN Round's last part).
     pub number: usize,
-    /// PGN Round.
+    /// PGN Round (`1.2`: the cycle or the event's `round`, then `number`).
     pub round: String,
+    /// The same in words: `round 1, game 2 of 4`.
+    pub round_name: String,
     /// White's name.
     pub white: String,
     /// Black's name.
@@ -228,16 +246,33 @@ pub struct FinishedGame {
     pub black: String,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: String,
-    /// How it ended, in words.
+    /// PGN Termination: `normal`, `time forfeit`, `abandoned`, `rules
+    /// infraction` or `adjudication`.
     pub termination: String,
+    /// How it ended in the referee's words, as the PGN's last comment
+    /// has it: `Black checkmated`, `threefold repetition, claimed`,
+    /// `insufficient material`, `White forfeits on time`, ...
+    pub reason: String,
+    /// PGN Round.
+    pub round: String,
+    /// The same in words: `round 1, game 2 of 4`.
+    pub round_name: String,
     /// Plies played.
     pub plies: usize,
 }
 
 impl FinishedGame {
-    /// A game over as the journal keeps it: its PGN gives how it ended
-    /// and its length.
-    pub(crate) fn from_pgn(number: usize, white: String, black: String, result: &str, pgn: &str) -> FinishedGame {
+    /// A game over as the journal keeps it: its PGN gives its round, how
+    /// it ended (the Termination tag, and the referee's words in the last
+    /// comment) and its length.
+    pub(crate) fn from_pgn(
+        number: usize,
+        round_name: String,
+        white: String,
+        black: String,
+        result: &str,
+        pgn: &str,
+    ) -> FinishedGame {
         let tag = |name: &str| {
             let key = format!("[{name} \"");
             pgn.find(&key).and_then(|i| pgn[i + key.len()..].split('"').next()).map(str::to_owned)
@@ -248,9 +283,22 @@ impl FinishedGame {
             black,
             result: result.to_owned(),
             termination: tag("Termination").unwrap_or_default(),
+            reason: last_comment(pgn).unwrap_or_default(),
+            round: tag("Round").unwrap_or_default(),
+            round_name,
             plies: tag("PlyCount").and_then(|n| n.parse().ok()).unwrap_or(0),
         }
     }
+}
+
+/// The referee's words on how a game ended: the last comment of its
+/// movetext (the PGN writer puts them there, after every move's own
+/// comment of `[%clk]` and `[%emt]`), its lines joined again.
+fn last_comment(pgn: &str) -> Option<String> {
+    let body = &pgn[pgn.find("\n\n")?..];
+    let open = body.rfind('{')?;
+    let text = &body[open + 1..open + body[open..].find('}')?];
+    (!text.contains("[%clk")).then(|| text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// A player's standing.
@@ -327,4 +375,58 @@ fn engine_line(g: &crate::game::Game) -> Option<EngineLine> {
         nodes: e.nodes,
         pv,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{DrawClaim, Game};
+    use epd_core::{Position, SanMode};
+
+    /// A game ended by `end` after `moves`, as the PGN writer writes it.
+    fn written(moves: &str, end: impl FnOnce(&mut Game)) -> String {
+        let mut g = Game::new(Position::startpos(), &"600".parse().unwrap());
+        for s in moves.split_whitespace() {
+            let m = g.position().parse_san(s.as_bytes(), SanMode::Strict).unwrap();
+            g.play(m, Duration::from_millis(1234)).unwrap();
+        }
+        end(&mut g);
+        let tags = Tags { round: "2.3".into(), white: "a".into(), black: "b".into(), ..Tags::default() };
+        pgn::write(&tags, &g)
+    }
+
+    /// A referee resumed from its journal rebuilds its finished games
+    /// from their PGN: how each ended must come back in the referee's
+    /// words, not as the Termination tag's `normal`.
+    #[test]
+    fn finished_games_read_back_from_pgn_keep_the_referees_words() {
+        let long = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 c4 c6";
+        for (pgn, termination, reason) in [
+            (written("f3 e5 g4 Qh4#", |_| {}), "normal", "White checkmated"),
+            (
+                written("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", |g| {
+                    let m = g.position().parse_san(b"Ng8", SanMode::Strict).unwrap();
+                    g.claim_draw(epd_core::Color::Black, DrawClaim::Threefold, Some((m, Duration::ZERO))).unwrap();
+                }),
+                "normal",
+                "threefold repetition, claimed",
+            ),
+            // A long reason wraps over lines of the movetext.
+            (
+                written(long, |g| {
+                    g.adjudicate(crate::game::GameResult::Draw, "the supervisor saw a dead draw, both sides agree");
+                }),
+                "adjudication",
+                "adjudicated: the supervisor saw a dead draw, both sides agree",
+            ),
+            (written("e4", |g| drop(g.resign(epd_core::Color::Black))), "normal", "Black resigns"),
+        ] {
+            let f = FinishedGame::from_pgn(3, "round 2, game 3 of 4".into(), "a".into(), "b".into(), "1-0", &pgn);
+            assert_eq!((f.termination.as_str(), f.reason.as_str()), (termination, reason), "{pgn}");
+            assert_eq!((f.round.as_str(), f.round_name.as_str()), ("2.3", "round 2, game 3 of 4"));
+        }
+        // Unterminated, the last comment is a move's: no reason.
+        let pgn = written("e4 e5", |_| {});
+        assert_eq!(FinishedGame::from_pgn(1, String::new(), "a".into(), "b".into(), "*", &pgn).reason, "");
+    }
 }

@@ -56,8 +56,15 @@ function board(game) {
       }
     }
   }
-  for (let f = 0; f < 8; f++) {
-    svg.append(el("svg:text", { x: f * size + 2, y: 8 * size - 3, class: "coord" }, FILES[f]));
+  // Coordinates as on a printed board: the ranks in the a-file's squares
+  // (top left), the files in the first rank's (bottom right), each in the
+  // colour of the other squares so that it reads on its own.
+  const shade = (r, f) => ((r + f) % 2 === 0 ? "on-light" : "on-dark");
+  for (let i = 0; i < 8; i++) {
+    svg.append(el("svg:text", { x: 2, y: i * size + 2, class: `coord rank ${shade(i, 0)}`, "data-rank": 8 - i }, String(8 - i)));
+    svg.append(el("svg:text", {
+      x: (i + 1) * size - 2, y: 8 * size - 2, class: `coord file ${shade(7, i)}`, "data-file": FILES[i],
+    }, FILES[i]));
   }
   for (const p of pieces(game.fen)) {
     const f = FILES.indexOf(p.square[0]);
@@ -104,7 +111,7 @@ function tick() {
 }
 
 function moveList(game) {
-  const div = el("div", { class: "moves", "data-moves": game.moves.length });
+  const div = el("div", { class: "moves", "data-game": game.number, "data-moves": game.moves.length });
   const [, turn, , , , full] = game.start.split(" ");
   let number = Number(full) || 1;
   let white = turn !== "b";
@@ -175,7 +182,9 @@ function card(game, supervising) {
     const away = game.away === side ? el("span", { class: "badge" }, "away") : "";
     return el("div", { class: "player", "data-side": side }, el("span", {}, (side === "white" ? "\u25cb " : "\u25cf ") + name, away), clock(game, side));
   };
-  const title = el("h3", {}, `Game ${game.number} \u00b7 round ${game.round}`);
+  // "Round 1, game 2 of 4" (PGN Round 1.2 on hovering).
+  const name = game.round_name.charAt(0).toUpperCase() + game.round_name.slice(1);
+  const title = el("h3", { title: `PGN Round ${game.round}` }, name);
   if (game.paused) title.append(el("span", { class: "badge" }, "paused"));
   const c = el("article", {
     class: "game", "data-game": game.number, "data-fen": game.fen, "data-ply": game.moves.length,
@@ -199,12 +208,31 @@ function render(state) {
   const supervising = state.supervised && token() !== "";
   document.getElementById("supervisor").hidden = !state.supervised;
   const games = document.getElementById("games");
+  // The move lists follow their games: one at its end (or new) shows the
+  // latest move after the update too; one a reader scrolled back in stays
+  // where it was until they scroll to its end again.
+  const kept = new Map();
+  for (const m of games.querySelectorAll(".moves")) {
+    if (m.scrollTop + m.clientHeight < m.scrollHeight - 2) kept.set(m.dataset.game, m.scrollTop);
+  }
   games.replaceChildren(...state.running.map((g) => card(g, supervising)));
+  for (const m of games.querySelectorAll(".moves")) {
+    const top = kept.get(m.dataset.game);
+    m.scrollTop = top === undefined ? m.scrollHeight : top;
+  }
   document.getElementById("none").hidden = state.running.length > 0;
   document.querySelector("#standings tbody").replaceChildren(...state.standings.map((s, i) =>
     row([[i + 1, true], [s.name], [s.points, true], [s.games, true], [s.wins, true], [s.draws, true], [s.losses, true]])));
-  document.querySelector("#finished tbody").replaceChildren(...state.finished.slice().reverse().map((f) =>
-    row([[f.number, true], [f.white], [f.black], [f.result], [f.termination], [f.plies, true]])));
+  // How each game ended in the referee's words (the PGN's last comment),
+  // its PGN Termination tag on hovering.
+  document.querySelector("#finished tbody").replaceChildren(...state.finished.slice().reverse().map((f) => {
+    const tr = row([[f.number, true], [f.white], [f.black], [f.result], [f.reason || f.termination], [f.plies, true]]);
+    tr.dataset.game = f.number;
+    tr.cells[0].title = f.round_name;
+    tr.cells[4].classList.add("reason");
+    tr.cells[4].title = `PGN Termination: ${f.termination}`;
+    return tr;
+  }));
   // A match of two: the results block (score, Elo, nElo, LOS, pentanomial
   // counts, SPRT), as the log and the report have it.
   const results = document.getElementById("results");
