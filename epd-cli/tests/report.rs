@@ -120,7 +120,8 @@ fn mates_in_matetracks_classes() {
         .iter()
         .map(|i| (i["line"].as_u64().unwrap(), i["kind"].as_str().unwrap()))
         .collect();
-    assert_eq!(kinds, [(3, "key-mate-longer"), (4, "ce-sign")]);
+    // No record has acn: one issue for the run, at its first record.
+    assert_eq!(kinds, [(1, "no-counters"), (3, "key-mate-longer"), (4, "ce-sign")]);
     // Mate scores are not evaluations: only ce 150 is in the distribution.
     assert_eq!(r["runs"][0]["distributions"]["ce"]["all"]["n"], 1);
 }
@@ -142,12 +143,24 @@ fn consistency_checks_with_line_numbers() {
         .iter()
         .map(|i| (i["line"].as_u64().unwrap(), i["kind"].as_str().unwrap()))
         .collect();
+    // The results without counters are one issue, at the first of them:
+    // line 2 has no acd, line 3 no acs, none of the four has acn.
     assert_eq!(
         kinds,
-        [(1, "invalid"), (2, "no-acd"), (3, "no-acs"), (4, "duplicate-id"), (4, "duplicate-position"), (5, "invalid")]
+        [(1, "invalid"), (2, "no-counters"), (4, "duplicate-id"), (4, "duplicate-position"), (5, "invalid")]
     );
     assert!(run["issues"][0]["message"].as_str().unwrap().starts_with("E012"));
-    assert!(run["issues"][3]["message"].as_str().unwrap().contains("of line 3"));
+    let counters = run["issues"][1]["message"].as_str().unwrap();
+    assert!(
+        counters.starts_with("4 of 4 results lack analysis counters (no acd on 1, no acn on 4, no acs on 1;"),
+        "{counters}"
+    );
+    assert!(counters.contains("epd target --counters"), "{counters}");
+    assert_eq!(
+        run["missing_counters"],
+        serde_json::json!({"records": 4, "acd": 1, "acn": 4, "acs": 1, "first_line": 2})
+    );
+    assert!(run["issues"][2]["message"].as_str().unwrap().contains("of line 3"));
 }
 
 #[test]
@@ -172,8 +185,10 @@ fn a_separate_key_by_id_then_by_position() {
     // WAC.001 and .003 solved by id, .002 missed (Ke6), the id WAC.001 on
     // WAC.006's position not keyed, WAC.004's position found without id.
     assert_eq!((run["solved"].as_u64(), run["missed"].as_u64(), run["unscored"].as_u64()), (Some(3), Some(1), Some(1)));
-    assert_eq!(run["issues"][0]["kind"], "key-position");
-    assert_eq!(run["issues"][0]["line"], 4);
+    // (No record has acn: one no-counters issue, at line 1.)
+    assert_eq!(run["issues"][0]["kind"], "no-counters");
+    assert_eq!(run["issues"][1]["kind"], "key-position");
+    assert_eq!(run["issues"][1]["line"], 4);
 }
 
 #[test]
@@ -224,6 +239,146 @@ fn text_report_names_its_formulas() {
     assert!(text.contains("solved 7 of 10 = 70.0 % [39.7, 89.2] (Wilson score interval, 95 %)"), "{text}");
     assert!(text.contains("McNemar's exact test p = 0.5000"), "{text}");
     assert!(text.contains("overall     7/10 70.0%     9/10 90.0%"), "{text}");
+}
+
+#[test]
+fn a_suite_is_not_results_and_the_report_says_so() {
+    // wacnew.epd is the suite itself: bm and id, no pm, no pv.
+    let path = epd_testkit::corpus_path("wacnew.epd");
+    let wac = path.to_string_lossy();
+    let suite = std::fs::read_to_string(&path).unwrap();
+    let records = suite.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+    assert!(suite.lines().all(|l| !l.contains(" pm ") && !l.contains(" pv ")));
+    let text = String::from_utf8(epd(&["report", &wac]).stdout).unwrap();
+    assert!(
+        text.contains("\n  note: no record has pm or pv: ") && text.contains("does not look like results"),
+        "{text}"
+    );
+    assert!(text.contains("`epd target`"), "{text}");
+    let r = json(&[&wac]);
+    let run = &r["runs"][0];
+    assert_eq!((run["records"].as_u64(), run["played"].as_u64()), (Some(records), Some(0)));
+    assert_eq!(run["notes"].as_array().unwrap().len(), 1);
+    assert_eq!(run["notes"][0]["kind"], "not-results");
+    assert!(run["notes"][0]["message"].as_str().unwrap().contains("epd target"));
+    // Nothing was played, so no result lacks its counters.
+    assert_eq!(run["missing_counters"], Value::Null);
+    assert_eq!(run["issues"], serde_json::json!([]));
+    let html = String::from_utf8(epd(&["report", &wac, "--format", "html"]).stdout).unwrap();
+    let note = html.split("<p class=\"note\" data-kind=\"not-results\">").nth(1).expect("the note in the page");
+    assert!(note.split("</p>").next().unwrap().contains("epd target"), "{note}");
+    // No run has points: their columns are left out, not shown empty.
+    let runs = html.split("id=\"runs\"").nth(1).unwrap().split("</table>").next().unwrap();
+    for h in ["points %", "points 95 % (normal)", "STS rating", "STS rating 95 %"] {
+        assert!(!runs.contains(&format!("<th>{h}</th>")), "{h}: {runs}");
+    }
+    assert!(runs.contains("<th>solved %</th>"), "{runs}");
+    // One run: no scatter of two runs' times.
+    assert!(!html.contains("data-kind=\"time-scatter\""));
+}
+
+#[test]
+fn scored_records_without_a_move_are_noted() {
+    // run-a.epd with the pm and pv of its first two records taken out.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("partial.epd");
+    let text = std::fs::read_to_string(data("run-a.epd")).unwrap();
+    let strip = |l: &str| {
+        l.split("; ").filter(|op| !op.starts_with("pm ") && !op.starts_with("pv ")).collect::<Vec<_>>().join("; ")
+    };
+    let lines: Vec<String> =
+        text.lines().enumerate().map(|(i, l)| if i < 2 { strip(l) } else { l.to_owned() }).collect();
+    assert!(!lines[0].contains(" pm ") && lines[2].contains(" pm "));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let r = json(&[&path.to_string_lossy()]);
+    let run = &r["runs"][0];
+    assert_eq!(run["played"], 8);
+    assert_eq!(run["notes"][0]["kind"], "unplayed");
+    assert_eq!(run["notes"][0]["message"], "2 of 10 scored records have neither pm nor pv: counted as missed");
+}
+
+#[test]
+fn results_without_counters_are_one_issue_not_one_per_record() {
+    // A real run of WAC without --counters.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wac.epd");
+    let st = Command::new(EPD)
+        .args(["analyze", "--nodes", "1000", "-q", "-j", "2", "-o"])
+        .arg(&out)
+        .arg(epd_testkit::corpus_path("wacnew.epd"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let written = std::fs::read_to_string(&out).unwrap();
+    let results: Vec<&str> = written.lines().filter(|l| l.contains(" pm ")).collect();
+    let without = |op: &str| results.iter().filter(|l| !l.contains(&format!(" {op} "))).count() as u64;
+    assert!(results.len() > 290 && without("acd") == results.len() as u64, "{} results", results.len());
+    let first = written.lines().position(|l| l.contains(" pm ")).unwrap() as u64 + 1;
+    let f = out.to_string_lossy();
+    let r = json(&[&f]);
+    let run = &r["runs"][0];
+    let n = results.len() as u64;
+    assert_eq!(
+        run["missing_counters"],
+        serde_json::json!({"records": n, "acd": without("acd"), "acn": without("acn"), "acs": without("acs"), "first_line": first})
+    );
+    let kinds: Vec<&str> = run["issues"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.iter().filter(|&&k| k == "no-counters").count(), 1, "{kinds:?}");
+    assert!(!kinds.iter().any(|k| k.starts_with("no-ac")), "{kinds:?}");
+    // The text says it on one line, with the count.
+    let text = String::from_utf8(epd(&["report", &f]).stdout).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("counters")).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].contains(&format!(":{first}: no-counters: {n} of {n} results lack analysis counters")),
+        "{}",
+        lines[0]
+    );
+    // With the counters, none is missing.
+    let with = dir.path().join("wac-counters.epd");
+    analyze(&epd_testkit::corpus_path("wacnew.epd"), "1000", &with);
+    let r = json(&[&with.to_string_lossy()]);
+    assert_eq!(r["runs"][0]["missing_counters"], Value::Null);
+}
+
+#[test]
+fn solve_times_keep_the_precision_they_are_written_with() {
+    // Solve_ms with decimals (to the microsecond), in whole ms, and acs
+    // alone (whole seconds), all four solved.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fine.epd");
+    std::fs::write(
+        &path,
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - Solve_ms 12.5; acd 5; acn 900; acs 0; bm Qg6; id \"WAC.001\"; pm Qg6;\n\
+         8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - Solve_ms 0.125; acd 5; acn 90; acs 0; bm Rxb2; id \"WAC.002\"; pm Rxb2;\n\
+         5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - acd 5; acn 9000; acs 3; bm Rg3; id \"WAC.003\"; pm Rg3;\n\
+         r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - Solve_ms 7; acd 3; acn 500; acs 0; bm Qxh7+; id \"WAC.004\"; pm Qxh7+;\n",
+    )
+    .unwrap();
+    let f = path.to_string_lossy();
+    let csv = String::from_utf8(epd(&["report", &f, "--format", "csv"]).stdout).unwrap();
+    let times: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(15).unwrap()).collect();
+    assert_eq!(times, ["0.0125", "0.000125", "3.0", "0.007"]);
+    // BT-2630 sums them as written.
+    let r = json(&["--time-scores", &f]);
+    close(&r["runs"][0]["time_scores"][0]["value"], 2630.0 - (0.0125 + 0.000125 + 3.0 + 0.007) / 30.0, 1e-12);
+    // The curve counts each record within its time plus the resolution it
+    // is written with, in tenths of a millisecond rounded up: 0.125 ms +
+    // 1 µs -> 0.2 ms; 7 ms + 1 ms; 12.5 ms + 0.1 ms; 3 s + 1 s.
+    let html = String::from_utf8(epd(&["report", &f, "--format", "html"]).stdout).unwrap();
+    let curve = chart(&html, "time-curve");
+    let got: Vec<(f64, u64)> = curve
+        .split("<circle ")
+        .skip(1)
+        .map(|c| (attr(c, "data-x").parse().unwrap(), attr(c, "data-y").parse().unwrap()))
+        .collect();
+    let want = [(0.0002, 1), (0.008, 2), (0.0126, 3), (4.0, 4)];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((x, y), (wx, wy)) in got.iter().zip(want) {
+        assert!((x - wx).abs() < 1e-12 && *y == wy, "{got:?}");
+    }
+    // Five decades: a tick per power of ten, in human units.
+    assert_eq!(ticks(curve, "x"), ["100 µs", "1 ms", "10 ms", "100 ms", "1 s", "10 s"]);
 }
 
 /// `epd analyze SRC --nodes NODES --counters` into `out` (the built-in
@@ -341,34 +496,73 @@ fn chart<'a>(dom: &'a str, kind: &str) -> &'a str {
     &dom[start..start + end]
 }
 
+/// The value of attribute `name` in the markup `m` (its first).
+fn attr<'a>(m: &'a str, name: &str) -> &'a str {
+    let at = m.find(&format!(" {name}=\"")).unwrap_or_else(|| panic!("no {name} in {m}"));
+    m[at + name.len() + 3..].split('"').next().unwrap()
+}
+
+/// The tick labels of an axis (`x` or `y`) of a chart, in order.
+fn ticks(chart: &str, axis: &str) -> Vec<String> {
+    chart
+        .split("<text ")
+        .skip(1)
+        .filter(|t| t.contains("class=\"tick") && t.contains(&format!("data-axis=\"{axis}\"")))
+        .map(|t| t.split('>').nth(1).unwrap().split('<').next().unwrap().to_owned())
+        .collect()
+}
+
+/// The title of an axis of a chart.
+fn axis_label(chart: &str, axis: &str) -> String {
+    let t = chart
+        .split("<text ")
+        .find(|t| t.starts_with("class=\"axis-label\"") && t.contains(&format!("data-axis=\"{axis}\"")))
+        .unwrap_or_else(|| panic!("no {axis} axis label in {chart}"));
+    t.split('>').nth(1).unwrap().split('<').next().unwrap().to_owned()
+}
+
 #[test]
 fn html_report_in_headless_chromium() {
     let Some(bin) = epd_testkit::chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // Two real runs of STS (themes, points) with time and node counts.
+    // Two real runs of STS (themes, points) with counters and solution
+    // times in whole milliseconds.
     let src = epd_testkit::corpus_path("STS1-STS15_LAN_v3.epd");
-    let runs: Vec<String> =
-        ["800", "3000"].iter().map(|nodes| analyze(&src, nodes, &d.join(format!("sts-{nodes}.epd")))).collect();
+    let runs: Vec<String> = ["1000", "8000"]
+        .iter()
+        .map(|nodes| {
+            let out = d.join(format!("sts-{nodes}.epd"));
+            let st = Command::new(EPD)
+                .args(["analyze", "--nodes", nodes, "--counters", "--solution-time", "-q", "-j", "2", "-o"])
+                .arg(&out)
+                .arg(&src)
+                .status()
+                .unwrap();
+            assert!(st.success());
+            out.to_string_lossy().into_owned()
+        })
+        .collect();
     let page = d.join("report.html");
     let out = epd(&["report", &runs[0], &runs[1], "--format", "html", "-o", &page.to_string_lossy()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains(" src="), "no reference out");
+    // Deterministic: the same report twice is the same page.
+    let again = epd(&["report", &runs[0], &runs[1], "--format", "html"]);
+    assert!(again.stdout == html.as_bytes(), "two renderings differ");
     // The data, as the JSON and CSV renderings of the same report give it.
     let r = json(&[&runs[0], &runs[1]]);
     let csv = String::from_utf8(epd(&["report", &runs[0], &runs[1], "--format", "csv"]).stdout).unwrap();
-    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(str::to_owned).collect()).collect();
-    let per_run = |f: &str, col: usize, solved_only: bool| -> usize {
-        let mut v: Vec<&str> = rows
-            .iter()
-            .filter(|r| r[1] == f && (!solved_only || r[5] == "solved") && !r[col].is_empty())
-            .map(|r| r[col].as_str())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v.len()
-    };
+    let rows: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            // Ids and themes hold no comma in STS; the file name none.
+            l.split(',').map(str::to_owned).collect()
+        })
+        .collect();
+    let of = |f: &str| -> Vec<&Vec<String>> { rows.iter().filter(|r| r[1] == f).collect() };
     let profile = d.join("profile");
     let (dom, log) = run_chromium(bin, &profile, &["--dump-dom"], &page);
     // Scripts ran, nothing was loaded, nothing was logged to the console.
@@ -377,29 +571,185 @@ fn html_report_in_headless_chromium() {
     for l in log.lines() {
         assert!(!l.contains("CONSOLE") && !l.contains("Uncaught") && !l.contains("Content Security Policy"), "{l}");
     }
+    let labels: Vec<&str> = (0..2).map(|i| r["runs"][i]["label"].as_str().unwrap()).collect();
+    // Every chart: both axes titled with their unit, ticks, and a legend.
+    for (kind, x, y) in [
+        ("themes", "solved (% of the theme's scored records)", "theme"),
+        ("time-curve", "solved within (time, log scale)", "records solved (cumulative)"),
+        ("nodes-curve", "nodes when solved (log scale)", "records solved (cumulative)"),
+        ("ce-histogram", "evaluation, ce (centipawns, for the side to move; mate scores left out)", "records"),
+    ] {
+        let c = chart(&dom, kind);
+        assert_eq!((axis_label(c, "x").as_str(), axis_label(c, "y").as_str()), (x, y), "{kind}");
+        assert!(!ticks(c, "x").is_empty() && !ticks(c, "y").is_empty(), "{kind}");
+        let legend = c.split("<div class=\"legend\">").nth(1).unwrap_or_else(|| panic!("no legend in {kind}"));
+        for l in &labels {
+            assert!(legend.contains(l), "{kind}: {l} not in the legend");
+        }
+        assert!(!c.contains(">1e"), "{kind}: a tick in powers of ten");
+    }
+    let scatter = chart(&dom, "time-scatter");
+    assert_eq!(axis_label(scatter, "x"), format!("{}: solve time (log scale)", labels[0]));
+    assert_eq!(axis_label(scatter, "y"), format!("{}: solve time (log scale)", labels[1]));
+    assert!(scatter.contains("<div class=\"legend\">") && scatter.contains("equal times"));
+    // Ticks in human units.
+    let human_time = |t: &String| {
+        let (n, unit) = t.split_once(' ').unwrap_or_else(|| panic!("{t}"));
+        n.parse::<f64>().is_ok() && ["µs", "ms", "s"].contains(&unit)
+    };
+    let human_count = |t: &String| {
+        let n = t.trim_end_matches(['k', 'M', 'G']);
+        n.parse::<f64>().is_ok() && n.len() + 1 >= t.len()
+    };
+    for (kind, axis, ok) in [
+        ("time-curve", "x", &human_time as &dyn Fn(&String) -> bool),
+        ("time-scatter", "x", &human_time),
+        ("time-scatter", "y", &human_time),
+        ("nodes-curve", "x", &human_count),
+        ("nodes-curve", "y", &human_count),
+        ("ce-histogram", "y", &human_count),
+    ] {
+        let t = ticks(chart(&dom, kind), axis);
+        assert!(t.iter().all(ok), "{kind} {axis}: {t:?}");
+    }
+    // Themes: a bar per theme per run.
     let themes = r["runs"][0]["themes"].as_object().unwrap().len();
     assert_eq!(chart(&dom, "themes").matches("class=\"bar\"").count(), themes * 2);
-    let points = |kind: &str| chart(&dom, kind).matches("class=\"point\"").count();
-    // col 15 = time, 16 = nodes: a point per distinct value per run.
-    assert_eq!(points("time-curve"), per_run(&runs[0], 15, true) + per_run(&runs[1], 15, true));
-    assert_eq!(points("nodes-curve"), per_run(&runs[0], 16, true) + per_run(&runs[1], 16, true));
+    // The time curve, worked out here from the CSV rows, in tenths of a
+    // millisecond: each solved record counts within its time plus the
+    // resolution it is written with (analyze writes Solve_ms to 0.1 ms,
+    // and as whole milliseconds when the tenth is 0); a point per
+    // distinct value per run, cumulative.
+    let curve = chart(&dom, "time-curve");
+    for (i, f) in runs.iter().enumerate() {
+        let mut within: Vec<u64> = of(f)
+            .iter()
+            .filter(|r| r[5] == "solved")
+            .map(|r| {
+                let tenths = (r[15].parse::<f64>().unwrap() * 10_000.0).round() as u64;
+                tenths + if tenths % 10 == 0 { 10 } else { 1 }
+            })
+            .collect();
+        within.sort_unstable();
+        let mut want: Vec<(u64, u64)> = Vec::new();
+        for (k, ms) in within.iter().enumerate() {
+            match want.last_mut() {
+                Some(last) if last.0 == *ms => last.1 = k as u64 + 1,
+                _ => want.push((*ms, k as u64 + 1)),
+            }
+        }
+        let got: Vec<(u64, u64)> = curve
+            .split("<circle ")
+            .skip(1)
+            .filter(|c| attr(c, "data-run") == labels[i])
+            .map(|c| {
+                (
+                    (attr(c, "data-x").parse::<f64>().unwrap() * 10_000.0).round() as u64,
+                    attr(c, "data-y").parse().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{f}");
+    }
+    // Nodes: a point per distinct value per run (col 16).
+    let distinct = |f: &str, col: usize| {
+        let mut v: Vec<&str> =
+            of(f).iter().filter(|r| r[5] == "solved" && !r[col].is_empty()).map(|r| r[col].as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    assert_eq!(
+        chart(&dom, "nodes-curve").matches("class=\"point\"").count(),
+        distinct(&runs[0], 16) + distinct(&runs[1], 16)
+    );
+    // The ce histogram, binned here: below -500, 50 cp bins, 500 and up;
+    // mate scores left out.
     let ce = chart(&dom, "ce-histogram");
     assert_eq!(ce.matches("class=\"bar\"").count(), 22 * 2);
-    // The bars of the first run hold every non-mate ce of it.
-    let first = rows.iter().filter(|x| x[1] == runs[0] && x[14].parse::<i64>().is_ok_and(|c| c.abs() <= 32000)).count();
-    let label = r["runs"][0]["label"].as_str().unwrap();
-    let sum: u64 = ce
-        .split("<rect ")
-        .filter(|b| b.contains(&format!("data-run=\"{label}\"")))
-        .map(|b| b.split("data-value=\"").nth(1).unwrap().split('"').next().unwrap().parse::<u64>().unwrap())
+    assert!(ce.contains(">&lt; −500</text>") && ce.contains(">≥ 500</text>"), "the open bins are labelled");
+    for (i, f) in runs.iter().enumerate() {
+        let mut want = [0u64; 22];
+        for x in of(f) {
+            let Ok(c) = x[14].parse::<i64>() else { continue };
+            if c.abs() > 32000 {
+                continue;
+            }
+            let bin = if c < -500 { 0 } else { (((c + 500) / 50) as usize + 1).min(21) };
+            want[bin] += 1;
+        }
+        let bars: Vec<&str> = ce.split("<rect ").skip(1).filter(|b| attr(b, "data-run") == labels[i]).collect();
+        let got: Vec<u64> = bars.iter().map(|b| attr(b, "data-value").parse().unwrap()).collect();
+        assert_eq!(got, want, "{f}");
+        // Each bar with records has its count written on it.
+        let counts: Vec<u64> = ce
+            .split("<text ")
+            .filter(|t| t.starts_with("class=\"count\"") && attr(t, "data-run") == labels[i])
+            .map(|t| t.split('>').nth(1).unwrap().split('<').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(counts, want.iter().copied().filter(|&c| c > 0).collect::<Vec<_>>(), "{f}");
+    }
+    // The scatter: a circle per distinct pair of times of the records both
+    // solved, its data-count the records there; paired here by id, in
+    // tenths of a millisecond, each pair at the coarser resolution of its
+    // two times (a whole-millisecond Solve_ms is 10 tenths), rounded to
+    // it and at least one step of it.
+    let time_of = |f: &str| -> std::collections::HashMap<String, u64> {
+        of(f)
+            .iter()
+            .filter(|r| r[5] == "solved")
+            .map(|r| (r[3].clone(), (r[15].parse::<f64>().unwrap() * 10_000.0).round() as u64))
+            .collect()
+    };
+    let (ta, tb) = (time_of(&runs[0]), time_of(&runs[1]));
+    let mut want: std::collections::BTreeMap<(u64, u64), u64> = Default::default();
+    for (id, &a) in &ta {
+        if let Some(&b) = tb.get(id) {
+            let step = |t: u64| if t % 10 == 0 { 10 } else { 1 };
+            let res = step(a).max(step(b));
+            let at = |t: u64| (((t as f64 / res as f64).round() as u64) * res).max(res);
+            *want.entry((at(a), at(b))).or_insert(0) += 1;
+        }
+    }
+    let mut got: std::collections::BTreeMap<(u64, u64), u64> = Default::default();
+    for c in scatter.split("<circle class=\"point\"").skip(1) {
+        let ms = |k: &str| (attr(c, k).parse::<f64>().unwrap() * 10_000.0).round() as u64;
+        *got.entry((ms("data-a"), ms("data-b"))).or_insert(0) += attr(c, "data-count").parse::<u64>().unwrap();
+    }
+    assert_eq!(got, want);
+    assert_eq!(got.values().sum::<u64>(), r["comparisons"][0]["times"]["n"].as_u64().unwrap());
+    // Every table of the text report: runs, themes (with points), the
+    // distributions of depth, nodes, time and ce, the comparison, the
+    // sign test. The distributions: a row per run, counter and part.
+    for id in ["runs", "themes", "distributions", "comparisons", "sign-test"] {
+        assert!(dom.contains(&format!("<table class=\"sortable\" id=\"{id}\">")), "no table {id}");
+    }
+    let table = |id: &str| dom.split(&format!("id=\"{id}\">")).nth(1).unwrap().split("</table>").next().unwrap();
+    let parts: usize = (0..2)
+        .map(|i| {
+            r["runs"][i]["distributions"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|s| ["all", "solved", "missed"].iter().filter(|p| !s[**p].is_null()).count())
+                .sum::<usize>()
+        })
         .sum();
-    assert_eq!(sum as usize, first);
-    let both = r["comparisons"][0]["times"]["n"].as_u64().unwrap_or(0) as usize;
-    assert_eq!(points("time-scatter"), both.min(epd_report::MAX_TIME_PAIRS));
-    // A screenshot for people to look at.
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("epd-report.png");
+    assert_eq!(table("distributions").matches("<tr>").count(), parts + 1);
+    assert!(table("runs").contains("<th>points %</th>") && table("themes").contains(" points</th>"));
+    let sign = table("sign-test");
+    let t = &r["comparisons"][0]["times"];
+    let p = t["sign_test_p"].as_f64().unwrap();
+    // The same number (serde_json's float reading may differ in the last bit).
+    let shown: f64 = sign.split("data-v=\"").last().unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!((shown - p).abs() <= p.abs() * 1e-12, "{shown} against {p}: {sign}");
+    assert!(sign.contains("sign test (exact binomial, two-sided)"), "{sign}");
+    // A screenshot for people to look at, kept under target/ (CI keeps it).
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("report-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shot = shots.join("report.png");
     let _ = std::fs::remove_file(&shot);
-    run_chromium(bin, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1200,3000"], &page);
+    run_chromium(bin, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1200,4200"], &page);
     let png = std::fs::read(&shot).expect("a screenshot");
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
     eprintln!("screenshot: {}", shot.display());
@@ -424,18 +774,24 @@ fn solution_times_from_analyze_feed_the_time_scores() {
     let mut expect_bt = 0.0;
     let mut solved_times = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let field = |name: &str| -> Option<u64> {
+        let text_of = |name: &str| -> Option<&str> {
             let at = line.find(&format!(" {name} "))?;
-            line[at + name.len() + 2..].split(';').next()?.trim().parse().ok()
+            Some(line[at + name.len() + 2..].split(';').next()?.trim())
         };
-        let (ms, nodes, depth) = (field("Solve_ms"), field("Solve_acn"), field("Solve_acd"));
+        let field = |name: &str| -> Option<u64> { text_of(name)?.parse().ok() };
+        // Solve_ms to 0.1 ms: digits, then at most one decimal.
+        let ms = text_of("Solve_ms").and_then(|t| {
+            let ok = t.split_once('.').is_none_or(|(_, d)| d.len() == 1);
+            ok.then(|| t.parse::<f64>().ok()).flatten()
+        });
+        let (nodes, depth) = (field("Solve_acn"), field("Solve_acd"));
         assert!(ms.is_some() && nodes.is_some() && depth.is_some(), "{line}");
         // Found no later than the search ended.
         assert!(nodes.unwrap() <= field("acn").unwrap() && depth.unwrap() <= field("acd").unwrap(), "{line}");
         let pm = line.split("pm ").nth(1).unwrap().split(';').next().unwrap();
         let bm = line.split("bm ").nth(1).unwrap().split(';').next().unwrap();
         if bm.split(' ').any(|b| b == pm) {
-            let t = ms.unwrap() as f64 / 1000.0;
+            let t = ms.unwrap() / 1000.0;
             expect_bt += t.min(900.0);
             solved_times.push(t);
         } else {

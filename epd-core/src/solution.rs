@@ -3,7 +3,8 @@
 
 use crate::{Move, Opcode, Record};
 
-/// The extension operation giving the milliseconds from the start of a
+/// The extension operation giving the milliseconds (to 0.1 ms when
+/// measured that finely: `Solve_ms 12.3`) from the start of a
 /// search to the point where its move first led the principal variation
 /// and then held it to the end: the solution time of test suites. The
 /// analysis verbs write it on request and the report generator reads it.

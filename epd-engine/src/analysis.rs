@@ -219,12 +219,22 @@ pub fn apply(rec: &mut Record, a: &Analysis, options: &AnalysisOptions) -> Resul
         let clamp = |v: u64| OperandInput::Integer(v.min(i64::MAX as u64) as i64);
         // A move that never led a reported line was found at the end.
         let at = a.found.unwrap_or(crate::engine::Found { elapsed: Some(a.elapsed), nodes: a.nodes, depth: a.depth });
-        let ms = at.elapsed.unwrap_or(a.elapsed);
-        for (op, v) in [
-            (SOLVE_MS, Some(u64::try_from(ms.as_millis()).unwrap_or(u64::MAX))),
-            (SOLVE_ACN, at.nodes),
-            (SOLVE_ACD, at.depth.map(u64::from)),
-        ] {
+        let t = at.elapsed.unwrap_or(a.elapsed);
+        // Milliseconds to 0.1 ms where the time was measured that finely
+        // (the built-in engine); whole when it came in whole milliseconds
+        // (a UCI engine's `info time`).
+        let tenths = t.as_micros().div_ceil(100);
+        match a.best {
+            Some(_) if tenths % 10 == 0 => rec.set(SOLVE_MS, &[clamp((tenths / 10).try_into().unwrap_or(u64::MAX))])?,
+            Some(_) => {
+                let text = format!("{}.{}", tenths / 10, tenths % 10);
+                rec.set(SOLVE_MS, &[OperandInput::Raw(text.as_bytes())])?;
+            }
+            None => {
+                rec.remove(SOLVE_MS);
+            }
+        }
+        for (op, v) in [(SOLVE_ACN, at.nodes), (SOLVE_ACD, at.depth.map(u64::from))] {
             match v {
                 Some(v) if a.best.is_some() => rec.set(op, &[clamp(v)])?,
                 _ => {

@@ -12,7 +12,10 @@
 //!   STS-Rating estimate with its interval; themes; time-based scores
 //!   (BT-2630, BT-2450, LCT II) from solution times; distributions of
 //!   acd, acn, acs and ce ([`Distribution`]); consistency checks with
-//!   line numbers;
+//!   line numbers (results without acd, acn or acs are one issue per run,
+//!   counted: [`MissingCounters`]); notes on the file as a whole
+//!   ([`Note`]: a suite with no pm or pv given as results names
+//!   `epd target`, which makes them);
 //! - between runs ([`Comparison`]): solved by both, by one, by neither,
 //!   McNemar's exact test ([`binomial_two_sided`]), the ids newly solved
 //!   and newly failed, and paired solve times with a sign test.
@@ -40,7 +43,7 @@ pub use report::{
     MAX_TIME_PAIRS, SCHEMA,
 };
 pub use run::{
-    cumulative, verdict_str, Dists, Grouping, IdList, Issue, Issues, Judged, MateClass, Mates, Objective, Points,
-    RunStats, Spread, Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS,
+    cumulative, verdict_str, Dists, Grouping, IdList, Issue, Issues, Judged, MateClass, Mates, MissingCounters, Note,
+    Objective, Points, RunStats, Spread, Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS, SOLVE_TIME_UNIT,
 };
 pub use stats::{binomial_two_sided, wilson, Distribution, Summary, EXACT_BELOW, Z95};

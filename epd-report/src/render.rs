@@ -42,7 +42,7 @@ pub(crate) fn p_value(p: f64) -> String {
     }
 }
 
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{x:.0}")
     } else if x.abs() >= 100.0 {
@@ -90,6 +90,9 @@ fn run_text(out: &mut String, i: usize, r: &RunStats) -> io::Result<()> {
         "  {} records ({} invalid), {} scored by bm/am, {} unscored",
         r.records, r.invalid, r.scored, r.unscored
     );
+    for n in &r.notes {
+        let _ = writeln!(out, "  note: {}", n.message);
+    }
     if let Some(rate) = r.solved_rate {
         let _ = writeln!(
             out,

@@ -141,7 +141,8 @@ pub struct PairedTimes {
     pub median_ratio: f64,
     /// The geometric mean of `b`'s time over `a`'s. Times are compared at
     /// the coarser resolution of the two (1 ms from the solve-time
-    /// extension, 1 s from acs), rounded to it and at least one unit.
+    /// extension in whole milliseconds, finer when it is written with
+    /// decimals; 1 s from acs), rounded to it and at least one unit.
     pub geometric_mean_ratio: f64,
     /// The sign test (exact binomial, two-sided) of faster against slower,
     /// ties left out.

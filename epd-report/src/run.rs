@@ -80,10 +80,12 @@ pub struct Judged {
     /// See `acd`.
     pub ce: Option<i64>,
     /// When the move played was found, in seconds: the solve-time
-    /// extension, else `acs` of a solved record.
+    /// extension, else `acs` of a solved record; read as precisely as it
+    /// is written (to the microsecond at most).
     pub time: Option<f64>,
-    /// The resolution of `time`, in seconds: 0.001 from the extension,
-    /// 1 from `acs`.
+    /// The resolution of `time`, in seconds: 0.001 from the extension
+    /// written in whole milliseconds (finer when it is written with
+    /// decimals, down to 0.000001), 1 from `acs`.
     #[serde(skip)]
     pub time_resolution: f64,
     /// Nodes when it was found: the extension, else `acn` of a solved
@@ -117,8 +119,9 @@ pub struct Brief {
 pub struct Issue {
     /// The line.
     pub line: u64,
-    /// A short kind: `pm-not-pv`, `no-acd`, `no-acs`, `duplicate-id`,
-    /// `duplicate-position`, `ce-sign`, `key-mate-longer`,
+    /// A short kind: `pm-not-pv`, `no-counters` (once per run, at the
+    /// first result without acd, acn or acs, with the counts),
+    /// `duplicate-id`, `duplicate-position`, `ce-sign`, `key-mate-longer`,
     /// `key-position`, `no-key`, `invalid`.
     pub kind: &'static str,
     /// What is wrong.
@@ -318,6 +321,15 @@ pub struct RunStats {
     pub missed: u64,
     /// With neither bm nor am.
     pub unscored: u64,
+    /// With a move played (pm, else pv's first): none means the file is
+    /// a suite, not results.
+    pub played: u64,
+    /// What the report makes of the file as a whole, said before the
+    /// figures (a suite given as results; scored records without a move).
+    pub notes: Vec<Note>,
+    /// Results (records with a move played) without the analysis
+    /// counters: listed once, as one `no-counters` issue, not per record.
+    pub missing_counters: Option<MissingCounters>,
     /// solved / scored with its Wilson 95 % interval, as proportions.
     pub solved_rate: Option<f64>,
     /// See `solved_rate`.
@@ -340,7 +352,10 @@ pub struct RunStats {
     /// acd, acn, acs, ce.
     #[serde(skip)]
     pub(crate) dists: [Dists; 4],
-    /// Solution times (seconds) and nodes of solved records.
+    /// When each solved record was certainly found: its solution time
+    /// plus the resolution it is written with (acs 0 is under a second:
+    /// found within 1 s), in tenths of a millisecond ([`SOLVE_TIME_UNIT`]),
+    /// rounded up; and the nodes of solved records.
     #[serde(skip)]
     pub solve_times: Distribution,
     /// See `solve_times`.
@@ -366,6 +381,9 @@ pub struct RunStats {
     lct_points: u64,
     #[serde(skip)]
     timed: u64,
+    /// Scored records without a move.
+    #[serde(skip)]
+    unplayed_scored: u64,
     /// Work out BT-2630, BT-2450 and LCT II (their formulas were made for
     /// their own 30- and 35-position suites).
     #[serde(skip)]
@@ -376,6 +394,36 @@ pub struct RunStats {
 /// before it sorts them in chunks on disk: a run of 131,072 records
 /// finds its duplicates without touching the disk.
 const SEEN_MEMORY: usize = 1 << 21;
+
+/// The unit of [`RunStats::solve_times`], seconds: a tenth of a
+/// millisecond (kept exactly up to 10 s, to four significant digits
+/// beyond).
+pub const SOLVE_TIME_UNIT: f64 = 1e-4;
+
+/// A note on a run as a whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// `not-results` (no record has pm or pv) or `unplayed` (scored
+    /// records without a move, counted as missed).
+    pub kind: &'static str,
+    /// What it means and what to do.
+    pub message: String,
+}
+
+/// Results without the analysis counters, counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MissingCounters {
+    /// Results (records with a move) missing at least one of them.
+    pub records: u64,
+    /// Of the results: without acd (depth).
+    pub acd: u64,
+    /// Without acn (nodes).
+    pub acn: u64,
+    /// Without acs (seconds) or the solve-time extension.
+    pub acs: u64,
+    /// The first such record's line.
+    pub first_line: u64,
+}
 
 /// The distributions kept, in order.
 const DIST_NAMES: [&str; 4] = ["acd", "acn", "acs", "ce"];
@@ -393,6 +441,40 @@ fn hash_of(bytes: &[u8]) -> u64 {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
+}
+
+/// A decimal number of milliseconds (`1500`, `12.5`, `0.125`) as
+/// microseconds, with the resolution it is written to, in microseconds
+/// (1000 for whole milliseconds, 100 for one decimal, at least 1): read
+/// as precisely as it is written, no more.
+pub(crate) fn micros_of_millis(text: &[u8]) -> Option<(i64, i64)> {
+    let (int, frac) = match memchr::memchr(b'.', text) {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, &b""[..]),
+    };
+    if int.is_empty() || !int.iter().chain(frac).all(u8::is_ascii_digit) || int.len() > 15 {
+        return None;
+    }
+    let mut us: i64 = 0;
+    for &d in int {
+        us = us * 10 + i64::from(d - b'0');
+    }
+    us *= 1000;
+    let mut unit = 1000;
+    for &d in frac.iter().take(3) {
+        unit /= 10;
+        us += i64::from(d - b'0') * unit;
+    }
+    Some((us, unit.max(1)))
+}
+
+/// The solve-time extension, microseconds and resolution.
+fn solve_micros(rec: &Record) -> Option<(i64, i64)> {
+    let o = rec.get(SOLVE_MS).and_then(|o| o.operand(0))?;
+    match o.as_integer() {
+        Some(ms) if ms >= 0 => Some((ms.saturating_mul(1000), 1000)),
+        _ => micros_of_millis(o.text()),
+    }
 }
 
 /// An integer operand; an opcode the kit does not know (the solve-time
@@ -415,6 +497,9 @@ impl RunStats {
             solved: 0,
             missed: 0,
             unscored: 0,
+            played: 0,
+            notes: Vec::new(),
+            missing_counters: None,
             solved_rate: None,
             solved_ci: (0.0, 1.0),
             missed_ids: IdList::default(),
@@ -435,6 +520,7 @@ impl RunStats {
             bt_sum: 0.0,
             lct_points: 0,
             timed: 0,
+            unplayed_scored: 0,
             want_time_scores: false,
         }
     }
@@ -523,11 +609,17 @@ impl RunStats {
         }
         let known = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
         let (acd, acn, acs) = (known(Opcode::Acd), known(Opcode::Acn), known(Opcode::Acs));
-        if mv.is_some() && acd.is_none() {
-            self.issue(line, "no-acd", "a result without acd (depth)".into());
-        }
-        if mv.is_some() && acs.is_none() && rec.get(SOLVE_MS).is_none() {
-            self.issue(line, "no-acs", "a result without acs (seconds)".into());
+        let solve = solve_micros(rec);
+        if mv.is_some() {
+            self.played += 1;
+            let (no_acd, no_acn, no_acs) = (acd.is_none(), acn.is_none(), acs.is_none() && solve.is_none());
+            if no_acd || no_acn || no_acs {
+                let m = self.missing_counters.get_or_insert(MissingCounters { first_line: line, ..Default::default() });
+                m.records += 1;
+                m.acd += u64::from(no_acd);
+                m.acn += u64::from(no_acn);
+                m.acs += u64::from(no_acs);
+            }
         }
         let score = rec.score();
         let ce = rec.get_known(Opcode::Ce).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
@@ -628,6 +720,7 @@ impl RunStats {
         }
         if verdict != Verdict::Unscored {
             self.scored += 1;
+            self.unplayed_scored += u64::from(mv.is_none());
         }
         // Distributions and solution times.
         // Mate scores are counted among the mates, not averaged with
@@ -637,20 +730,26 @@ impl RunStats {
             d.add(v, verdict);
         }
         let solved = verdict == Verdict::Solved;
-        let ms = int_of(rec, SOLVE_MS);
-        let time = match ms {
-            Some(ms) if solved => Some(ms as f64 / 1000.0),
-            None if solved => acs.map(|s| s as f64),
+        // Microseconds and their resolution: the extension as written,
+        // else acs in whole seconds.
+        let micros = match solve {
+            Some(s) if solved => Some(s),
+            None if solved => acs.filter(|&s| s >= 0).map(|s| (s.saturating_mul(1_000_000), 1_000_000)),
             _ => None,
         };
+        let time = micros.map(|(us, _)| us as f64 / 1e6);
+        let resolution = solve.map_or(1.0, |(_, r)| r as f64 / 1e6);
         let nodes = if solved { int_of(rec, SOLVE_ACN).or(acn) } else { None };
-        if let Some(t) = time {
-            self.solve_times.add((t * 1000.0).round() as i64);
+        if let Some((us, res)) = micros {
+            // Found within the time written plus its resolution, in
+            // tenths of a millisecond, rounded up.
+            let unit = (SOLVE_TIME_UNIT * 1e6) as i64;
+            self.solve_times.add(us.saturating_add(res).saturating_add(unit - 1) / unit);
         }
         if let Some(n) = nodes {
             self.solve_nodes.add(n);
         }
-        if verdict != Verdict::Unscored && (time.is_some() || ms.is_some() || acs.is_some()) {
+        if verdict != Verdict::Unscored && (time.is_some() || solve.is_some() || acs.is_some()) {
             self.timed += 1;
         }
         if verdict != Verdict::Unscored {
@@ -663,7 +762,7 @@ impl RunStats {
         self.file = file;
         let key_dm = solution.dm;
         self.own = own;
-        let brief = Brief { key: key_hash, at, verdict, time, resolution: if ms.is_some() { 0.001 } else { 1.0 } };
+        let brief = Brief { key: key_hash, at, verdict, time, resolution };
         if !detail {
             return (brief, None);
         }
@@ -681,7 +780,7 @@ impl RunStats {
             acs,
             ce,
             time,
-            time_resolution: if ms.is_some() { 0.001 } else { 1.0 },
+            time_resolution: resolution,
             nodes,
             key: key_hash,
         };
@@ -691,6 +790,44 @@ impl RunStats {
     /// Works out the figures that need every record: intervals, ratings,
     /// time scores, distribution summaries.
     pub fn finish(&mut self) {
+        self.notes.clear();
+        if self.records > 0 && self.played == 0 {
+            self.notes.push(Note {
+                kind: "not-results",
+                message: format!(
+                    "no record has pm or pv: {} does not look like results but like a test suite; `epd target` \
+                     runs an engine over a suite and writes the results to report on (`epd target --counters \
+                     SUITE.epd -o results.epd`, then `epd report results.epd`)",
+                    self.file
+                ),
+            });
+        } else if self.unplayed_scored > 0 {
+            self.notes.push(Note {
+                kind: "unplayed",
+                message: format!(
+                    "{} of {} scored records have neither pm nor pv: counted as missed",
+                    self.unplayed_scored, self.scored
+                ),
+            });
+        }
+        if let Some(m) = self.missing_counters.clone() {
+            let which: Vec<String> = [("acd", m.acd), ("acn", m.acn), ("acs", m.acs)]
+                .iter()
+                .filter(|&&(_, n)| n > 0)
+                .map(|&(k, n)| format!("no {k} on {n}"))
+                .collect();
+            self.issue(
+                m.first_line,
+                "no-counters",
+                format!(
+                    "{} of {} results lack analysis counters ({}; the first is this line): `epd target \
+                     --counters` (or `epd analyze --counters`) writes acd, acn and acs",
+                    m.records,
+                    self.played,
+                    which.join(", ")
+                ),
+            );
+        }
         if self.scored > 0 {
             self.solved_rate = Some(self.solved as f64 / self.scored as f64);
         }
@@ -890,15 +1027,14 @@ impl Serialize for IdList {
 }
 
 /// The kinds of [`Issue`], in the order a line's issues are listed.
-const ISSUE_KINDS: [&str; 10] = [
+const ISSUE_KINDS: [&str; 9] = [
     "invalid",
     "key-position",
     "no-key",
     "duplicate-id",
     "duplicate-position",
     "pm-not-pv",
-    "no-acd",
-    "no-acs",
+    "no-counters",
     "key-mate-longer",
     "ce-sign",
 ];
@@ -923,7 +1059,7 @@ impl Issues {
 
     /// The issues, in line order; those of one line in the order
     /// invalid, key-position, no-key, duplicate-id, duplicate-position,
-    /// pm-not-pv, no-acd, no-acs, key-mate-longer, ce-sign.
+    /// pm-not-pv, no-counters, key-mate-longer, ce-sign.
     pub fn iter(&self) -> impl Iterator<Item = io::Result<Issue>> + '_ {
         self.0.iter().map(|t| t.map(|t| Issue { line: t.line, kind: ISSUE_KINDS[usize::from(t.tag)], message: t.text }))
     }
@@ -959,6 +1095,24 @@ mod tests {
             ("123", "123"),
         ] {
             assert_eq!(id_prefix(id), theme);
+        }
+    }
+
+    #[test]
+    fn solve_times_are_read_as_precisely_as_they_are_written() {
+        // (text, microseconds, resolution in microseconds)
+        for (text, us, res) in [
+            ("1500", Some(1_500_000), 1000),
+            ("0", Some(0), 1000),
+            ("12.5", Some(12_500), 100),
+            ("0.125", Some(125), 1),
+            ("3.14159", Some(3141), 1),
+            ("7.", Some(7000), 1000),
+        ] {
+            assert_eq!(micros_of_millis(text.as_bytes()), us.map(|u| (u, res)), "{text}");
+        }
+        for bad in ["", ".5", "-1", "1e3", "1.2.3", "abc", "12345678901234567"] {
+            assert_eq!(micros_of_millis(bad.as_bytes()), None, "{bad}");
         }
     }
 }

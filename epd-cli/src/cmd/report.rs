@@ -16,6 +16,7 @@ use crate::diagnostics::{DiagArgs, DiagFormat, Printer};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
+  epd target --counters suite.epd -o results.epd && epd report results.epd   # a suite has no pm: run it first
   epd analyze wacnew.epd --nodes 20000 -o a.epd && epd analyze wacnew.epd --nodes 200000 -o b.epd
   epd report a.epd b.epd --label 20k --label 200k      # each run, then the comparison
   epd report sts-results.epd                            # STS: themes from the ids, points, rating estimate
