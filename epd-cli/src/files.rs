@@ -166,11 +166,7 @@ impl Plan {
     ) -> anyhow::Result<Summary<C>> {
         let mut total = Summary::<C>::default();
         let mut file_out = match &self.target {
-            Target::File(path) => {
-                let file =
-                    if self.append { std::fs::OpenOptions::new().append(true).open(path) } else { File::create(path) };
-                Some(BufWriter::new(file.with_context(|| format!("cannot create {path}"))?))
-            }
+            Target::File(path) => Some(OutputFile::create(path, self.append)?),
             _ => None,
         };
         let out_name = match &self.target {
@@ -184,12 +180,15 @@ impl Plan {
                         // Not a silent wait: say what the program expects.
                         eprintln!("epd: reading records from the terminal; end with Ctrl-D (or give a FILE)");
                     }
-                    ("<stdin>", Box::new(io::stdin()), None)
+                    ("<stdin>", open_input("-")?.reader, None)
                 }
                 crate::input::Source::File => {
-                    let file = File::open(name).with_context(|| format!("cannot open {name}"))?;
-                    let size = file.metadata().ok().map(|m| m.len());
-                    (name.as_str(), Box::new(file), size)
+                    let input = open_input(name)?;
+                    if input.compression.is_some() && self.target == Target::InPlace {
+                        let format = input.compression.map_or("", Compression::name);
+                        bail!("--in-place would write {name} uncompressed ({format} input): write with -o FILE.gz instead");
+                    }
+                    (name.as_str(), input.reader, input.size)
                 }
                 crate::input::Source::Text(text) => {
                     if self.target == Target::InPlace {
@@ -203,8 +202,8 @@ impl Plan {
                 // Invalid data is the caller's own finding about the input
                 // (a resumed output that does not match it): already worded.
                 PipelineError::Read(e) if e.kind() == io::ErrorKind::InvalidData => anyhow::Error::new(e),
-                PipelineError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {display}")),
-                PipelineError::Write(e) => anyhow::Error::new(e).context(format!("cannot write {out}")),
+                PipelineError::Read(e) => file_error("read", display, &e),
+                PipelineError::Write(e) => file_error("write", out, &e),
             };
             let summary = if self.target == Target::InPlace {
                 rewrite(Path::new(name), |w| each(display, input, size, w)).map_err(|e| match e {
@@ -224,8 +223,8 @@ impl Plan {
                 break;
             }
         }
-        if let Some(mut w) = file_out {
-            w.flush().with_context(|| format!("cannot write {out_name}"))?;
+        if let Some(w) = file_out {
+            w.finish().map_err(|e| file_error("write", out_name, &e))?;
         }
         stdout.flush().context("cannot write <stdout>")?;
         Ok(total)
@@ -274,4 +273,162 @@ fn rewrite<C>(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The words of an I/O error without Rust's "(os error 2)": `No such
+/// file or directory`.
+#[must_use]
+pub fn io_reason(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_owned(),
+        _ => text,
+    }
+}
+
+/// Every file error in one voice: `cannot open FILE: No such file or
+/// directory` (`action` is open, read, create, write).
+#[must_use]
+pub fn file_error(action: &str, path: &str, e: &io::Error) -> anyhow::Error {
+    anyhow::anyhow!("cannot {action} {path}: {}", io_reason(e))
+}
+
+/// A compression format recognised by its magic bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Compression {
+    Gzip,
+    Zstd,
+    Xz,
+    Bzip2,
+}
+
+impl Compression {
+    /// The format whose magic bytes begin `head`, if any.
+    #[must_use]
+    pub fn sniff(head: &[u8]) -> Option<Compression> {
+        match head {
+            [0x1f, 0x8b, ..] => Some(Compression::Gzip),
+            [0x28, 0xb5, 0x2f, 0xfd, ..] => Some(Compression::Zstd),
+            [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Some(Compression::Xz),
+            [b'B', b'Z', b'h', b'1'..=b'9', ..] => Some(Compression::Bzip2),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+            Compression::Bzip2 => "bzip2",
+        }
+    }
+}
+
+/// Decompressed bytes; a corrupt stream is an error that says which
+/// format it was (`not valid gzip data: ...`).
+struct Decoded {
+    inner: Box<dyn Read + Send>,
+    format: Compression,
+}
+
+impl Read for Decoded {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner
+            .read(buf)
+            .map_err(|e| io::Error::other(format!("not valid {} data: {}", self.format.name(), io_reason(&e))))
+    }
+}
+
+/// An input opened for reading: its bytes (decompressed when the file is
+/// gzip, zstd, xz or bzip2), its size on disk when that measures the
+/// bytes read (not for compressed input), and its compression.
+pub struct Input {
+    pub reader: Box<dyn Read + Send>,
+    pub size: Option<u64>,
+    pub compression: Option<Compression>,
+}
+
+/// Opens `name` (`-`: standard input) for every reading verb: a
+/// directory or a missing file is `cannot open NAME: REASON`, and
+/// compressed data is recognised by its magic bytes and decompressed.
+///
+/// # Errors
+/// The file cannot be opened, or its first bytes cannot be read.
+pub fn open_input(name: &str) -> anyhow::Result<Input> {
+    let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
+        (Box::new(io::stdin()), None)
+    } else {
+        let file = File::open(name).map_err(|e| file_error("open", name, &e))?;
+        let meta = file.metadata().map_err(|e| file_error("open", name, &e))?;
+        if meta.is_dir() {
+            bail!("cannot open {name}: Is a directory");
+        }
+        (Box::new(file), Some(meta.len()))
+    };
+    let display = if name == "-" { "<stdin>" } else { name };
+    let mut buffered = io::BufReader::with_capacity(1 << 16, raw);
+    let head = io::BufRead::fill_buf(&mut buffered).map_err(|e| file_error("read", display, &e))?;
+    let compression = Compression::sniff(head);
+    let reader: Box<dyn Read + Send> = match compression {
+        None => return Ok(Input { reader: Box::new(buffered), size, compression }),
+        Some(Compression::Gzip) => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+        Some(Compression::Zstd) => {
+            Box::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(|e| file_error("read", display, &e))?)
+        }
+        Some(Compression::Xz) => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(buffered)),
+        Some(Compression::Bzip2) => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
+    };
+    let format = compression.unwrap_or(Compression::Gzip);
+    Ok(Input { reader: Box::new(Decoded { inner: reader, format }), size: None, compression })
+}
+
+/// Where `-o FILE` writes: plain, or gzip when FILE ends in `.gz`.
+pub enum OutputFile {
+    Plain(BufWriter<File>),
+    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
+}
+
+impl OutputFile {
+    /// Creates (or, with `append`, extends) `path`.
+    ///
+    /// # Errors
+    /// The file cannot be created.
+    pub fn create(path: &str, append: bool) -> anyhow::Result<OutputFile> {
+        let file = if append { std::fs::OpenOptions::new().append(true).open(path) } else { File::create(path) };
+        let w = BufWriter::new(file.map_err(|e| file_error("create", path, &e))?);
+        Ok(if path.ends_with(".gz") {
+            OutputFile::Gzip(flate2::write::GzEncoder::new(w, flate2::Compression::default()))
+        } else {
+            OutputFile::Plain(w)
+        })
+    }
+
+    /// Writes what is buffered (and gzip's trailer).
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            OutputFile::Plain(mut w) => w.flush(),
+            OutputFile::Gzip(g) => g.finish()?.flush(),
+        }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            OutputFile::Plain(w) => w.write(buf),
+            OutputFile::Gzip(g) => g.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            OutputFile::Plain(w) => w.flush(),
+            OutputFile::Gzip(g) => g.flush(),
+        }
+    }
 }

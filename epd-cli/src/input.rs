@@ -57,11 +57,26 @@ pub fn source(arg: &str) -> anyhow::Result<Source> {
         return Ok(Source::Stdin);
     }
     match std::fs::metadata(arg) {
-        Ok(m) if m.is_dir() => anyhow::bail!("cannot read {arg}: it is a directory"),
+        Ok(m) if m.is_dir() => anyhow::bail!("cannot open {arg}: Is a directory"),
         Ok(_) => Ok(Source::File),
-        Err(_) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
+        Err(e) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
             Ok(_) => Ok(Source::Text(arg.to_owned())),
-            Err(e) => anyhow::bail!("no such file, and not a position: {arg} ({e})"),
+            // A path that is not there: the file error, not a FEN's.
+            Err(_) if looks_like_path(arg) => Err(crate::files::file_error("open", arg, &e)),
+            Err(fen) => anyhow::bail!("no such file, and not a position: {arg} ({fen})"),
         },
     }
+}
+
+/// `true` if `arg` reads as a file name rather than a position: a known
+/// extension, a directory part (`./`, `../`, `/`, `~`), no `/` at all,
+/// or slashes that are not a FEN's seven between ranks with no space.
+#[must_use]
+pub fn looks_like_path(arg: &str) -> bool {
+    const EXTENSIONS: [&str; 10] = [".epd", ".pgn", ".fen", ".txt", ".gz", ".zst", ".xz", ".bz2", ".toml", ".csv"];
+    let lower = arg.to_ascii_lowercase();
+    EXTENSIONS.iter().any(|x| lower.ends_with(x))
+        || ["./", "../", "/", "~"].iter().any(|p| arg.starts_with(p))
+        || !arg.contains('/')
+        || (!arg.contains(' ') && arg.matches('/').count() != 7)
 }

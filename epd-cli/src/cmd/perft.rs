@@ -67,16 +67,10 @@ fn read_jobs(files: &[String]) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
     let names: Vec<String> = if files.is_empty() { vec!["-".into()] } else { files.to_vec() };
     for name in names {
-        let reader: Box<dyn BufRead> = if name == "-" {
-            Box::new(std::io::BufReader::new(std::io::stdin()))
-        } else {
-            Box::new(std::io::BufReader::new(
-                std::fs::File::open(&name).with_context(|| format!("cannot open {name}"))?,
-            ))
-        };
+        let reader = std::io::BufReader::new(crate::files::open_input(&name)?.reader);
         let display = if name == "-" { "<stdin>".to_string() } else { name.clone() };
         for (i, line) in reader.split(b'\n').enumerate() {
-            let text = line.with_context(|| format!("cannot read {display}"))?;
+            let text = line.map_err(|e| crate::files::file_error("read", &display, &e))?;
             if text.iter().all(|b| b.is_ascii_whitespace() || *b == 0) {
                 continue;
             }

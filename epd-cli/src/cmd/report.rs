@@ -108,14 +108,7 @@ pub struct Args {
 }
 
 fn open(path: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
-    if path == "-" {
-        return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
-    }
-    let f = File::open(path).with_context(|| format!("cannot read {path}"))?;
-    if f.metadata().is_ok_and(|m| m.is_dir()) {
-        bail!("{path} is a directory");
-    }
-    Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+    Ok(Box::new(BufReader::with_capacity(1 << 16, crate::files::open_input(path)?.reader)))
 }
 
 fn load_key(path: &str) -> anyhow::Result<KeyBook> {
@@ -185,12 +178,16 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let names: Vec<String> =
         args.files.iter().map(|f| if f == "-" { "<stdin>".to_owned() } else { f.clone() }).collect();
     let mut inputs = Vec::new();
+    let mut heads: Vec<Vec<u8>> = Vec::new();
     for (i, f) in args.files.iter().enumerate() {
         let label = args.label.get(i).cloned().unwrap_or_else(|| {
             std::path::Path::new(&names[i]).file_name().map_or(names[i].clone(), |n| n.to_string_lossy().into_owned())
         });
         let path = (f != "-").then(|| std::path::PathBuf::from(f));
-        inputs.push(Input { label, file: names[i].clone(), reader: open(f)?, path });
+        let mut reader = open(f)?;
+        // The first block, for the binary-data check of the diagnostics.
+        heads.push(reader.fill_buf().map_err(|e| crate::files::file_error("read", &names[i], &e))?[..].to_vec());
+        inputs.push(Input { label, file: names[i].clone(), reader, path });
     }
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
     let options = Options { key, grouping, strict: args.strict, time_scores: args.time_scores };
@@ -216,7 +213,13 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
                 }
             }
         };
+        let mut started = None;
         let mut on_diag = |run: usize, r: &LineReport<'_>| {
+            if started != Some(run) {
+                // Binary input is said once, its line diagnostics counted.
+                printer.start_file(&names[run], &heads[run][..heads[run].len().min(8192)], &mut err);
+                started = Some(run);
+            }
             let mut buf = Vec::new();
             printer.render(&names[run]).line(r, &mut buf);
             printer.emit(&buf, &mut err);

@@ -157,7 +157,10 @@ impl Processor for Convert {
     }
 
     fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
-        let Job { out, .. } = job;
+        let Job { out, diags, .. } = job;
+        // FEN's move counters are what convert reads, not a deviation
+        // (E027 stays for a counter glued to the en passant field).
+        diags.retain(|d| !(d.code == epd_core::Code::MoveCounters && d.message.starts_with("FEN move counters")));
         match self.to {
             Target::Epd => rec.append_canonical(out),
             Target::Fen => {
