@@ -225,7 +225,9 @@ pub fn apply(rec: &mut Record, a: &Analysis, options: &AnalysisOptions) -> Resul
         // (a UCI engine's `info time`).
         let tenths = t.as_micros().div_ceil(100);
         match a.best {
-            Some(_) if tenths % 10 == 0 => rec.set(SOLVE_MS, &[clamp((tenths / 10).try_into().unwrap_or(u64::MAX))])?,
+            Some(_) if tenths.is_multiple_of(10) => {
+                rec.set(SOLVE_MS, &[clamp((tenths / 10).try_into().unwrap_or(u64::MAX))])?
+            }
             Some(_) => {
                 let text = format!("{}.{}", tenths / 10, tenths % 10);
                 rec.set(SOLVE_MS, &[OperandInput::Raw(text.as_bytes())])?;
