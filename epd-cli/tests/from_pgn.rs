@@ -155,3 +155,71 @@ fn warnings_point_at_the_pgn_line_and_column() {
         "{err}"
     );
 }
+
+/// Issue 32, item 6: `epd from-pgn` named Black's fifth move `move 10
+/// (Qxx4)` and put a bad FEN tag on line 2 at 1:1. Moves are named as PGN
+/// numbers them (from a FEN tag's fullmove number and side to move), tag
+/// problems are at the tag's line and the column of its value.
+#[test]
+fn diagnostics_name_moves_and_tags_in_pgn_terms() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "illegal White move",
+            "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Qd5 *\n",
+            &["3:24: error[P010]: 3. Qd5: illegal san: no queen can reach d5"],
+        ),
+        (
+            "illegal Black move",
+            "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6\n5. O-O Qxx4 6. Re1 *\n",
+            &["4:8: error[P010]: 5... Qxx4: invalid san at column 3: expected a target square such as e4"],
+        ),
+        (
+            "FEN tag, Black to move at fullmove 20",
+            "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 0 20\"]\n\n20... Kd7 21. O-O Kd1 *\n",
+            &["5:19: error[P010]: 21... Kd1: illegal san: no king can reach d1"],
+        ),
+        (
+            "FEN tag, Black's first move",
+            "[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 0 20\"]\n\n20... Ke9 *\n",
+            &["3:7: error[P010]: 20... Ke9: invalid san at column 3: expected a target square such as e4"],
+        ),
+        (
+            "bad FEN tag on line 2",
+            "[Event \"x\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1\"]\n\n1. e4 *\n",
+            &["2:7: error[P010]: FEN tag: invalid castling availability at column 50 of the FEN: expected castling \
+               letters K, Q, k, q or a file letter A-H, a-h"],
+        ),
+        (
+            "FEN tag spread oddly, good",
+            "[Event \"x\"]\n  [  FEN    \"  4k3/8/8/8/8/8/8/4K2R   b K - 0 20 \" ]\n\n20... Kd1 *\n",
+            &["4:7: error[P010]: 20... Kd1: illegal san: no king can reach d1"],
+        ),
+        (
+            "FEN tag spread oddly, bad",
+            "[Event \"x\"]\n  [  FEN    \"  4k3/8/8/8/8/8/8/4K2R   x K - 0 20 \" ]\n\n20... Kd1 *\n",
+            &["2:14: error[P010]: FEN tag: invalid active colour at column 26 of the FEN: expected 'w' or 'b'"],
+        ),
+        (
+            "SetUp without FEN",
+            "[Event \"x\"]\n[SetUp \"1\"]\n\n1. e4 *\n",
+            &["2:9: warning[P011]: tag SetUp is \"1\" but the game has no FEN tag: it starts from the standard position"],
+        ),
+    ];
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (what, pgn, want) in cases {
+        let path = dir.join(format!("issue32-{}.pgn", what.replace(' ', "-").replace(',', "")));
+        std::fs::write(&path, pgn).unwrap();
+        let file = path.to_str().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_epd")).arg("from-pgn").arg(file).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let errors = want.iter().any(|w| w.contains("error["));
+        assert_eq!(out.status.code(), Some(i32::from(errors)), "{what}: {err}");
+        let got: Vec<&str> = err.lines().filter(|l| l.contains("[P01")).collect();
+        let want: Vec<String> = want.iter().map(|w| format!("{file}:{w}")).collect();
+        assert_eq!(got, want, "{what}");
+        // The same through standard input.
+        let (_, _, err) = from_pgn(&[], pgn.as_bytes());
+        let got: Vec<&str> = err.lines().filter(|l| l.contains("[P01")).collect();
+        assert_eq!(got, want.iter().map(|w| w.replacen(file, "<stdin>", 1)).collect::<Vec<_>>(), "{what}");
+    }
+}

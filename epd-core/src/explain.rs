@@ -349,7 +349,8 @@ impl Code {
                 "PGN standard (1994) §8.2 (movetext), §9.7 (FEN tag)",
                 "an error: the game is converted up to that point, the next games go on",
                 "A move of the game that cannot be read or is not legal, or a FEN tag that is not a \
-                 legal position: the game's records stop there. The column points at the move.",
+                 legal position: the game's records stop there. The column points at the move (named \
+                 as PGN numbers it: 5. Nf3, 5... Qxe4), or at a FEN tag's value.",
                 "[Event \"x\"]\n\n1. e4 e5 2. Ke3 *",
                 "[Event \"x\"]\n\n1. e4 e5 2. Ke2 *",
             ),
@@ -358,8 +359,8 @@ impl Code {
                 "a warning: the game is converted",
                 "Something in the PGN that import format tolerates and export format would not write: \
                  a ')' without '(', a tag without its quoted value or ']', a comment or variation left \
-                 open, a game without a termination marker, an over-long token. The game is converted \
-                 all the same.",
+                 open, a game without a termination marker, an over-long token, a SetUp tag that \
+                 disagrees with the FEN tag. The game is converted all the same.",
                 "[Event \"x\"]\n\n1. e4 e5 ) 2. Nf3 *",
                 "[Event \"x\"]\n\n1. e4 e5 2. Nf3 *",
             ),

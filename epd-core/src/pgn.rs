@@ -6,13 +6,22 @@ use std::io::{self, BufRead, Write};
 
 use crate::{Move, ParseMode, Position, SanMode, Setup};
 
-/// A tag pair, `[Name "value"]`.
+/// A tag pair, `[Name "value"]`, with where it was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tag {
     /// The tag name.
     pub name: String,
     /// The value, unescaped.
     pub value: String,
+    /// 1-based line of the tag.
+    pub line: u64,
+    /// 1-based column (byte) of the tag's `[`.
+    pub column: u32,
+    /// 1-based column (byte) of the value's first byte, just after its
+    /// opening quote (where the value was expected when it has none). Up
+    /// to the first escape, byte `i` of [`Tag::value`] is at column
+    /// `value_column + i`.
+    pub value_column: u32,
 }
 
 /// A mainline move as written, with where it was found.
@@ -55,10 +64,16 @@ pub struct Note {
 }
 
 impl Game {
-    /// The value of a tag.
+    /// The value of a tag (the first, if the name is repeated).
     #[must_use]
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|t| t.name == name).map(|t| t.value.as_str())
+        self.tag_pair(name).map(|t| t.value.as_str())
+    }
+
+    /// A tag with where it was found (the first, if the name is repeated).
+    #[must_use]
+    pub fn tag_pair(&self, name: &str) -> Option<&Tag> {
+        self.tags.iter().find(|t| t.name == name)
     }
 }
 
@@ -293,8 +308,10 @@ impl<R: BufRead> PgnReader<R> {
             p += 1;
         }
         let mut value = Vec::new();
+        let value_column;
         if p < line.len() && line[p] == b'"' {
             p += 1;
+            value_column = p as u32 + 1;
             while p < line.len() && line[p] != b'"' {
                 if line[p] == b'\\' && p + 1 < line.len() {
                     p += 1;
@@ -304,9 +321,10 @@ impl<R: BufRead> PgnReader<R> {
             }
             p += 1;
         } else {
+            value_column = p.min(line.len()) as u32 + 1;
             game.warnings.push(Note {
                 line: self.line_no,
-                column: p.min(line.len()) as u32 + 1,
+                column: value_column,
                 message: format!("tag {name} has no quoted value"),
             });
         }
@@ -322,7 +340,13 @@ impl<R: BufRead> PgnReader<R> {
             }
         }
         if !name.is_empty() {
-            game.tags.push(Tag { name, value: String::from_utf8_lossy(&value).into_owned() });
+            game.tags.push(Tag {
+                name,
+                value: String::from_utf8_lossy(&value).into_owned(),
+                line: self.line_no,
+                column: open,
+                value_column,
+            });
         }
         self.pos = p;
     }
@@ -510,21 +534,18 @@ impl Converter {
         let mut out = Vec::with_capacity(256);
         while let Some(game) = reader.next_game()? {
             summary.games += 1;
-            for w in &game.warnings {
+            for w in game.warnings.iter().chain(&setup_warnings(&game)) {
                 report(&PgnDiagnostic { line: w.line, column: w.column, error: false, message: w.message.clone() });
             }
-            let start = match game.tag("FEN") {
-                Some(fen) => match Setup::from_fen(fen.as_bytes(), ParseMode::Lenient)
-                    .map_err(|e| e.to_string())
-                    .and_then(|s| Position::from_setup(s).map_err(|e| e.to_string()))
-                {
+            let start = match game.tag_pair("FEN") {
+                Some(tag) => match start_position(tag) {
                     Ok(p) => p,
-                    Err(e) => {
+                    Err(note) => {
                         report(&PgnDiagnostic {
-                            line: game.line,
-                            column: 0,
+                            line: note.line,
+                            column: note.column,
                             error: true,
-                            message: format!("FEN tag: {e}"),
+                            message: note.message,
                         });
                         continue;
                     }
@@ -545,7 +566,7 @@ impl Converter {
                             line: mt.line,
                             column: mt.column,
                             error: true,
-                            message: format!("move {} ({}): {e}", moves.len() + 1, String::from_utf8_lossy(&mt.san)),
+                            message: format!("{}: {e}", move_label(&start, moves.len(), &mt.san)),
                         });
                         ok = false;
                         break;
@@ -641,6 +662,45 @@ impl Converter {
     }
 }
 
+/// The position a `FEN` tag sets up, or the error at the tag's value: its
+/// line, and the column of the value's first byte (the message says where
+/// in the FEN, when the FEN cannot be read).
+fn start_position(tag: &Tag) -> Result<Position, Note> {
+    let at = |message: String| Note { line: tag.line, column: tag.value_column, message };
+    let setup = Setup::from_fen(tag.value.as_bytes(), ParseMode::Lenient).map_err(|e| {
+        at(format!("FEN tag: invalid {} at column {} of the FEN: expected {}", e.field, e.offset + 1, e.expected))
+    })?;
+    Position::from_setup(setup).map_err(|e| at(format!("FEN tag: {e}")))
+}
+
+/// What is wrong with a game's `SetUp` tag (PGN standard §9.7.1: "0" for
+/// the standard start, "1" when a `FEN` tag gives the start), at the tag's
+/// value. The game is converted all the same, from its `FEN` tag if it
+/// has one.
+fn setup_warnings(game: &Game) -> Vec<Note> {
+    let Some(tag) = game.tag_pair("SetUp") else {
+        return Vec::new();
+    };
+    let has_fen = game.tag_pair("FEN").is_some();
+    let message = match (tag.value.as_str(), has_fen) {
+        ("0", false) | ("1", true) => return Vec::new(),
+        ("1", false) => "tag SetUp is \"1\" but the game has no FEN tag: it starts from the standard position".into(),
+        ("0", true) => "tag SetUp is \"0\" but the game has a FEN tag: it starts from the FEN tag's position".into(),
+        (v, _) => format!("tag SetUp is {v:?}: expected \"0\" (the standard start) or \"1\" (a FEN tag's position)"),
+    };
+    vec![Note { line: tag.line, column: tag.value_column, message }]
+}
+
+/// A move named as PGN numbers it, from the game's start position:
+/// `5. Nf3` for White's move, `5... Qxx4` for Black's. A start position
+/// whose fullmove number is 0 counts as 1 (as python-chess does).
+fn move_label(start: &Position, index: usize, san: &[u8]) -> String {
+    let ply = index as u64 + u64::from(start.turn() == crate::Color::Black);
+    let number = u64::from(start.fullmoves().max(1)) + ply / 2;
+    let dots = if ply.is_multiple_of(2) { "." } else { "..." };
+    format!("{number}{dots} {}", String::from_utf8_lossy(san))
+}
+
 /// Makes text fit an EPD string: printing characters, under 256 bytes.
 fn sanitize(s: &str) -> String {
     let mut out = sanitize_chars(s);
@@ -732,5 +792,91 @@ mod tests {
         assert!(lines[5].contains("sm Kd3;"), "{}", lines[5]);
         assert_eq!(diags.len(), 1);
         assert!(diags[0].error && diags[0].message.contains("Rxx9"), "{:?}", diags[0]);
+    }
+
+    /// Issue 32, item 6: a move is named as PGN numbers it (`5... Qxx4`,
+    /// not `move 10 (Qxx4)`), counting from a FEN tag's fullmove number
+    /// and side to move; a tag's problem is at the tag's line and the
+    /// column of its value or '[' (a bad FEN tag on line 2 was at 1:1).
+    #[test]
+    fn diagnostics_name_moves_and_places_in_pgn_terms() {
+        const K: &str = "4k3/8/8/8/8/8/8/4K2R";
+        // (line, column, error, message) of each diagnostic.
+        type Want = (u64, u32, bool, &'static str);
+        let cases: &[(&str, &[Want])] = &[
+            // An illegal White move.
+            (
+                "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Qd5 *\n",
+                &[(3, 24, true, "3. Qd5: illegal san: no queen can reach d5")],
+            ),
+            // An illegal Black move, the issue's own.
+            (
+                "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6\n5. O-O Qxx4 6. Re1 *\n",
+                &[(4, 8, true, "5... Qxx4: invalid san at column 3: expected a target square such as e4")],
+            ),
+            // From a FEN tag, Black to move at fullmove 20.
+            (
+                "[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 0 20\"]\n[SetUp \"1\"]\n\n20... Kd1 *\n",
+                &[(4, 7, true, "20... Kd1: illegal san: no king can reach d1")],
+            ),
+            (
+                "[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 0 20\"]\n[SetUp \"1\"]\n\n20... Kd7 21. O-O Kd6 22. Rf8 Ke9 *\n",
+                &[(4, 31, true, "22... Ke9: invalid san at column 3: expected a target square such as e4")],
+            ),
+            // White to move at fullmove 0 counts from 1, as python-chess does.
+            ("[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 0\"]\n\nKd7 *\n", &[(3, 1, true, "1. Kd7: illegal san: no king can reach d7")]),
+            // A bad FEN tag on line 2: at the value's first byte, with the
+            // column inside the FEN in the message.
+            (
+                "[Event \"x\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1\"]\n\n1. e4 *\n",
+                &[(
+                    2,
+                    7,
+                    true,
+                    "FEN tag: invalid castling availability at column 50 of the FEN: expected castling letters K, Q, k, q or a file letter A-H, a-h",
+                )],
+            ),
+            // A FEN tag spread oddly: blanks around the name and inside the
+            // value.
+            (
+                "[Event \"x\"]\n  [  FEN    \"  4k3/8/8/8/8/8/8/4K2R   b K - 0 20 \" ]\n\n20... Kd1 *\n",
+                &[(4, 7, true, "20... Kd1: illegal san: no king can reach d1")],
+            ),
+            (
+                "[Event \"x\"]\n  [  FEN    \"  4k3/8/8/8/8/8/8/4K2R   x K - 0 20 \" ]\n\n20... Kd1 *\n",
+                &[(2, 14, true, "FEN tag: invalid active colour at column 26 of the FEN: expected 'w' or 'b'")],
+            ),
+            // Two tags on a line; a FEN that is not a legal position.
+            ("[Event \"x\"] [FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n", &[(1, 19, true, "FEN tag: white has no king")]),
+            // SetUp: at its value; the game is still converted.
+            (
+                "[Event \"x\"]\n[SetUp \"1\"]\n\n1. e4 *\n",
+                &[(2, 9, false, "tag SetUp is \"1\" but the game has no FEN tag: it starts from the standard position")],
+            ),
+            (
+                &*format!("[SetUp \"0\"]\n[FEN \"{K} w K - 0 1\"]\n\n1. O-O *\n"),
+                &[(1, 9, false, "tag SetUp is \"0\" but the game has a FEN tag: it starts from the FEN tag's position")],
+            ),
+            (
+                "[Event \"x\"]\n[SetUp  \"yes\"]\n\n1. e4 *\n",
+                &[(2, 10, false, "tag SetUp is \"yes\": expected \"0\" (the standard start) or \"1\" (a FEN tag's position)")],
+            ),
+            // Unclosed tags and tags without a value: at the '[' or where
+            // the value was expected.
+            (
+                "[Event \"x\"]\n[Site \"y\"\n [Round 5]\n\n1. e4 *\n",
+                &[(2, 1, false, "tag Site is not closed with ']'"), (3, 9, false, "tag Round has no quoted value")],
+            ),
+        ];
+        for (pgn, want) in cases {
+            let mut got = Vec::new();
+            to_epd(pgn.as_bytes(), Vec::new(), &EpdOptions::default(), |d| {
+                got.push((d.line, d.column, d.error, d.message.clone()));
+            })
+            .unwrap();
+            let want: Vec<(u64, u32, bool, String)> =
+                want.iter().map(|&(l, c, e, m)| (l, c, e, m.to_owned())).collect();
+            assert_eq!(got, want, "{pgn}");
+        }
     }
 }
