@@ -294,6 +294,15 @@ pub enum Binary {
     NotText(usize),
 }
 
+impl std::fmt::Display for Binary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Binary::Nul(i) => write!(f, "a NUL byte at offset {i}"),
+            Binary::NotText(p) => write!(f, "{p}% of its first bytes are not text"),
+        }
+    }
+}
+
 /// Sniffs the first block of an input (up to 8 KiB): binary when more
 /// than a tenth of it is neither printable text nor UTF-8 and a NUL byte
 /// comes in its first KiB, or when more than 30 % of it is. A text file
@@ -374,10 +383,6 @@ impl Printer {
         }
         let Some(why) = sniff(head) else { return };
         self.binary = true;
-        let why = match why {
-            Binary::Nul(i) => format!("a NUL byte at offset {i}"),
-            Binary::NotText(p) => format!("{p}% of its first bytes are not text"),
-        };
         let mut out = Vec::new();
         let mut name = Vec::new();
         push_escaped(file.as_bytes(), &mut name);

@@ -214,3 +214,33 @@ fn convert_takes_fen_counters_without_a_warning() {
     let o = epd(&["check", "--lenient", "in.fen"], dir.path());
     assert!(String::from_utf8_lossy(&o.stderr).contains("warning[E027]: FEN move counters"));
 }
+
+#[test]
+fn from_pgn_reads_compressed_games_and_refuses_binary_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = b"[Event \"x\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+    std::fs::write(dir.path().join("plain.pgn"), pgn).unwrap();
+    let plain = epd(&["from-pgn", "--id", "plain.pgn"], dir.path());
+    assert!(plain.status.success());
+    assert_eq!(String::from_utf8_lossy(&plain.stdout).lines().count(), 8);
+    for (format, bytes) in compressed(pgn) {
+        let name = format!("games-{format}.pgn");
+        std::fs::write(dir.path().join(&name), bytes).unwrap();
+        let o = epd(&["from-pgn", "--id", &name], dir.path());
+        assert!(o.status.success(), "{format}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, plain.stdout, "{format}");
+    }
+    // Binary junk: one error, no invented start-position game.
+    let junk: Vec<u8> = (0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+    std::fs::write(dir.path().join("junk.pgn"), junk).unwrap();
+    let o = epd(&["from-pgn", "junk.pgn"], dir.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("junk.pgn: error: this looks like binary data, not PGN ("), "{err}");
+    // -o FILE.gz writes gzip here too.
+    let o = epd(&["from-pgn", "--id", "plain.pgn", "-o", "out.epd.gz"], dir.path());
+    assert!(o.status.success());
+    let unzipped = Command::new("gzip").args(["-dc", "out.epd.gz"]).current_dir(dir.path()).output().unwrap();
+    assert_eq!(unzipped.stdout, plain.stdout);
+}

@@ -1,10 +1,8 @@
 //! `epd from-pgn [FILE...]`: one EPD record for the initial position and
 //! after every move of every game.
 
-use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 
-use anyhow::Context;
 use epd_core::pgn::{self, EpdOptions, PgnDiagnostic, PgnSummary};
 
 use crate::Outcome;
@@ -84,13 +82,13 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     };
     let mut converter = pgn::Converter::new(options);
     let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
-    let mut file_out;
-    let out: &mut dyn Write = match &args.output {
-        Some(path) if path != "-" => {
-            file_out = BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?);
-            &mut file_out
-        }
-        _ => stdout,
+    let mut file_out = match &args.output {
+        Some(path) if path != "-" => Some(crate::files::OutputFile::create(path, false)?),
+        _ => None,
+    };
+    let out: &mut dyn Write = match file_out.as_mut() {
+        Some(f) => f,
+        None => stdout,
     };
     let stderr = io::stderr();
     let mut err = BufWriter::new(stderr.lock());
@@ -114,20 +112,33 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             line.push(b'\n');
             let _ = err.write_all(&line);
         };
-        let s = if name == "-" {
-            let stdin = io::stdin();
-            converter.convert(BufReader::with_capacity(1 << 16, stdin.lock()), &mut *out, &mut reporter)
-        } else {
-            let f = File::open(name).with_context(|| format!("cannot open {name}"))?;
-            converter.convert(BufReader::with_capacity(1 << 16, f), &mut *out, &mut reporter)
+        let mut input = BufReader::with_capacity(1 << 16, crate::files::open_input(name)?.reader);
+        let head = io::BufRead::fill_buf(&mut input).map_err(|e| crate::files::file_error("read", display, &e))?;
+        if let Some(why) = crate::diagnostics::sniff(head) {
+            // Not PGN: converting it would invent a start-position game.
+            let mut line = Vec::new();
+            crate::diagnostics::push_escaped(display.as_bytes(), &mut line);
+            let _ = writeln!(
+                err,
+                "{}: error: this looks like binary data, not PGN ({why}); skipped",
+                String::from_utf8_lossy(&line)
+            );
+            errors += 1;
+            continue;
         }
-        .with_context(|| format!("while reading {display}"))?;
+        let s = converter
+            .convert(input, &mut *out, &mut reporter)
+            .map_err(|e| crate::files::file_error("read", display, &e))?;
         total.games += s.games;
         total.complete += s.complete;
         total.records += s.records;
         total.repeated += s.repeated;
     }
     out.flush()?;
+    if let Some(f) = file_out {
+        let path = args.output.as_deref().unwrap_or_default();
+        f.finish().map_err(|e| crate::files::file_error("write", path, &e))?;
+    }
     let filtered = args.unique || args.plies.is_some() || args.final_;
     if filtered {
         let repeated =
