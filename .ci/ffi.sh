@@ -17,6 +17,9 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v g++ >/dev/null || need+=(g++)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v python3 >/dev/null || need+=(python3)
+command -v pkg-config >/dev/null || need+=(pkgconf)
+command -v file >/dev/null || need+=(file)
+command -v objcopy >/dev/null || need+=(binutils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -33,12 +36,25 @@ cargo build --release -p epd-ffi
 LIB="$PWD/target/release"
 test -f "$LIB/libepdkit.so" && test -f "$LIB/libepdkit.a"
 # The library's SONAME is libepdkit.so.0: programs linked against it look
-# for that name, which an install makes a symlink (epd-ffi/install.sh).
+# for that name, which an install makes a symlink (epd-ffi/install.sh),
+# and README.md tells how to make in the build tree.
 objdump -p "$LIB/libepdkit.so" | grep -q 'SONAME *libepdkit.so.0$' || { echo "libepdkit.so has no SONAME libepdkit.so.0"; exit 1; }
-ln -sf libepdkit.so "$LIB/libepdkit.so.0"
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+
+step "the build tree, as README.md's Install section says"
+# Its commands as written (prog.c: an example), in an environment of PATH
+# and HOME only: the SONAME link (which the C programs below use too),
+# then a shared and a static link against target/release, each run.
+printf '%s\n' '4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id "tree";' > "$WORK/tree.epd"
+rm -f "$LIB/libepdkit.so.0"
+env -i PATH="$PATH" HOME="$WORK" WORK="$WORK" bash -euo pipefail -c '
+  ln -sf libepdkit.so target/release/libepdkit.so.0
+  cc examples-c/epd_inspect.c -Iinclude -Ltarget/release -lepdkit -Wl,-rpath,"$PWD/target/release" -o "$WORK/prog" && "$WORK/prog" "$WORK/tree.epd"
+  cc examples-c/epd_inspect.c -Iinclude target/release/libepdkit.a -lpthread -ldl -lm -lrt -lutil -lgcc_s -o "$WORK/prog" && "$WORK/prog" "$WORK/tree.epd"
+' > /dev/null
+echo "linked against the build tree, shared and static, ran"
 
 step "header drift (cbindgen $CBINDGEN_VERSION)"
 cbindgen --quiet --config epd-ffi/cbindgen.toml --crate epd-ffi --output "$WORK/epdkit.h" epd-ffi
@@ -180,21 +196,54 @@ done
 echo "valgrind: $runs runs, $fails failed"
 [ "$fails" -eq 0 ]
 
-step "install (epd-ffi/install.sh) and pkg-config"
-command -v pkg-config >/dev/null || { SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"; $SUDO apt-get install -y pkgconf; }
-PREFIX="$WORK/prefix"
-bash epd-ffi/install.sh "$PREFIX"
+step "install (README.md's Install section), stripped, pkg-config"
+# The commands of README.md's Install section for a prefix the system does
+# not search, as written (prog.c: an example), with HOME a temporary
+# directory and no other environment than PATH: the program must build
+# with pkg-config and run with only the two variables the README sets.
+home="$WORK/home"
+mkdir -p "$home"
+env -i PATH="$PATH" HOME="$home" WORK="$WORK" bash -euo pipefail -c '
+  bash epd-ffi/install.sh ~/.local
+  export PKG_CONFIG_PATH="$HOME/.local/lib/pkgconfig" LD_LIBRARY_PATH="$HOME/.local/lib"
+  cc examples-c/epd_inspect.c $(pkg-config --cflags --libs epdkit) -o "$WORK/inspect-pc" && "$WORK/inspect-pc" "$WORK/clean.epd"
+' > /dev/null
+PREFIX="$home/.local"
+readelf -d "$WORK/inspect-pc" > "$WORK/dynamic.txt"
+grep -q 'NEEDED.*libepdkit.so.0' "$WORK/dynamic.txt" || { echo "not linked against libepdkit.so.0"; exit 1; }
+if grep -qE 'RPATH|RUNPATH' "$WORK/dynamic.txt"; then echo "pkg-config gave a run-time path"; exit 1; fi
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
-test "$(pkg-config --modversion epdkit)" = "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
-# shellcheck disable=SC2046
-gcc -std=c89 "${C_STRICT[@]}" examples-c/epd_inspect.c -o "$WORK/inspect-pc" $(pkg-config --cflags --libs epdkit) -Wl,-rpath,"$PREFIX/lib"
-readelf -d "$WORK/inspect-pc" | grep -q 'NEEDED.*libepdkit.so.0' || { echo "not linked against libepdkit.so.0"; exit 1; }
-"$WORK/inspect-pc" "$WORK/clean.epd" > /dev/null
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
+test "$(pkg-config --modversion epdkit)" = "$version"
 # shellcheck disable=SC2046
 gcc -std=c89 "${C_STRICT[@]}" examples-c/epd_inspect.c -o "$WORK/inspect-pc-static" \
   $(pkg-config --cflags epdkit) "$PREFIX/lib/libepdkit.a" $(pkg-config --static --libs-only-l epdkit | sed 's/-lepdkit//')
 "$WORK/inspect-pc-static" "$WORK/clean.epd" > /dev/null
-echo "installed, found by pkg-config, linked shared and static, ran"
+# The installed libraries carry no debug information: the shared one is
+# stripped (under 8 MB; 18 MB with it), the static one has neither debug
+# sections nor LLVM bitcode (under 40 MB; 90 MB with them).
+so="$PREFIX/lib/libepdkit.so.$version"
+file "$so" | tee "$WORK/file.txt"
+grep -q ', stripped' "$WORK/file.txt" || { echo "$so is not stripped"; exit 1; }
+[ "$(stat -c %s "$so")" -lt 8000000 ] || { echo "$so is $(stat -c %s "$so") bytes"; exit 1; }
+objdump -h "$PREFIX/lib/libepdkit.a" > "$WORK/sections.txt"
+if grep -qE '\.debug_info|\.llvmbc' "$WORK/sections.txt"; then echo "libepdkit.a has debug sections or bitcode"; exit 1; fi
+[ "$(stat -c %s "$PREFIX/lib/libepdkit.a")" -lt 40000000 ] || { echo "libepdkit.a is $(stat -c %s "$PREFIX/lib/libepdkit.a") bytes"; exit 1; }
+ls -l "$so" "$PREFIX/lib/libepdkit.a"
+# --keep-debug and DESTDIR: the debug information in lib/.debug, named by
+# the library's .gnu_debuglink (and found there by gdb), staged under
+# DESTDIR with the pkg-config file naming the real prefix.
+DESTDIR="$WORK/stage" bash epd-ffi/install.sh --keep-debug /opt/epdkit > /dev/null
+staged="$WORK/stage/opt/epdkit/lib"
+test -f "$staged/.debug/libepdkit.so.$version.debug"
+readelf --string-dump=.gnu_debuglink "$staged/libepdkit.so.$version" > "$WORK/debuglink.txt"
+grep -q "libepdkit.so.$version.debug" "$WORK/debuglink.txt" || { echo "no .gnu_debuglink"; exit 1; }
+grep -qx 'prefix=/opt/epdkit' "$staged/pkgconfig/epdkit.pc"
+if command -v gdb >/dev/null; then
+  gdb -nx -batch -ex 'info line epd_status_message' "$staged/libepdkit.so" > "$WORK/gdb.txt" 2>&1
+  grep -q 'Line [0-9]* of ".*\.rs"' "$WORK/gdb.txt" || { cat "$WORK/gdb.txt"; echo "gdb does not find the debug information"; exit 1; }
+fi
+echo "installed stripped, found by pkg-config, linked shared and static, ran; debug information kept apart"
 
 step "python package (pip install, mypy, pytest)"
 bash .ci/python.sh
