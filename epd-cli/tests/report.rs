@@ -627,7 +627,7 @@ fn html_report_in_headless_chromium() {
             .filter(|r| r[5] == "solved")
             .map(|r| {
                 let tenths = (r[15].parse::<f64>().unwrap() * 10_000.0).round() as u64;
-                tenths + if tenths % 10 == 0 { 10 } else { 1 }
+                tenths + if tenths.is_multiple_of(10) { 10 } else { 1 }
             })
             .collect();
         within.sort_unstable();
@@ -705,7 +705,7 @@ fn html_report_in_headless_chromium() {
     let mut want: std::collections::BTreeMap<(u64, u64), u64> = Default::default();
     for (id, &a) in &ta {
         if let Some(&b) = tb.get(id) {
-            let step = |t: u64| if t % 10 == 0 { 10 } else { 1 };
+            let step = |t: u64| if t.is_multiple_of(10) { 10 } else { 1 };
             let res = step(a).max(step(b));
             let at = |t: u64| (((t as f64 / res as f64).round() as u64) * res).max(res);
             *want.entry((at(a), at(b))).or_insert(0) += 1;
