@@ -257,32 +257,9 @@ impl<'a> Json<'a> {
     }
 }
 
-/// Appends `text` with every byte a terminal could act on escaped: C0
-/// controls but TAB, DEL and C1 controls as `\xNN` or `\u{NN}`, and bytes
-/// that are not UTF-8 as `\xNN`.
-pub fn push_escaped(text: &[u8], out: &mut Vec<u8>) {
-    if text.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\t') {
-        out.extend_from_slice(text);
-        return;
-    }
-    for chunk in text.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c.is_control() && c != '\t' {
-                if c.is_ascii() {
-                    let _ = write!(out, "\\x{:02x}", c as u32);
-                } else {
-                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
-                }
-            } else {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-        }
-        for &b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
-    }
-}
+/// The one escaper, in the core: every byte from outside that reaches
+/// the terminal goes through it.
+pub use epd_core::push_escaped;
 
 /// Why an input looks like binary data rather than text.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -707,7 +707,7 @@ impl Director {
                     return;
                 }
                 let who = self.name_of(id);
-                self.out.push_back(Output::Traffic(format!("{who} < {}", escaped(&redacted(&line)))));
+                self.out.push_back(Output::Traffic(format!("{who} < {}", epd_core::escaped(&redacted(&line)))));
                 self.on_line(id, &line, at);
             }
             Input::TooLong { id } => {
@@ -1183,25 +1183,6 @@ fn redacted(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     out.into()
 }
 
-/// A client's bytes for the log: control characters and bytes that are
-/// not UTF-8 as `\xNN`, so a hostile line cannot forge log lines.
-fn escaped(line: &[u8]) -> String {
-    let mut out = String::with_capacity(line.len());
-    for chunk in line.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c.is_control() {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            } else {
-                out.push(c);
-            }
-        }
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1215,7 +1196,7 @@ mod tests {
             (b"Token \"\"; x", "Token \"*\"; x"),
             (b"a\x1b[31m\xff", "a\\x1b[31m\\xff"),
         ] {
-            assert_eq!(escaped(&redacted(line)), want, "{}", String::from_utf8_lossy(line));
+            assert_eq!(epd_core::escaped(&redacted(line)), want, "{}", String::from_utf8_lossy(line));
         }
     }
 }
