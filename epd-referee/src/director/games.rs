@@ -8,15 +8,17 @@ impl Director {
     /// concurrency allow.
     pub(super) fn pair(&mut self, now: Instant) {
         self.reattach(now);
-        while self.running.len() < self.event.concurrency as usize
-            && self.next_game < self.schedule.len()
-            && self.verdict.is_none()
-        {
+        while self.running.len() < self.event.concurrency as usize && self.next_game < self.schedule.len() {
             // The first scheduled game whose players both have a free
             // client; games are started in schedule order otherwise.
+            // After the SPRT's verdict only the second game of a pair
+            // already begun starts, so the pentanomial counts whole pairs.
             let mut started = false;
             for k in self.next_game..self.schedule.len() {
                 if self.running.contains_key(&k) || self.is_done(k) {
+                    continue;
+                }
+                if self.verdict.is_some() && !self.pair_begun(k) {
                     continue;
                 }
                 let g = self.schedule[k];
@@ -158,6 +160,20 @@ impl Director {
 
     pub(super) fn is_done(&self, k: usize) -> bool {
         self.done.contains(&k)
+    }
+
+    /// `true` if the other game of game `k`'s pair (games 2j and 2j + 1
+    /// share an opening) is running or over.
+    pub(super) fn pair_begun(&self, k: usize) -> bool {
+        let other = k ^ 1;
+        other < self.schedule.len() && (self.running.contains_key(&other) || self.is_done(other))
+    }
+
+    /// A game still to play after the SPRT's verdict: the second game of
+    /// a pair whose first has begun.
+    pub(super) fn half_pair_waiting(&self) -> bool {
+        (self.next_game..self.schedule.len())
+            .any(|k| !self.running.contains_key(&k) && !self.is_done(k) && self.pair_begun(k))
     }
 
     pub(super) fn start(&mut self, k: usize, white: ConnId, black: ConnId, now: Instant) {

@@ -612,10 +612,11 @@ impl Director {
     }
 
     /// Every game of the schedule is over, or the SPRT reached its
-    /// verdict and the games under way then are over.
+    /// verdict and the pairs under way then are over.
     #[must_use]
     pub fn is_over(&self) -> bool {
-        self.finished >= self.schedule.len() || (self.verdict.is_some() && self.running.is_empty())
+        self.finished >= self.schedule.len()
+            || (self.verdict.is_some() && self.running.is_empty() && !self.half_pair_waiting())
     }
 
     /// Counts a game over (two players): its pair, once both games are
@@ -651,7 +652,7 @@ impl Director {
             self.verdict = Some(v);
             let which = if v == crate::sprt::Verdict::H1 { "H1 accepted" } else { "H0 accepted" };
             self.note(&format!(
-                "SPRT {sprt}: {which} after {} pairs (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the games under way \
+                "SPRT {sprt}: {which} after {} pairs (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the pairs under way \
                  finish, no other starts",
                 self.penta.pairs()
             ));
