@@ -127,6 +127,17 @@ impl Worst {
     }
 }
 
+/// A stop flag and the thread that raises it after `after`.
+fn raise_after(after: Duration) -> (Arc<AtomicBool>, thread::JoinHandle<()>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let raiser = thread::spawn(move || {
+        thread::sleep(after);
+        flag.store(true, Ordering::Relaxed);
+    });
+    (stop, raiser)
+}
+
 fn assert_legal(name: &str, pos: &Position, best: Option<epd_core::Move>) {
     let m = best.unwrap_or_else(|| panic!("{name}: no move though the position has legal moves"));
     assert!(pos.is_legal(m), "{name}: {m:?} is not legal");
@@ -167,14 +178,7 @@ fn the_stop_flag_ends_every_search() {
     let mut worst = Worst::default();
     for (name, pos) in &positions {
         searcher.clear();
-        let stop = Arc::new(AtomicBool::new(false));
-        let raiser = {
-            let stop = Arc::clone(&stop);
-            thread::spawn(move || {
-                thread::sleep(LIMIT);
-                stop.store(true, Ordering::Relaxed);
-            })
-        };
+        let (stop, raiser) = raise_after(LIMIT);
         let t = Instant::now();
         let out = searcher.search(pos, &[], &SearchLimits::default(), &stop, &mut |_| {});
         worst.see(name, t.elapsed(), LIMIT);
@@ -227,15 +231,8 @@ fn the_mate_prover_meets_its_deadline_and_stop_flag() {
         abandoned += usize::from(solver.aborted());
         solver.set_deadline(None);
 
-        let stop = Arc::new(AtomicBool::new(false));
-        solver.set_stop(Arc::clone(&stop));
-        let raiser = {
-            let stop = Arc::clone(&stop);
-            thread::spawn(move || {
-                thread::sleep(LIMIT);
-                stop.store(true, Ordering::Relaxed);
-            })
-        };
+        let (stop, raiser) = raise_after(LIMIT);
+        solver.set_stop(stop);
         let t = Instant::now();
         let _ = solver.find_mate(pos, 8);
         let took = t.elapsed();
