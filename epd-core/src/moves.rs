@@ -157,6 +157,18 @@ impl Move {
         String::from_utf8(out).unwrap_or_default()
     }
 
+    /// Appends the UCI notation to a string (see [`Move::to_uci`]).
+    pub fn append_uci_to(self, chess960: bool, out: &mut String) {
+        let to = if self.is_castle() && !chess960 { self.king_destination() } else { self.to };
+        for sq in [self.from, to] {
+            out.push(sq.file().char());
+            out.push(sq.rank().char());
+        }
+        if let MoveKind::Promotion(r) = self.kind {
+            out.push(r.lower_char());
+        }
+    }
+
     /// Appends the UCI notation (see [`Move::to_uci`]).
     pub fn append_uci(self, chess960: bool, out: &mut Vec<u8>) {
         self.from.append_to(out);
@@ -295,6 +307,11 @@ mod tests {
         ] {
             assert_eq!(m.to_uci(false), std);
             assert_eq!(m.to_uci(true), c960);
+            for (chess960, want) in [(false, std), (true, c960)] {
+                let mut s = String::from("x ");
+                m.append_uci_to(chess960, &mut s);
+                assert_eq!(s, format!("x {want}"));
+            }
         }
     }
 }

@@ -36,5 +36,6 @@ pub mod search;
 pub mod uci_server;
 
 pub use engine::{
-    find_program, Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PvLine, UciConfig, UciEngine,
+    find_program, Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PositionCommand, PvLine,
+    SearchAction, UciConfig, UciEngine, UciParts, UciSearch,
 };

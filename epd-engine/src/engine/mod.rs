@@ -38,7 +38,7 @@ mod builtin;
 mod uci_client;
 
 pub use builtin::Builtin;
-pub use uci_client::{find_program, UciConfig, UciEngine};
+pub use uci_client::{find_program, PositionCommand, SearchAction, UciConfig, UciEngine, UciParts, UciSearch};
 
 /// How much effort one position gets. See the module documentation for
 /// which limits are hard and which soft.

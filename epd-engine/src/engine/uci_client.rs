@@ -240,6 +240,8 @@ pub struct UciEngine {
     declared: Vec<String>,
     /// Their defaults, by index in `declared` (`None`: no default given).
     defaults: Vec<Option<String>>,
+    /// The game of the last `play`.
+    last: PositionCommand,
 }
 
 impl core::fmt::Debug for UciEngine {
@@ -281,8 +283,15 @@ impl UciEngine {
         let name = std::path::Path::new(&config.program)
             .file_name()
             .map_or_else(|| config.program.clone(), |n| n.to_string_lossy().into_owned());
-        let mut engine =
-            UciEngine { config, name, process: None, starts: 0, declared: Vec::new(), defaults: Vec::new() };
+        let mut engine = UciEngine {
+            config,
+            name,
+            process: None,
+            starts: 0,
+            declared: Vec::new(),
+            defaults: Vec::new(),
+            last: PositionCommand::default(),
+        };
         engine.ensure_running()?;
         Ok(engine)
     }
@@ -537,17 +546,11 @@ impl Engine for UciEngine {
         limits: &Limits,
         stop: &AtomicBool,
     ) -> Result<Analysis, EngineError> {
-        let mut command = format!("position fen {}", start.fen());
-        let mut pos = *start;
-        if !moves.is_empty() {
-            command.push_str(" moves");
-            for &m in moves {
-                command.push(' ');
-                command.push_str(&m.to_uci(self.config.chess960 || pos.is_chess960()));
-                pos.play_unchecked(m);
-            }
-        }
-        self.search(&command, &pos, limits, stop)
+        let mut last = core::mem::take(&mut self.last);
+        let (command, pos) = last.update(start, moves, self.config.chess960);
+        let result = self.search(command, &pos, limits, stop);
+        self.last = last;
+        result
     }
 }
 
@@ -562,38 +565,25 @@ impl UciEngine {
         stop: &AtomicBool,
     ) -> Result<Analysis, EngineError> {
         self.ensure_running()?;
-        // `position` and `go` in one write: one wake-up of the engine.
-        self.send(&format!("{position}\n{}", Self::go_command(limits)))?;
-        let start = Instant::now();
-        let mut search = SearchLines::new(*pos);
-        let mut stop_at = limits.stop_after().map(|d| start + d);
-        let mut kill_at: Option<Instant> = None;
+        let (mut search, command) = UciSearch::start(position, *pos, limits, Instant::now());
+        self.send(&command)?;
         // How often the stop flag is looked at while the engine searches.
         let poll = Duration::from_millis(50);
         loop {
             let now = Instant::now();
-            if kill_at.is_none() && (stop.load(Ordering::Relaxed) || stop_at.is_some_and(|t| now >= t)) {
-                self.send("stop")?;
-                kill_at = Some(now + limits.grace);
-                stop_at = None;
-            }
-            if let Some(k) = kill_at {
-                if now >= k {
+            match search.on_time(now, stop.load(Ordering::Relaxed)) {
+                SearchAction::Wait => {}
+                SearchAction::Stop => self.send("stop")?,
+                SearchAction::Fail(e) => {
                     self.discard();
-                    return Err(EngineError::Timeout { waiting_for: "bestmove", after: start.elapsed() });
+                    return Err(e);
                 }
             }
-            let mut wake = now + poll;
-            for t in [stop_at, kill_at].into_iter().flatten() {
-                wake = wake.min(t);
-            }
+            let wake = search.wake_at().map_or(now + poll, |t| t.min(now + poll));
             let Some(line) = self.recv(wake)? else { continue };
-            match search.feed(&line) {
+            match search.on_line(&line) {
                 Ok(None) => {}
-                Ok(Some(mut analysis)) => {
-                    analysis.elapsed = start.elapsed();
-                    return Ok(analysis);
-                }
+                Ok(Some(analysis)) => return Ok(analysis),
                 Err(e) => {
                     // The engine's state is unknown after a bad bestmove.
                     self.discard();
@@ -601,6 +591,163 @@ impl UciEngine {
                 }
             }
         }
+    }
+
+    /// Hands the running engine over to a caller that drives it itself
+    /// (the referee's own event loop): the child, its pipes, and what was
+    /// read from it and not yet taken. `None` if it is not running.
+    /// Nothing is sent to it: the caller must make it quit.
+    #[cfg(unix)]
+    #[must_use]
+    pub fn into_parts(mut self) -> Option<UciParts> {
+        let p = self.process.take()?;
+        let pending = p.lines.buf[p.lines.at..].to_vec();
+        let stdout = p.lines.out;
+        Some(UciParts {
+            child: p.child,
+            stdin: p.stdin,
+            stdout,
+            pending,
+            declared: core::mem::take(&mut self.declared),
+            chess960: self.config.chess960,
+            handshake_timeout: self.config.handshake_timeout,
+        })
+    }
+}
+
+/// A running UCI engine taken out of a [`UciEngine`] (which started it
+/// and completed the handshake), for a caller with its own I/O.
+#[derive(Debug)]
+pub struct UciParts {
+    /// The child process.
+    pub child: Child,
+    /// Its standard input.
+    pub stdin: ChildStdin,
+    /// Its standard output.
+    pub stdout: ChildStdout,
+    /// Output already read from it and not yet taken as lines.
+    pub pending: Vec<u8>,
+    /// The options it declared.
+    pub declared: Vec<String>,
+    /// Whether it was told to play Chess960 (`UCI_Chess960`).
+    pub chess960: bool,
+    /// How long it may take to answer `isready`.
+    pub handshake_timeout: Duration,
+}
+
+/// The `position` command of a game, kept from one move to the next so
+/// that a game one or two moves on appends its moves rather than writing
+/// (and replaying) the whole game again.
+#[derive(Clone, Debug, Default)]
+pub struct PositionCommand {
+    fen: String,
+    chess960: bool,
+    moves: Vec<Move>,
+    text: String,
+    end: Position,
+}
+
+impl PositionCommand {
+    /// The command for the game from `start` with `moves` (castling
+    /// king-takes-rook when `chess960`), and the position it leads to.
+    pub fn update(&mut self, start: &Position, moves: &[Move], chess960: bool) -> (&str, Position) {
+        let chess960 = chess960 || start.is_chess960();
+        let fen = start.fen();
+        if self.fen != fen || self.chess960 != chess960 || !moves.starts_with(&self.moves) || self.text.is_empty() {
+            *self =
+                PositionCommand { text: format!("position fen {fen}"), fen, chess960, moves: Vec::new(), end: *start };
+        }
+        for &m in &moves[self.moves.len()..] {
+            if self.moves.is_empty() {
+                self.text.push_str(" moves");
+            }
+            self.text.push(' ');
+            m.append_uci_to(chess960, &mut self.text);
+            self.end.play_unchecked(m);
+            self.moves.push(m);
+        }
+        (&self.text, self.end)
+    }
+}
+
+/// What a UCI search wants done at a given time ([`UciSearch::on_time`]).
+#[derive(Debug)]
+pub enum SearchAction {
+    /// Nothing: wait for a line, or until [`UciSearch::wake_at`].
+    Wait,
+    /// Send `stop`.
+    Stop,
+    /// The engine did not answer `stop` within the grace: kill it.
+    Fail(EngineError),
+}
+
+/// One search by a UCI engine, apart from any I/O: it gives the command
+/// to send, takes the engine's lines and the time, and says when to send
+/// `stop`, when to give up, and the analysis at `bestmove`. [`UciEngine`]
+/// drives it with blocking reads; the referee drives it from its event
+/// loop.
+#[derive(Debug)]
+pub struct UciSearch {
+    lines: SearchLines,
+    start: Instant,
+    stop_at: Option<Instant>,
+    kill_at: Option<Instant>,
+    grace: Duration,
+}
+
+impl UciSearch {
+    /// A search of `pos`, reached by the `position` command `position`,
+    /// under `limits`, begun at `now`; with the text to write to the
+    /// engine, `position` and `go`, without the final newline (one write,
+    /// one wake-up of the engine).
+    #[must_use]
+    pub fn start(position: &str, pos: Position, limits: &Limits, now: Instant) -> (UciSearch, String) {
+        let search = UciSearch {
+            lines: SearchLines::new(pos),
+            start: now,
+            stop_at: limits.stop_after().map(|d| now + d),
+            kill_at: None,
+            grace: limits.grace,
+        };
+        (search, format!("{position}\n{}", UciEngine::go_command(limits)))
+    }
+
+    /// The time at which [`UciSearch::on_time`] has something to do.
+    #[must_use]
+    pub fn wake_at(&self) -> Option<Instant> {
+        match (self.stop_at, self.kill_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// What to do at `now`; `stop`: the caller wants the search stopped.
+    pub fn on_time(&mut self, now: Instant, stop: bool) -> SearchAction {
+        if self.kill_at.is_none() && (stop || self.stop_at.is_some_and(|t| now >= t)) {
+            self.kill_at = Some(now + self.grace);
+            self.stop_at = None;
+            return SearchAction::Stop;
+        }
+        if self.kill_at.is_some_and(|k| now >= k) {
+            return SearchAction::Fail(EngineError::Timeout {
+                waiting_for: "bestmove",
+                after: now.saturating_duration_since(self.start),
+            });
+        }
+        SearchAction::Wait
+    }
+
+    /// Takes one line of the engine's output: the analysis at
+    /// `bestmove`, `None` before.
+    ///
+    /// # Errors
+    /// [`EngineError::Protocol`] for a `bestmove` that cannot be taken:
+    /// the engine's state is then unknown.
+    pub fn on_line(&mut self, line: &str) -> Result<Option<Analysis>, EngineError> {
+        Ok(self.lines.feed(line)?.map(|mut a| {
+            a.elapsed = self.start.elapsed();
+            a
+        }))
     }
 }
 
@@ -654,6 +801,14 @@ const INFO_KEYWORDS: &[&str] = &[
     "wdl",
 ];
 
+/// Whether a word after `pv` belongs to the pv: any word but a keyword.
+/// A coordinate move (`e2e4`, `e7e8q`, `0000`) has a digit second, as no
+/// keyword has, which settles nearly every word without the list.
+fn is_pv_word(w: &str) -> bool {
+    let b = w.as_bytes();
+    ((b.len() == 4 || b.len() == 5) && b[1].is_ascii_digit()) || !INFO_KEYWORDS.contains(&w)
+}
+
 impl<'a> UciInfo<'a> {
     /// Parses an `info` line; `None` for any other line. Unknown tokens
     /// are skipped; a malformed number leaves its field unset.
@@ -692,7 +847,7 @@ impl<'a> UciInfo<'a> {
                 "pv" => {
                     info.pv.clear();
                     while let Some(&m) = tokens.peek() {
-                        if INFO_KEYWORDS.contains(&m) {
+                        if !is_pv_word(m) {
                             break;
                         }
                         info.pv.push(m);
@@ -928,6 +1083,55 @@ mod tests {
         assert!(UciInfo::parse("bestmove e2e4").is_none());
         let i = UciInfo::parse("info score cp 12 wdl 400 300 300 pv d2d4").unwrap();
         assert_eq!(i.pv, ["d2d4"]);
+        // A pv ends at the next keyword, whatever it is; promotions, null
+        // moves and odd words before it stay in the pv.
+        for (line, pv) in [
+            ("info pv e7e8q a1h8 depth 3", &["e7e8q", "a1h8"][..]),
+            ("info pv e2e4 0000 currmove e2e4 currmovenumber 1", &["e2e4", "0000"]),
+            ("info pv b7b8n cpuload 500", &["b7b8n"]),
+            ("info pv e1g1 time 5 nodes 9", &["e1g1"]),
+            ("info pv e2e4 xyz e7e5 nodes 9", &["e2e4", "xyz", "e7e5"]),
+            ("info pv e2e4 string hello", &["e2e4"]),
+        ] {
+            assert_eq!(UciInfo::parse(line).unwrap().pv, pv, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_game_one_move_on_appends_to_the_last_position_command() {
+        let (config, log) = logging_engine("append", false, "a7a6");
+        let mut engine = UciEngine::start(config).unwrap();
+        let start = Position::startpos();
+        let limits = Limits { depth: Some(1), ..Limits::default() };
+        let stop = AtomicBool::new(false);
+        let mut pos = start;
+        let mut moves = Vec::new();
+        for uci in ["e2e4", "a7a6", "g1f3"] {
+            let m = pos.parse_uci(uci.as_bytes()).unwrap();
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        let _ = engine.play(&start, &moves[..1], &limits, &stop);
+        let _ = engine.play(&start, &moves, &limits, &stop);
+        // Another game, and the same game taken back: written afresh.
+        let other: Position = "4k3/8/8/8/8/8/8/4K3 w - - 0 1".parse().unwrap();
+        let _ = engine.play(&other, &[], &limits, &stop);
+        let _ = engine.play(&start, &moves[..2], &limits, &stop);
+        // (Its bestmove is not legal everywhere: the engine is started
+        // again then, and the commands still go to the same log.)
+        drop(engine);
+        let sent = std::fs::read_to_string(&log).unwrap();
+        let positions: Vec<&str> = sent.lines().filter(|l| l.starts_with("position")).collect();
+        let startfen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(
+            positions,
+            [
+                format!("position fen {startfen} moves e2e4"),
+                format!("position fen {startfen} moves e2e4 a7a6 g1f3"),
+                "position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1".to_owned(),
+                format!("position fen {startfen} moves e2e4 a7a6"),
+            ]
+        );
     }
 
     #[test]
