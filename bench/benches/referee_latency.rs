@@ -176,7 +176,8 @@ fn main() {
         let ev = event(&dir, games);
         let (tx, rx) = std::sync::mpsc::channel();
         let server = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            // The referee's own runtime, as `epd referee` builds it.
+            let rt = epd_referee::runtime::new_runtime().unwrap();
             rt.block_on(async move {
                 let (btx, brx) = tokio::sync::oneshot::channel();
                 let run =

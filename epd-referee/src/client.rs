@@ -67,28 +67,29 @@ pub struct SignOn<'a> {
 /// The link to a referee, both directions.
 pub type Link = (Box<dyn Read + Send>, Box<dyn Write + Send>);
 
-/// A connection to a referee, signed on. It follows the game it plays:
-/// the position the referee set up and the moves played since
-/// ([`Client::history`]), so an engine can be given the whole game.
+/// A connection to a referee, signed on. It follows the game it plays
+/// (a [`Follower`], whose accessors it offers through `Deref`): the
+/// position the referee set up and the moves played since, so an engine
+/// can be given the whole game.
 pub struct Client {
     reader: BufReader<Box<dyn Read + Send>>,
     writer: Box<dyn Write + Send>,
     /// The TCP stream, to shut down on sign-off.
     tcp: Option<TcpStream>,
-    last: Option<Incoming>,
-    tags: Vec<(String, String)>,
-    /// The game being played: where it started and the moves since.
-    start: Option<Position>,
-    moves: Vec<Move>,
-    /// The position after `moves` from `start` (kept, not replayed).
-    now: Option<Position>,
-    /// The referee has sent something on this connection.
-    heard: bool,
+    follower: Follower,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("last", &self.last).field("moves", &self.moves.len()).finish_non_exhaustive()
+        f.debug_struct("Client").field("follower", &self.follower).finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for Client {
+    type Target = Follower;
+
+    fn deref(&self) -> &Follower {
+        &self.follower
     }
 }
 
@@ -141,25 +142,8 @@ impl Client {
     /// # Errors
     /// The sign-on cannot be written.
     pub fn over((reader, writer): Link, sign_on: &SignOn<'_>) -> io::Result<Client> {
-        let mut c = Client {
-            reader: BufReader::new(reader),
-            writer,
-            tcp: None,
-            last: None,
-            tags: Vec::new(),
-            start: None,
-            moves: Vec::new(),
-            now: None,
-            heard: false,
-        };
-        let hello = ClientRecord {
-            request: "sign_on",
-            sender: Some(("localhost", sign_on.name)),
-            token: sign_on.token,
-            heartbeat_ms: sign_on.heartbeat.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX).max(1)),
-            ..ClientRecord::default()
-        };
-        c.send(&hello.to_line(&Position::startpos()))?;
+        let mut c = Client { reader: BufReader::new(reader), writer, tcp: None, follower: Follower::default() };
+        c.send(&sign_on.to_line())?;
         Ok(c)
     }
 
@@ -198,17 +182,98 @@ impl Client {
             if n == 0 {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the referee closed the connection"));
             }
-            self.heard = true;
+            self.follower.heard = true;
             if line.last() != Some(&b'\n') {
                 return Err(invalid("a record from the referee without its end"));
             }
             line.pop();
-            // A blank line is a heartbeat, not a record.
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                break;
+            if let Some(command) = self.follower.take(&line)? {
+                return Ok(command);
             }
         }
-        let text = line.strip_suffix(b"\r").unwrap_or(&line);
+    }
+
+    /// Answers the last `respond`.
+    ///
+    /// # Errors
+    /// The move is not legal in [`Follower::position`], or the connection
+    /// failed.
+    pub fn reply(&mut self, reply: Reply) -> io::Result<()> {
+        self.reply_with(reply, None)
+    }
+
+    /// Answers the last `respond`, with the engine's score, depth and
+    /// nodes (`ce`, `acd`, `acn`), which the referee adjudicates from and
+    /// writes into the PGN.
+    ///
+    /// # Errors
+    /// As [`Client::reply`].
+    pub fn reply_with(&mut self, reply: Reply, eval: Option<crate::protocol::Eval>) -> io::Result<()> {
+        let line = self.follower.reply_line(reply, eval)?;
+        self.send(&line)
+    }
+
+    /// Signs off and closes the connection.
+    ///
+    /// # Errors
+    /// The sign-off could not be written (the connection is closed all
+    /// the same).
+    pub fn sign_off(mut self) -> io::Result<()> {
+        let rec = ClientRecord { request: "sign_off", ..ClientRecord::default() };
+        let r = self.send(&rec.to_line(&self.position()));
+        if let Some(s) = &self.tcp {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+        r
+    }
+}
+
+impl SignOn<'_> {
+    /// The `sign_on` record, canonical EPD, no newline.
+    #[must_use]
+    pub fn to_line(&self) -> Vec<u8> {
+        let hello = ClientRecord {
+            request: "sign_on",
+            sender: Some(("localhost", self.name)),
+            token: self.token,
+            heartbeat_ms: self.heartbeat.map(|h| u64::try_from(h.as_millis()).unwrap_or(u64::MAX).max(1)),
+            ..ClientRecord::default()
+        };
+        hello.to_line(&Position::startpos())
+    }
+}
+
+/// The client side of the protocol apart from any I/O: it takes the
+/// referee's lines, follows the game they describe (the position the
+/// referee set up and the moves played since) and writes the client's
+/// replies. A [`Client`] is one over a blocking link; the referee's local
+/// players drive one from its event loop.
+#[derive(Debug, Default)]
+pub struct Follower {
+    last: Option<Incoming>,
+    tags: Vec<(String, String)>,
+    /// The game being played: where it started and the moves since.
+    start: Option<Position>,
+    moves: Vec<Move>,
+    /// The position after `moves` from `start` (kept, not replayed).
+    now: Option<Position>,
+    /// The referee has sent something on this connection.
+    heard: bool,
+}
+
+impl Follower {
+    /// Takes one line from the referee (without its newline): its
+    /// command, `None` for a blank line (a heartbeat).
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidData`]: not a referee record.
+    pub fn take(&mut self, line: &[u8]) -> io::Result<Option<Command>> {
+        self.heard = true;
+        // A blank line is a heartbeat, not a record.
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
         let inc = parse_command(text).map_err(|e| {
             invalid(format!("a record from the referee I cannot read ({}): {}", e.0, String::from_utf8_lossy(text)))
         })?;
@@ -230,7 +295,42 @@ impl Client {
         }
         let command = inc.command;
         self.last = Some(inc);
-        Ok(command)
+        Ok(Some(command))
+    }
+
+    /// The reply to the last `respond`, canonical EPD, no newline; a
+    /// move is added to the game followed.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidInput`]: the move is not legal in
+    /// [`Follower::position`].
+    pub fn reply_line(&mut self, reply: Reply, eval: Option<crate::protocol::Eval>) -> io::Result<Vec<u8>> {
+        let pos = self.position();
+        let game = self.game();
+        let base = ClientRecord { request: "reply", game, eval, ..ClientRecord::default() };
+        let rec = match reply {
+            Reply::Move { mv, draw_offer, draw_claim } => {
+                if !pos.is_legal(mv) {
+                    return Err(io::Error::new(io::ErrorKind::InvalidInput, "the move is not legal in the position"));
+                }
+                let flags: &[&str] = match (draw_offer, draw_claim) {
+                    (_, true) => &["draw_claim"],
+                    (true, false) => &["draw_offer"],
+                    (false, false) => &[],
+                };
+                ClientRecord { sm: Some(mv), flags, ..base }
+            }
+            Reply::AcceptDraw => ClientRecord { flags: &["draw_accept"], ..base },
+            Reply::ClaimDraw => ClientRecord { flags: &["draw_claim"], ..base },
+            Reply::Resign => ClientRecord { flags: &["resign"], ..base },
+        };
+        let line = rec.to_line(&pos);
+        if let Reply::Move { mv, .. } = reply {
+            if self.current() == Some(pos) {
+                self.push_move(mv);
+            }
+        }
+        Ok(line)
     }
 
     /// The game so far with the referee's position and move: the history
@@ -362,65 +462,6 @@ impl Client {
     #[must_use]
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-
-    /// Answers the last `respond`.
-    ///
-    /// # Errors
-    /// The move is not legal in [`Client::position`], or the connection
-    /// failed.
-    pub fn reply(&mut self, reply: Reply) -> io::Result<()> {
-        self.reply_with(reply, None)
-    }
-
-    /// Answers the last `respond`, with the engine's score, depth and
-    /// nodes (`ce`, `acd`, `acn`), which the referee adjudicates from and
-    /// writes into the PGN.
-    ///
-    /// # Errors
-    /// As [`Client::reply`].
-    pub fn reply_with(&mut self, reply: Reply, eval: Option<crate::protocol::Eval>) -> io::Result<()> {
-        let pos = self.position();
-        let game = self.game();
-        let base = ClientRecord { request: "reply", game, eval, ..ClientRecord::default() };
-        let rec = match reply {
-            Reply::Move { mv, draw_offer, draw_claim } => {
-                if !pos.is_legal(mv) {
-                    return Err(io::Error::new(io::ErrorKind::InvalidInput, "the move is not legal in the position"));
-                }
-                let flags: &[&str] = match (draw_offer, draw_claim) {
-                    (_, true) => &["draw_claim"],
-                    (true, false) => &["draw_offer"],
-                    (false, false) => &[],
-                };
-                ClientRecord { sm: Some(mv), flags, ..base }
-            }
-            Reply::AcceptDraw => ClientRecord { flags: &["draw_accept"], ..base },
-            Reply::ClaimDraw => ClientRecord { flags: &["draw_claim"], ..base },
-            Reply::Resign => ClientRecord { flags: &["resign"], ..base },
-        };
-        let line = rec.to_line(&pos);
-        self.send(&line)?;
-        if let Reply::Move { mv, .. } = reply {
-            if self.current() == Some(pos) {
-                self.push_move(mv);
-            }
-        }
-        Ok(())
-    }
-
-    /// Signs off and closes the connection.
-    ///
-    /// # Errors
-    /// The sign-off could not be written (the connection is closed all
-    /// the same).
-    pub fn sign_off(mut self) -> io::Result<()> {
-        let rec = ClientRecord { request: "sign_off", ..ClientRecord::default() };
-        let r = self.send(&rec.to_line(&self.position()));
-        if let Some(s) = &self.tcp {
-            let _ = s.shutdown(std::net::Shutdown::Both);
-        }
-        r
     }
 }
 

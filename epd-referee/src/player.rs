@@ -15,10 +15,10 @@ use std::io::ErrorKind;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use epd_core::Color;
-use epd_engine::{Engine, EngineError, GameClock, Limits};
+use epd_core::{Color, Position};
+use epd_engine::{Analysis, Engine, EngineError, GameClock, Limits};
 
-use crate::client::{Client, Reply};
+use crate::client::{Client, Follower, Reply};
 use crate::protocol::{Command, Eval};
 use crate::Clock;
 
@@ -95,7 +95,7 @@ impl From<EngineError> for Failure {
 
 /// The engine's state across one game.
 #[derive(Default)]
-struct GameState {
+pub(crate) struct GameState {
     /// Scores of the engine's last moves, its own point of view.
     scores: Vec<i32>,
 }
@@ -133,7 +133,10 @@ pub fn session(
                 engine.new_game()?;
             }
             Command::Respond => {
-                let (reply, eval) = respond(conduct, engine, &mut state, &client, &stop)?;
+                let turn = turn(conduct, &client);
+                engine.set_chess960(turn.chess960)?;
+                let analysis = engine.play(&turn.start, client.moves(), &turn.limits, &stop)?;
+                let (reply, eval) = answer(conduct, &mut state, &client, &analysis);
                 if let Err(e) = client.reply_with(reply, eval) {
                     if e.kind() == ErrorKind::InvalidInput {
                         return Err(Failure::Move(e));
@@ -151,28 +154,17 @@ pub fn session(
     }
 }
 
-/// The engine's answer to a respond: a move, with a draw offer or claim,
-/// or a draw acceptance or a resignation; and its score, depth and nodes.
-fn respond(
-    conduct: &Conduct,
-    engine: &mut dyn Engine,
-    state: &mut GameState,
-    client: &Client,
-    stop: &AtomicBool,
-) -> Result<(Reply, Option<Eval>), EngineError> {
-    let mut eval = None;
-    let reply = choose(conduct, engine, state, client, stop, &mut eval)?;
-    Ok((reply, eval))
+/// A `respond` set up for the engine: where the game started (its moves
+/// are [`Follower::moves`]), the search limits (the referee's clocks, or
+/// the conduct's depth, nodes or time), and whether it is Chess960.
+pub(crate) struct Turn {
+    pub start: Position,
+    pub limits: Limits,
+    pub chess960: bool,
 }
 
-fn choose(
-    conduct: &Conduct,
-    engine: &mut dyn Engine,
-    state: &mut GameState,
-    client: &Client,
-    stop: &AtomicBool,
-    eval: &mut Option<Eval>,
-) -> Result<Reply, EngineError> {
+/// The engine's search for the last `respond`.
+pub(crate) fn turn(conduct: &Conduct, client: &Follower) -> Turn {
     let pos = client.position();
     let mut limits =
         Limits { depth: conduct.depth, nodes: conduct.nodes, movetime: conduct.movetime, ..Limits::default() };
@@ -194,15 +186,30 @@ fn choose(
     } else if limits.is_infinite() {
         limits.movetime = Some(Duration::from_millis(1000));
     }
-    engine.set_chess960(client.is_chess960())?;
-    let a = engine.play(&start, moves, &limits, stop)?;
+    Turn { start, limits, chess960: client.is_chess960() }
+}
+
+/// The answer to a respond from the engine's analysis `a`: a move, with
+/// a draw offer or claim, or a draw acceptance or a resignation; and its
+/// score, depth and nodes.
+pub(crate) fn answer(
+    conduct: &Conduct,
+    state: &mut GameState,
+    client: &Follower,
+    a: &Analysis,
+) -> (Reply, Option<Eval>) {
     let score = a.score.map(|s| s.to_ce() as i32);
-    *eval = score.map(|ce| Eval {
+    let eval = score.map(|ce| Eval {
         ce,
         depth: a.depth,
         nodes: a.nodes,
         pv: a.pv.iter().take(crate::protocol::MAX_PV).copied().collect(),
     });
+    (choose(conduct, state, client, a, score), eval)
+}
+
+fn choose(conduct: &Conduct, state: &mut GameState, client: &Follower, a: &Analysis, score: Option<i32>) -> Reply {
+    let pos = client.position();
     if let Some(s) = score {
         state.scores.push(s);
     }
@@ -213,7 +220,7 @@ fn choose(
     };
     if let Some((cp, n)) = conduct.resign {
         if recent(n, &|s| s <= -cp) {
-            return Ok(Reply::Resign);
+            return Reply::Resign;
         }
     }
     let drawish = match conduct.draw {
@@ -221,11 +228,11 @@ fn choose(
         None => false,
     };
     if client.draw_offered() && drawish {
-        return Ok(Reply::AcceptDraw);
+        return Reply::AcceptDraw;
     }
     let Some(mv) = a.best.or_else(|| a.pv.first().copied()) else {
         // No legal move: the referee has already ended the game.
-        return Ok(Reply::ClaimDraw);
+        return Reply::ClaimDraw;
     };
     if conduct.claims {
         let mut after = pos;
@@ -239,8 +246,8 @@ fn choose(
             h.is_threefold()
         };
         if threefold || after.is_fifty_moves() {
-            return Ok(Reply::Move { mv, draw_offer: false, draw_claim: true });
+            return Reply::Move { mv, draw_offer: false, draw_claim: true };
         }
     }
-    Ok(Reply::Move { mv, draw_offer: drawish && pos.fullmoves() >= 30, draw_claim: false })
+    Reply::Move { mv, draw_offer: drawish && pos.fullmoves() >= 30, draw_claim: false }
 }

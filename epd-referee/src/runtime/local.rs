@@ -1,43 +1,57 @@
 //! Local players (`uci` in the event file): UCI engines the referee
 //! drives itself, without a bridge process.
 //!
-//! Each instance is a thread that owns its engine for the whole event (the
-//! hash and the process are kept from game to game) and plays through
-//! [`player::session`], the rule `epd play` follows. Its connection to the
-//! director is virtual: the lines it writes reach the director's inbox as
-//! a TCP client's lines do ([`Input::Line`], after [`Inbox::Connected`];
-//! [`Input::Closed`] when it leaves), and the director's messages come
-//! back through the same bounded queue a TCP writer reads. So the director
-//! cannot tell it from a client over TCP: the same sign-on (with the
-//! player's token), the same clocks, journal and faults, and a player
-//! that does not read is dropped as one over TCP is. What it saves is a
-//! process and a socket per engine, and the four thread wake-ups each
-//! move costs through them.
+//! Each instance is a task of the referee's runtime that owns its engine
+//! for the whole event (the hash and the process are kept from game to
+//! game) and plays as [`player::session`] does, the rule `epd play`
+//! follows: the same [`Follower`] reads the director's records, and the
+//! same [`player::turn`] and [`player::answer`] turn them into a search
+//! and a reply. Its connection to the director is virtual: the lines it
+//! writes reach the director's inbox as a TCP client's lines do
+//! ([`Input::Line`], after [`Inbox::Connected`]; [`Input::Closed`] when it
+//! leaves), and the director's messages come back through the same
+//! bounded queue a TCP writer reads. So the director cannot tell it from
+//! a client over TCP: the same sign-on (with the player's token), the
+//! same clocks, journal and faults, and a player that does not read is
+//! dropped as one over TCP is.
+//!
+//! The engine is started and set up by [`UciEngine`] (on a blocking
+//! thread), then driven from the event loop itself: its output is read
+//! as the runtime's other sockets are, and a [`UciSearch`] says what each
+//! line means. So a move costs one wake-up, when the engine's line
+//! arrives, as in a tournament manager whose game thread drives both
+//! engines: no bridge process, no thread of its own to wake.
 //!
 //! When the engine fails (it crashed, hung or broke the protocol) the
-//! thread drops its connection, as a crashed `epd play` would, and comes
+//! task drops its connection, as a crashed `epd play` would, and comes
 //! back with the engine started again after a growing pause; the director
 //! brings it back into its game within the event's `disconnect_grace`, or
 //! the game is lost by abandonment.
 
-use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use epd_engine::{find_program, UciConfig, UciEngine};
-use tokio::sync::mpsc;
+use epd_core::{Move, Position};
+use epd_engine::{
+    find_program, Analysis, EngineError, Limits, PositionCommand, SearchAction, UciConfig, UciEngine, UciSearch,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{mpsc, watch};
 
-use super::{Inbox, Out, QUEUE};
-use crate::client::{Client, SignOn};
+use super::{Inbox, QUEUE};
+use crate::client::{Follower, SignOn};
 use crate::director::{ConnId, Input};
 use crate::event::{Event, Player};
 use crate::player::{self, Conduct, Failure, Session};
-use crate::protocol::MAX_RECORD;
+use crate::protocol::Command;
 
 /// Connection ids of local players start here, far from the listener's
 /// (1, 2, ...) and the serial lines'.
 const FIRST_ID: u64 = 1 << 48;
+
+/// The longest line an engine may write (longer ones are cut there).
+const MAX_ENGINE_LINE: usize = 1 << 20;
 
 /// One instance of a local player.
 #[derive(Clone, Debug)]
@@ -50,64 +64,35 @@ struct Spec {
     conduct: Conduct,
 }
 
-/// What the runtime keeps of its local players: their threads, and the
-/// flag that tells them the event is over.
+/// What the runtime keeps of its local players: their tasks, and the
+/// gate that lets them in.
 pub(super) struct Local {
-    threads: Vec<std::thread::JoinHandle<()>>,
-    over: Arc<AtomicBool>,
-    gate: Arc<Gate>,
-}
-
-/// Where the players wait, engines started, for the event to begin
-/// (`Some(true)`) or to be called off (`Some(false)`): none connects
-/// before the director runs.
-#[derive(Default)]
-struct Gate {
-    open: std::sync::Mutex<Option<bool>>,
-    changed: std::sync::Condvar,
-}
-
-impl Gate {
-    fn set(&self, go: bool) {
-        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if open.is_none() {
-            *open = Some(go);
-        }
-        self.changed.notify_all();
-    }
-
-    /// Whether the event began.
-    fn wait(&self) -> bool {
-        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        loop {
-            if let Some(go) = *open {
-                return go;
-            }
-            open = self.changed.wait(open).unwrap_or_else(std::sync::PoisonError::into_inner);
-        }
-    }
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// `None` until the event begins (`Some(true)`) or is called off.
+    gate: watch::Sender<Option<bool>>,
 }
 
 impl Local {
     /// Lets the players connect: the director is running.
     pub(super) fn begin(&self) {
-        self.gate.set(true);
+        self.gate.send_replace(Some(true));
     }
 
-    /// Tells the players the event is over and waits for their threads
-    /// (each stops its engine: `quit`, then a kill after 200 ms). The
-    /// director's inbox must be gone already (a player still connecting
-    /// then hears the referee stopped).
+    /// Waits for the players' tasks to end (each stops its engine:
+    /// `quit`, then a kill after 200 ms). The director's inbox must be
+    /// gone already (a player still connecting then hears the referee
+    /// stopped); players that never began are called off.
     pub(super) async fn finish(self) {
-        self.over.store(true, Ordering::Relaxed);
-        self.gate.set(false);
-        let threads = self.threads;
-        let _ = tokio::task::spawn_blocking(move || {
-            for t in threads {
-                let _ = t.join();
+        self.gate.send_if_modified(|g| {
+            let first = g.is_none();
+            if first {
+                *g = Some(false);
             }
-        })
-        .await;
+            first
+        });
+        for t in self.tasks {
+            let _ = t.await;
+        }
     }
 }
 
@@ -151,104 +136,133 @@ fn conduct(p: &Player) -> Conduct {
     }
 }
 
-/// Starts an engine and checks that it has the options it is given.
-fn start_engine(spec: &Spec) -> Result<UciEngine, String> {
-    let engine = UciEngine::start(spec.config.clone()).map_err(|e| e.to_string())?;
-    if let Some((name, _)) = spec.config.options.iter().find(|(n, _)| !engine.has_option(n)) {
-        return Err(format!(
-            "the engine has no option {name:?} (it declares: {})",
-            if engine.declared_options().is_empty() { "none".to_owned() } else { engine.declared_options().join(", ") }
-        ));
-    }
-    Ok(engine)
+/// Starts an engine on a blocking thread, checks that it has the
+/// options it is given, and takes it over.
+async fn start_engine(spec: &Spec) -> Result<Driven, String> {
+    let config = spec.config.clone();
+    let started = tokio::task::spawn_blocking(move || -> Result<UciEngine, String> {
+        let engine = UciEngine::start(config.clone()).map_err(|e| e.to_string())?;
+        if let Some((name, _)) = config.options.iter().find(|(n, _)| !engine.has_option(n)) {
+            return Err(format!(
+                "the engine has no option {name:?} (it declares: {})",
+                if engine.declared_options().is_empty() {
+                    "none".to_owned()
+                } else {
+                    engine.declared_options().join(", ")
+                }
+            ));
+        }
+        Ok(engine)
+    })
+    .await
+    .map_err(|e| format!("its start was cut short: {e}"))??;
+    Driven::take(started).map_err(|e| format!("cannot drive it: {e}"))
 }
 
-/// Starts every local player's instances, each on a thread of its own,
-/// and waits until each has its engine running (started and set up).
+/// Starts every local player's instances, each a task of its own, and
+/// waits until each has its engine running (started and set up).
 ///
 /// # Errors
 /// An engine that cannot be started or set up: the event does not begin.
 pub(super) async fn start(event: &Event, tx: &mpsc::Sender<Inbox>) -> std::io::Result<Local> {
-    let over = Arc::new(AtomicBool::new(false));
-    let gate = Arc::new(Gate::default());
+    let (gate, _) = watch::channel(None);
     let ids = Arc::new(AtomicU64::new(FIRST_ID));
-    let mut threads = Vec::new();
-    let mut started = Vec::new();
-    for spec in specs(event) {
-        let (first_tx, first_rx) = tokio::sync::oneshot::channel();
-        let (tx, ids, over, gate) = (tx.clone(), Arc::clone(&ids), Arc::clone(&over), Arc::clone(&gate));
-        let who = spec.who.clone();
-        let program = spec.config.program.clone();
-        let thread = std::thread::Builder::new().name(format!("player {}", spec.who)).spawn(move || {
-            if let Some(engine) = start_first(&spec, first_tx) {
-                if gate.wait() {
-                    play(&spec, engine, &tx, &ids, &over);
-                }
-            }
-        })?;
-        threads.push(thread);
-        started.push((who, program, first_rx));
-    }
+    let specs = specs(event);
+    let mut engines = Vec::new();
     let mut failure = None;
-    for (who, program, rx) in started {
-        match rx.await {
-            Ok(Ok(())) => {}
-            Ok(Err(why)) => {
-                failure.get_or_insert_with(|| format!("player {who}: {program}: {why}"));
-            }
-            Err(_) => {
-                failure.get_or_insert_with(|| format!("player {who}: {program}: its thread ended"));
+    for spec in &specs {
+        match start_engine(spec).await {
+            Ok(e) => engines.push(e),
+            Err(why) => {
+                failure = Some(format!("player {}: {}: {why}", spec.who, spec.config.program));
+                break;
             }
         }
     }
-    let local = Local { threads, over, gate };
     if let Some(why) = failure {
-        local.finish().await;
+        for e in engines {
+            e.quit().await;
+        }
         return Err(std::io::Error::other(why));
     }
-    Ok(local)
-}
-
-/// Starts an instance's engine and says how that went.
-fn start_first(spec: &Spec, first: tokio::sync::oneshot::Sender<Result<(), String>>) -> Option<UciEngine> {
-    match start_engine(spec) {
-        Ok(e) => {
-            let _ = first.send(Ok(()));
-            Some(e)
-        }
-        Err(why) => {
-            let _ = first.send(Err(why));
-            None
-        }
+    let mut tasks = Vec::new();
+    for (spec, engine) in specs.into_iter().zip(engines) {
+        let (tx, ids, mut gate) = (tx.clone(), Arc::clone(&ids), gate.subscribe());
+        tasks.push(tokio::spawn(async move {
+            let go = gate.wait_for(Option::is_some).await.is_ok_and(|g| *g == Some(true));
+            if go {
+                play(&spec, engine, &tx, &ids).await;
+            } else {
+                engine.quit().await;
+            }
+        }));
     }
+    Ok(Local { tasks, gate })
 }
 
 /// One instance: its engine, and a connection after each one ends, until
-/// the referee says disconnect or the event is over.
-fn play(spec: &Spec, mut engine: UciEngine, tx: &mpsc::Sender<Inbox>, ids: &AtomicU64, over: &AtomicBool) {
+/// the referee says disconnect or stops.
+async fn play(spec: &Spec, engine: Driven, tx: &mpsc::Sender<Inbox>, ids: &AtomicU64) {
     let note = |text: String| {
-        let _ = tx.blocking_send(Inbox::Input(Input::Note(text)));
+        let tx = tx.clone();
+        async move {
+            let _ = tx.send(Inbox::Input(Input::Note(text))).await;
+        }
     };
+    let mut engine = Some(engine);
     let mut pause = Duration::from_secs(1);
-    while !over.load(Ordering::Relaxed) {
-        let client = match connect(spec, tx, ids) {
-            Ok(c) => c,
-            Err(e) => {
-                note(format!("player {}: cannot open its connection: {e}", spec.who));
+    loop {
+        let mut e = match engine.take() {
+            Some(e) => e,
+            None => match start_engine(spec).await {
+                Ok(e) => e,
+                Err(why) => {
+                    note(format!("player {}: {why}; starting it again in {:.0} s", spec.who, pause.as_secs_f64()))
+                        .await;
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(30));
+                    continue;
+                }
+            },
+        };
+        let Some(mut conn) = Conn::open(spec, tx, ids).await else {
+            // The referee stopped.
+            e.quit().await;
+            return;
+        };
+        let outcome = session(&spec.conduct, &mut e, &mut conn, spec, tx).await;
+        conn.close(tx).await;
+        match outcome {
+            Ok(Session::Over) => {
+                e.quit().await;
                 return;
             }
-        };
-        let mut say = |text: &str| note(format!("player {}: {text}", spec.who));
-        match player::session(&spec.conduct, &mut engine, client, &mut say) {
-            Ok(Session::Over) => return,
-            Ok(Session::Lost { .. } | Session::Silent) => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => {
-                // The connection is dropped, as a crashed bridge's is; the
-                // engine starts again at its next search.
-                let again = if matches!(e, Failure::Engine(_)) { "starting it again" } else { "connecting again" };
-                note(format!("player {}: {e}; {again} in {:.0} s", spec.who, pause.as_secs_f64()));
-                std::thread::sleep(pause);
+            Ok(Session::Lost { .. } | Session::Silent) => {
+                engine = Some(e);
+                if tx.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(err) => {
+                // The connection is dropped, as a crashed bridge's is; a
+                // failed engine is started again before the next one.
+                let again = if matches!(err, Failure::Engine(_)) {
+                    e.kill().await;
+                    "starting it again"
+                } else {
+                    engine = Some(e);
+                    "connecting again"
+                };
+                note(format!("player {}: {err}; {again} in {:.0} s", spec.who, pause.as_secs_f64())).await;
+                tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(30));
+                if tx.is_closed() {
+                    if let Some(e) = engine.take() {
+                        e.quit().await;
+                    }
+                    return;
+                }
             }
         }
     }
@@ -256,84 +270,277 @@ fn play(spec: &Spec, mut engine: UciEngine, tx: &mpsc::Sender<Inbox>, ids: &Atom
 
 /// A connection to the director inside the process, signed on as the
 /// player.
-fn connect(spec: &Spec, tx: &mpsc::Sender<Inbox>, ids: &AtomicU64) -> std::io::Result<Client> {
-    let id = ids.fetch_add(1, Ordering::Relaxed);
-    let (out_tx, out_rx) = mpsc::channel::<Out>(QUEUE);
-    let peer = format!("local {}", spec.who);
-    tx.blocking_send(Inbox::Connected { id, tx: out_tx, peer })
-        .map_err(|_| std::io::Error::other("the referee stopped"))?;
-    let reader = FromDirector { rx: out_rx, buf: Vec::new(), at: 0 };
-    let writer = ToDirector { id, tx: tx.clone(), line: Vec::new() };
-    Client::over(
-        (Box::new(reader), Box::new(writer)),
-        &SignOn { name: &spec.name, token: spec.token.as_deref(), heartbeat: None },
-    )
-}
-
-/// The director's messages to a local player, as a stream of bytes; its
-/// end when the director drops the connection.
-struct FromDirector {
-    rx: mpsc::Receiver<Out>,
+struct Conn {
+    id: ConnId,
+    rx: mpsc::Receiver<super::Out>,
+    /// The director's bytes not yet taken as lines.
     buf: Vec<u8>,
-    at: usize,
+    follower: Follower,
 }
 
-impl Read for FromDirector {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if self.at == self.buf.len() {
-            match self.rx.blocking_recv() {
-                Some((bytes, _)) => {
-                    self.buf = bytes;
-                    self.at = 0;
-                }
-                None => return Ok(0),
+impl Conn {
+    /// Opens the connection and signs on; `None` if the referee stopped.
+    async fn open(spec: &Spec, tx: &mpsc::Sender<Inbox>, ids: &AtomicU64) -> Option<Conn> {
+        let id = ids.fetch_add(1, Ordering::Relaxed);
+        let (out_tx, rx) = mpsc::channel::<super::Out>(QUEUE);
+        let peer = format!("local {}", spec.who);
+        tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.ok()?;
+        let line = SignOn { name: &spec.name, token: spec.token.as_deref(), heartbeat: None }.to_line();
+        tx.send(Inbox::Input(Input::Line { id, line, at: Instant::now() })).await.ok()?;
+        Some(Conn { id, rx, buf: Vec::new(), follower: Follower::default() })
+    }
+
+    /// The director's next line (without its newline); `None` when it
+    /// dropped the connection.
+    async fn next_line(&mut self) -> Option<Vec<u8>> {
+        loop {
+            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+                let mut line: Vec<u8> = self.buf.drain(..=i).collect();
+                line.pop();
+                return Some(line);
             }
+            let (bytes, _) = self.rx.recv().await?;
+            self.buf.extend_from_slice(&bytes);
         }
-        let n = out.len().min(self.buf.len() - self.at);
-        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+    }
+
+    /// Sends a line to the director as the client's.
+    async fn send(&self, tx: &mpsc::Sender<Inbox>, line: Vec<u8>) -> bool {
+        tx.send(Inbox::Input(Input::Line { id: self.id, line, at: Instant::now() })).await.is_ok()
+    }
+
+    /// Closes the connection, as a client's socket closing would.
+    async fn close(self, tx: &mpsc::Sender<Inbox>) {
+        let why = "the local player left".to_owned();
+        let _ = tx.send(Inbox::Input(Input::Closed { id: self.id, why })).await;
     }
 }
 
-/// A local player's lines to the director: each one, at its newline, is
-/// an [`Input::Line`] as a TCP client's is (over [`MAX_RECORD`] bytes,
-/// [`Input::TooLong`] and the end of the connection); dropped, the
-/// connection is closed.
-struct ToDirector {
-    id: ConnId,
-    tx: mpsc::Sender<Inbox>,
-    line: Vec<u8>,
-}
-
-impl Write for ToDirector {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let gone = || std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the referee stopped");
-        for &b in data {
-            if b != b'\n' {
-                self.line.push(b);
-                if self.line.len() > MAX_RECORD + 1 {
-                    let _ = self.tx.blocking_send(Inbox::Input(Input::TooLong { id: self.id }));
-                    return Err(gone());
-                }
+/// Plays on `conn` with `engine` until the referee says disconnect or
+/// the connection ends: [`player::session`]'s rule, driven by events.
+async fn session(
+    conduct: &Conduct,
+    engine: &mut Driven,
+    conn: &mut Conn,
+    spec: &Spec,
+    tx: &mpsc::Sender<Inbox>,
+) -> Result<Session, Failure> {
+    let say = |text: String| async move {
+        let _ = tx.send(Inbox::Input(Input::Note(format!("player {}: {text}", spec.who)))).await;
+    };
+    let mut state = player::GameState::default();
+    loop {
+        let Some(line) = conn.next_line().await else {
+            let heard = conn.follower.heard();
+            return Ok(Session::Lost { why: "the referee closed the connection".into(), heard });
+        };
+        let command = match conn.follower.take(&line) {
+            Ok(Some(c)) => c,
+            Ok(None) => continue,
+            Err(e) => {
+                say(e.to_string()).await;
                 continue;
             }
-            let line = std::mem::take(&mut self.line);
-            self.tx
-                .blocking_send(Inbox::Input(Input::Line { id: self.id, line, at: Instant::now() }))
-                .map_err(|_| gone())?;
+        };
+        match command {
+            Command::Reset => {
+                state = player::GameState::default();
+                engine.new_game().await?;
+            }
+            Command::Respond => {
+                let turn = player::turn(conduct, &conn.follower);
+                engine.set_chess960(turn.chess960).await?;
+                let analysis = engine.play(&turn.start, conn.follower.moves(), &turn.limits).await?;
+                let (reply, eval) = player::answer(conduct, &mut state, &conn.follower, &analysis);
+                let line = conn.follower.reply_line(reply, eval).map_err(Failure::Move)?;
+                if !conn.send(tx, line).await {
+                    return Ok(Session::Lost { why: "the referee stopped".into(), heard: true });
+                }
+            }
+            Command::Fault => {
+                let why = conn.follower.record().and_then(|r| r.message.clone()).unwrap_or_default();
+                say(format!("the referee reports a fault: {why}")).await;
+            }
+            Command::Disconnect => return Ok(Session::Over),
+            Command::Inform | Command::Execute | Command::Conclude => {}
         }
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
-impl Drop for ToDirector {
+/// A UCI engine started and set up by [`UciEngine`], then driven from the
+/// event loop: its output read as the runtime's sockets are.
+struct Driven {
+    child: std::process::Child,
+    stdin: tokio::process::ChildStdin,
+    out: tokio::process::ChildStdout,
+    /// Output read and not yet taken as lines.
+    buf: Vec<u8>,
+    /// What one read takes in.
+    chunk: Box<[u8; 8192]>,
+    closed: bool,
+    declared: Vec<String>,
+    chess960: bool,
+    ready_timeout: Duration,
+    last: PositionCommand,
+}
+
+impl Drop for Driven {
     fn drop(&mut self) {
-        let why = "the local player left".to_owned();
-        let _ = self.tx.blocking_send(Inbox::Input(Input::Closed { id: self.id, why }));
+        // An engine not made to quit (the runtime is going away) is
+        // killed, never left behind.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Driven {
+    /// Takes over a started engine.
+    fn take(engine: UciEngine) -> std::io::Result<Driven> {
+        let p = engine.into_parts().ok_or_else(|| std::io::Error::other("it is not running"))?;
+        Ok(Driven {
+            child: p.child,
+            stdin: tokio::process::ChildStdin::from_std(p.stdin)?,
+            out: tokio::process::ChildStdout::from_std(p.stdout)?,
+            buf: p.pending,
+            chunk: Box::new([0; 8192]),
+            closed: false,
+            declared: p.declared,
+            chess960: p.chess960,
+            ready_timeout: p.handshake_timeout,
+            last: PositionCommand::default(),
+        })
+    }
+
+    /// Why the engine stopped answering, with its exit status if it has
+    /// one.
+    fn crashed(&mut self, what: &str) -> EngineError {
+        let detail = match self.child.try_wait() {
+            Ok(Some(status)) => format!("{what} ({status})"),
+            _ => what.to_owned(),
+        };
+        EngineError::Crashed { detail }
+    }
+
+    /// Writes `text` and a newline, in one write.
+    async fn write(&mut self, text: &str) -> Result<(), EngineError> {
+        let mut line = Vec::with_capacity(text.len() + 1);
+        line.extend_from_slice(text.as_bytes());
+        line.push(b'\n');
+        match self.stdin.write_all(&line).await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.crashed(&format!("cannot write {text:?}: {e}"))),
+        }
+    }
+
+    /// The engine's next line; `None` at `deadline`.
+    async fn line(&mut self, deadline: Option<Instant>) -> Result<Option<String>, EngineError> {
+        loop {
+            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+                let bytes = &self.buf[..i];
+                // UTF-8 checked the fast way first (engines write ASCII).
+                let line = match std::str::from_utf8(bytes) {
+                    Ok(s) => s.trim_end().to_owned(),
+                    Err(_) => String::from_utf8_lossy(bytes).trim_end().to_owned(),
+                };
+                self.buf.drain(..=i);
+                return Ok(Some(line));
+            }
+            if self.closed {
+                return Err(self.crashed("closed its output"));
+            }
+            // A line longer than 1 MiB is cut there (no engine writes one).
+            if self.buf.len() >= MAX_ENGINE_LINE {
+                self.buf.push(b'\n');
+                continue;
+            }
+            let read = self.out.read(&mut self.chunk[..]);
+            let result = match deadline {
+                Some(d) => match tokio::time::timeout_at(d.into(), read).await {
+                    Ok(r) => r,
+                    Err(_) => return Ok(None),
+                },
+                None => read.await,
+            };
+            match result {
+                Ok(0) => {
+                    self.closed = true;
+                    // What is left without a newline is the last line.
+                    if !self.buf.is_empty() {
+                        self.buf.push(b'\n');
+                    }
+                }
+                Ok(n) => self.buf.extend_from_slice(&self.chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => self.closed = true,
+            }
+        }
+    }
+
+    /// `ucinewgame`, then `isready` and its `readyok`.
+    async fn new_game(&mut self) -> Result<(), EngineError> {
+        self.write("ucinewgame\nisready").await?;
+        let deadline = Instant::now() + self.ready_timeout;
+        loop {
+            match self.line(Some(deadline)).await? {
+                Some(l) if l == "readyok" => return Ok(()),
+                Some(_) => {}
+                None => return Err(EngineError::Timeout { waiting_for: "readyok", after: self.ready_timeout }),
+            }
+        }
+    }
+
+    /// `UCI_Chess960` on or off, as [`UciEngine`] sets it.
+    async fn set_chess960(&mut self, on: bool) -> Result<(), EngineError> {
+        if self.chess960 == on {
+            return Ok(());
+        }
+        if !self.declared.iter().any(|d| d.eq_ignore_ascii_case("UCI_Chess960")) {
+            if !on {
+                self.chess960 = false;
+                return Ok(());
+            }
+            let detail = "the engine does not declare the option UCI_Chess960, which Chess960 needs".to_owned();
+            return Err(EngineError::Protocol { line: "uciok".into(), detail });
+        }
+        self.chess960 = on;
+        self.write(&format!("setoption name UCI_Chess960 value {on}")).await
+    }
+
+    /// Searches the game from `start` with `moves` to `bestmove`.
+    async fn play(&mut self, start: &Position, moves: &[Move], limits: &Limits) -> Result<Analysis, EngineError> {
+        let (command, pos) = self.last.update(start, moves, self.chess960);
+        let (mut search, text) = UciSearch::start(command, pos, limits, Instant::now());
+        self.write(&text).await?;
+        loop {
+            match search.on_time(Instant::now(), false) {
+                SearchAction::Wait => {}
+                SearchAction::Stop => self.write("stop").await?,
+                SearchAction::Fail(e) => return Err(e),
+            }
+            let Some(line) = self.line(search.wake_at()).await? else { continue };
+            if let Some(a) = search.on_line(&line)? {
+                return Ok(a);
+            }
+        }
+    }
+
+    /// Tells the engine to quit, and kills it if it has not within 200 ms.
+    async fn quit(mut self) {
+        let _ = self.write("quit").await;
+        let until = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < until {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        // Dropped: killed.
+    }
+
+    /// Kills the engine (it failed).
+    async fn kill(self) {
+        drop(self);
     }
 }

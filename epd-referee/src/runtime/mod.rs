@@ -127,13 +127,28 @@ enum Inbox {
     ConsoleClosed,
 }
 
+/// The runtime the referee (and a standby) runs on: one thread for the
+/// director, the connections and the local players' engines, with
+/// tokio's blocking pool for what blocks (starting an engine, reading a
+/// file). The director decides on one thread in any case; with
+/// everything else on that thread, a move costs no wake-up of another
+/// thread. Side by side with two worker threads (`cargo bench -p
+/// epd-bench --bench referee_latency`, BENCHMARKS.md) it halved the
+/// median latency at 64 and 512 games.
+///
+/// # Errors
+/// The runtime cannot be built.
+pub fn new_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build()
+}
+
 /// Runs `event` to its end on a tokio runtime of its own.
 ///
 /// # Errors
 /// The address cannot be bound, the openings or output files cannot be
 /// read or written.
 pub fn run_blocking(event: Event, options: Options) -> std::io::Result<Outcome> {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = new_runtime()?;
     let outcome = rt.block_on(run(event, options, None));
     // The console's read of stdin blocks a thread that no task can
     // cancel: do not wait for it.

@@ -185,7 +185,7 @@ async fn follow(
 /// # Errors
 /// As [`run`].
 pub fn run_blocking(event: Event, options: Options, primary: String, heartbeat: Duration) -> io::Result<Outcome> {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = super::new_runtime()?;
     let outcome = rt.block_on(run(event, options, primary, heartbeat));
     rt.shutdown_background();
     outcome
