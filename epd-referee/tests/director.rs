@@ -583,3 +583,97 @@ fn chess960_castling_on_both_wings() {
     );
     assert!(pgn.contains("1. O-O-O {") && pgn.contains("1... O-O {"), "{pgn}");
 }
+
+impl Bench {
+    /// The games started, in order (journal numbering, from 0).
+    fn started(&self) -> Vec<usize> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Start { game } => Some(*game),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The games over, in order, each with its result.
+    fn over(&self) -> Vec<(usize, String)> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::End { game, result, .. } => Some((*game, result.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Player b (clients 2 and 4) resigns the game numbered `tcgs`, after
+    /// a move of a's if a is to move.
+    fn b_resigns(&mut self, tcgs: u64) {
+        loop {
+            let (id, pos) = self
+                .sent
+                .iter()
+                .rev()
+                .find(|(_, r)| r.game == Some(tcgs) && r.command == Command::Respond)
+                .map(|(id, r)| (*id, r.current()))
+                .expect("a respond in that game");
+            if id % 2 == 0 {
+                let rec =
+                    ClientRecord { request: "reply", game: Some(tcgs), flags: &["resign"], ..ClientRecord::default() };
+                self.line(id, rec.to_line(&pos));
+                return;
+            }
+            let mv = pos.legal_moves().iter().copied().next().expect("a move");
+            let rec = ClientRecord { request: "reply", sm: Some(mv), game: Some(tcgs), ..ClientRecord::default() };
+            self.line(id, rec.to_line(&pos));
+        }
+    }
+}
+
+/// An SPRT's verdict comes with the first game of the next pair under
+/// way: that pair is played out (its second game starts after the
+/// verdict), so the pentanomial counts whole pairs, and no other game
+/// starts.
+#[test]
+fn after_the_sprt_verdict_a_begun_pair_is_finished_and_no_other_begins() {
+    let openings: Vec<Position> = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1",
+    ]
+    .iter()
+    .map(|f| f.parse().unwrap())
+    .collect();
+    let mut b = Bench::with_openings(
+        "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\nconcurrency = 2\nrounds = 3\n\
+         openings = \"book.epd\"\n[sprt]\nelo0 = 0\nelo1 = 400\nalpha = 0.45\nbeta = 0.45\n\
+         [[players]]\nname = \"a\"\ninstances = 2\n[[players]]\nname = \"b\"\ninstances = 2\n",
+        openings,
+    );
+    for (id, name) in [(1, "a"), (2, "b"), (3, "a"), (4, "b")] {
+        b.sign_on(id, name);
+    }
+    assert_eq!(b.started(), [0, 1], "the first pair, both at once");
+    // Pair 0's first game ends; the next game (pair 1's first) takes
+    // its place.
+    b.after(5);
+    b.b_resigns(1);
+    assert_eq!(b.started(), [0, 1, 2]);
+    // Pair 0's second game ends: the pair is complete, a wins both, and
+    // the SPRT decides.
+    b.after(5);
+    b.b_resigns(2);
+    let ends = b.over();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert!(b.notes.iter().any(|n| n.contains("H1 accepted after 1 pairs")), "a verdict: {:?}", b.notes);
+    // Pair 1's second game starts all the same; nothing after it.
+    assert_eq!(b.started(), [0, 1, 2, 3], "the begun pair is finished");
+    b.after(5);
+    b.b_resigns(3);
+    b.after(5);
+    b.b_resigns(4);
+    assert_eq!(b.over().len(), 4);
+    b.after(1000);
+    assert_eq!(b.started(), [0, 1, 2, 3], "no game after the verdict's pair");
+}
