@@ -356,6 +356,61 @@ impl Searcher {
     }
 }
 
+/// Nodes [`is_quiet`] lets the quiescence search visit. Ordinary
+/// positions need a few dozen; a capture tree past this is no quiet
+/// position.
+const QUIET_NODES: u64 = 10_000;
+
+thread_local! {
+    /// The searcher [`is_quiet`] borrows: the quiescence search uses none
+    /// of its tables, so the smallest will do, built once a thread.
+    static QUIET: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new(0));
+}
+
+/// `true` when `pos` is quiet, as Texel tuning wants its positions: the
+/// side to move is not in check, has a legal move, and the search's own
+/// quiescence search (the one under every leaf of [`Searcher::search`])
+/// stands pat there: no capture or queen promotion it tries, nor the
+/// replies to it, lifts the score above the static [`evaluate`].
+///
+/// Checkmate, stalemate and any position the quiescence search cannot
+/// settle within a bounded number of nodes (10,000) are not quiet.
+///
+/// ```
+/// use epd_core::Position;
+/// use epd_engine::search::is_quiet;
+///
+/// assert!(is_quiet(&Position::startpos()));
+/// // After 1. e4 e5 2. Nf3 d5, Nxe5 wins a pawn: not quiet.
+/// let p: Position = "rnbqkbnr/ppp2ppp/8/3pp3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq d6 0 3".parse().unwrap();
+/// assert!(!is_quiet(&p));
+/// ```
+#[must_use]
+pub fn is_quiet(pos: &Position) -> bool {
+    if pos.is_check() || pos.legal_moves().is_empty() {
+        return false;
+    }
+    QUIET.with(|s| {
+        let mut s = s.borrow_mut();
+        let stop = AtomicBool::new(false);
+        let mut t = Search {
+            s: &mut s,
+            stop: &stop,
+            keys: vec![pos.zobrist_hash()],
+            nodes: 0,
+            seldepth: 0,
+            deadline: None,
+            node_limit: Some(QUIET_NODES),
+            stopped: false,
+            first_iteration: false,
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            iter_best: None,
+        };
+        let score = t.qsearch(pos, -INF, INF, 0);
+        !t.stopped && score == evaluate(pos)
+    })
+}
+
 /// The internal score as a [`Score`].
 fn to_score(s: i32) -> Score {
     if s >= MATE_BOUND {
@@ -972,6 +1027,57 @@ mod tests {
         for s in [MATE - 7, -MATE + 6, 123] {
             assert_eq!(from_tt(to_tt(s, 9), 9), s);
         }
+    }
+
+    #[test]
+    fn quiet_positions_are_those_where_quiescence_stands_pat() {
+        for (fen, quiet, why) in [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", true, "the start"),
+            ("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2", true, "e5 is defended"),
+            ("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2", true, "exd5 Qxd5 is an even trade"),
+            ("rnbqkbnr/ppp2ppp/8/3pp3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq d6 0 3", false, "Nxe5 wins a pawn"),
+            ("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", false, "Rxd5 takes an undefended queen"),
+            ("4k3/8/2p5/3p4/8/8/3Q4/4K3 w - - 0 1", true, "Qxd5 loses the queen for a pawn"),
+            ("4k3/8/8/3n4/4P3/8/8/4K3 b - - 0 1", true, "Black to move: the knight is not taken yet"),
+            ("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1", false, "exd5 wins a knight"),
+            ("8/4P3/8/8/8/8/k7/4K3 w - - 0 1", false, "e8=Q"),
+            ("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1", false, "in check"),
+            ("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", false, "checkmated"),
+            ("7k/5Q2/8/8/8/8/8/6K1 b - - 0 1", false, "stalemate"),
+        ] {
+            assert_eq!(is_quiet(&pos(fen)), quiet, "{why}: {fen}");
+        }
+    }
+
+    #[test]
+    fn is_quiet_agrees_with_the_quiescence_score() {
+        // The quiet positions of random games are exactly those whose
+        // quiescence score is the static evaluation (not in check, with a
+        // move); checked against a fresh searcher each time, so the
+        // thread's shared one keeps no state between calls.
+        let mut quiet = 0;
+        let positions = epd_testkit::random_positions(7, 40, 60);
+        for p in &positions {
+            let mut s = Searcher::new(0);
+            let stop = AtomicBool::new(false);
+            let mut t = Search {
+                s: &mut s,
+                stop: &stop,
+                keys: vec![p.zobrist_hash()],
+                nodes: 0,
+                seldepth: 0,
+                deadline: None,
+                node_limit: None,
+                stopped: false,
+                first_iteration: false,
+                pv: vec![Vec::new(); MAX_PLY + 1],
+                iter_best: None,
+            };
+            let want = !p.is_check() && !p.legal_moves().is_empty() && t.qsearch(p, -INF, INF, 0) == evaluate(p);
+            assert_eq!(is_quiet(p), want, "{}", p.fen());
+            quiet += usize::from(want);
+        }
+        assert!(quiet > 0 && quiet < positions.len(), "{quiet} of {}", positions.len());
     }
 
     #[test]
