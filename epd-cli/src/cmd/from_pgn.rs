@@ -181,7 +181,15 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
         let s = converter
             .convert_filtered(input, &mut *out, &mut reporter, |p| !args.label || epd_engine::is_quiet(p))
-            .map_err(|e| crate::files::file_error("read", display, &e))?;
+            .map_err(|e| {
+                // The converter also writes: a closed output pipe (`| head`)
+                // is no read error, and main ends quietly on it.
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    anyhow::Error::from(e)
+                } else {
+                    crate::files::file_error("read", display, &e)
+                }
+            })?;
         total.games += s.games;
         total.complete += s.complete;
         total.records += s.records;
