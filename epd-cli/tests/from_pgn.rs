@@ -223,3 +223,25 @@ fn diagnostics_name_moves_and_tags_in_pgn_terms() {
         assert_eq!(got, want.iter().map(|w| w.replacen(file, "<stdin>", 1)).collect::<Vec<_>>(), "{what}");
     }
 }
+
+/// `epd from-pgn big.pgn | head -1` said "cannot read big.pgn: Broken
+/// pipe" and exited 2: the converter's write error was taken for a read
+/// error. A closed output pipe now ends the run quietly, as in the other
+/// verbs.
+#[test]
+fn a_closed_output_pipe_is_no_read_error() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_epd"))
+        .arg("from-pgn")
+        .arg(corpus("twic1599_1000k.pgn"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"), "{first}");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+}

@@ -30,7 +30,11 @@ use std::process::Command;
 
 /// Commands (as written in the README, up to their comment) whose trailing
 /// comment quotes figures the command prints.
-const COMMENT_FIGURES: &[&str] = &["epd from-pgn --unique --plies 8..30 8moves_v3.pgn > book.epd", "epd perft 6"];
+const COMMENT_FIGURES: &[&str] = &[
+    "epd from-pgn --unique --plies 8..30 8moves_v3.pgn > book.epd",
+    "epd from-pgn --label --unique lichess_db_1000k.pgn -o tune.epd",
+    "epd perft 6",
+];
 
 /// Commands not run, by the start of their text, and why.
 const SKIPPED: &[(&str, &str)] = &[

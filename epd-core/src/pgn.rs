@@ -436,6 +436,38 @@ pub struct EpdOptions {
     pub plies: Option<(u32, u32)>,
     /// Only the last position of each game (after its last mainline move).
     pub final_only: bool,
+    /// Only positions with this many pieces on the board, kings and
+    /// pawns included (an inclusive range; 32 at the start).
+    pub pieces: Option<(u32, u32)>,
+    /// Label every record with its game's result, in this layout. Games
+    /// without a result (`*`, or none: the termination marker, else the
+    /// `Result` tag) are skipped and counted ([`PgnSummary::unlabelled`]).
+    pub label: Option<LabelFormat>,
+}
+
+/// How [`EpdOptions::label`] writes a game's result, always from White's
+/// point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelFormat {
+    /// The EPD record with `c9 "1-0";`, `c9 "0-1";` or `c9 "1/2-1/2";`
+    /// (zurichess's `quiet-labeled.epd`), among the other operations asked
+    /// for, in canonical order.
+    C9,
+    /// The six FEN fields, a blank and `[1.0]`, `[0.0]` or `[0.5]` (the
+    /// layout Ethereal's tuner and its many descendants read); nothing
+    /// else, whatever other operations are asked for.
+    FenResult,
+}
+
+/// A game's result as a label: the termination marker, else the `Result`
+/// tag; `None` for `*`, a missing result or anything else.
+fn game_result(game: &Game) -> Option<&'static str> {
+    match game.result.as_deref().or(game.tag("Result")) {
+        Some("1-0") => Some("1-0"),
+        Some("0-1") => Some("0-1"),
+        Some("1/2-1/2") => Some("1/2-1/2"),
+        _ => None,
+    }
 }
 
 /// The `id` of the position after `ply` plies of `game`:
@@ -457,6 +489,12 @@ pub struct PgnSummary {
     pub records: u64,
     /// Positions left out because they were written before (`unique`).
     pub repeated: u64,
+    /// Positions the caller's filter left out
+    /// ([`Converter::convert_filtered`]).
+    pub rejected: u64,
+    /// Games skipped for want of a result to label them with
+    /// ([`EpdOptions::label`]).
+    pub unlabelled: u64,
 }
 
 /// A problem with one game, for the caller's reporter.
@@ -525,8 +563,25 @@ impl Converter {
     pub fn convert<R: BufRead, W: Write>(
         &mut self,
         input: R,
+        output: W,
+        report: impl FnMut(&PgnDiagnostic),
+    ) -> io::Result<PgnSummary> {
+        self.convert_filtered(input, output, report, |_| true)
+    }
+
+    /// [`Converter::convert`], writing only the positions `keep` accepts
+    /// (the others are counted in [`PgnSummary::rejected`]). `keep` sees
+    /// the positions the options chose, after `unique` has left out the
+    /// repeated ones: a position refused once still counts as seen.
+    ///
+    /// # Errors
+    /// Only I/O errors.
+    pub fn convert_filtered<R: BufRead, W: Write>(
+        &mut self,
+        input: R,
         mut output: W,
         mut report: impl FnMut(&PgnDiagnostic),
+        mut keep: impl FnMut(&Position) -> bool,
     ) -> io::Result<PgnSummary> {
         let options = &self.options.clone();
         let mut reader = PgnReader::new(input);
@@ -576,8 +631,13 @@ impl Converter {
             if ok {
                 summary.complete += 1;
             }
-            // The operations are written straight in canonical order (c0, fmvn,
-            // hmvc, id, sm: ASCII order of opcode), as Record::append_canonical
+            let result = game_result(&game);
+            if options.label.is_some() && result.is_none() {
+                summary.unlabelled += 1;
+                continue;
+            }
+            // The operations are written straight in canonical order (c0, c9,
+            // fmvn, hmvc, id, sm: ASCII order of opcode), as Record::append_canonical
             // would write them; what is the same for every ply is built once.
             let c0 = options.comment.then(|| {
                 let text = format!(
@@ -600,61 +660,75 @@ impl Converter {
             let mut pos = start;
             let last = moves.len();
             for ply in 0..=last {
+                if ply > 0 {
+                    pos.play_unchecked(moves[ply - 1]);
+                }
                 let next = moves.get(ply).copied();
                 let wanted = (!options.final_only || ply == last)
-                    && options.plies.is_none_or(|(a, b)| (a as usize..=b as usize).contains(&ply));
+                    && options.plies.is_none_or(|(a, b)| (a as usize..=b as usize).contains(&ply))
+                    && options.pieces.is_none_or(|(a, b)| (a..=b).contains(&(pos.board().occupied().count() as u32)));
                 if !wanted {
-                    if let Some(m) = next {
-                        pos.play_unchecked(m);
-                    }
                     continue;
                 }
                 out.clear();
                 pos.append_epd_fields(&mut out);
                 if options.unique && !self.first_time(&out) {
                     summary.repeated += 1;
-                    if let Some(m) = next {
-                        pos.play_unchecked(m);
-                    }
                     continue;
                 }
-                if let Some(c0) = &c0 {
-                    out.extend_from_slice(b" c0 ");
-                    out.extend_from_slice(c0);
-                    out.push(b';');
+                if !keep(&pos) {
+                    summary.rejected += 1;
+                    continue;
                 }
-                if options.counters {
-                    if pos.fullmoves() >= 1 {
-                        out.extend_from_slice(b" fmvn ");
-                        out.extend_from_slice(pos.fullmoves().to_string().as_bytes());
+                if let (Some(LabelFormat::FenResult), Some(result)) = (options.label, result) {
+                    out.clear();
+                    pos.append_fen(&mut out);
+                    out.extend_from_slice(match result {
+                        "1-0" => b" [1.0]",
+                        "0-1" => b" [0.0]",
+                        _ => b" [0.5]",
+                    });
+                } else {
+                    if let Some(c0) = &c0 {
+                        out.extend_from_slice(b" c0 ");
+                        out.extend_from_slice(c0);
                         out.push(b';');
                     }
-                    out.extend_from_slice(b" hmvc ");
-                    out.extend_from_slice(pos.halfmoves().to_string().as_bytes());
-                    out.push(b';');
-                }
-                if let Some(prefix) = &id_prefix {
-                    id.clear();
-                    id.push_str(prefix);
-                    id.push_str(&ply.to_string());
-                    truncate_string(&mut id);
-                    out.extend_from_slice(b" id ");
-                    crate::operand::append_quoted(id.as_bytes(), &mut out);
-                    out.push(b';');
-                }
-                if options.supplied_move {
-                    if let Some(m) = next {
-                        out.extend_from_slice(b" sm ");
-                        pos.append_san(m, &mut out);
+                    if let (Some(LabelFormat::C9), Some(result)) = (options.label, result) {
+                        out.extend_from_slice(b" c9 \"");
+                        out.extend_from_slice(result.as_bytes());
+                        out.extend_from_slice(b"\";");
+                    }
+                    if options.counters {
+                        if pos.fullmoves() >= 1 {
+                            out.extend_from_slice(b" fmvn ");
+                            out.extend_from_slice(pos.fullmoves().to_string().as_bytes());
+                            out.push(b';');
+                        }
+                        out.extend_from_slice(b" hmvc ");
+                        out.extend_from_slice(pos.halfmoves().to_string().as_bytes());
                         out.push(b';');
+                    }
+                    if let Some(prefix) = &id_prefix {
+                        id.clear();
+                        id.push_str(prefix);
+                        id.push_str(&ply.to_string());
+                        truncate_string(&mut id);
+                        out.extend_from_slice(b" id ");
+                        crate::operand::append_quoted(id.as_bytes(), &mut out);
+                        out.push(b';');
+                    }
+                    if options.supplied_move {
+                        if let Some(m) = next {
+                            out.extend_from_slice(b" sm ");
+                            pos.append_san(m, &mut out);
+                            out.push(b';');
+                        }
                     }
                 }
                 out.push(b'\n');
                 output.write_all(&out)?;
                 summary.records += 1;
-                if let Some(m) = next {
-                    pos.play_unchecked(m);
-                }
             }
         }
         output.flush()?;
@@ -792,6 +866,47 @@ mod tests {
         assert!(lines[5].contains("sm Kd3;"), "{}", lines[5]);
         assert_eq!(diags.len(), 1);
         assert!(diags[0].error && diags[0].message.contains("Rxx9"), "{:?}", diags[0]);
+    }
+
+    /// Labels, the piece-count range and the caller's filter: games with
+    /// no result are skipped and counted; each layout as documented.
+    #[test]
+    fn labels_pieces_and_filters() {
+        // A decisive game, one with `*`, one whose tag alone gives the
+        // result (no termination marker), and a draw reaching a
+        // three-piece ending by captures.
+        let text = b"[Result \"0-1\"]\n\n1. e4 e5 0-1\n\n[Result \"*\"]\n\n1. d4 *\n\n\
+            [Result \"1-0\"]\n\n1. c4\n\n\
+            [FEN \"4k3/8/8/8/8/2n5/8/R3K3 w - - 0 1\"]\n\n1. Ra8+ Ke7 2. Ra3 Kd6 3. Rxc3 1/2-1/2\n";
+        let run = |options: EpdOptions, keep: &dyn Fn(&Position) -> bool| {
+            let mut out = Vec::new();
+            let s = Converter::new(options).convert_filtered(&text[..], &mut out, |_| {}, keep).unwrap();
+            (String::from_utf8(out).unwrap(), s)
+        };
+        let c9 = EpdOptions { label: Some(LabelFormat::C9), counters: true, ..EpdOptions::default() };
+        let (out, s) = run(c9, &|_| true);
+        assert_eq!((s.games, s.unlabelled, s.records), (4, 1, 3 + 2 + 6));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - c9 \"0-1\"; fmvn 1; hmvc 0;");
+        assert_eq!(lines[3], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - c9 \"1-0\"; fmvn 1; hmvc 0;");
+        assert_eq!(lines[10], "8/8/3k4/8/8/2R5/8/4K3 b - - c9 \"1/2-1/2\"; fmvn 3; hmvc 0;");
+
+        let fen = EpdOptions { label: Some(LabelFormat::FenResult), id: true, ..EpdOptions::default() };
+        let (out, _) = run(fen, &|_| true);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[1], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1 [0.0]");
+        assert_eq!(lines[4], "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq c3 0 1 [1.0]");
+        assert_eq!(lines[10], "8/8/3k4/8/8/2R5/8/4K3 b - - 0 3 [0.5]");
+
+        // Three pieces only after the last capture, four before it.
+        let few = EpdOptions { pieces: Some((2, 3)), ..EpdOptions::default() };
+        let (out, s) = run(few, &|_| true);
+        assert_eq!((out.as_str(), s.records), ("8/8/3k4/8/8/2R5/8/4K3 b - -\n", 1));
+
+        // The filter sees what unique leaves; what it refuses is counted.
+        let unique = EpdOptions { unique: true, ..EpdOptions::default() };
+        let (out, s) = run(unique, &|p| p.turn() == crate::Color::White);
+        assert_eq!((s.records, s.repeated, s.rejected), (5, 2, 6), "{out}");
     }
 
     /// Issue 32, item 6: a move is named as PGN numbers it (`5... Qxx4`,

@@ -8,7 +8,9 @@
 //!   a C engine through the C ABI's analysis hook;
 //! - [`uci_server`]: the built-in searcher served over UCI (`epd uci`);
 //! - [`mate`]: the exact forced-mate prover and the pfms verb (EPD §7.3);
-//! - [`analysis`]: the pfga and pfts verbs (EPD §7.2, §7.5).
+//! - [`analysis`]: the pfga and pfts verbs (EPD §7.2, §7.5);
+//! - [`is_quiet`]: whether the built-in quiescence search stands pat on a
+//!   position (the quiet positions Texel tuning wants).
 //!
 //! This crate starts processes (UCI engines) and threads; `epd-core`
 //! starts neither.
@@ -39,3 +41,4 @@ pub use engine::{
     find_program, Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PositionCommand, PvLine,
     SearchAction, UciConfig, UciEngine, UciParts, UciSearch,
 };
+pub use search::is_quiet;

@@ -86,6 +86,7 @@ fn convert(
         unique: flags & EPD_PGN_UNIQUE != 0,
         plies: (!all).then(|| (sat(first_ply), sat(last_ply))),
         final_only: flags & EPD_PGN_FINAL != 0,
+        ..EpdOptions::default()
     };
     let mut stopped = false;
     let mut reporter = |d: &PgnDiagnostic| {

@@ -1,9 +1,10 @@
 //! `epd from-pgn [FILE...]`: one EPD record for the initial position and
-//! after every move of every game.
+//! after every move of every game; with `--label`, the quiet ones labelled
+//! with their game's result (Texel tuning data).
 
 use std::io::{self, BufReader, BufWriter, Write};
 
-use epd_core::pgn::{self, EpdOptions, PgnDiagnostic, PgnSummary};
+use epd_core::pgn::{self, EpdOptions, LabelFormat, PgnDiagnostic, PgnSummary};
 
 use crate::Outcome;
 
@@ -12,6 +13,8 @@ pub const EXAMPLES: &str = "Examples:
   epd from-pgn --unique --plies 8..30 8moves_v3.pgn -o book.epd   # distinct positions, plies 8 to 30
   epd from-pgn --final --id games.pgn                             # the last position of each game
   epd from-pgn --sm --counters --id games.pgn -o positions.epd
+  epd from-pgn --label --unique --plies 16.. games.pgn -o quiet-labeled.epd   # Texel tuning data
+  epd from-pgn --label --label-format fen-result --pieces 6.. games.pgn > tune.txt
   zcat big.pgn.gz | epd from-pgn - | epd check";
 
 #[derive(clap::Args, Debug)]
@@ -47,20 +50,58 @@ pub struct Args {
     /// Only the last position of each game (after its last mainline move).
     #[arg(long = "final", id = "final_")]
     final_: bool,
+    /// Only positions with this many pieces on the board, kings and pawns
+    /// included (32 at the start). `A..B`, `A..`, `..B` or `N`.
+    #[arg(long, value_name = "A..B", value_parser = piece_range)]
+    pieces: Option<(u32, u32)>,
+    /// Only quiet positions, each labelled with its game's result, for
+    /// Texel tuning. Quiet: the side to move is not in check, no capture
+    /// wins material by static exchange, and the built-in engine's
+    /// quiescence search stands pat (no capture sequence improves on its
+    /// static evaluation). Games without a result (`*`) are skipped and
+    /// counted. With --unique, a position is labelled with the result of
+    /// the first game it occurs in.
+    #[arg(long)]
+    label: bool,
+    /// The labelled layout. zurichess: the EPD record with c9 "1-0",
+    /// "0-1" or "1/2-1/2" (quiet-labeled.epd's layout), with any other
+    /// operations asked for. fen-result: the FEN, then [1.0], [0.0] or
+    /// [0.5], White's score, and nothing else (the most common layout:
+    /// Ethereal's tuner reads it, and many after it).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "zurichess", requires = "label")]
+    label_format: Format,
 }
 
-/// `A..B`, `A..`, `..B` or `N`, inclusive.
+/// `--label-format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Zurichess,
+    FenResult,
+}
+
+/// `A..B`, `A..`, `..B` or `N` plies, inclusive.
 fn ply_range(s: &str) -> Result<(u32, u32), String> {
+    range(s, "ply", "a ply number (0 is the start position)")
+}
+
+/// `A..B`, `A..`, `..B` or `N` pieces, inclusive.
+fn piece_range(s: &str) -> Result<(u32, u32), String> {
+    range(s, "count", "a number of pieces")
+}
+
+/// `A..B`, `A..`, `..B` or `N`, inclusive; `noun` names an end in the
+/// messages, `unit` what it must be.
+fn range(s: &str, noun: &str, unit: &str) -> Result<(u32, u32), String> {
     let num = |t: &str, what: &str| -> Result<u32, String> {
-        t.trim().parse::<u32>().map_err(|_| format!("{what} must be a ply number (0 is the start position), not {t:?}"))
+        t.trim().parse::<u32>().map_err(|_| format!("{what} must be {unit}, not {t:?}"))
     };
     let (a, b) = match s.split_once("..") {
         Some((a, b)) => (
-            if a.trim().is_empty() { 0 } else { num(a, "the first ply")? },
-            if b.trim().is_empty() { u32::MAX } else { num(b, "the last ply")? },
+            if a.trim().is_empty() { 0 } else { num(a, &format!("the first {noun}"))? },
+            if b.trim().is_empty() { u32::MAX } else { num(b, &format!("the last {noun}"))? },
         ),
         None => {
-            let n = num(s, "the ply")?;
+            let n = num(s, &format!("the {noun}"))?;
             (n, n)
         }
     };
@@ -71,6 +112,16 @@ fn ply_range(s: &str) -> Result<(u32, u32), String> {
 }
 
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let format = args.label.then_some(match args.label_format {
+        Format::Zurichess => LabelFormat::C9,
+        Format::FenResult => LabelFormat::FenResult,
+    });
+    if format == Some(LabelFormat::FenResult) && (args.sm || args.counters || args.id || args.c0) {
+        anyhow::bail!(
+            "--label-format fen-result writes the FEN and the result only: --sm, --counters, --id and --c0 need \
+             --label-format zurichess"
+        );
+    }
     let options = EpdOptions {
         supplied_move: args.sm,
         counters: args.counters,
@@ -79,6 +130,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         unique: args.unique,
         plies: args.plies,
         final_only: args.final_,
+        pieces: args.pieces,
+        label: format,
     };
     let mut converter = pgn::Converter::new(options);
     let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
@@ -127,20 +180,37 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             continue;
         }
         let s = converter
-            .convert(input, &mut *out, &mut reporter)
-            .map_err(|e| crate::files::file_error("read", display, &e))?;
+            .convert_filtered(input, &mut *out, &mut reporter, |p| !args.label || epd_engine::is_quiet(p))
+            .map_err(|e| {
+                // The converter also writes: a closed output pipe (`| head`)
+                // is no read error, and main ends quietly on it.
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    anyhow::Error::from(e)
+                } else {
+                    crate::files::file_error("read", display, &e)
+                }
+            })?;
         total.games += s.games;
         total.complete += s.complete;
         total.records += s.records;
         total.repeated += s.repeated;
+        total.rejected += s.rejected;
+        total.unlabelled += s.unlabelled;
     }
     out.flush()?;
     if let Some(f) = file_out {
         let path = args.output.as_deref().unwrap_or_default();
         f.finish().map_err(|e| crate::files::file_error("write", path, &e))?;
     }
-    let filtered = args.unique || args.plies.is_some() || args.final_;
-    if filtered {
+    let filtered = args.unique || args.plies.is_some() || args.final_ || args.pieces.is_some();
+    if args.label {
+        let _ = writeln!(
+            err,
+            "{} games, {} records written; {} not quiet, {} repeated positions left out; {} games without a \
+             result skipped",
+            total.games, total.records, total.rejected, total.repeated, total.unlabelled
+        );
+    } else if filtered {
         let repeated =
             if args.unique { format!("; {} repeated positions left out", total.repeated) } else { String::new() };
         let _ = writeln!(err, "{} games, {} records written{repeated}", total.games, total.records);

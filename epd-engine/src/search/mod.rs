@@ -356,6 +356,80 @@ impl Searcher {
     }
 }
 
+/// Nodes [`is_quiet`] lets the quiescence search visit. Ordinary
+/// positions need a few dozen; a capture tree past this is no quiet
+/// position.
+const QUIET_NODES: u64 = 10_000;
+
+thread_local! {
+    /// The searcher [`is_quiet`] borrows: the quiescence search uses none
+    /// of its tables, so the smallest will do, built once a thread.
+    static QUIET: std::cell::RefCell<Searcher> = std::cell::RefCell::new(Searcher::new(0));
+}
+
+/// `true` when `pos` is quiet, as Texel tuning wants its positions: the
+/// side to move is not in check and has a legal move; none of the
+/// captures and queen promotions the search's own quiescence search
+/// would try wins material by static exchange evaluation (its SEE); and
+/// that quiescence search (the one under every leaf of
+/// [`Searcher::search`]) stands pat: no capture sequence it tries lifts
+/// the score above the static [`evaluate`].
+///
+/// The SEE condition catches what standing pat alone lets through: a
+/// piece hanging on each side (after 1. e4 e5 2. Nf3 Nf6, Nxe5 wins a
+/// pawn and Nxe4 wins it back, so the search stands pat). Even trades
+/// (SEE 0) leave a position quiet when they do not pay. Checkmate,
+/// stalemate and any position the quiescence search cannot settle within
+/// 10,000 nodes are not quiet.
+///
+/// ```
+/// use epd_core::Position;
+/// use epd_engine::search::is_quiet;
+///
+/// assert!(is_quiet(&Position::startpos()));
+/// // After 1. e4 e5 2. Nf3 d5, Nxe5 wins a pawn: not quiet.
+/// let p: Position = "rnbqkbnr/ppp2ppp/8/3pp3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq d6 0 3".parse().unwrap();
+/// assert!(!is_quiet(&p));
+/// ```
+#[must_use]
+pub fn is_quiet(pos: &Position) -> bool {
+    if pos.is_check() {
+        return false;
+    }
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return false;
+    }
+    // A capture the quiescence search would try that wins material by
+    // static exchange: not quiet, even where the search finds a counter
+    // that makes taking not pay (a piece hangs on each side).
+    let mut picker = Picker::quiescence(pos, moves);
+    while let Some((m, _)) = picker.next() {
+        if order::see(pos, m) > 0 {
+            return false;
+        }
+    }
+    QUIET.with(|s| {
+        let mut s = s.borrow_mut();
+        let stop = AtomicBool::new(false);
+        let mut t = Search {
+            s: &mut s,
+            stop: &stop,
+            keys: vec![pos.zobrist_hash()],
+            nodes: 0,
+            seldepth: 0,
+            deadline: None,
+            node_limit: Some(QUIET_NODES),
+            stopped: false,
+            first_iteration: false,
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            iter_best: None,
+        };
+        let score = t.qsearch(pos, -INF, INF, 0);
+        !t.stopped && score == evaluate(pos)
+    })
+}
+
 /// The internal score as a [`Score`].
 fn to_score(s: i32) -> Score {
     if s >= MATE_BOUND {
@@ -972,6 +1046,73 @@ mod tests {
         for s in [MATE - 7, -MATE + 6, 123] {
             assert_eq!(from_tt(to_tt(s, 9), 9), s);
         }
+    }
+
+    #[test]
+    fn quiet_positions_are_those_where_quiescence_stands_pat() {
+        for (fen, quiet, why) in [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", true, "the start"),
+            ("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2", true, "e5 is defended"),
+            ("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2", true, "exd5 Qxd5 is an even trade"),
+            ("rnbqkbnr/ppp2ppp/8/3pp3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq d6 0 3", false, "Nxe5 wins a pawn"),
+            ("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", false, "Rxd5 takes an undefended queen"),
+            ("4k3/8/2p5/3p4/8/8/3Q4/4K3 w - - 0 1", true, "Qxd5 loses the queen for a pawn"),
+            ("4k3/8/8/3n4/4P3/8/8/4K3 b - - 0 1", true, "Black to move: the knight is not taken yet"),
+            ("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1", false, "exd5 wins a knight"),
+            (
+                "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                false,
+                "Nxe5 Nxe4: a pawn hangs each side",
+            ),
+            ("8/4P3/8/8/8/8/k7/4K3 w - - 0 1", false, "e8=Q"),
+            ("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1", false, "in check"),
+            ("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", false, "checkmated"),
+            ("7k/5Q2/8/8/8/8/8/6K1 b - - 0 1", false, "stalemate"),
+        ] {
+            assert_eq!(is_quiet(&pos(fen)), quiet, "{why}: {fen}");
+        }
+    }
+
+    #[test]
+    fn is_quiet_agrees_with_the_quiescence_score() {
+        // The quiet positions of random games are exactly those with a
+        // move, not in check, where no capture the quiescence search
+        // would try wins material by SEE and its score is the static
+        // evaluation; checked against a fresh searcher each time, so the
+        // thread's shared one keeps no state between calls.
+        let (mut quiet, mut standing) = (0, 0);
+        let positions = epd_testkit::random_positions(7, 40, 60);
+        for p in &positions {
+            let mut s = Searcher::new(0);
+            let stop = AtomicBool::new(false);
+            let mut t = Search {
+                s: &mut s,
+                stop: &stop,
+                keys: vec![p.zobrist_hash()],
+                nodes: 0,
+                seldepth: 0,
+                deadline: None,
+                node_limit: None,
+                stopped: false,
+                first_iteration: false,
+                pv: vec![Vec::new(); MAX_PLY + 1],
+                iter_best: None,
+            };
+            let moves = p.legal_moves();
+            let playable = !p.is_check() && !moves.is_empty();
+            let stands_pat = playable && t.qsearch(p, -INF, INF, 0) == evaluate(p);
+            let mut picker = Picker::quiescence(p, moves);
+            let mut wins = false;
+            while let Some((m, _)) = picker.next() {
+                wins |= order::see(p, m) > 0;
+            }
+            assert_eq!(is_quiet(p), stands_pat && !wins, "{}", p.fen());
+            quiet += usize::from(stands_pat && !wins);
+            standing += usize::from(stands_pat);
+        }
+        // Random play leaves pieces hanging: some positions stand pat
+        // only because a piece hangs on each side.
+        assert!(0 < quiet && quiet < standing && standing < positions.len(), "{quiet} {standing} {}", positions.len());
     }
 
     #[test]
