@@ -1,6 +1,6 @@
 //! EPD records: the four position fields and an ordered list of typed
 //! operations; parsing with diagnostics, validation of every rule of §6,
-//! editing, and the canonical encoding of §7.1.
+//! editing under the same rules, and the canonical encoding of §7.1.
 //!
 //! A [`Record`] keeps all operand text in one byte arena and typed values
 //! beside it, so parsing a file into one reused record allocates nothing
@@ -10,6 +10,9 @@
 //! reader), `fast` (the reader's one-pass path for canonical lines),
 //! `check` (the operand checks), `cross` (the cross-checks), `edit`
 //! (setting and removing operations) and `encode` (the canonical text).
+//! The reader and every edit go through the same operand checks and
+//! cross-checks, so an edit is refused exactly when the reader would find
+//! the record it leaves wrong, with the reader's code.
 
 mod check;
 mod cross;

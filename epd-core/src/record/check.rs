@@ -1,6 +1,9 @@
 //! The operand checks of §5 and §6: one operation's operands typed by its
 //! opcode and checked against the catalog (count, basetype, range,
-//! enumerated values, legal moves, string content).
+//! enumerated values, legal moves, string content). The reader runs them
+//! on the operands of a line, and every edit on the operands it is given,
+//! so that the two accept the same operands and refuse the others with
+//! the same codes.
 
 use super::encode::itoa;
 use super::model::{OperandSlot, Span, Value, MAX_STRING};
@@ -19,6 +22,17 @@ pub(super) struct Token {
     pub(super) end: usize,
     pub(super) quoted: bool,
     pub(super) escaped: bool,
+    /// What an edit gave for the operand; `None` for the reader's tokens.
+    pub(super) given: Option<Given>,
+}
+
+/// An operand an edit gave: its basetype (`Any` for verbatim text), and
+/// for a move the move itself (its token's text is then only for
+/// messages).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Given {
+    pub(super) kind: OperandType,
+    pub(super) mv: Option<Move>,
 }
 
 impl Parser<'_, '_> {
@@ -35,16 +49,84 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// The span of a token's text as it stands, in the record's arena.
+    #[inline(always)]
+    fn written(&self, t: &Token) -> Span {
+        Span { start: t.start as u32 + self.shift, end: t.end as u32 + self.shift }
+    }
+
     /// The operands of an unknown opcode or `noop`, kept as written.
     fn raw_operands(&mut self, opname: &str, tokens: &[Token]) {
         for (i, t) in tokens.iter().enumerate() {
+            if let Some(m) = t.given.and_then(|g| g.mv) {
+                // An edit's move: its SAN in the record's position, kept as
+                // the reader keeps any word.
+                if let Some(pos) = self.given_move(self.rec.position, m, t, opname, i) {
+                    let mut san = core::mem::take(&mut self.san);
+                    san.clear();
+                    pos.append_san(m, &mut san);
+                    let span = self.rec.push_text(&san);
+                    self.san = san;
+                    let value = Value::Raw { quoted: false };
+                    self.rec.operands.push(OperandSlot { span, offset: t.start as u32, value });
+                }
+                continue;
+            }
             self.check_raw_string(t, opname, i);
+            if t.given.is_some() && !t.quoted && !one_word(&self.line[t.start..t.end]) {
+                // An edit's word that would not read back as one operand
+                // (the reader's words are so by construction).
+                self.diag(
+                    Severity::Error,
+                    Code::OperandType,
+                    t.start,
+                    Some(opname),
+                    Some(i),
+                    format!(
+                        "{opname} operand {} must be one word, without blanks or ';' and not starting with '\"'",
+                        i + 1
+                    ),
+                );
+            }
             let span = self.token_text(t);
             self.rec.operands.push(OperandSlot {
                 span,
                 offset: t.start as u32,
                 value: Value::Raw { quoted: t.quoted },
             });
+        }
+    }
+
+    /// An edit's move `m` for operand `i`: the position it is played in if
+    /// it is legal there. Reports and returns `None` when it is not, or
+    /// when the record has no position (`pos` is `None` then, or after an
+    /// earlier move of a sequence that failed, already reported).
+    fn given_move(&mut self, pos: Option<Position>, m: Move, t: &Token, opname: &str, i: usize) -> Option<Position> {
+        match pos {
+            Some(pos) if pos.is_legal(m) => Some(pos),
+            Some(pos) => {
+                self.diag(
+                    Severity::Error,
+                    Code::IllegalMove,
+                    t.start,
+                    Some(opname),
+                    Some(i),
+                    format!("{opname} operand {} ({}) is not a legal move", i + 1, pos.uci(m)),
+                );
+                None
+            }
+            None if self.rec.position.is_none() => {
+                self.diag(
+                    Severity::Error,
+                    Code::IllegalPosition,
+                    t.start,
+                    Some(opname),
+                    Some(i),
+                    format!("{opname} operand {}: the record's position is not legal, so no move is", i + 1),
+                );
+                None
+            }
+            None => None,
         }
     }
 
@@ -71,7 +153,7 @@ impl Parser<'_, '_> {
     fn token_text(&mut self, t: &Token) -> Span {
         let raw = &self.line[t.start..t.end];
         if !t.escaped {
-            return Span { start: t.start as u32, end: t.end as u32 };
+            return self.written(t);
         }
         let start = self.rec.buf.len() as u32;
         let mut i = 0;
@@ -93,14 +175,13 @@ impl Parser<'_, '_> {
         // Lenient: a check mark written apart from its move (`Qd1 +`).
         let mut filtered: Vec<Token> = Vec::new();
         let moves = op.operand_type(0) == OperandType::Move;
-        let marks = moves && tokens.iter().any(|t| !t.quoted && matches!(&line[t.start..t.end], b"+" | b"#" | b"++"));
+        let mark = |t: &Token| !t.quoted && t.given.is_none() && matches!(&line[t.start..t.end], b"+" | b"#" | b"++");
+        let marks = moves && tokens.iter().any(mark);
         if marks {
             filtered = core::mem::take(&mut self.rec.scratch.typed);
             filtered.clear();
             for t in tokens {
-                let text = &line[t.start..t.end];
-                let detached =
-                    !t.quoted && matches!(text, b"+" | b"#" | b"++") && filtered.last().is_some_and(|l| !l.quoted);
+                let detached = mark(t) && filtered.last().is_some_and(|l| !l.quoted);
                 if detached {
                     self.deviation(
                         Code::DetachedCheckMark,
@@ -135,6 +216,24 @@ impl Parser<'_, '_> {
         for (i, t) in toks.iter().enumerate() {
             let text = &line[t.start..t.end];
             let want = op.operand_type(i);
+            if t.given.is_some_and(|g| g.kind != want && want != OperandType::Any) {
+                // An edit's operand of another basetype than the opcode's.
+                self.diag(
+                    Severity::Error,
+                    Code::OperandType,
+                    t.start,
+                    Some(opname),
+                    Some(i),
+                    format!("{opname} operand {} must be {want}", i + 1),
+                );
+                let span = self.written(t);
+                self.rec.operands.push(OperandSlot {
+                    span,
+                    offset: t.start as u32,
+                    value: Value::Raw { quoted: t.quoted },
+                });
+                continue;
+            }
             let value: Value = match want {
                 OperandType::Move => {
                     if t.quoted {
@@ -147,6 +246,30 @@ impl Parser<'_, '_> {
                             format!("{opname} operand {} must be a move, not a string", i + 1),
                         );
                         Value::Move(None)
+                    } else if let Some(m) = t.given.and_then(|g| g.mv) {
+                        // An edit's move: legal in the position the
+                        // sequence has reached, written in canonical SAN.
+                        match self.given_move(seq_pos, m, t, opname, i) {
+                            Some(pos) => {
+                                let mut san = core::mem::take(&mut self.san);
+                                san.clear();
+                                pos.append_san(m, &mut san);
+                                let span = self.rec.push_text(&san);
+                                self.san = san;
+                                if let (true, Some(pos)) = (is_sequence, seq_pos.as_mut()) {
+                                    pos.play_unhashed(m);
+                                }
+                                let value = Value::Move(Some(m));
+                                self.rec.operands.push(OperandSlot { span, offset: t.start as u32, value });
+                                continue;
+                            }
+                            None => {
+                                if is_sequence {
+                                    seq_pos = None;
+                                }
+                                Value::Move(None)
+                            }
+                        }
                     } else if let Some(mate) = mate_notation(text) {
                         self.diag(
                             Severity::Error,
@@ -180,11 +303,7 @@ impl Parser<'_, '_> {
                                     // in this position, never its hash.
                                     pos.play_unhashed(m);
                                 }
-                                let span = if as_written {
-                                    Span { start: t.start as u32, end: t.end as u32 }
-                                } else {
-                                    self.rec.push_text(&self.san)
-                                };
+                                let span = if as_written { self.written(t) } else { self.rec.push_text(&self.san) };
                                 self.rec.operands.push(OperandSlot {
                                     span,
                                     offset: t.start as u32,
@@ -238,7 +357,7 @@ impl Parser<'_, '_> {
                                     }
                                 }
                                 let span = if fast.is_some() || is_canonical_integer(text) {
-                                    Span { start: t.start as u32, end: t.end as u32 }
+                                    self.written(t)
                                 } else {
                                     self.canonical = false;
                                     self.rec.push_text(itoa(v, &mut self.san))
@@ -504,6 +623,12 @@ impl Parser<'_, '_> {
             }
         }
     }
+}
+
+/// `true` if `text`, written unquoted, reads back as one operand: not
+/// empty, no blank or ';', and no '"' to open a string.
+fn one_word(text: &[u8]) -> bool {
+    !text.is_empty() && text[0] != b'"' && !text.iter().any(|&b| matches!(b, b' ' | b';'))
 }
 
 /// `true` if `text` is an integer as the encoder writes it: no `+`, no

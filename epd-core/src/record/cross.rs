@@ -1,7 +1,8 @@
 //! The cross-checks of §6: the rules between the operations of one
 //! record (an opcode once, pm the first move of pv and sm of sv, opcodes
-//! that exclude each other, draw offers and claims with their move), as
-//! findings the reader reports.
+//! that exclude each other, draw offers and claims with their move). The
+//! reader reports what they find; an edit is refused when it would leave a
+//! finding the record did not have.
 
 use super::model::{Name, Operation, Record};
 use crate::diag::Code;
@@ -18,6 +19,14 @@ pub(super) struct Finding {
     /// The opcode the rule is reported on, if one.
     pub(super) opcode: Option<&'static str>,
     pub(super) message: String,
+}
+
+impl Finding {
+    /// The same rule broken the same way, wherever the operations stand
+    /// (an edited operation has no offset).
+    pub(super) fn same(&self, other: &Finding) -> bool {
+        self.code == other.code && self.opcode == other.opcode && self.message == other.message
+    }
 }
 
 /// Every cross-check the record fails, in the order the reader reports

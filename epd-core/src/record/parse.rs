@@ -116,6 +116,7 @@ impl Record {
             last_op: Span::default(),
             printing: false,
             san,
+            shift: 0,
         };
         p.run();
         let canonical = p.canonical;
@@ -137,7 +138,9 @@ impl Record {
     }
 }
 
-/// The reader's state for one line.
+/// The reader's state for one line; also what an edit runs the operand
+/// checks in (see `Parser::for_edit`), with the edit's operands as its
+/// line.
 pub(super) struct Parser<'a, 'd> {
     pub(super) line: &'a [u8],
     pub(super) mode: ParseMode,
@@ -158,6 +161,11 @@ pub(super) struct Parser<'a, 'd> {
     /// Scratch text (canonical SAN, integers), the record's buffer lent for
     /// the parse.
     pub(super) san: Vec<u8>,
+    /// Where the line starts in the record's arena: 0 when reading (the
+    /// arena begins with a copy of the line), past the record's texts
+    /// when an edit's operands are checked. Operands kept as written are
+    /// spans of that copy.
+    pub(super) shift: u32,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -227,6 +235,35 @@ pub(super) fn find_any<const N: usize>(line: &[u8], mut p: usize, stops: [u8; N]
     match line.get(p..).unwrap_or_default().iter().position(|b| stops.contains(b)) {
         Some(i) => p + i,
         None => line.len().max(p),
+    }
+}
+
+impl<'a, 'd> Parser<'a, 'd> {
+    /// A parser for an edit's operands: `text` (their texts one after the
+    /// other, as [`Token`]s index them) has just been appended to the
+    /// record's arena. Strict, as the canonical text the edit leaves must
+    /// read back strictly; every string is checked for control bytes.
+    pub(super) fn for_edit(text: &'a [u8], rec: &'a mut Record, diags: &'d mut Vec<Diagnostic>) -> Parser<'a, 'd> {
+        let shift = (rec.buf.len() - text.len()) as u32;
+        let san = core::mem::take(&mut rec.scratch.san);
+        Parser {
+            line: text,
+            mode: ParseMode::Strict,
+            diags,
+            before: 0,
+            omitted: None,
+            rec,
+            canonical: false,
+            last_op: Span::default(),
+            printing: false,
+            san,
+            shift,
+        }
+    }
+
+    /// Hands the scratch buffer back to the record.
+    pub(super) fn finish(mut self) {
+        self.rec.scratch.san = core::mem::take(&mut self.san);
     }
 }
 
@@ -592,7 +629,7 @@ impl Parser<'_, '_> {
                         broken = true;
                         break;
                     }
-                    tokens.push(Token { start: content, end: p, quoted: true, escaped });
+                    tokens.push(Token { start: content, end: p, quoted: true, escaped, given: None });
                     p += 1;
                     if p < n && !is_blank(line[p]) && line[p] != b';' {
                         self.deviation(
@@ -606,7 +643,7 @@ impl Parser<'_, '_> {
                 } else {
                     let s = p;
                     p = if self.printing { find_any(line, p, [b' ', b';']) } else { scan(line, p, GAP | SEMI, false) };
-                    tokens.push(Token { start: s, end: p, quoted: false, escaped: false });
+                    tokens.push(Token { start: s, end: p, quoted: false, escaped: false, given: None });
                 }
             }
             if broken {
