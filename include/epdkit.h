@@ -18,7 +18,9 @@
  *   EPD_STATUS_OK (0) or an error. epd_status_message(status) describes
  *   the status; epd_last_error_message() gives the detail of the most
  *   recent failure on the calling thread (kept per thread, never in a
- *   global), epd_last_error_column() its column when text was read.
+ *   global), epd_last_error_column() its column when text was read,
+ *   epd_last_error_code() the diagnostic code ("E012") when a record was
+ *   at fault.
  *   Functions that return something else: epd_version,
  *   epd_status_message, epd_last_error_*, and the _free functions.
  *
@@ -801,7 +803,9 @@ typedef int epd_move_kind;
 
 /**
  * A record refused an operation (wrong operand count or type, a value
- * out of range, a string the encoding cannot hold).
+ * out of range, a string the encoding cannot hold, a broken rule between
+ * operations such as a pm that is not the first move of pv): the code
+ * the reader would give is in epd_last_error_code().
  */
 #define EPD_STATUS_REFUSED 12
 
@@ -1177,6 +1181,18 @@ epd_status epd_last_error_status(void);
 size_t epd_last_error_column(void);
 
 /**
+ * The diagnostic code ("E012", as in epd_diagnostic.code_text) of the
+ * most recent call on this thread that failed because of a record: the
+ * first error of an invalid record (EPD_STATUS_INVALID_RECORD), or the
+ * rule a refused edit would break (EPD_STATUS_REFUSED from
+ * epd_record_set and its kin, or from epd_record_remove), with the code
+ * reading the record it would leave reports. "" for other failures.
+ * Never NULL. The string is borrowed: it stays valid until the next
+ * failing call on the same thread; copy it to keep it. Never free it.
+ */
+const char *epd_last_error_code(void);
+
+/**
  * Frees a string returned by libepdkit (an owned `char *` out-parameter).
  * Does nothing if `s` is NULL. `s` must come from this library (never
  * from malloc) and must not be freed twice. Thread-safe.
@@ -1540,7 +1556,10 @@ epd_status epd_record_operand_clock(const struct epd_record *record, size_t op, 
 
 /**
  * Removes every operation with the NUL-terminated `opcode`; the number
- * removed (possibly 0) goes to *out_removed if it is not NULL.
+ * removed (possibly 0) goes to *out_removed if it is not NULL. A removal
+ * that would break a cross-check (sm while a draw_offer or draw_claim
+ * needs it) gives EPD_STATUS_REFUSED, with the code in
+ * epd_last_error_code() ("E024"), and the record unchanged.
  */
 epd_status epd_record_remove(struct epd_record *record, const char *opcode, size_t *out_removed);
 
@@ -1613,10 +1632,14 @@ epd_status epd_operands_push_raw(struct epd_operands *operands, const char *text
 /**
  * Sets the operation `opcode` (NUL-terminated) with the operands in
  * `operands` (NULL for none), replacing any operation with that opcode.
- * Operands are checked against the opcode catalog for known opcodes
- * (count, basetype, range; moves must be legal). On failure
- * (EPD_STATUS_REFUSED, with the reason in epd_last_error_message()) the
- * record is unchanged.
+ * Operands are checked as the strict reader checks them (count,
+ * basetype, range; moves must be legal; strings the encoding can hold),
+ * and the record must then pass the reader's cross-checks it passed
+ * before (pm the first move of pv, sm of sv, draw_offer and draw_claim
+ * with sm, no two opcodes that exclude each other): a record built by
+ * edits from a valid one always reads back. On failure (EPD_STATUS_REFUSED, with the reason in
+ * epd_last_error_message() and the code the reader would give in
+ * epd_last_error_code(), "E012" say) the record is unchanged.
  */
 epd_status epd_record_set(struct epd_record *record, const char *opcode, const struct epd_operands *operands);
 

@@ -155,6 +155,9 @@ pub const MAX_MULTIPV: u32 = 64;
 /// Never in practice: the moves are legal and the numbers in range.
 pub fn apply(rec: &mut Record, a: &Analysis, options: &AnalysisOptions) -> Result<(), epd_core::SetError> {
     let pv: Vec<OperandInput<'_>> = a.pv.iter().map(|&m| OperandInput::Move(m)).collect();
+    // The old pm goes first: pm must be the first move of pv (E012), and
+    // is written again below from the new pv.
+    rec.remove("pm");
     rec.set("pv", &pv)?;
     match a.score {
         Some(s) => rec.set("ce", &[OperandInput::Integer(s.to_ce())])?,
@@ -421,6 +424,17 @@ mod tests {
             assert_eq!((s.counts.solved, s.counts.missed, s.counts.unscored), (1, 1, 2));
             assert_eq!(diags.iter().map(|d| d.0).collect::<Vec<_>>().first(), Some(&5));
         }
+    }
+
+    /// An earlier analysis's pm and pv are replaced together: the record
+    /// refuses a new pv that its old pm does not start (E012).
+    #[test]
+    fn earlier_pm_and_pv_are_replaced_together() {
+        let input = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ce 30; pm e4; pv e4 e5;\n";
+        let options = AnalysisOptions::new(AnalysisVerb::Target, Limits::depth(1));
+        let (out, s, diags) = run_str(input, &options, 1);
+        assert_eq!(out, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ce 12; pm Na3; pv Na3;\n");
+        assert_eq!((diags.len(), s.counts.faults), (0, 0));
     }
 
     #[test]

@@ -580,8 +580,11 @@ pub fn solve_record(
     rec.set("acn", &[OperandInput::Integer(nodes.min(i64::MAX as u64) as i64)])?;
     rec.set("acs", &[OperandInput::Integer(secs.min(i64::MAX as u64) as i64)])?;
     rec.set("dm", &[OperandInput::Integer(i64::from(dm))])?;
-    rec.set("pm", &pv[..1])?;
+    // pm must be the first move of pv (E012): the old pm goes before the
+    // new pv comes in, then the new pm.
+    rec.remove("pm");
     rec.set("pv", &pv)?;
+    rec.set("pm", &pv[..1])?;
     Ok(Some(dm))
 }
 
@@ -702,6 +705,19 @@ mod tests {
             assert_eq!(m.pv.len(), 2 * n as usize - 1, "{fen}");
             let _ = first;
         }
+    }
+
+    /// A record's old pm and pv give way to the mate found: the record
+    /// refuses a pm its old pv does not start (E012).
+    #[test]
+    fn a_found_mate_replaces_an_old_pm_and_pv() {
+        let line = "6k1/5ppp/8/8/8/8/8/R5K1 w - - pm Kf1; pv Kf1 Kf8;";
+        let (mut rec, _) = Record::parse(line.as_bytes(), epd_core::ParseMode::Strict);
+        let options = MateOptions::default();
+        let dm = solve_record(&mut rec, &mut MateSolver::with_table_bits(10), &options, false).unwrap();
+        assert_eq!(dm, Some(1));
+        let text = rec.to_string();
+        assert!(text.ends_with(" dm 1; pm Ra8#; pv Ra8#;"), "{text}");
     }
 
     #[test]

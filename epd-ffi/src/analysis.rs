@@ -612,6 +612,8 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
         let pv = found.pv;
         let score = found.score.ok_or_else(|| engine_error("the search callback gave no score".into()))?;
         let moves: Vec<OperandInput<'_>> = pv.iter().map(|&m| OperandInput::Move(m)).collect();
+        // pm must be the first move of pv (E012): the old pm goes first.
+        updated.remove("pm");
         set(&mut updated, "pv", &moves)?;
         set(&mut updated, "pm", &moves[..1])?;
         set(&mut updated, "ce", &[OperandInput::Integer(score.to_ce())])?;

@@ -7,6 +7,8 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use epd_core::Code;
+
 /// The result of every fallible function: EPD_STATUS_OK (0) on success,
 /// another EPD_STATUS_... value on failure. Values are stable: a value is
 /// never renumbered or reused; new ones are only added at the end.
@@ -41,7 +43,9 @@ pub const EPD_STATUS_NOT_CANONICAL: epd_status = 10;
 /// The record has at least one error diagnostic.
 pub const EPD_STATUS_INVALID_RECORD: epd_status = 11;
 /// A record refused an operation (wrong operand count or type, a value
-/// out of range, a string the encoding cannot hold).
+/// out of range, a string the encoding cannot hold, a broken rule between
+/// operations such as a pm that is not the first move of pv): the code
+/// the reader would give is in epd_last_error_code().
 pub const EPD_STATUS_REFUSED: epd_status = 12;
 /// The thing asked for is not there (an opcode not in the record, a null
 /// register, a score that is not a mate).
@@ -95,15 +99,22 @@ pub(crate) struct Error {
     pub(crate) message: String,
     /// 1-based column in the text the call read; 0 when none applies.
     pub(crate) column: usize,
+    /// The diagnostic code of what was wrong with a record, if one.
+    pub(crate) code: Option<Code>,
 }
 
 impl Error {
     pub(crate) fn new(status: epd_status, message: impl Into<String>) -> Error {
-        Error { status, message: message.into(), column: 0 }
+        Error { status, message: message.into(), column: 0, code: None }
     }
 
     pub(crate) fn at(mut self, column: usize) -> Error {
         self.column = column;
+        self
+    }
+
+    pub(crate) fn with_code(mut self, code: Code) -> Error {
+        self.code = Some(code);
         self
     }
 }
@@ -114,6 +125,7 @@ struct LastError {
     status: epd_status,
     message: CString,
     column: usize,
+    code: CString,
 }
 
 thread_local! {
@@ -123,6 +135,7 @@ thread_local! {
         status: EPD_STATUS_OK,
         message: CString::default(),
         column: 0,
+        code: CString::default(),
     });
 }
 
@@ -137,11 +150,12 @@ pub(crate) fn c_string_lossy(text: &str) -> CString {
 fn record(e: Error) -> epd_status {
     let status = e.status;
     let message = c_string_lossy(&e.message);
+    let code = c_string_lossy(e.code.map_or("", Code::as_str));
     // try_with: during thread teardown the slot may be gone; the status
     // alone still reaches the caller.
     let _ = LAST_ERROR.try_with(|slot| {
         if let Ok(mut slot) = slot.try_borrow_mut() {
-            *slot = LastError { status, message, column: e.column };
+            *slot = LastError { status, message, column: e.column, code };
         }
     });
     status
@@ -211,6 +225,20 @@ pub extern "C" fn epd_last_error_column() -> usize {
     LAST_ERROR.try_with(|slot| slot.try_borrow().map(|s| s.column).unwrap_or(0)).unwrap_or(0)
 }
 
+/// The diagnostic code ("E012", as in epd_diagnostic.code_text) of the
+/// most recent call on this thread that failed because of a record: the
+/// first error of an invalid record (EPD_STATUS_INVALID_RECORD), or the
+/// rule a refused edit would break (EPD_STATUS_REFUSED from
+/// epd_record_set and its kin, or from epd_record_remove), with the code
+/// reading the record it would leave reports. "" for other failures.
+/// Never NULL. The string is borrowed: it stays valid until the next
+/// failing call on the same thread; copy it to keep it. Never free it.
+#[no_mangle]
+pub extern "C" fn epd_last_error_code() -> *const c_char {
+    let ptr = LAST_ERROR.try_with(|slot| slot.try_borrow().map(|s| s.code.as_ptr()).ok()).ok().flatten();
+    ptr.unwrap_or(c"".as_ptr())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +277,17 @@ mod tests {
         let m = unsafe { CStr::from_ptr(epd_last_error_message()) };
         assert_eq!(m.to_bytes(), b"a\\0b");
         assert_eq!(epd_last_error_column(), 3);
+    }
+
+    #[test]
+    fn the_code_goes_with_its_failure() {
+        let code = || {
+            // SAFETY: the last error code is a valid C string.
+            unsafe { CStr::from_ptr(epd_last_error_code()) }.to_bytes().to_vec()
+        };
+        guard(|| Err(Error::new(EPD_STATUS_REFUSED, "pm is not the first move of pv").with_code(Code::PmNotPvHead)));
+        assert_eq!(code(), b"E012");
+        guard(|| Err(Error::new(EPD_STATUS_IO, "no code")));
+        assert_eq!(code(), b"");
     }
 }

@@ -12,8 +12,8 @@ use crate::ptr::{arg_mut, arg_ref, bytes, c_utf8, copy_to_buffer, owned_string, 
 use crate::san::{epd_san_mode, san_error, san_mode};
 use core::ffi::{c_char, c_double, c_int, c_long};
 use epd_core::{
-    has_errors, Clock, Date, Diagnostic, Opcode, Operand, OperandInput, Operation, Order, Record, Severity, TimeOfDay,
-    Value,
+    has_errors, Clock, Date, Diagnostic, Opcode, Operand, OperandInput, Operation, Order, Record, SetError, Severity,
+    TimeOfDay, Value,
 };
 
 /// An EPD record: the four position fields and an ordered list of
@@ -151,7 +151,8 @@ fn first_error(diags: &[Diagnostic]) -> Error {
                 if errors > 1 { format!(" (and {} more errors)", errors - 1) } else { String::new() }
             ),
         )
-        .at(d.column()),
+        .at(d.column())
+        .with_code(d.code),
         None => Error::new(EPD_STATUS_INVALID_RECORD, "invalid record"),
     }
 }
@@ -670,7 +671,10 @@ pub extern "C" fn epd_record_operand_clock(
 }
 
 /// Removes every operation with the NUL-terminated `opcode`; the number
-/// removed (possibly 0) goes to *out_removed if it is not NULL.
+/// removed (possibly 0) goes to *out_removed if it is not NULL. A removal
+/// that would break a cross-check (sm while a draw_offer or draw_claim
+/// needs it) gives EPD_STATUS_REFUSED, with the code in
+/// epd_last_error_code() ("E024"), and the record unchanged.
 #[no_mangle]
 pub extern "C" fn epd_record_remove(
     record: *mut epd_record,
@@ -680,7 +684,7 @@ pub extern "C" fn epd_record_remove(
     guard(|| {
         let r = arg_mut(record, "record")?;
         let name = c_utf8(opcode, "opcode")?;
-        let n = r.rec.remove(name);
+        let n = r.rec.try_remove(name).map_err(refused)?;
         if let Some(o) = Out::optional(out_removed) {
             o.set(n);
         }
@@ -820,16 +824,26 @@ pub extern "C" fn epd_operands_push_raw(operands: *mut epd_operands, text: *cons
     push(operands, || Ok(Input::Raw(bytes(text, len, "text")?.to_vec())))
 }
 
+/// A refused edit: EPD_STATUS_REFUSED with the reader's code.
+fn refused(e: SetError) -> Error {
+    let code = e.code();
+    Error::new(EPD_STATUS_REFUSED, e.message).with_code(code)
+}
+
 fn set(r: &mut epd_record, opcode: &str, inputs: &[OperandInput<'_>]) -> Result<()> {
-    r.rec.set(opcode, inputs).map_err(|e| Error::new(EPD_STATUS_REFUSED, e.message))
+    r.rec.set(opcode, inputs).map_err(refused)
 }
 
 /// Sets the operation `opcode` (NUL-terminated) with the operands in
 /// `operands` (NULL for none), replacing any operation with that opcode.
-/// Operands are checked against the opcode catalog for known opcodes
-/// (count, basetype, range; moves must be legal). On failure
-/// (EPD_STATUS_REFUSED, with the reason in epd_last_error_message()) the
-/// record is unchanged.
+/// Operands are checked as the strict reader checks them (count,
+/// basetype, range; moves must be legal; strings the encoding can hold),
+/// and the record must then pass the reader's cross-checks it passed
+/// before (pm the first move of pv, sm of sv, draw_offer and draw_claim
+/// with sm, no two opcodes that exclude each other): a record built by
+/// edits from a valid one always reads back. On failure (EPD_STATUS_REFUSED, with the reason in
+/// epd_last_error_message() and the code the reader would give in
+/// epd_last_error_code(), "E012" say) the record is unchanged.
 #[no_mangle]
 pub extern "C" fn epd_record_set(
     record: *mut epd_record,

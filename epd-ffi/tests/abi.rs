@@ -11,6 +11,11 @@ fn last_message() -> String {
     unsafe { CStr::from_ptr(epd_last_error_message()) }.to_string_lossy().into_owned()
 }
 
+fn last_code() -> String {
+    // SAFETY: never NULL, NUL-terminated.
+    unsafe { CStr::from_ptr(epd_last_error_code()) }.to_string_lossy().into_owned()
+}
+
 fn owned(p: *mut c_char) -> String {
     assert!(!p.is_null());
     // SAFETY: an owned string from the library.
@@ -65,6 +70,37 @@ fn invalid_records_are_reported_and_nothing_is_written() {
     assert_eq!(rec, sentinel, "out-parameter written on failure");
     assert!(last_message().contains("error[E019]"), "{}", last_message());
     assert_eq!(epd_last_error_column(), 28);
+    assert_eq!(last_code(), "E019");
+}
+
+/// Issue 33: an edit the reader would refuse in the record's text is
+/// refused, with the reader's code in epd_last_error_code(), and the
+/// record is unchanged.
+#[test]
+fn refused_edits_carry_the_readers_code() {
+    let line = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; pv Qg6 fxg6;";
+    let (st, rec) = parse(line, EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK);
+    let before = canonical(rec);
+    let set = |op: &str, san: &str| {
+        let op = format!("{op}\0");
+        epd_record_set_san(rec, op.as_ptr().cast(), san.as_ptr().cast(), san.len(), EPD_SAN_STRICT)
+    };
+    assert_eq!(set("pm", "Rae1"), EPD_STATUS_REFUSED);
+    assert_eq!((last_code(), last_message()), ("E012".into(), "pm is not the first move of pv".into()));
+    assert_eq!(canonical(rec), before);
+    assert_eq!(epd_record_set_long(rec, c"ce".as_ptr(), 99_999), EPD_STATUS_REFUSED);
+    assert_eq!(last_code(), "E019");
+    assert_eq!(set("sm", "Qg6"), EPD_STATUS_OK);
+    assert_eq!(epd_record_set(rec, c"draw_offer".as_ptr(), ptr::null()), EPD_STATUS_OK);
+    let mut removed = 7;
+    assert_eq!(epd_record_remove(rec, c"sm".as_ptr(), &mut removed), EPD_STATUS_REFUSED);
+    assert_eq!((last_code(), removed), ("E024".into(), 7));
+    assert_eq!(set("pm", "Qg6"), EPD_STATUS_OK);
+    // A failure with no record at fault has no code.
+    assert_eq!(epd_record_set_long(rec, ptr::null(), 1), EPD_STATUS_NULL_POINTER);
+    assert_eq!(last_code(), "");
+    epd_record_free(rec);
 }
 
 #[test]

@@ -498,7 +498,10 @@ impl ClientRecord<'_> {
             let _ = rec.set("tcgs", &[OperandInput::Integer(i64::try_from(g).unwrap_or(i64::MAX))]);
         }
         for f in self.flags {
-            let _ = rec.set(f, &[]);
+            // §8 (step 10) lets a reply claim a draw without a move, as
+            // parse_request reads it: the rule that draw_claim comes with
+            // sm (E024) is relaxed here, and only here.
+            let _ = rec.set_allowing(f, &[], &[epd_core::Code::MissingSm]);
         }
         if let Some(m) = self.message {
             let _ = rec.set("c0", &[OperandInput::String(m.as_bytes())]);
@@ -562,6 +565,11 @@ mod tests {
         };
         assert!(r.draw_claim && r.mv.is_none());
         assert!(parse_request(format!("{START} draw_offer; refreq reply;").as_bytes()).is_err());
+        // And a client writes one: the record's edits relax only that rule.
+        let claim = ClientRecord { request: "reply", flags: &["draw_claim"], ..ClientRecord::default() };
+        let line = claim.to_line(&Position::startpos());
+        assert_eq!(line, format!("{START} draw_claim; refreq reply;").into_bytes());
+        assert!(matches!(parse_request(&line), Ok(Request::Reply(r)) if r.draw_claim));
         let long = format!("{START} refreq reply; c0 \"{}\";", "x".repeat(5000));
         assert!(parse_request(long.as_bytes()).unwrap_err().0.contains("at most 4096"));
     }

@@ -127,6 +127,25 @@ def test_build_and_change_a_record() -> None:
     assert str(on_fen) == "8/8/8/8/8/8/8/K6k b - -"
 
 
+def test_an_edit_the_reader_would_refuse_raises_with_its_code() -> None:
+    # Issue 33: pm must be the first move of pv (E012), for an edit as for
+    # the reader; the record is left as it was.
+    rec = epdkit.parse(WAC1 + " pv Qg6 fxg6;")
+    with pytest.raises(epdkit.EpdValueError) as e:
+        rec["pm"] = "Rae1"
+    assert e.value.code == "E012" and "E012" in str(e.value), str(e.value)
+    assert "pm" not in rec
+    rec["pm"] = "Qg6"
+    assert epdkit.parse(str(rec)) == rec
+    # A removal that breaks a rule is refused too: draw_offer needs sm.
+    rec["sm"] = "Qg6"
+    rec["draw_offer"] = []
+    with pytest.raises(epdkit.EpdValueError) as e:
+        del rec["sm"]
+    assert e.value.code == "E024"
+    assert rec["sm"] == ["Qg6"]
+
+
 def _write(tmp: Path, name: str, text: str) -> Path:
     p = tmp / name
     p.write_bytes(text.encode())

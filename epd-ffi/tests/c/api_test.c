@@ -163,7 +163,13 @@ static void test_bad_arguments(void)
     EXPECT_STATUS(epd_record_operand_count(rec, 99, &n), EPD_STATUS_INVALID_ARGUMENT);
     EXPECT_STATUS(epd_record_find(rec, "ce", &n), EPD_STATUS_NOT_FOUND);
     EXPECT_STATUS(epd_record_set_long(rec, "ce", 99999L), EPD_STATUS_REFUSED);
+    CHECK(strcmp(epd_last_error_code(), "E019") == 0);
     EXPECT_STATUS(epd_record_set_long(rec, "1bad", 1L), EPD_STATUS_REFUSED);
+    CHECK(strcmp(epd_last_error_code(), "E010") == 0);
+    /* pm must be the first move of pv: refused as the reader refuses it. */
+    EXPECT_STATUS(epd_record_set_san(rec, "pv", "Qg6 fxg6", 8, EPD_SAN_STRICT), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_record_set_san(rec, "pm", "Rae1", 4, EPD_SAN_STRICT), EPD_STATUS_REFUSED);
+    CHECK(strcmp(epd_last_error_code(), "E012") == 0);
     EXPECT_STATUS(epd_record_set_identifier(rec, "refcom", "not an identifier"), EPD_STATUS_REFUSED);
     EXPECT_STATUS(epd_record_set_san(rec, "pv", "Qg6 Qg6", 7, EPD_SAN_STRICT), EPD_STATUS_ILLEGAL_MOVE);
     EXPECT_STATUS(epd_record_operand_long(rec, 0, 0, NULL), EPD_STATUS_NULL_POINTER);

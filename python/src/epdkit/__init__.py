@@ -307,7 +307,8 @@ def _error(status: int, filename: Any = None) -> EpdError:
         found = re.search(r"\(os error (\d+)\)", message)
         return _io_error(message, int(found.group(1)) if found else None, filename)
     cls = _CLASSES.get(status, EpdError)
-    return cls(status, message, column=int(_c.last_error_column()))
+    code = (_c.last_error_code() or b"").decode("ascii", "replace")
+    return cls(status, message, column=int(_c.last_error_column()), code=code)
 
 
 def _check(status: int) -> None:
@@ -1215,7 +1216,9 @@ class Record(Mapping[str, List[Operand]]):
             raise KeyError(opcode)
 
     def remove(self, opcode: str) -> int:
-        """Removes every operation with this opcode; returns how many."""
+        """Removes every operation with this opcode; returns how many. A
+        removal the record refuses (sm while draw_offer or draw_claim needs
+        it) raises EpdValueError with its code (E024)."""
         n = c_size_t()
         _check(_c.record_remove(self._p, opcode.encode(), byref(n)))
         return n.value
