@@ -333,6 +333,7 @@ pub(crate) async fn serve(
         pending: None,
         sync_due: None,
         log_due: None,
+        log_second: (0, String::new()),
     };
     carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
@@ -541,6 +542,8 @@ struct Carrier {
     sync_due: Option<Instant>,
     /// When the log's buffered lines must be written out.
     log_due: Option<Instant>,
+    /// The log's time stamp to the second, and the second it is for.
+    log_second: (u64, String),
 }
 
 impl Carrier {
@@ -571,7 +574,12 @@ impl Carrier {
     /// write each: the log is for people, the journal is what is durable.
     fn log_line(&mut self, text: &str) {
         if let Some(log) = self.log.as_mut() {
-            let _ = writeln!(log, "{} {text}", utc_now().0);
+            // The time to the second is written out once a second.
+            let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+            if self.log_second.0 != d.as_secs() || self.log_second.1.is_empty() {
+                self.log_second = (d.as_secs(), utc_second(d.as_secs()).0);
+            }
+            let _ = writeln!(log, "{}.{:03}Z {text}", self.log_second.1, d.subsec_millis());
             if self.log_due.is_none() {
                 self.log_due = Some(Instant::now() + LOG_WITHIN);
             }
@@ -788,7 +796,13 @@ async fn console(tx: mpsc::Sender<Inbox>) {
 /// UTC now as `2026-11-23T12:34:56.789Z`, and the PGN date `2026.11.23`.
 pub(crate) fn utc_now() -> (String, String) {
     let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
+    let (second, date) = utc_second(d.as_secs());
+    (format!("{second}.{:03}Z", d.subsec_millis()), date)
+}
+
+/// A time in seconds since 1970 as `YYYY-MM-DDTHH:MM:SS`, and its date as
+/// PGN writes it.
+fn utc_second(secs: u64) -> (String, String) {
     let days = secs / 86_400;
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days as i64 + 719_468;
@@ -802,13 +816,26 @@ pub(crate) fn utc_now() -> (String, String) {
     let year = yoe + era * 400 + i64::from(month <= 2);
     let rest = secs % 86_400;
     (
-        format!(
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-            rest / 3600,
-            rest / 60 % 60,
-            rest % 60,
-            d.subsec_millis()
-        ),
+        format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}", rest / 3600, rest / 60 % 60, rest % 60),
         format!("{year:04}.{month:02}.{day:02}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_second;
+
+    /// Dates across leap days and centuries, as Python's datetime gives
+    /// them for the same seconds.
+    #[test]
+    fn utc_seconds_are_civil_dates() {
+        for (secs, time, date) in [
+            (0, "1970-01-01T00:00:00", "1970.01.01"),
+            (951_782_400, "2000-02-29T00:00:00", "2000.02.29"),
+            (1_795_651_199, "2026-11-25T23:59:59", "2026.11.25"),
+            (4_107_542_400, "2100-03-01T00:00:00", "2100.03.01"),
+        ] {
+            assert_eq!(utc_second(secs), (time.to_owned(), date.to_owned()), "{secs}");
+        }
+    }
 }
