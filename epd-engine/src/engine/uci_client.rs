@@ -776,8 +776,9 @@ pub(crate) struct UciInfo<'a> {
     pub nodes: Option<u64>,
     /// `time` (milliseconds since the search began).
     pub time: Option<u64>,
-    /// `pv`, as coordinate moves (not yet checked).
-    pub pv: Vec<&'a str>,
+    /// `pv`: its coordinate moves as written, blanks between (not yet
+    /// checked; empty when there is none).
+    pub pv: &'a str,
 }
 
 const INFO_KEYWORDS: &[&str] = &[
@@ -845,14 +846,18 @@ impl<'a> UciInfo<'a> {
                     }
                 }
                 "pv" => {
-                    info.pv.clear();
+                    // The pv is kept as the span of the line it covers.
+                    let (mut start, mut end) = (None, 0);
                     while let Some(&m) = tokens.peek() {
                         if !is_pv_word(m) {
                             break;
                         }
-                        info.pv.push(m);
+                        let at = m.as_ptr() as usize - line.as_ptr() as usize;
+                        start.get_or_insert(at);
+                        end = at + m.len();
                         tokens.next();
                     }
+                    info.pv = start.map_or("", |s| &line[s..end]);
                 }
                 // The rest of the line is free text or a move list.
                 "string" | "refutation" | "currline" => break,
@@ -866,9 +871,9 @@ impl<'a> UciInfo<'a> {
 /// Converts coordinate moves to moves legal from `pos`, stopping at the
 /// first one that is not legal there.
 #[must_use]
-pub(crate) fn legal_prefix(pos: &Position, moves: &[&str]) -> Vec<Move> {
+pub(crate) fn legal_prefix<'a>(pos: &Position, moves: impl IntoIterator<Item = &'a str>) -> Vec<Move> {
     let mut p = *pos;
-    let mut out = Vec::with_capacity(moves.len());
+    let mut out = Vec::new();
     for m in moves {
         match p.parse_uci(m.as_bytes()) {
             Ok(mv) => {
@@ -918,8 +923,7 @@ impl SearchLines {
 
     /// The legal prefix of a pv as written (moves separated by spaces).
     fn moves_of(&self, text: &str) -> Vec<Move> {
-        let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
-        legal_prefix(&self.pos, &words)
+        legal_prefix(&self.pos, text.split_ascii_whitespace())
     }
 
     /// Takes one line of engine output. Returns the analysis at
@@ -933,7 +937,7 @@ impl SearchLines {
         if let Some(info) = UciInfo::parse(line) {
             if let Some(k) = info.multipv.filter(|&k| k > 1) {
                 // MultiPV lines are bounded too: at most 256.
-                let pv = legal_prefix(&self.pos, &info.pv);
+                let pv = legal_prefix(&self.pos, info.pv.split_ascii_whitespace());
                 if let (Some(score), false, false, true) = (info.score, info.bound, pv.is_empty(), k <= 256) {
                     let i = k as usize - 2;
                     if self.others.len() <= i {
@@ -946,7 +950,11 @@ impl SearchLines {
             if info.nodes.is_some() {
                 self.nodes = info.nodes;
             }
-            let first = info.pv.first().and_then(|m| self.pos.parse_uci(m.as_bytes()).ok());
+            // The first move is most often the last line's: read once.
+            let first = info.pv.split_ascii_whitespace().next().and_then(|w| match self.latest_pvs.last() {
+                Some((m, text)) if text.split_ascii_whitespace().next() == Some(w) => Some(*m),
+                _ => self.pos.parse_uci(w.as_bytes()).ok(),
+            });
             if let Some(first) = first {
                 let at = super::Found {
                     elapsed: info.time.map(std::time::Duration::from_millis),
@@ -957,7 +965,7 @@ impl SearchLines {
                 if self.latest_pvs.len() >= 8 {
                     self.latest_pvs.remove(0);
                 }
-                self.latest_pvs.push((first, info.pv.join(" ")));
+                self.latest_pvs.push((first, info.pv.to_owned()));
             }
             if let (Some(score), false) = (info.score, info.bound) {
                 self.exact.score = Some(score);
@@ -1074,7 +1082,7 @@ mod tests {
         assert_eq!(i.score, Some(Score::Centipawns(-35)));
         assert!(i.bound);
         assert_eq!(i.nodes, Some(1234));
-        assert_eq!(i.pv, ["e2e4", "e7e5"]);
+        assert_eq!(i.pv, "e2e4 e7e5");
         let i = UciInfo::parse("info depth 5 score mate -3 pv a1a2").unwrap();
         assert_eq!(i.score, Some(Score::MatedIn(3)));
         assert!(!i.bound);
@@ -1082,7 +1090,7 @@ mod tests {
         assert_eq!(i.score, None);
         assert!(UciInfo::parse("bestmove e2e4").is_none());
         let i = UciInfo::parse("info score cp 12 wdl 400 300 300 pv d2d4").unwrap();
-        assert_eq!(i.pv, ["d2d4"]);
+        assert_eq!(i.pv, "d2d4");
         // A pv ends at the next keyword, whatever it is; promotions, null
         // moves and odd words before it stay in the pv.
         for (line, pv) in [
@@ -1093,7 +1101,7 @@ mod tests {
             ("info pv e2e4 xyz e7e5 nodes 9", &["e2e4", "xyz", "e7e5"]),
             ("info pv e2e4 string hello", &["e2e4"]),
         ] {
-            assert_eq!(UciInfo::parse(line).unwrap().pv, pv, "{line}");
+            assert_eq!(UciInfo::parse(line).unwrap().pv.split_ascii_whitespace().collect::<Vec<_>>(), pv, "{line}");
         }
     }
 

@@ -375,6 +375,8 @@ struct Driven {
     out: tokio::process::ChildStdout,
     /// Output read and not yet taken as lines.
     buf: Vec<u8>,
+    /// The line last taken (kept: no allocation per line).
+    text: String,
     /// What one read takes in.
     chunk: Box<[u8; 8192]>,
     closed: bool,
@@ -404,6 +406,7 @@ impl Driven {
             stdin: tokio::process::ChildStdin::from_std(p.stdin)?,
             out: tokio::process::ChildStdout::from_std(p.stdout)?,
             buf: p.pending,
+            text: String::new(),
             chunk: Box::new([0; 8192]),
             closed: false,
             declared: p.declared,
@@ -434,18 +437,19 @@ impl Driven {
         }
     }
 
-    /// The engine's next line; `None` at `deadline`.
-    async fn line(&mut self, deadline: Option<Instant>) -> Result<Option<String>, EngineError> {
+    /// Takes the engine's next line into `text`; `false` at `deadline`.
+    async fn line(&mut self, deadline: Option<Instant>) -> Result<bool, EngineError> {
         loop {
-            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf) {
                 let bytes = &self.buf[..i];
+                self.text.clear();
                 // UTF-8 checked the fast way first (engines write ASCII).
-                let line = match std::str::from_utf8(bytes) {
-                    Ok(s) => s.trim_end().to_owned(),
-                    Err(_) => String::from_utf8_lossy(bytes).trim_end().to_owned(),
-                };
+                match std::str::from_utf8(bytes) {
+                    Ok(s) => self.text.push_str(s.trim_end()),
+                    Err(_) => self.text.push_str(String::from_utf8_lossy(bytes).trim_end()),
+                }
                 self.buf.drain(..=i);
-                return Ok(Some(line));
+                return Ok(true);
             }
             if self.closed {
                 return Err(self.crashed("closed its output"));
@@ -459,7 +463,7 @@ impl Driven {
             let result = match deadline {
                 Some(d) => match tokio::time::timeout_at(d.into(), read).await {
                     Ok(r) => r,
-                    Err(_) => return Ok(None),
+                    Err(_) => return Ok(false),
                 },
                 None => read.await,
             };
@@ -483,10 +487,11 @@ impl Driven {
         self.write("ucinewgame\nisready").await?;
         let deadline = Instant::now() + self.ready_timeout;
         loop {
-            match self.line(Some(deadline)).await? {
-                Some(l) if l == "readyok" => return Ok(()),
-                Some(_) => {}
-                None => return Err(EngineError::Timeout { waiting_for: "readyok", after: self.ready_timeout }),
+            if !self.line(Some(deadline)).await? {
+                return Err(EngineError::Timeout { waiting_for: "readyok", after: self.ready_timeout });
+            }
+            if self.text == "readyok" {
+                return Ok(());
             }
         }
     }
@@ -519,8 +524,10 @@ impl Driven {
                 SearchAction::Stop => self.write("stop").await?,
                 SearchAction::Fail(e) => return Err(e),
             }
-            let Some(line) = self.line(search.wake_at()).await? else { continue };
-            if let Some(a) = search.on_line(&line)? {
+            if !self.line(search.wake_at()).await? {
+                continue;
+            }
+            if let Some(a) = search.on_line(&self.text)? {
                 return Ok(a);
             }
         }
