@@ -240,6 +240,8 @@ pub struct UciEngine {
     declared: Vec<String>,
     /// Their defaults, by index in `declared` (`None`: no default given).
     defaults: Vec<Option<String>>,
+    /// The range of each that is a spin option, by index in `declared`.
+    spins: Vec<Option<(i64, i64)>>,
     /// The game of the last `play`.
     last: PositionCommand,
 }
@@ -290,6 +292,7 @@ impl UciEngine {
             starts: 0,
             declared: Vec::new(),
             defaults: Vec::new(),
+            spins: Vec::new(),
             last: PositionCommand::default(),
         };
         engine.ensure_running()?;
@@ -308,6 +311,14 @@ impl UciEngine {
     #[must_use]
     pub fn has_option(&self, name: &str) -> bool {
         self.declared.iter().any(|d| d.eq_ignore_ascii_case(name))
+    }
+
+    /// The range of the spin option `name` (compared without regard to
+    /// case), `None` if the engine declared no such spin option.
+    #[must_use]
+    pub fn spin_range(&self, name: &str) -> Option<(i64, i64)> {
+        let i = self.declared.iter().position(|d| d.eq_ignore_ascii_case(name))?;
+        self.spins[i]
     }
 
     /// How many times the child was started (1 + restarts).
@@ -365,6 +376,7 @@ impl UciEngine {
                 if !name.is_empty() && !self.declared.iter().any(|d| d == name) {
                     self.declared.push(name.to_owned());
                     self.defaults.push(option_default(rest));
+                    self.spins.push(spin_range(rest));
                 }
             }
         }
@@ -749,6 +761,25 @@ impl UciSearch {
             a
         }))
     }
+}
+
+/// The `min` and `max` of an `option name ...` line of `type spin` (the
+/// text after `name `).
+fn spin_range(rest: &str) -> Option<(i64, i64)> {
+    let (_, after) = rest.split_once(" type ")?;
+    let mut words = after.split_ascii_whitespace();
+    if words.next()? != "spin" {
+        return None;
+    }
+    let (mut min, mut max) = (None, None);
+    while let Some(w) = words.next() {
+        match w {
+            "min" => min = words.next().and_then(|v| v.parse().ok()),
+            "max" => max = words.next().and_then(|v| v.parse().ok()),
+            _ => {}
+        }
+    }
+    Some((min?, max?))
 }
 
 /// The default of an `option name ...` line (the text after `name `):
@@ -1215,6 +1246,15 @@ mod tests {
         .unwrap();
         assert_eq!(a.score, Some(Score::Centipawns(15)));
         assert_eq!(san_line(START, &a.pv), "d4 d5 c4");
+    }
+
+    #[test]
+    fn spin_ranges_are_read_from_spin_options_only() {
+        assert_eq!(spin_range("Hash type spin default 16 min 1 max 4096"), Some((1, 4096)));
+        assert_eq!(spin_range("Contempt type spin default 0 min -100 max 100"), Some((-100, 100)));
+        assert_eq!(spin_range("Move Overhead type spin default 10 min 0 max 5000"), Some((0, 5000)));
+        assert_eq!(spin_range("Ponder type check default false"), None);
+        assert_eq!(spin_range("Bad type spin default 3"), None);
     }
 
     #[test]
