@@ -37,13 +37,13 @@ LIB="$PWD/target/release"
 test -f "$LIB/libepdkit.so" && test -f "$LIB/libepdkit.a"
 # The library's SONAME is libepdkit.so.0: programs linked against it look
 # for that name, which an install makes a symlink (epd-ffi/install.sh),
-# and README.md tells how to make in the build tree.
+# and docs/c-api.md tells how to make in the build tree.
 objdump -p "$LIB/libepdkit.so" | grep -q 'SONAME *libepdkit.so.0$' || { echo "libepdkit.so has no SONAME libepdkit.so.0"; exit 1; }
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-step "the build tree, as README.md's Install section says"
+step "the build tree, as docs/c-api.md's Install section says"
 # Its commands as written (prog.c: an example), in an environment of PATH
 # and HOME only: the SONAME link (which the C programs below use too),
 # then a shared and a static link against target/release, each run.
@@ -196,11 +196,11 @@ done
 echo "valgrind: $runs runs, $fails failed"
 [ "$fails" -eq 0 ]
 
-step "install (README.md's Install section), stripped, pkg-config"
-# The commands of README.md's Install section for a prefix the system does
+step "install (docs/c-api.md's Install section), stripped, pkg-config"
+# The commands of docs/c-api.md's Install section for a prefix the system does
 # not search, as written (prog.c: an example), with HOME a temporary
 # directory and no other environment than PATH: the program must build
-# with pkg-config and run with only the two variables the README sets.
+# with pkg-config and run with only the two variables the page sets.
 home="$WORK/home"
 mkdir -p "$home"
 env -i PATH="$PATH" HOME="$home" WORK="$WORK" bash -euo pipefail -c '

@@ -7,7 +7,7 @@
 # PREFIX/lib/.debug/libepdkit.so.VERSION.debug, which the library names
 # (.gnu_debuglink) and gdb finds there by itself. DESTDIR=DIR stages the
 # files under DIR (for packages); the pkg-config file still names PREFIX.
-# Then (README.md, Install):
+# Then (docs/c-api.md, Install):
 #   cc prog.c $(pkg-config --cflags --libs epdkit)
 # with PKG_CONFIG_PATH=PREFIX/lib/pkgconfig and, to run the program,
 # LD_LIBRARY_PATH=PREFIX/lib for a prefix the system does not search

@@ -69,8 +69,8 @@ seed() {
       awk -v dir="$dir" 'NR <= 500 { printf "%c%s", 1 + NR % 100, $0 > (dir "/rand-" NR); close(dir "/rand-" NR) }' \
         "$corpora"/wac_arasan.epd "$corpora"/STS1-STS15_LAN_v3.epd ;;
     referee_records|referee_director)
-      # The README's example exchange (C: and R: lines), then corpus lines.
-      grep -E '^[CR]: ' ../README.md | sed 's/^[CR]: //' > "$dir/exchange"
+      # The guide's example exchange (C: and R: lines), then corpus lines.
+      grep -E '^[CR]: ' ../docs/argus.md | sed 's/^[CR]: //' > "$dir/exchange"
       i=0
       while IFS= read -r l; do i=$((i+1)); printf '%s' "$l" > "$dir/x-$i"; done < "$dir/exchange"
       [ "$t" = referee_director ] && for f in "$dir"/x-*; do { printf '\x00\n\x04'; cat "$f"; } > "$f.s"; done

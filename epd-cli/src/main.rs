@@ -1,5 +1,8 @@
-//! `epd`: the EPD Kit command line. A thin layer over epd-core: it reads
-//! files and arguments, calls the library and presents the results.
+//! `epd`: the EPD Kit command line. A thin layer over epd-core,
+//! epd-engine, epd-referee and epd-report: it reads files and arguments,
+//! calls the libraries and presents the results. The guide is docs/kit.md
+//! in the repository (every command), with docs/argus.md for `referee`,
+//! `play` and `match` and docs/gastric.md for `report`.
 
 use std::io::{self, Write};
 use std::process::ExitCode;

@@ -49,7 +49,8 @@ fn top_level_help() {
 #[test]
 fn every_command_has_a_help_snapshot_and_a_manual_page() {
     let names = commands();
-    // The commands the README's map names; more may come, none may go.
+    // The commands the README and the guide (docs/) name; more may come,
+    // none may go.
     for expected in ["check", "normalize", "analyze", "target", "mate", "report", "referee", "play", "match", "uci"] {
         assert!(names.iter().any(|n| n == expected), "{expected} missing from epd --help: {names:?}");
     }

@@ -1,10 +1,11 @@
-//! The README's examples against what the commands really print.
+//! The examples of the README and of the guide (`docs/*.md`) against
+//! what the commands really print.
 //!
-//! Every `$ ...` line of the README's ```` ```console ```` blocks is run,
-//! in order, by `sh` in one temporary directory per block (so `bk.epd`,
-//! written by one example, is there for the next), with the corpora of
-//! `shared/corpora` linked in under their own names and the `epd` under
-//! test first on `PATH`. Then:
+//! Every `$ ...` line of the ```` ```console ```` blocks of `README.md` and
+//! of each page of `docs/` is run, in order, by `sh` in one temporary
+//! directory per block (so `bk.epd`, written by one example, is there for
+//! the next), with the corpora of `shared/corpora` linked in under their
+//! own names and the `epd` under test first on `PATH`. Then:
 //!
 //! - the output lines quoted below a command are compared with what it
 //!   printed (standard output and error, in the order written): the
@@ -18,17 +19,21 @@
 //! - a command must not fail with exit code 2 (a usage or I/O error).
 //!
 //! Commands that cannot run here (a placeholder file, Stockfish, a
-//! server) are listed in [`SKIPPED`] with the reason. The README names
+//! server) are listed in [`SKIPPED`] with the reason. The pages name
 //! `wacnew.epd` and the other corpora by their file names, and the test
 //! runs the examples as written: `-j 2` included (the figures do not
 //! depend on it; the 50k-node analysis of WAC takes about 5 s on 2
 //! cores).
+//!
+//! A second test holds the pages' links to what they name: every relative
+//! link reaches a file, every `#anchor` a heading of its page, and the
+//! README links to every page of the guide.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Commands (as written in the README, up to their comment) whose trailing
+/// Commands (as written in a page, up to their comment) whose trailing
 /// comment quotes figures the command prints.
 const COMMENT_FIGURES: &[&str] = &[
     "epd from-pgn --unique --plies 8..30 8moves_v3.pgn > book.epd",
@@ -44,7 +49,7 @@ const SKIPPED: &[(&str, &str)] = &[
     ("epd from-pgn --id games.pgn", "games.pgn is a placeholder"),
     ("epd perft --verify --max-depth 5 perftsuite.epd", "perftsuite.epd is a placeholder"),
     ("epd uci", "a UCI engine on standard input, quoting nothing"),
-    ("cat event.toml", "the block shows the event file; the README has no copy to run"),
+    ("cat event.toml", "the block shows the event file; the page has no copy to run"),
     ("epd referee event.toml", "an event of Stockfish against the built-in engine, minutes long"),
 ];
 
@@ -55,15 +60,16 @@ const TIMED_LINES: &[&str] = &["solve times on "];
 /// A `$ command` of a console block and the output lines quoted below it.
 #[derive(Debug)]
 struct Example {
-    /// The README line number of the command.
+    /// The line number of the command in its page.
     line: usize,
     command: String,
     comment: Option<String>,
     output: Vec<String>,
 }
 
-/// The console blocks of a Markdown text, each a list of examples.
-fn console_blocks(markdown: &str) -> Vec<Vec<Example>> {
+/// The console blocks of a Markdown text (the page `name`), each a list of
+/// examples.
+fn console_blocks(name: &str, markdown: &str) -> Vec<Vec<Example>> {
     let mut blocks = Vec::new();
     let mut current: Option<Vec<Example>> = None;
     for (i, line) in markdown.lines().enumerate() {
@@ -78,12 +84,12 @@ fn console_blocks(markdown: &str) -> Vec<Vec<Example>> {
                 } else if let Some(example) = examples.last_mut() {
                     example.output.push(line.to_string());
                 } else {
-                    panic!("README.md:{}: console output before any command", i + 1);
+                    panic!("{name}:{}: console output before any command", i + 1);
                 }
             }
         }
     }
-    assert!(current.is_none(), "README.md: an unclosed console block");
+    assert!(current.is_none(), "{name}: an unclosed console block");
     for example in blocks.iter_mut().flatten() {
         while example.output.last().is_some_and(|l| l.trim().is_empty()) {
             example.output.pop();
@@ -284,11 +290,26 @@ fn link_corpora(dir: &Path) {
     }
 }
 
+/// The workspace's root.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// The pages whose examples are run, as paths from the root: the README,
+/// then the guide's pages (`docs/*.md`) in name order.
+fn pages() -> Vec<PathBuf> {
+    let mut guide: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| Path::new("docs").join(e.unwrap().file_name()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    guide.sort();
+    assert!(!guide.is_empty(), "no guide pages in docs/");
+    std::iter::once(PathBuf::from("README.md")).chain(guide).collect()
+}
+
 #[test]
-fn readme_examples_print_what_the_readme_quotes() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let blocks = console_blocks(&readme);
+fn examples_print_what_the_pages_quote() {
     let epd = Path::new(env!("CARGO_BIN_EXE_epd"));
     let path = format!("{}:{}", epd.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
 
@@ -296,84 +317,200 @@ fn readme_examples_print_what_the_readme_quotes() {
     let mut compared = Vec::new();
     let mut skipped_seen = vec![false; SKIPPED.len()];
     let mut comments_seen = vec![false; COMMENT_FIGURES.len()];
-    for block in &blocks {
-        let dir = tempfile::tempdir().unwrap();
-        link_corpora(dir.path());
-        for ex in block {
-            if let Some(k) = SKIPPED.iter().position(|(prefix, _)| ex.command.starts_with(prefix)) {
-                skipped_seen[k] = true;
-                continue;
-            }
-            let started = std::time::Instant::now();
-            let o = Command::new("sh")
-                .arg("-c")
-                .arg(format!("{{ {}\n}} 2>&1", ex.command))
-                .current_dir(dir.path())
-                .env("PATH", &path)
-                .env("NO_COLOR", "1")
-                .stdin(std::process::Stdio::null())
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&o.stdout);
-            let real: Vec<&str> = text.lines().collect();
-            let mut ok = true;
-            let shown = || real.iter().take(40).copied().collect::<Vec<_>>().join("\n");
-            if !matches!(o.status.code(), Some(0 | 1)) {
-                failures.push(format!(
-                    "README.md:{}: `{}` exited with {}:\n{}",
-                    ex.line,
-                    ex.command,
-                    o.status,
-                    shown()
-                ));
-                ok = false;
-            }
-            if !ex.output.is_empty() && !lines_match(&ex.output, &real) {
-                failures.push(format!(
-                    "README.md:{}: `{}` does not print what the README quotes; first line not found:\n  {}\nit printed:\n{}",
-                    ex.line,
-                    ex.command,
-                    first_mismatch(&ex.output, &real),
-                    shown()
-                ));
-                ok = false;
-            }
-            if let Some(k) = COMMENT_FIGURES.iter().position(|c| *c == ex.command) {
-                comments_seen[k] = true;
-                let want = numbers(&tokens(ex.comment.as_deref().unwrap_or("")));
-                assert!(!want.is_empty(), "README.md:{}: `{}` has no figures in its comment", ex.line, ex.command);
-                if !is_subsequence(&want, &numbers(&tokens(&text))) {
+    let mut tally = Vec::new();
+    for page in pages() {
+        let name = page.display().to_string();
+        let blocks = console_blocks(&name, &std::fs::read_to_string(root().join(&page)).unwrap());
+        let (mut run, mut skipped) = (0, 0);
+        for block in &blocks {
+            let dir = tempfile::tempdir().unwrap();
+            link_corpora(dir.path());
+            for ex in block {
+                if let Some(k) = SKIPPED.iter().position(|(prefix, _)| ex.command.starts_with(prefix)) {
+                    skipped_seen[k] = true;
+                    skipped += 1;
+                    continue;
+                }
+                run += 1;
+                let started = std::time::Instant::now();
+                let o = Command::new("sh")
+                    .arg("-c")
+                    .arg(format!("{{ {}\n}} 2>&1", ex.command))
+                    .current_dir(dir.path())
+                    .env("PATH", &path)
+                    .env("NO_COLOR", "1")
+                    .stdin(std::process::Stdio::null())
+                    .output()
+                    .unwrap();
+                let text = String::from_utf8_lossy(&o.stdout);
+                let real: Vec<&str> = text.lines().collect();
+                let mut ok = true;
+                let shown = || real.iter().take(40).copied().collect::<Vec<_>>().join("\n");
+                if !matches!(o.status.code(), Some(0 | 1)) {
                     failures.push(format!(
-                        "README.md:{}: `{}`: the comment's figures {want:?} are not printed:\n{}",
+                        "{name}:{}: `{}` exited with {}:\n{}",
                         ex.line,
                         ex.command,
+                        o.status,
                         shown()
                     ));
                     ok = false;
                 }
+                if !ex.output.is_empty() && !lines_match(&ex.output, &real) {
+                    failures.push(format!(
+                        "{name}:{}: `{}` does not print what the page quotes; first line not found:\n  {}\nit printed:\n{}",
+                        ex.line,
+                        ex.command,
+                        first_mismatch(&ex.output, &real),
+                        shown()
+                    ));
+                    ok = false;
+                }
+                if let Some(k) = COMMENT_FIGURES.iter().position(|c| *c == ex.command) {
+                    comments_seen[k] = true;
+                    let want = numbers(&tokens(ex.comment.as_deref().unwrap_or("")));
+                    assert!(!want.is_empty(), "{name}:{}: `{}` has no figures in its comment", ex.line, ex.command);
+                    if !is_subsequence(&want, &numbers(&tokens(&text))) {
+                        failures.push(format!(
+                            "{name}:{}: `{}`: the comment's figures {want:?} are not printed:\n{}",
+                            ex.line,
+                            ex.command,
+                            shown()
+                        ));
+                        ok = false;
+                    }
+                }
+                if ok && (!ex.output.is_empty() || COMMENT_FIGURES.contains(&ex.command.as_str())) {
+                    compared.push(ex.command.clone());
+                }
+                eprintln!("{:6.2}s  {name}:{}: {}", started.elapsed().as_secs_f64(), ex.line, ex.command);
             }
-            if ok && (!ex.output.is_empty() || COMMENT_FIGURES.contains(&ex.command.as_str())) {
-                compared.push(ex.command.clone());
-            }
-            eprintln!("{:6.2}s  {}", started.elapsed().as_secs_f64(), ex.command);
         }
+        tally.push(format!("{name}: {} blocks, {run} commands run, {skipped} skipped", blocks.len()));
     }
+    eprintln!("{}", tally.join("\n"));
     for (k, seen) in skipped_seen.iter().enumerate() {
-        assert!(seen, "SKIPPED names `{}`, which is no longer in the README", SKIPPED[k].0);
+        assert!(seen, "SKIPPED names `{}`, which is no longer in the README or the guide", SKIPPED[k].0);
     }
     for (k, seen) in comments_seen.iter().enumerate() {
-        assert!(seen, "COMMENT_FIGURES names `{}`, which is no longer in the README", COMMENT_FIGURES[k]);
+        assert!(seen, "COMMENT_FIGURES names `{}`, which is no longer in the README or the guide", COMMENT_FIGURES[k]);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // The examples that quote figures were all found and compared.
-    for must in
-        ["epd check bratko-kopec.epd", "epd target --depth 4 wacnew.epd", "epd report wac-5k.epd", "epd perft 6"]
-    {
-        assert!(
-            compared.iter().any(|c| c.starts_with(must)),
-            "no README example `{must}...` was compared: {compared:?}"
-        );
+    for must in [
+        "epd check bratko-kopec.epd",
+        "epd target --depth 4 wacnew.epd",
+        "epd report wac-d4.epd",
+        "epd report wac-5k.epd",
+        "epd perft 6",
+    ] {
+        assert!(compared.iter().any(|c| c.starts_with(must)), "no example `{must}...` was compared: {compared:?}");
     }
+}
+
+/// The anchor GitHub gives a heading: lower case, letters, digits, `-`
+/// and `_` kept, spaces made `-`, everything else dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | '_' => Some(c),
+            c if c.is_alphanumeric() => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown page's headings (outside code blocks).
+fn anchors(markdown: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(slug(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The targets of a Markdown page's inline links `[text](target)`, with
+/// their line numbers; code blocks and code spans are left out.
+fn links(markdown: &str) -> Vec<(usize, String)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in markdown.lines().enumerate() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans out: every other piece between backticks.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push((i + 1, after[..end].to_string()));
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn the_pages_links_reach_what_they_name() {
+    let mut broken = Vec::new();
+    let mut readme_links = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(root().join(&page)).unwrap();
+        let dir = page.parent().unwrap();
+        for (line, target) in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let file = if file.is_empty() { page.clone() } else { normalize(&dir.join(file)) };
+            if page == Path::new("README.md") {
+                readme_links.push(file.clone());
+            }
+            let Ok(linked) = std::fs::read_to_string(root().join(&file)) else {
+                if !root().join(&file).exists() {
+                    broken.push(format!("{}:{line}: {target}: no such file", page.display()));
+                }
+                continue;
+            };
+            if !anchor.is_empty() && !anchors(&linked).iter().any(|a| a == anchor) {
+                broken.push(format!("{}:{line}: {target}: no such heading in {}", page.display(), file.display()));
+            }
+        }
+    }
+    for page in pages().into_iter().skip(1) {
+        if !readme_links.contains(&page) {
+            broken.push(format!("README.md does not link to {}", page.display()));
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// A relative path with its `..` resolved against the components before.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[test]
@@ -406,4 +543,12 @@ fn quoted_lines_match_by_numbers_and_words() {
     assert_eq!(split_comment("epd x --where 'bm=#3' f"), ("epd x --where 'bm=#3' f".into(), None));
     assert!(is_subsequence(&q(&["157999", "154301"]), &q(&["34700", "157999", "154301"])));
     assert!(!is_subsequence(&q(&["166178", "157999"]), &q(&["34700", "157999", "154301"])));
+    assert_eq!(slug(" `epd play`, the client bridge"), "epd-play-the-client-bridge");
+    assert_eq!(slug(" Engines' scores and adjudication"), "engines-scores-and-adjudication");
+    assert_eq!(slug(" Set-up"), "set-up");
+    assert_eq!(
+        links("See [a](docs/a.md#x) and `[b](not)` and [c](../c.md).\n```\n[d](e)\n```\n"),
+        [(1, "docs/a.md#x".to_string()), (1, "../c.md".to_string())]
+    );
+    assert_eq!(normalize(Path::new("docs/../README.md")), Path::new("README.md"));
 }

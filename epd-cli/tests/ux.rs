@@ -334,12 +334,12 @@ fn multipv_writes_one_line_per_variation() {
     }
 }
 
-/// The README's table of diagnostic codes is the code base's: every code,
-/// with its one-line meaning, and nothing else.
+/// The guide's table of diagnostic codes (docs/diagnostics.md) is the
+/// code base's: every code, with its one-line meaning, and nothing else.
 #[test]
-fn the_readme_lists_every_diagnostic_code() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
-    let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| E") || l.starts_with("| P")).collect();
+fn the_guide_lists_every_diagnostic_code() {
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/diagnostics.md")).unwrap();
+    let rows: Vec<&str> = page.lines().filter(|l| l.starts_with("| E") || l.starts_with("| P")).collect();
     let expected: Vec<String> = epd_core::Code::ALL
         .iter()
         .map(|c| format!("| {} | {} |", c.as_str(), c.summary().replace('|', "\\|")))
@@ -349,7 +349,7 @@ fn the_readme_lists_every_diagnostic_code() {
 
 /// Every key of the event file is documented from the referee's one
 /// table: in `epd referee --help`, in `epd man referee`, and in the
-/// README (the table there is the one the code writes).
+/// guide's docs/argus.md (the table there is the one the code writes).
 #[test]
 fn every_event_key_is_documented_from_one_table() {
     let help = Command::new(EPD).args(["referee", "--help"]).output().unwrap();
@@ -360,19 +360,20 @@ fn every_event_key_is_documented_from_one_table() {
         assert!(help.lines().any(|l| l.trim_start().starts_with(&format!("{} ", k.name))), "--help lacks {}", k.name);
         assert!(man.contains(&format!("\\fB{}\\fR", k.name)), "the man page lacks {}", k.name);
     }
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/argus.md")).unwrap();
     let table = epd_referee::keys_markdown();
-    assert!(readme.contains(&table), "the README's event keys are not the code's; they are:\n{table}");
+    assert!(page.contains(&table), "docs/argus.md's event keys are not the code's; they are:\n{table}");
 }
 
-/// The README's example exchange of the referee's protocol, with its
-/// extensions (Token, Ccms, Rtms): each client line (`C:`) reads as a
-/// client's record, each referee line (`R:`) as a referee's.
+/// The guide's example exchange of the referee's protocol
+/// (docs/argus.md), with its extensions (Token, Ccms, Rtms): each client
+/// line (`C:`) reads as a client's record, each referee line (`R:`) as a
+/// referee's.
 #[test]
-fn the_readme_protocol_exchange_reads() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+fn the_guide_protocol_exchange_reads() {
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/argus.md")).unwrap();
     let (mut c, mut r) = (0, 0);
-    for line in readme.lines() {
+    for line in page.lines() {
         if let Some(rec) = line.strip_prefix("C: ") {
             epd_referee::protocol::parse_request(rec.as_bytes()).unwrap_or_else(|e| panic!("{rec}: {e}"));
             c += 1;

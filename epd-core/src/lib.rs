@@ -1,8 +1,16 @@
 //! # epd-core
 //!
-//! The EPD (Extended Position Description, Edwards 1995) standard in pure
-//! Rust: a fast legal-move chess core, SAN, FEN and the EPD position
-//! fields, perft, and a built-in chess engine (`search`, `epd uci`).
+//! The pure core of EPD Kit, the EPD (Extended Position Description,
+//! Edwards 1995) standard in Rust: the board, legal moves and perft, FEN
+//! and the four EPD position fields, SAN (strict and lenient), records
+//! and opcodes with typed operands and diagnostics, [`Score`], the
+//! registers, PGN, the line pipeline every file verb runs on, and the
+//! stream verbs (normalize, purge, repair, check). It starts no process
+//! and opens no socket; the engines are in `epd-engine`.
+//!
+//! The guide to the kit and its `epd` command is docs/kit.md in the
+//! repository (this library in its section "The library"); the
+//! diagnostic codes are in docs/diagnostics.md.
 //!
 //! ```
 //! use epd_core::{perft, Position, SanMode};

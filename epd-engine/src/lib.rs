@@ -13,7 +13,9 @@
 //!   position (the quiet positions Texel tuning wants).
 //!
 //! This crate starts processes (UCI engines) and threads; `epd-core`
-//! starts neither.
+//! starts neither. The `epd` commands over it (`analyze`, `target`,
+//! `mate`, `uci`) are described in docs/kit.md in the repository, in its
+//! section "Engines".
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;

@@ -1,4 +1,6 @@
-//! libepdkit: the C ABI over epd-core.
+//! libepdkit: the C ABI of EPD Kit, over epd-core and the crates above it
+//! (the engines, the report, the referee's client). The guide (install,
+//! linking, the API) is docs/c-api.md in the repository.
 //!
 //! Built as `libepdkit.so` and `libepdkit.a`; the header
 //! `include/epdkit.h` is generated from this crate by cbindgen (see

@@ -35,7 +35,7 @@ use crate::TimeControl;
 pub enum Reply {
     /// A move, with a draw offer or a draw claim (made with the move).
     Move {
-        /// The move, legal in [`Client::position`].
+        /// The move, legal in [`Follower::position`].
         mv: Move,
         /// Offer a draw with it.
         draw_offer: bool,
@@ -381,7 +381,7 @@ impl Follower {
         self.start
     }
 
-    /// The moves played since [`Client::game_start`], both sides',
+    /// The moves played since [`Follower::game_start`], both sides',
     /// including the client's own replies.
     #[must_use]
     pub fn moves(&self) -> &[Move] {

@@ -368,7 +368,7 @@ fn normalized() -> crate::sprt::Model {
 }
 
 /// A key of the event file, documented once: `epd referee --help`, its
-/// manual page and the README are written from [`KEYS`] and
+/// manual page and the guide's docs/argus.md are written from [`KEYS`] and
 /// [`PLAYER_KEYS`], and a test holds them to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
@@ -614,7 +614,8 @@ pub fn keys_text() -> String {
     out
 }
 
-/// [`KEYS`] and [`PLAYER_KEYS`] as Markdown tables, for the README.
+/// [`KEYS`] and [`PLAYER_KEYS`] as Markdown tables, for the guide
+/// (docs/argus.md).
 #[must_use]
 pub fn keys_markdown() -> String {
     let mut out = String::new();

@@ -1,5 +1,9 @@
 //! Argus, the referee of the EPD specification (§3.2, §8): the parts of a
-//! chess tournament that do not depend on how the players are reached.
+//! chess tournament that do not depend on how the players are reached,
+//! and behind the default `server` feature the runtime that reaches them.
+//! `epd referee`, `epd play` and `epd match` are its command line; the
+//! guide to them, to the event file and to the protocol is docs/argus.md
+//! in the repository.
 //!
 //! - [`TimeControl`] reads PGN `TimeControl` strings (`40/5400+30`,
 //!   `300+3`, `*10`) and [`Clock`] keeps one side's time under one;

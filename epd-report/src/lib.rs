@@ -1,7 +1,8 @@
 //! Gastric, the report generator of the EPD specification (§3.3; §9 left
 //! its semantics to be defined, and this crate defines them): it reads
 //! test-suite results — records carrying `pm` or `pv`, `ce`, `acd`, `acn`,
-//! `acs` — and reports on them. It never runs an engine.
+//! `acs` — and reports on them. It never runs an engine. `epd report` is
+//! its command line; the guide is docs/gastric.md in the repository.
 //!
 //! - a record is **solved** by the rule of §7.5 ([`epd_core::judge`]):
 //!   its move (`pm`, else `pv`'s first) is in `bm` when `bm` is present
