@@ -22,7 +22,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Colour in diagnostics: auto (on a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, value_enum, global = true, default_value_t = diagnostics::ColorChoice::Auto, value_name = "WHEN", hide_possible_values = true)]
+    #[arg(long, value_enum, global = true, default_value_t = diagnostics::ColorChoice::Auto, value_name = "WHEN", hide_possible_values = true, display_order = 21)]
     color: diagnostics::ColorChoice,
 }
 
@@ -102,6 +102,9 @@ enum Command {
         after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci"
     )]
     Uci,
+    /// Tune a UCI engine's spin options by SPSA over game pairs played by Argus.
+    #[command(display_order = 19, after_help = cmd::tune::EXAMPLES)]
+    Tune(Box<cmd::tune::Args>),
 }
 
 /// What a command reports back to `main`.
@@ -151,6 +154,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Report(args) => cmd::report::run(args, &mut out)?,
         Command::Play(args) => cmd::play::run(args)?,
         Command::Match(args) => cmd::matches::run(*args, &mut out)?,
+        Command::Tune(args) => cmd::tune::run(*args, &mut out)?,
         Command::Uci => unreachable!("handled before the stdout lock"),
     };
     out.flush()?;

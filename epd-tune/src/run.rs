@@ -98,8 +98,9 @@ impl Run {
         for f in ["history.csv", "history.jsonl"] {
             let _ = std::fs::remove_file(self.dir.join(f));
         }
+        let names: Vec<String> = state_names(&self.state_path());
         for e in &entries {
-            self.append(e)?;
+            self.append(e, &names)?;
         }
         Ok(())
     }
@@ -115,36 +116,51 @@ impl Run {
         std::fs::rename(&tmp, &path).map_err(io)
     }
 
-    /// Appends an iteration to the history (CSV and JSON lines).
-    fn append(&self, e: &Entry) -> Result<(), TuneError> {
-        let csv = self.dir.join("history.csv");
-        let fresh = !csv.exists();
-        let io = |p: &Path, err: std::io::Error| TuneError::Io(format!("{}: {err}", p.display()));
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&csv).map_err(|x| io(&csv, x))?;
-        let mut text = String::new();
+    /// Appends an iteration to the history (CSV and JSON lines). The CSV
+    /// has a column per parameter's value after the step, its probes and
+    /// its c_k and a_k, each named after the parameter.
+    fn append(&self, e: &Entry, names: &[String]) -> Result<(), TuneError> {
+        let csv_path = self.dir.join("history.csv");
+        let fresh = !csv_path.exists();
+        let io = |p: &Path, err: String| TuneError::Io(format!("{}: {err}", p.display()));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&csv_path)
+            .map_err(|x| io(&csv_path, x.to_string()))?;
+        let mut w = csv::Writer::from_writer(file);
+        let mut row = |fields: Vec<String>| w.write_record(&fields).map_err(|x| io(&csv_path, x.to_string()));
         if fresh {
-            text.push_str("iteration,k,wins,draws,losses,result");
-            for i in 0..e.step.after.len() {
-                text.push_str(&format!(",theta{i},plus{i},minus{i},c{i},a{i}"));
+            let mut head: Vec<String> =
+                ["iteration", "k", "wins", "draws", "losses", "result"].iter().map(|s| (*s).to_owned()).collect();
+            for n in names {
+                head.extend([n.clone(), format!("{n}+"), format!("{n}-"), format!("c({n})"), format!("a({n})")]);
             }
-            text.push('\n');
+            row(head)?;
         }
-        text.push_str(&format!(
-            "{},{},{},{},{},{}",
-            e.iteration, e.step.k, e.score.wins, e.score.draws, e.score.losses, e.step.result
-        ));
+        let mut fields = vec![
+            e.iteration.to_string(),
+            e.step.k.to_string(),
+            e.score.wins.to_string(),
+            e.score.draws.to_string(),
+            e.score.losses.to_string(),
+            e.step.result.to_string(),
+        ];
         for i in 0..e.step.after.len() {
-            text.push_str(&format!(
-                ",{},{},{},{},{}",
-                e.step.after[i], e.probe.plus[i], e.probe.minus[i], e.probe.c[i], e.probe.a[i]
-            ));
+            fields.extend(
+                [e.step.after[i], e.probe.plus[i], e.probe.minus[i], e.probe.c[i], e.probe.a[i]].map(|v| v.to_string()),
+            );
         }
-        text.push('\n');
-        f.write_all(text.as_bytes()).map_err(|x| io(&csv, x))?;
+        row(fields)?;
+        w.flush().map_err(|x| io(&csv_path, x.to_string()))?;
         let jsonl = self.dir.join("history.jsonl");
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&jsonl).map_err(|x| io(&jsonl, x))?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&jsonl)
+            .map_err(|x| io(&jsonl, x.to_string()))?;
         let line = serde_json::to_string(e).map_err(|x| TuneError::Io(x.to_string()))?;
-        f.write_all(line.as_bytes()).and_then(|()| f.write_all(b"\n")).map_err(|x| io(&jsonl, x))
+        f.write_all(line.as_bytes()).and_then(|()| f.write_all(b"\n")).map_err(|x| io(&jsonl, x.to_string()))
     }
 
     /// Runs iterations until the schedule is done, each played by `play`
@@ -153,12 +169,7 @@ impl Run {
     /// # Errors
     /// An iteration that failed [`RETRIES`] times in a row, or a state
     /// or history that cannot be written.
-    pub fn go(
-        &self,
-        mut state: Spsa,
-        play: &mut Play<'_>,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<Spsa, TuneError> {
+    pub fn go(&self, mut state: Spsa, play: &mut Play<'_>, progress: &mut dyn FnMut(&str)) -> Result<Spsa, TuneError> {
         let mut failures = 0;
         while !state.is_done() {
             let before = state.clone();
@@ -185,7 +196,8 @@ impl Run {
             let entry = Entry { iteration, probe, score, step };
             // The history line first: a kill between the two leaves a line
             // the state does not count, dropped on resuming.
-            self.append(&entry)?;
+            let names: Vec<String> = state.params.iter().map(|p| p.name.clone()).collect();
+            self.append(&entry, &names)?;
             self.save(&state)?;
             progress(&describe(&state, &entry));
         }
@@ -196,6 +208,15 @@ impl Run {
     fn iteration(&self, state: &Spsa) -> u64 {
         state.k / u64::from(self.batch.max(1)) + 1
     }
+}
+
+/// The parameters' names in a saved state.
+fn state_names(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Spsa>(&t).ok())
+        .map(|s| s.params.into_iter().map(|p| p.name).collect())
+        .unwrap_or_default()
 }
 
 /// A progress line: the iteration, its games and the values now.

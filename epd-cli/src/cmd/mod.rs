@@ -14,6 +14,7 @@ pub mod report;
 pub mod select;
 pub mod show;
 pub mod stream;
+pub mod tune;
 pub mod uci;
 
 /// The built-in engine (`--engine builtin`): one thread, `--hash` MiB
