@@ -265,6 +265,22 @@ typedef struct epd_search_request epd_search_request;
 typedef struct epd_search_result epd_search_result;
 
 /**
+ * The filters and settings of a select run. Created by
+ * epd_select_config_new, freed with epd_select_config_free; new settings
+ * come as new setter functions, so the ABI never breaks.
+ *
+ * Filters of different kinds must all hold; several filters of one kind
+ * (two id patterns, say) match when any of them does; a kind with no
+ * filter holds for every record. With no filter at all every valid
+ * record is selected.
+ *
+ * Thread safety: may be used from any thread; not changed while a run
+ * uses it. The report callback runs on the thread that called
+ * epd_select_run_....
+ */
+typedef struct epd_select_config epd_select_config;
+
+/**
  * The settings of a verb run: the verb, the reading mode, what to do with
  * invalid records, the opcodes to purge and a report callback. Created by
  * epd_verb_config_new, freed with epd_verb_config_free; new settings come
@@ -568,6 +584,37 @@ typedef int (*epd_read_callback)(void *user, char *buf, size_t len, size_t *out_
  * (the run then stops with EPD_STATUS_CALLBACK).
  */
 typedef int (*epd_write_callback)(void *user, const char *buf, size_t len, size_t *out_written);
+
+/**
+ * Counts from one select run. Counts beyond the range of unsigned long
+ * (2^32 - 1 on some platforms) saturate.
+ */
+typedef struct epd_select_summary {
+    /**
+     * Lines read (blank ones included).
+     */
+    unsigned long lines;
+    /**
+     * Records read (non-blank lines).
+     */
+    unsigned long records;
+    /**
+     * Records with at least one error (never selected).
+     */
+    unsigned long invalid;
+    /**
+     * Records selected (written).
+     */
+    unsigned long selected;
+    /**
+     * Warnings reported.
+     */
+    unsigned long warnings;
+    /**
+     * Errors reported.
+     */
+    unsigned long errors;
+} epd_select_summary;
 
 /**
  * One record line of a batch (blank lines are not records and have no
@@ -1895,6 +1942,110 @@ epd_status epd_verb_run_callbacks(const struct epd_verb_config *config, epd_read
  * *out_summary unless it is NULL.
  */
 epd_status epd_verb_run_memory(const struct epd_verb_config *config, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_verb_summary *out_summary);
+
+/**
+ * Creates select settings in *out_config with the defaults: strict
+ * reading, no filter (every valid record is selected), not inverted, no
+ * report callback. Free it with epd_select_config_free.
+ */
+epd_status epd_select_config_new(struct epd_select_config **out_config);
+
+/**
+ * Frees select settings. Does nothing if `config` is NULL.
+ */
+void epd_select_config_free(struct epd_select_config *config);
+
+/**
+ * Sets how strictly records are read: EPD_PARSE_STRICT (the default) or
+ * EPD_PARSE_LENIENT. Invalid records are never selected.
+ */
+epd_status epd_select_config_set_mode(struct epd_select_config *config, epd_parse_mode mode);
+
+/**
+ * Adds an id pattern (NUL-terminated UTF-8): a glob ("WAC.0*": `*` any
+ * text, `?` one character) matched against the whole id, or, after
+ * epd_select_config_set_regex, a regular expression found anywhere in
+ * the id. Records without id never match. A pattern that is not a
+ * regular expression while regular expressions are on gives
+ * EPD_STATUS_INVALID_ARGUMENT, and is not added.
+ */
+epd_status epd_select_config_add_id(struct epd_select_config *config, const char *pattern);
+
+/**
+ * Non-zero `regex` reads the id patterns (those added already too) as
+ * regular expressions; 0 (the default) as globs. Turning it on when a
+ * pattern added already is not a regular expression gives
+ * EPD_STATUS_INVALID_ARGUMENT and leaves the setting off.
+ */
+epd_status epd_select_config_set_regex(struct epd_select_config *config, int regex);
+
+/**
+ * Adds a range of input lines (NUL-terminated): "A..B", "A..", "..B" or
+ * "N", 1-based and inclusive, as diagnostics number lines. A range that
+ * does not read or is empty ("0", "5..3") gives
+ * EPD_STATUS_INVALID_ARGUMENT, with its column in
+ * epd_last_error_column().
+ */
+epd_status epd_select_config_add_lines(struct epd_select_config *config, const char *range);
+
+/**
+ * Adds an opcode (NUL-terminated, for example "dm") that records must
+ * have; EPD_STATUS_INVALID_ARGUMENT if it is not an opcode.
+ */
+epd_status epd_select_config_add_has(struct epd_select_config *config, const char *opcode);
+
+/**
+ * Adds an opcode (NUL-terminated, for example "am") that records must
+ * lack; EPD_STATUS_INVALID_ARGUMENT if it is not an opcode.
+ */
+epd_status epd_select_config_add_lacks(struct epd_select_config *config, const char *opcode);
+
+/**
+ * Adds a condition on operands (NUL-terminated): "OPCODE=VALUE" or
+ * "OPCODE!=VALUE" (some operand equal, or none; moves are compared as
+ * moves, so "bm=Nf3" also finds bm Ng1f3), or "<", "<=", ">", ">="
+ * against an integer ("ce>100", "acd>=12", "dm<=3"). A record without
+ * the opcode never satisfies it. A condition that does not read gives
+ * EPD_STATUS_INVALID_ARGUMENT, with the column of the problem in
+ * epd_last_error_column() (4 for "ce>x").
+ */
+epd_status epd_select_config_add_where(struct epd_select_config *config, const char *condition);
+
+/**
+ * Non-zero `invert` selects the valid records that do not match; 0 (the
+ * default) those that do.
+ */
+epd_status epd_select_config_set_invert(struct epd_select_config *config, int invert);
+
+/**
+ * Sets the callback that receives every diagnostic (NULL for none).
+ * `user` is passed to it unchanged and must stay valid while runs use
+ * this config.
+ */
+epd_status epd_select_config_set_reporter(struct epd_select_config *config, epd_report_callback callback, void *user);
+
+/**
+ * Selects from the file at `input_path` into the file at `output_path`
+ * (created or truncated; NUL-terminated paths naming different files,
+ * else EPD_STATUS_INVALID_ARGUMENT), as `epd select` does: the valid
+ * records that match are written byte for byte as read (a CRLF line keeps
+ * its CR), in order; blank lines and invalid records are left out (their
+ * diagnostics go to the report callback). The counts go to *out_summary
+ * unless it is NULL. Bad records are diagnostics, not failures: the
+ * status reports only I/O errors (EPD_STATUS_IO, with the path in the
+ * message) and a report callback that asked to stop
+ * (EPD_STATUS_CALLBACK). Memory stays bounded whatever the input.
+ */
+epd_status epd_select_run_files(const struct epd_select_config *config, const char *input_path, const char *output_path, struct epd_select_summary *out_summary);
+
+/**
+ * As epd_select_run_files, over `len` bytes of text at `input`; the
+ * records selected are returned as a new string in *out_text (owned: free
+ * it with epd_string_free; use *out_len, which receives its length: the
+ * text is NUL-terminated but may hold NUL bytes of the input). Counts go
+ * to *out_summary unless it is NULL.
+ */
+epd_status epd_select_run_memory(const struct epd_select_config *config, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_select_summary *out_summary);
 
 /**
  * Parses every record line of `len` bytes of text at `text` (lines end

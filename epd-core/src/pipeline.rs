@@ -1,5 +1,5 @@
-//! The line pipeline every file verb runs on: normalize, purge, repair
-//! and check here, and the engine verbs (pfms, pfga, pfts) of
+//! The line pipeline every file verb runs on: normalize, purge, repair,
+//! check and select here, and the engine verbs (pfms, pfga, pfts) of
 //! `epd-engine`. One implementation of the line rules, serial or on
 //! worker threads, with the output in input order:
 //!

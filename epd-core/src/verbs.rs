@@ -1,8 +1,10 @@
 //! The processing verbs over streams of lines: normalize (pfdn), purge
-//! (pfop), repair (pfdr) and check. They run on the [`crate::pipeline`],
-//! which keeps record order, holds a bounded amount of input at a time,
-//! and never drops a line: an invalid record is copied through unchanged
-//! unless the caller asks to drop it.
+//! (pfop), repair (pfdr) and check, and select (in [`select`], which
+//! keeps the records that match its filters). They run on the
+//! [`crate::pipeline`], which keeps record order, holds a bounded amount
+//! of input at a time, and never drops a line: an invalid record is
+//! copied through unchanged unless the caller asks to drop it (select
+//! always does: it writes only what it keeps).
 //!
 //! ```
 //! use epd_core::verbs::{run_verb, Verb, VerbOptions};
@@ -18,6 +20,13 @@ use std::io::{BufRead, Write};
 
 use crate::pipeline::{self, Config, Interrupted, Job, LineReport, PipelineError, Processor, Summary};
 use crate::{ParseMode, Record};
+
+pub mod select;
+
+pub use select::{
+    run_select, select_str, Comparison, Condition, LineRange, SelectCounts, SelectError, SelectOptions, SelectSummary,
+    Selector,
+};
 
 /// What to do with each record.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -38,6 +38,8 @@ mod registers;
 
 mod verbs;
 
+mod select;
+
 mod batch;
 
 mod analysis;
@@ -64,6 +66,7 @@ pub use registers::*;
 pub use report::*;
 pub use san::*;
 pub use score::*;
+pub use select::*;
 pub use verbs::*;
 
 use core::ffi::{c_char, c_int};

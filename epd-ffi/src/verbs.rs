@@ -78,7 +78,7 @@ pub struct epd_verb_summary {
     pub errors: c_ulong,
 }
 
-fn sat(v: u64) -> c_ulong {
+pub(crate) fn sat(v: u64) -> c_ulong {
     c_ulong::try_from(v).unwrap_or(c_ulong::MAX)
 }
 
@@ -224,7 +224,7 @@ fn callback_failed(what: String) -> io::Error {
 }
 
 /// A reader or writer that fails once the reporter asked to stop.
-struct Stoppable<'s, T> {
+pub(crate) struct Stoppable<'s, T> {
     inner: T,
     stop: &'s Cell<bool>,
 }
@@ -307,6 +307,48 @@ pub(crate) fn io_error(e: &PipelineError, what: &str) -> Error {
     }
 }
 
+/// Runs `body` over `input` and `output` (buffered), handing each line's
+/// diagnostics to the report `callback` (if any) with `user`: once the
+/// callback asks to stop, reading and writing fail and the run ends with
+/// EPD_STATUS_CALLBACK. `what` names the run in I/O error messages.
+pub(crate) fn run_reporting<I: Read, O: Write, S>(
+    callback: epd_report_callback,
+    user: *mut c_void,
+    input: I,
+    output: O,
+    what: &str,
+    body: impl FnOnce(
+        BufReader<Stoppable<'_, I>>,
+        BufWriter<Stoppable<'_, O>>,
+        &mut dyn FnMut(&LineReport<'_>),
+    ) -> core::result::Result<S, PipelineError>,
+) -> Result<S> {
+    let stop = Cell::new(false);
+    let input = BufReader::with_capacity(64 << 10, Stoppable { inner: input, stop: &stop });
+    let output = BufWriter::with_capacity(64 << 10, Stoppable { inner: output, stop: &stop });
+    let mut report = |r: &LineReport<'_>| {
+        let Some(cb) = callback else { return };
+        for d in r.diagnostics {
+            if stop.get() {
+                return;
+            }
+            let owned = Owned::new(d, r.line_no);
+            let view = owned.view();
+            // SAFETY: the caller's report callback with its own `user`
+            // pointer, a diagnostic and a line borrowed for the call, as
+            // epd_report_callback documents.
+            if unsafe { cb(user, &view, r.text.as_ptr().cast(), r.text.len()) } != 0 {
+                stop.set(true);
+            }
+        }
+    };
+    let summary = body(input, output, &mut report).map_err(|e| io_error(&e, what))?;
+    if stop.get() {
+        return Err(Error::new(EPD_STATUS_CALLBACK, "the report callback stopped the run"));
+    }
+    Ok(summary)
+}
+
 fn run(
     config: &epd_verb_config,
     input: impl Read,
@@ -321,29 +363,9 @@ fn run(
         _ => Verb::Repair,
     };
     let options = VerbOptions { mode: config.mode, drop_invalid: config.drop_invalid };
-    let stop = Cell::new(false);
-    let input = BufReader::with_capacity(64 << 10, Stoppable { inner: input, stop: &stop });
-    let output = BufWriter::with_capacity(64 << 10, Stoppable { inner: output, stop: &stop });
-    let report = |r: &LineReport<'_>| {
-        let Some(cb) = config.reporter else { return };
-        for d in r.diagnostics {
-            if stop.get() {
-                return;
-            }
-            let owned = Owned::new(d, r.line_no);
-            let view = owned.view();
-            // SAFETY: the caller's report callback with its own `user`
-            // pointer, a diagnostic and a line borrowed for the call, as
-            // epd_report_callback documents.
-            if unsafe { cb(config.reporter_user, &view, r.text.as_ptr().cast(), r.text.len()) } != 0 {
-                stop.set(true);
-            }
-        }
-    };
-    let summary = verbs::run_verb(input, output, &verb, &options, report).map_err(|e| io_error(&e, what))?;
-    if stop.get() {
-        return Err(Error::new(EPD_STATUS_CALLBACK, "the report callback stopped the run"));
-    }
+    let summary = run_reporting(config.reporter, config.reporter_user, input, output, what, |i, o, report| {
+        verbs::run_verb(i, o, &verb, &options, report)
+    })?;
     if let Some(o) = Out::optional(out_summary) {
         o.set(epd_verb_summary::from(&summary));
     }

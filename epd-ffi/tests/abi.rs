@@ -354,6 +354,102 @@ fn a_verb_never_overwrites_its_input() {
     epd_verb_config_free(cfg);
 }
 
+/// select over files and over memory writes what the core's verb writes,
+/// reports what it reports, and refuses a bad condition with its column,
+/// writing no out-parameter.
+#[test]
+fn select_over_files_and_memory_writes_what_the_core_writes() {
+    use epd_core::verbs::{select_str, SelectOptions};
+    let mut input = Vec::new();
+    for i in 0..500 {
+        let ce = i * 7 % 300 - 150;
+        let crlf = if i % 3 == 0 { "\r" } else { "" };
+        let spaces = if i % 4 == 0 { "  " } else { " " };
+        let line = match i % 11 {
+            0 => format!("8/8/8/8/8/8/8/8 w - - id \"bad.{i}\";\n"),
+            1 => "\n".to_owned(),
+            _ => format!("4k3/8/8/8/8/8/8/4K2R w K -{spaces}bm Rh8+; ce {ce}; id \"t.{i:03}\";{crlf}\n"),
+        };
+        input.extend_from_slice(line.as_bytes());
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let (in_path, out_path) = (dir.join("select-in.epd"), dir.join("select-out.epd"));
+    std::fs::write(&in_path, &input).unwrap();
+    let c_in = std::ffi::CString::new(in_path.to_str().unwrap()).unwrap();
+    let c_out = std::ffi::CString::new(out_path.to_str().unwrap()).unwrap();
+
+    let mut cfg = ptr::null_mut();
+    assert_eq!(epd_select_config_new(&mut cfg), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_set_mode(cfg, EPD_PARSE_LENIENT), EPD_STATUS_OK);
+    for (cond, column) in [(c"ce>1x", 4), (c"ce", 3), (c"=5", 1), (c"ce!5", 3)] {
+        assert_eq!(epd_select_config_add_where(cfg, cond.as_ptr()), EPD_STATUS_INVALID_ARGUMENT);
+        assert_eq!(epd_last_error_column(), column, "{cond:?}: {}", last_message());
+    }
+    assert_eq!(epd_select_config_add_where(cfg, c"ce>=0".as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_add_where(cfg, c"bm!=Rh8".as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_add_id(cfg, c"t.?[05]".as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_add_id(cfg, c"1[0-4]$".as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_set_regex(cfg, 1), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_add_lines(cfg, c"..300".as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_add_lines(cfg, c"400..".as_ptr()), EPD_STATUS_OK);
+    let options = SelectOptions {
+        mode: epd_core::ParseMode::Lenient,
+        ids: vec!["t.?[05]".into(), "1[0-4]$".into()],
+        regex: true,
+        lines: ["..300", "400.."].map(|r| r.parse().unwrap()).to_vec(),
+        conditions: ["ce>=0", "bm!=Rh8"].map(|r| r.parse().unwrap()).to_vec(),
+        ..SelectOptions::default()
+    };
+    let (want, core) = select_str(&input, &options).unwrap();
+    assert!(core.counts.selected > 20 && core.counts.selected < 200, "{core:?}");
+
+    let mut io = Io { input: Vec::new(), at: 0, output: Vec::new(), reports: Vec::new() };
+    let user: *mut c_void = (&mut io as *mut Io).cast();
+    assert_eq!(epd_select_config_set_reporter(cfg, Some(report_cb), user), EPD_STATUS_OK);
+    let mut summary = epd_select_summary::default();
+    let st = epd_select_run_files(cfg, c_in.as_ptr(), c_out.as_ptr(), &mut summary);
+    assert_eq!(st, EPD_STATUS_OK, "{}", last_message());
+    assert!(std::fs::read(&out_path).unwrap() == want);
+    let counts = |s: &epd_select_summary| (s.lines, s.records, s.invalid, s.selected, s.warnings, s.errors);
+    let sum = |v: u64| v as std::ffi::c_ulong;
+    let core_counts = (
+        sum(core.lines),
+        sum(core.records),
+        sum(core.invalid),
+        sum(core.counts.selected),
+        sum(core.warnings),
+        sum(core.errors),
+    );
+    assert_eq!(counts(&summary), core_counts);
+    assert_eq!(io.reports.len() as u64, core.warnings + core.errors);
+    assert!(io.reports.iter().any(|r| r.starts_with("12:1: E002: ")), "{:?}", &io.reports[..4]);
+
+    let (mut text, mut len) = (ptr::null_mut(), 0usize);
+    let mut again = epd_select_summary::default();
+    assert_eq!(epd_select_run_memory(cfg, input.as_ptr().cast(), input.len(), &mut text, &mut len, &mut again), 0);
+    assert_eq!(counts(&again), core_counts);
+    // SAFETY: an owned string of `len` bytes from the library.
+    assert!(unsafe { std::slice::from_raw_parts(text.cast::<u8>(), len) } == want.as_slice());
+    epd_string_free(text);
+
+    // A refused filter leaves the settings as they were.
+    assert_eq!(epd_select_config_add_id(cfg, c"(".as_ptr()), EPD_STATUS_INVALID_ARGUMENT);
+    assert_eq!(epd_select_config_add_lines(cfg, c"5..3".as_ptr()), EPD_STATUS_INVALID_ARGUMENT);
+    assert_eq!(epd_select_config_add_has(cfg, c"b-m".as_ptr()), EPD_STATUS_INVALID_ARGUMENT);
+    let sentinel = 0x1234 as *mut c_char;
+    let (mut text, mut len) = (sentinel, 7usize);
+    assert_eq!(epd_select_run_memory(cfg, input.as_ptr().cast(), input.len(), &mut text, &mut len, ptr::null_mut()), 0);
+    // SAFETY: as above.
+    assert!(unsafe { std::slice::from_raw_parts(text.cast::<u8>(), len) } == want.as_slice());
+    epd_string_free(text);
+    let (mut text, mut len) = (sentinel, 7usize);
+    let st = epd_select_run_memory(cfg, ptr::null(), 5, &mut text, &mut len, &mut again);
+    assert_eq!((st, text, len), (EPD_STATUS_NULL_POINTER, sentinel, 7), "out-parameters written on failure");
+    assert_eq!(epd_select_run_files(cfg, c_in.as_ptr(), c_in.as_ptr(), ptr::null_mut()), EPD_STATUS_INVALID_ARGUMENT);
+    assert!(std::fs::read(&in_path).unwrap() == input, "never its own input");
+    epd_select_config_free(cfg);
+}
+
 /// A search callback for the file-verb tests: plays the first legal move
 /// with score 0, except that it fails on positions with Black to move
 /// (to exercise faults). `user` counts the calls (atomically: with jobs

@@ -9,14 +9,16 @@
 //! never selected: their diagnostics are printed as `epd check` prints
 //! them, they are counted, and the exit code is 1.
 //!
-//! Select runs on the one line pipeline, so it has the line rules and
-//! `-j` of every file verb.
+//! The filters and what is done with each record are the core's
+//! (`epd_core::verbs::select`); this is the command line over them. Select
+//! runs on the one line pipeline, so it has the line rules and `-j` of
+//! every file verb.
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 
-use anyhow::bail;
-use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, Processor};
-use epd_core::{ParseMode, Record, SanMode};
+use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::verbs::{Condition, LineRange, SelectError, SelectOptions, Selector};
+use epd_core::ParseMode;
 
 use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
@@ -47,7 +49,7 @@ pub struct Args {
     /// Keep records on these input lines: `A..B`, `A..`, `..B` or `N`,
     /// 1-based and inclusive, as diagnostics number them. Repeatable.
     #[arg(long, value_name = "A..B", value_parser = line_range)]
-    lines: Vec<(u64, u64)>,
+    lines: Vec<LineRange>,
     /// Keep records that have this opcode. Repeatable.
     #[arg(long, value_name = "OPCODE")]
     has: Vec<String>,
@@ -59,8 +61,8 @@ pub struct Args {
     /// `bm=Nf3` also finds `bm Ng1f3`), or `<`, `<=`, `>`, `>=` against
     /// an integer (`ce>100`, `acd>=12`, `dm<=3`). A record without the
     /// opcode never matches. Repeatable.
-    #[arg(long = "where", value_name = "EXPR", value_parser = expr)]
-    conditions: Vec<Expr>,
+    #[arg(long = "where", value_name = "EXPR", value_parser = condition)]
+    conditions: Vec<Condition>,
     /// Keep the records that do not match.
     #[arg(short = 'v', long)]
     invert: bool,
@@ -84,209 +86,30 @@ pub struct Args {
 }
 
 /// `A..B`, `A..`, `..B` or `N`: 1-based, inclusive.
-fn line_range(s: &str) -> Result<(u64, u64), String> {
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| format!("{t:?} is not a line number (1 is the first line)"))
-    };
-    let (a, b) = match s.split_once("..") {
-        Some((a, b)) => {
-            (if a.trim().is_empty() { 1 } else { num(a)? }, if b.trim().is_empty() { u64::MAX } else { num(b)? })
-        }
-        None => {
-            let n = num(s)?;
-            (n, n)
-        }
-    };
-    if a > b {
-        return Err(format!("the range {s} is empty: {a} comes after {b}"));
-    }
-    Ok((a, b))
-}
-
-/// A comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+fn line_range(s: &str) -> Result<LineRange, String> {
+    s.parse().map_err(|e: SelectError| e.to_string())
 }
 
 /// One `--where` condition.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expr {
-    opcode: String,
-    cmp: Cmp,
-    value: String,
-}
-
-fn expr(s: &str) -> Result<Expr, String> {
-    let at = s.find(['=', '!', '<', '>']).ok_or_else(|| {
-        format!("{s:?} is not OPCODE=VALUE, OPCODE!=VALUE or OPCODE<N (also <=, >, >=), such as ce>100 or bm=Nf3")
-    })?;
-    let (opcode, rest) = s.split_at(at);
-    let opcode = opcode.trim();
-    if !epd_core::is_valid_opcode(opcode.as_bytes()) {
-        return Err(format!("{opcode:?} is not an opcode (in {s:?})"));
-    }
-    let (cmp, value) =
-        [("!=", Cmp::Ne), ("<=", Cmp::Le), (">=", Cmp::Ge), ("=", Cmp::Eq), ("<", Cmp::Lt), (">", Cmp::Gt)]
-            .iter()
-            .find_map(|(t, c)| rest.strip_prefix(t).map(|v| (*c, v.trim())))
-            .ok_or_else(|| format!("{s:?}: expected =, !=, <, <=, > or >= after {opcode}"))?;
-    if value.is_empty() {
-        return Err(format!("{s:?}: no value after the comparison"));
-    }
-    if !matches!(cmp, Cmp::Eq | Cmp::Ne) && value.parse::<i64>().is_err() {
-        return Err(format!("{s:?}: {value:?} is not an integer; <, <=, > and >= compare integers"));
-    }
-    Ok(Expr { opcode: opcode.to_owned(), cmp, value: value.to_owned() })
-}
-
-/// `*` and `?` over the whole text.
-fn glob(pattern: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && (pattern[p] == b'?' || pattern[p] == text[t]) {
-            p += 1;
-            t += 1;
-        } else if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if let Some((sp, st)) = star {
-            p = sp + 1;
-            t = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&b| b == b'*')
-}
-
-/// The filters, as the pipeline's processor.
-#[derive(Clone, Debug)]
-struct Select {
-    mode: ParseMode,
-    ids: Vec<String>,
-    regexes: Vec<regex::bytes::Regex>,
-    lines: Vec<(u64, u64)>,
-    has: Vec<String>,
-    lacks: Vec<String>,
-    conditions: Vec<Expr>,
-    invert: bool,
-}
-
-/// Records kept.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Kept(u64);
-
-impl core::ops::AddAssign for Kept {
-    fn add_assign(&mut self, o: Kept) {
-        self.0 += o.0;
-    }
-}
-
-impl Select {
-    fn has_opcode(rec: &Record, name: &str) -> bool {
-        rec.operations().any(|o| o.opcode() == name)
-    }
-
-    fn holds(rec: &Record, e: &Expr) -> bool {
-        let Some(op) = rec.operations().find(|o| o.opcode() == e.opcode) else { return false };
-        match e.cmp {
-            Cmp::Eq | Cmp::Ne => {
-                let want_move = rec
-                    .position()
-                    .filter(|_| op.known().is_some_and(|k| k.operand_type(0) == epd_core::OperandType::Move))
-                    .and_then(|p| p.parse_san(e.value.as_bytes(), SanMode::Lenient).ok());
-                let equal = op.operands().any(|o| match (want_move, o.as_move()) {
-                    (Some(w), Some(m)) => w == m,
-                    _ => o.text() == e.value.as_bytes(),
-                });
-                equal == (e.cmp == Cmp::Eq)
-            }
-            _ => {
-                let Some(v) = op.operand(0).and_then(|o| o.as_integer()) else { return false };
-                let n: i64 = e.value.parse().unwrap_or(0);
-                match e.cmp {
-                    Cmp::Lt => v < n,
-                    Cmp::Le => v <= n,
-                    Cmp::Gt => v > n,
-                    _ => v >= n,
-                }
-            }
-        }
-    }
-
-    fn matches(&self, rec: &Record, line: u64) -> bool {
-        let id = rec.id();
-        let id_ok = (self.ids.is_empty() && self.regexes.is_empty())
-            || id.is_some_and(|id| {
-                self.ids.iter().any(|p| glob(p.as_bytes(), id)) || self.regexes.iter().any(|r| r.is_match(id))
-            });
-        id_ok
-            && (self.lines.is_empty() || self.lines.iter().any(|&(a, b)| (a..=b).contains(&line)))
-            && (self.has.is_empty() || self.has.iter().any(|o| Select::has_opcode(rec, o)))
-            && (self.lacks.is_empty() || self.lacks.iter().any(|o| !Select::has_opcode(rec, o)))
-            && (self.conditions.is_empty() || self.conditions.iter().any(|e| Select::holds(rec, e)))
-    }
-}
-
-impl Processor for Select {
-    type Counts = Kept;
-
-    fn mode(&self) -> ParseMode {
-        self.mode
-    }
-
-    fn keeps_blank_lines(&self) -> bool {
-        false
-    }
-
-    fn record(&mut self, rec: &mut Record, job: Job<'_, Kept>) -> Result<(), Interrupted> {
-        if self.matches(rec, job.line) != self.invert {
-            job.out.extend_from_slice(job.text);
-            job.out.push(b'\n');
-            job.counts.0 += 1;
-        }
-        Ok(())
-    }
+fn condition(s: &str) -> Result<Condition, String> {
+    s.parse().map_err(|e: SelectError| e.to_string())
 }
 
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
-    for op in args.has.iter().chain(&args.lacks) {
-        if !epd_core::is_valid_opcode(op.as_bytes()) {
-            bail!("{op:?} is not an opcode");
-        }
-    }
-    let (ids, regexes) = if args.regex {
-        let rs = args
-            .id
-            .iter()
-            .map(|p| regex::bytes::Regex::new(p).map_err(|e| anyhow::anyhow!("--id {p:?}: {e}")))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        (Vec::new(), rs)
-    } else {
-        (args.id.clone(), Vec::new())
-    };
-    let select = Select {
+    let options = SelectOptions {
         mode: if args.lenient { ParseMode::Lenient } else { ParseMode::Strict },
-        ids,
-        regexes,
-        lines: args.lines.clone(),
-        has: args.has.clone(),
-        lacks: args.lacks.clone(),
-        conditions: args.conditions.clone(),
+        ids: args.id,
+        regex: args.regex,
+        lines: args.lines,
+        has: args.has,
+        lacks: args.lacks,
+        conditions: args.conditions,
         invert: args.invert,
     };
+    let select = Selector::new(&options).map_err(|e| match e {
+        SelectError::Regex { pattern, message } => anyhow::anyhow!("--id {pattern:?}: {message}"),
+        e => e.into(),
+    })?;
     let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
     let stop = Stop::install()?;
     let config = Config { drop_invalid: true, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
@@ -307,7 +130,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         writeln!(
             err,
             "{} of {} records selected; {} invalid (never selected){}",
-            total.counts.0,
+            total.counts.selected,
             total.records,
             total.invalid,
             if total.interrupted { " (interrupted)" } else { "" }
@@ -315,39 +138,4 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     }
     err.flush()?;
     Ok(stop.outcome(&total))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs() {
-        for (p, t, m) in [
-            ("WAC.0*", "WAC.001", true),
-            ("WAC.0*", "WAC.100", false),
-            ("*", "", true),
-            ("a?c", "abc", true),
-            ("a?c", "ac", false),
-            ("*.00?", "STS.001", true),
-            ("a*b*c", "axxbyyc", true),
-            ("a*b*c", "axxbyy", false),
-        ] {
-            assert_eq!(glob(p.as_bytes(), t.as_bytes()), m, "{p} {t}");
-        }
-    }
-
-    #[test]
-    fn expressions_and_ranges() {
-        assert_eq!(expr("ce>100").unwrap(), Expr { opcode: "ce".into(), cmp: Cmp::Gt, value: "100".into() });
-        assert_eq!(expr("bm!=Nf3").unwrap().cmp, Cmp::Ne);
-        assert_eq!(expr("acd >= 12").unwrap().cmp, Cmp::Ge);
-        for bad in ["ce", "ce>", "ce>x", "9x=1", "=3", "bm<e4"] {
-            assert!(expr(bad).is_err(), "{bad}");
-        }
-        assert_eq!(line_range("3..5"), Ok((3, 5)));
-        assert_eq!(line_range("..5"), Ok((1, 5)));
-        assert_eq!(line_range("7"), Ok((7, 7)));
-        assert!(line_range("0").is_err() && line_range("5..3").is_err());
-    }
 }

@@ -342,6 +342,82 @@ static void test_verbs(void)
     epd_verb_config_free(cfg);
 }
 
+/* select: filters refused with a status, a message and a column; the
+   records kept written byte for byte; invalid ones never written. */
+static void test_select(void)
+{
+    static const char input[] =
+        "4k3/8/8/8/8/8/8/4K2R  w K -   bm O-O;  id \"a\";\r\n"
+        "\n"
+        "8/8/8/8/8/8/8/8 w - - id \"b\";\n"
+        "4k3/8/8/8/8/8/8/4K2R w K - id \"c\"; ce 120;\n"
+        "4k3/8/8/8/8/8/8/4K2R w K - bm Rh8+; id \"d\"; acd 12;\n";
+    epd_select_config *cfg = NULL;
+    epd_select_summary summary, untouched;
+    char *out = NULL;
+    size_t len = 99;
+    int reports = 0;
+
+    EXPECT_STATUS(epd_select_config_new(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_select_config_add_where(NULL, "ce>1"), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_select_run_memory(NULL, input, strlen(input), &out, &len, NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_select_run_files(NULL, "in", "out", NULL), EPD_STATUS_NULL_POINTER);
+    epd_select_config_free(NULL);
+
+    EXPECT_STATUS(epd_select_config_new(&cfg), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_add_where(cfg, NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_select_config_add_where(cfg, "ce>x"), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(epd_last_error_column() == 4);
+    CHECK(strstr(epd_last_error_message(), "is not an integer") != NULL);
+    EXPECT_STATUS(epd_select_config_add_where(cfg, "  b-m=1"), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(epd_last_error_column() == 3);
+    EXPECT_STATUS(epd_select_config_add_lines(cfg, "5..3"), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(epd_last_error_column() == 4);
+    EXPECT_STATUS(epd_select_config_add_has(cfg, "b-m"), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_select_config_add_lacks(cfg, "9x"), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_select_config_set_mode(cfg, 3), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_select_config_add_id(cfg, "("), EPD_STATUS_OK); /* a glob */
+    EXPECT_STATUS(epd_select_config_set_regex(cfg, 1), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(epd_last_error_message(), "(") != NULL);
+    epd_select_config_free(cfg);
+
+    /* Nothing refused was kept: ce>=120 or acd<13, leniently. */
+    EXPECT_STATUS(epd_select_config_new(&cfg), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_set_mode(cfg, EPD_PARSE_LENIENT), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_add_where(cfg, "ce>=120"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_add_where(cfg, "acd < 13"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_run_memory(cfg, input, strlen(input), &out, &len, &summary), EPD_STATUS_OK);
+    CHECK(len == strlen(out) && strcmp(out,
+        "4k3/8/8/8/8/8/8/4K2R w K - id \"c\"; ce 120;\n"
+        "4k3/8/8/8/8/8/8/4K2R w K - bm Rh8+; id \"d\"; acd 12;\n") == 0);
+    CHECK(summary.lines == 5 && summary.records == 4 && summary.invalid == 1 && summary.selected == 2);
+    CHECK(summary.errors == 2 && summary.warnings == 1);
+    epd_string_free(out);
+
+    /* Inverted, by id and line: the CRLF record as it was read. */
+    EXPECT_STATUS(epd_select_config_set_invert(cfg, 1), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_add_id(cfg, "[cd]"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_set_regex(cfg, 1), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_add_id(cfg, "(x"), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_select_config_add_lines(cfg, "..4"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_config_add_has(cfg, "id"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_run_memory(cfg, input, strlen(input), &out, &len, NULL), EPD_STATUS_OK);
+    CHECK(strcmp(out, "4k3/8/8/8/8/8/8/4K2R  w K -   bm O-O;  id \"a\";\r\n"
+                      "4k3/8/8/8/8/8/8/4K2R w K - bm Rh8+; id \"d\"; acd 12;\n") == 0);
+    epd_string_free(out);
+
+    /* A report callback that stops the run; files that do not open. */
+    out = NULL;
+    untouched = summary;
+    EXPECT_STATUS(epd_select_config_set_reporter(cfg, stop_at_first, &reports), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_select_run_memory(cfg, input, strlen(input), &out, &len, &summary), EPD_STATUS_CALLBACK);
+    CHECK(out == NULL && reports == 1 && memcmp(&summary, &untouched, sizeof summary) == 0);
+    EXPECT_STATUS(epd_select_run_files(cfg, "/nonexistent/in.epd", "/nonexistent/out.epd", &summary),
+                  EPD_STATUS_IO);
+    CHECK(strstr(epd_last_error_message(), "/nonexistent/in.epd") != NULL);
+    epd_select_config_free(cfg);
+}
+
 static int failing_engine(void *user, const epd_search_request *req, epd_search_result *res)
 {
     (void)user;
@@ -527,6 +603,7 @@ int main(void)
     test_huge_lines();
     test_invalid_records();
     test_verbs();
+    test_select();
     test_engine_errors();
     test_scores();
     test_int64();

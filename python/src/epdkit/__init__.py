@@ -72,6 +72,7 @@ __all__ = [
     "Position",
     "Record",
     "Score",
+    "SelectSummary",
     "Summary",
     "Unquoted",
     "analyze",
@@ -91,6 +92,8 @@ __all__ = [
     "repair",
     "repair_text",
     "report",
+    "select",
+    "select_text",
     "target",
     "target_text",
     "write",
@@ -1586,6 +1589,187 @@ def repair_text(text: Text, *, drop_invalid: bool = False) -> Tuple[str, Summary
 def purge_text(text: Text, opcodes: Iterable[str], *, mode: str = "strict") -> Tuple[str, Summary]:
     """purge over a text in memory: (output, summary)."""
     return _run_text("purge", text, mode, False, _opcode_list(opcodes))
+
+
+# ----------------------------------------------------------------- select
+
+
+@dataclass
+class SelectSummary:
+    """Counts of select, and its diagnostics (the first `max_diagnostics`;
+    `diagnostics_dropped` counts the rest)."""
+
+    lines: int
+    records: int
+    invalid: int
+    selected: int
+    warnings: int
+    errors: int
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    diagnostics_dropped: int = 0
+
+
+Filters = Union[str, Iterable[str], None]
+"""One filter (str) or several of one kind (an iterable of str)."""
+
+LineSpec = Union[str, int, range]
+"""Input lines: "A..B", "A..", "..B" or "N" (1-based, inclusive), a line
+number, or a range of line numbers (`range(10, 21)` is lines 10 to 20)."""
+
+
+def _filters(value: Filters, what: str) -> List[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, bytes):
+        raise TypeError(f"{what} must be str or an iterable of str, not bytes")
+    out = list(value)
+    for v in out:
+        if not isinstance(v, str):
+            raise TypeError(f"{what} must be str or an iterable of str, not {type(v).__name__}")
+    return out
+
+
+def _line_spec(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, bool):
+        raise TypeError("lines must be str, int or range, not bool")
+    if isinstance(spec, int):
+        return str(spec)
+    if isinstance(spec, range):
+        if spec.step != 1 or len(spec) == 0:
+            raise ValueError(f"lines {spec!r} is not a non-empty range with step 1")
+        return f"{spec.start}..{spec.stop - 1}"
+    raise TypeError(f"lines must be str, int or range, not {type(spec).__name__}")
+
+
+def _line_specs(lines: Union[LineSpec, Iterable[LineSpec], None]) -> List[str]:
+    if lines is None:
+        return []
+    if isinstance(lines, (str, int, range)):
+        return [_line_spec(lines)]
+    return [_line_spec(x) for x in lines]
+
+
+def _select_config(
+    mode: str,
+    id: Filters,
+    regex: bool,
+    lines: Union[LineSpec, Iterable[LineSpec], None],
+    has: Filters,
+    lacks: Filters,
+    where: Filters,
+    invert: bool,
+    collector: _Collector,
+) -> c_void_p:
+    cfg = c_void_p()
+    _check(_c.select_config_new(byref(cfg)))
+    try:
+        _check(_c.select_config_set_mode(cfg, _mode(mode)))
+        _check(_c.select_config_set_regex(cfg, 1 if regex else 0))
+        for pattern in _filters(id, "id"):
+            _check(_c.select_config_add_id(cfg, pattern.encode()))
+        for spec in _line_specs(lines):
+            _check(_c.select_config_add_lines(cfg, spec.encode()))
+        for opcode in _filters(has, "has"):
+            _check(_c.select_config_add_has(cfg, opcode.encode()))
+        for opcode in _filters(lacks, "lacks"):
+            _check(_c.select_config_add_lacks(cfg, opcode.encode()))
+        for condition in _filters(where, "where"):
+            _check(_c.select_config_add_where(cfg, condition.encode()))
+        _check(_c.select_config_set_invert(cfg, 1 if invert else 0))
+        _check(_c.select_config_set_reporter(cfg, collector.callback, None))
+    except BaseException:
+        _c.select_config_free(cfg)
+        raise
+    return cfg
+
+
+def _select_summary(s: _c.SelectSummary, c: _Collector) -> SelectSummary:
+    return SelectSummary(s.lines, s.records, s.invalid, s.selected, s.warnings, s.errors, c.found, c.dropped)
+
+
+def select(
+    input: PathLike,
+    output: PathLike,
+    *,
+    id: Filters = None,
+    regex: bool = False,
+    lines: Union[LineSpec, Iterable[LineSpec], None] = None,
+    has: Filters = None,
+    lacks: Filters = None,
+    where: Filters = None,
+    invert: bool = False,
+    mode: str = "strict",
+    max_diagnostics: int = 1000,
+) -> SelectSummary:
+    """`epd select`: writes to `output` the valid records of `input` that
+    match, byte for byte as they were read (blank lines and invalid
+    records are left out; their diagnostics are in the summary).
+
+    Each filter is one str or an iterable of them (`lines` also takes
+    ints and ranges); filters of different kinds must all hold, and a
+    kind holds when any of its filters does:
+
+    - `id`: globs ("WAC.0*": `*` any text, `?` one character) matched
+      against the whole id, or with `regex=True` regular expressions
+      found anywhere in it; records without id never match;
+    - `lines`: input lines, "A..B", "A..", "..B", "N", an int or a range;
+    - `has`, `lacks`: opcodes the record has, or lacks;
+    - `where`: "OPCODE=VALUE", "OPCODE!=VALUE" (moves compared as moves:
+      "bm=Nf3" finds bm Ng1f3) or "<", "<=", ">", ">=" against an integer
+      ("ce>100", "dm<=3"); a record without the opcode never matches.
+
+    `invert=True` keeps the valid records that do not match. A filter
+    that does not read raises EpdValueError (with `column` for a `where`
+    condition or a line range)::
+
+        s = epdkit.select("wacnew.epd", "out.epd", id="WAC.0*", where=["bm=Qg6", "bm=Rxb2"])
+        print(s.selected, "of", s.records)
+    """
+    c = _Collector(max_diagnostics)
+    cfg = _select_config(mode, id, regex, lines, has, lacks, where, invert, c)
+    try:
+        s = _c.SelectSummary()
+        status = _c.select_run_files(cfg, _input(input), _path(output, "output"), byref(s))
+    finally:
+        _c.select_config_free(cfg)
+    if c.error is not None:
+        raise c.error
+    _check(status)
+    return _select_summary(s, c)
+
+
+def select_text(
+    text: Text,
+    *,
+    id: Filters = None,
+    regex: bool = False,
+    lines: Union[LineSpec, Iterable[LineSpec], None] = None,
+    has: Filters = None,
+    lacks: Filters = None,
+    where: Filters = None,
+    invert: bool = False,
+    mode: str = "strict",
+    max_diagnostics: int = 1000,
+) -> Tuple[str, SelectSummary]:
+    """select over a text in memory: (the records selected, summary)."""
+    data = _bytes(text)
+    c = _Collector(max_diagnostics)
+    cfg = _select_config(mode, id, regex, lines, has, lacks, where, invert, c)
+    try:
+        out = c_void_p()
+        n = c_size_t()
+        s = _c.SelectSummary()
+        status = _c.select_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s))
+    finally:
+        _c.select_config_free(cfg)
+    if c.error is not None:
+        raise c.error
+    _check(status)
+    return _take(out, n.value).decode("utf-8", "replace"), _select_summary(s, c)
 
 
 # ---------------------------------------------------------------- engines

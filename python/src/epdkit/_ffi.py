@@ -136,6 +136,10 @@ class VerbSummary(Structure):
     _fields_ = [(n, c_ulong) for n in ("lines", "records", "invalid", "changed", "warnings", "errors")]
 
 
+class SelectSummary(Structure):
+    _fields_ = [(n, c_ulong) for n in ("lines", "records", "invalid", "selected", "warnings", "errors")]
+
+
 class AnalysisSummary(Structure):
     _fields_ = [
         (n, c_ulong) for n in ("lines", "records", "invalid", "analyzed", "faults", "solved", "missed", "unscored")
@@ -192,6 +196,7 @@ record_free = void("epd_record_free", P)
 position_free = void("epd_position_free", P)
 diagnostics_free = void("epd_diagnostics_free", P)
 verb_config_free = void("epd_verb_config_free", P)
+select_config_free = void("epd_select_config_free", P)
 batch_free = void("epd_batch_free", P)
 engine_free = void("epd_engine_free", P)
 report_config_free = void("epd_report_config_free", P)
@@ -278,6 +283,22 @@ verb_config_add_purge_opcode = fn("epd_verb_config_add_purge_opcode", P, c_char_
 verb_config_set_reporter = fn("epd_verb_config_set_reporter", P, REPORT, c_void_p)
 verb_run_files = fn("epd_verb_run_files", P, c_char_p, c_char_p, POINTER(VerbSummary))
 verb_run_memory = fn("epd_verb_run_memory", P, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(VerbSummary))
+
+# Select.
+select_config_new = fn("epd_select_config_new", PP)
+select_config_set_mode = fn("epd_select_config_set_mode", P, c_int)
+select_config_add_id = fn("epd_select_config_add_id", P, c_char_p)
+select_config_set_regex = fn("epd_select_config_set_regex", P, c_int)
+select_config_add_lines = fn("epd_select_config_add_lines", P, c_char_p)
+select_config_add_has = fn("epd_select_config_add_has", P, c_char_p)
+select_config_add_lacks = fn("epd_select_config_add_lacks", P, c_char_p)
+select_config_add_where = fn("epd_select_config_add_where", P, c_char_p)
+select_config_set_invert = fn("epd_select_config_set_invert", P, c_int)
+select_config_set_reporter = fn("epd_select_config_set_reporter", P, REPORT, c_void_p)
+select_run_files = fn("epd_select_run_files", P, c_char_p, c_char_p, POINTER(SelectSummary))
+select_run_memory = fn(
+    "epd_select_run_memory", P, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(SelectSummary)
+)
 
 # Engines, analysis and mate search.
 engine_new_builtin = fn("epd_engine_new_builtin", c_uint, PP)
