@@ -90,7 +90,7 @@ fn a_short_run_climbs_skill_level_and_resumes() {
     assert_eq!(
         lines.next(),
         Some(
-            "iteration,k,wins,draws,losses,result,Skill Level,Skill Level+,Skill Level-,c(Skill Level),a(Skill Level)"
+            "iteration,k,wins,draws,losses,result,Skill Level,Skill Level+,Skill Level-,c(Skill Level),a(Skill Level),before(Skill Level)"
         )
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();

@@ -21,8 +21,64 @@ use crate::spsa::{Probe, Spsa, Step};
 use crate::TuneError;
 
 /// What plays an iteration: in its directory, from the state before it,
-/// its probes and its number of game pairs; the score from θ⁺'s side.
-pub type Play<'a> = dyn FnMut(&Path, &Spsa, &Probe, u32) -> Result<Score, TuneError> + 'a;
+/// its probes and its number of game pairs; what it measured, from θ⁺'s
+/// side.
+pub type Play<'a> = dyn FnMut(&Path, &Spsa, &Probe, u32) -> Result<Measure, TuneError> + 'a;
+
+/// What an iteration measured, from θ⁺'s side: its games, or both
+/// probes' objective on the iteration's sample of a suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measure {
+    /// Game pairs between θ⁺ and θ⁻.
+    Games(Score),
+    /// A suite's objective under θ⁺ and θ⁻.
+    Suite(Objective),
+}
+
+impl Measure {
+    /// SPSA's result: θ⁺'s wins less its losses, or its objective less
+    /// θ⁻'s.
+    #[must_use]
+    pub fn result(&self) -> f64 {
+        match self {
+            Measure::Games(s) => s.result(),
+            Measure::Suite(o) => o.plus - o.minus,
+        }
+    }
+
+    /// The history's columns for it, and its fields in a line.
+    fn columns(&self) -> (Vec<String>, Vec<String>) {
+        match self {
+            Measure::Games(s) => (
+                vec!["wins".into(), "draws".into(), "losses".into()],
+                vec![s.wins.to_string(), s.draws.to_string(), s.losses.to_string()],
+            ),
+            Measure::Suite(o) => {
+                (vec![format!("{}+", o.name), format!("{}-", o.name)], vec![o.plus.to_string(), o.minus.to_string()])
+            }
+        }
+    }
+}
+
+impl From<Score> for Measure {
+    fn from(s: Score) -> Measure {
+        Measure::Games(s)
+    }
+}
+
+/// A suite's objective (`epd report`'s) under both probes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Objective {
+    /// Which: `solved_percent` or `points_percent`, as the report names it.
+    pub name: String,
+    /// θ⁺'s.
+    pub plus: f64,
+    /// θ⁻'s.
+    pub minus: f64,
+    /// The positions of the sample.
+    pub positions: u64,
+}
 
 /// Times in a row an iteration is tried before the run gives up.
 pub const RETRIES: u32 = 3;
@@ -34,8 +90,9 @@ pub struct Entry {
     pub iteration: u64,
     /// The probes played.
     pub probe: Probe,
-    /// Their games, from θ⁺'s side.
-    pub score: Score,
+    /// What they measured, from θ⁺'s side.
+    #[serde(flatten)]
+    pub measure: Measure,
     /// The update.
     pub step: Step,
 }
@@ -45,9 +102,8 @@ pub struct Entry {
 pub struct Run {
     /// The run's directory.
     pub dir: PathBuf,
-    /// How the games are played.
-    pub games: Games,
-    /// Game pairs per iteration.
+    /// Game pairs per iteration (1 for a suite: an iteration counts as
+    /// a pair).
     pub batch: u32,
     /// The run's seed (openings of iteration k: seed + k).
     pub seed: u64,
@@ -117,8 +173,11 @@ impl Run {
     }
 
     /// Appends an iteration to the history (CSV and JSON lines). The CSV
-    /// has a column per parameter's value after the step, its probes and
-    /// its c_k and a_k, each named after the parameter.
+    /// has the iteration, the pairs counted after it, what it measured
+    /// (`wins,draws,losses` or the objective of each probe, `NAME+` and
+    /// `NAME-`) and its `result`; then for each parameter its value after
+    /// the step (`NAME`), its probes (`NAME+`, `NAME-`), `c(NAME)`,
+    /// `a(NAME)` and its value before the step, `before(NAME)`.
     fn append(&self, e: &Entry, names: &[String]) -> Result<(), TuneError> {
         let csv_path = self.dir.join("history.csv");
         let fresh = !csv_path.exists();
@@ -130,25 +189,30 @@ impl Run {
             .map_err(|x| io(&csv_path, x.to_string()))?;
         let mut w = csv::Writer::from_writer(file);
         let mut row = |fields: Vec<String>| w.write_record(&fields).map_err(|x| io(&csv_path, x.to_string()));
+        let (measured, values) = e.measure.columns();
         if fresh {
-            let mut head: Vec<String> =
-                ["iteration", "k", "wins", "draws", "losses", "result"].iter().map(|s| (*s).to_owned()).collect();
+            let mut head: Vec<String> = vec!["iteration".into(), "k".into()];
+            head.extend(measured);
+            head.push("result".into());
             for n in names {
-                head.extend([n.clone(), format!("{n}+"), format!("{n}-"), format!("c({n})"), format!("a({n})")]);
+                head.extend([
+                    n.clone(),
+                    format!("{n}+"),
+                    format!("{n}-"),
+                    format!("c({n})"),
+                    format!("a({n})"),
+                    format!("before({n})"),
+                ]);
             }
             row(head)?;
         }
-        let mut fields = vec![
-            e.iteration.to_string(),
-            e.step.k.to_string(),
-            e.score.wins.to_string(),
-            e.score.draws.to_string(),
-            e.score.losses.to_string(),
-            e.step.result.to_string(),
-        ];
+        let mut fields = vec![e.iteration.to_string(), e.step.k.to_string()];
+        fields.extend(values);
+        fields.push(e.step.result.to_string());
         for i in 0..e.step.after.len() {
             fields.extend(
-                [e.step.after[i], e.probe.plus[i], e.probe.minus[i], e.probe.c[i], e.probe.a[i]].map(|v| v.to_string()),
+                [e.step.after[i], e.probe.plus[i], e.probe.minus[i], e.probe.c[i], e.probe.a[i], e.step.before[i]]
+                    .map(|v| v.to_string()),
             );
         }
         row(fields)?;
@@ -178,7 +242,7 @@ impl Run {
             let pairs = u32::try_from(left.min(u64::from(self.batch.max(1)))).unwrap_or(1);
             let iteration = self.iteration(&before);
             let dir = self.dir.join("iterations").join(format!("{iteration:06}"));
-            let score = match play(&dir, &state, &probe, pairs) {
+            let measure = match play(&dir, &state, &probe, pairs) {
                 Ok(s) => s,
                 Err(TuneError::Interrupted(s)) => return Err(TuneError::Interrupted(s)),
                 Err(e) => {
@@ -192,8 +256,8 @@ impl Run {
                 }
             };
             failures = 0;
-            let step = state.update(&probe, score.result(), u64::from(pairs));
-            let entry = Entry { iteration, probe, score, step };
+            let step = state.update(&probe, measure.result(), u64::from(pairs));
+            let entry = Entry { iteration, probe, measure, step };
             // The history line first: a kill between the two leaves a line
             // the state does not count, dropped on resuming.
             let names: Vec<String> = state.params.iter().map(|p| p.name.clone()).collect();
@@ -227,14 +291,15 @@ fn describe(state: &Spsa, e: &Entry) -> String {
         .enumerate()
         .map(|(i, p)| format!("{} {:.2} ({:.0}/{:.0})", p.name, p.value, e.probe.plus[i], e.probe.minus[i]))
         .collect();
+    let measured = match &e.measure {
+        Measure::Games(s) => format!("+{} ={} -{}", s.wins, s.draws, s.losses),
+        Measure::Suite(o) => format!("{} {:.2} against {:.2} on {} positions", o.name, o.plus, o.minus, o.positions),
+    };
     format!(
-        "iteration {} (pairs {}/{}): +{} ={} -{}, {}",
+        "iteration {} (pairs {}/{}): {measured}, {}",
         e.iteration,
         state.k,
         state.schedule.iterations,
-        e.score.wins,
-        e.score.draws,
-        e.score.losses,
         values.join(", ")
     )
 }
@@ -243,8 +308,11 @@ fn describe(state: &Spsa, e: &Entry) -> String {
 ///
 /// # Errors
 /// As [`Games::play`].
-pub fn play_games(games: &Games, seed: u64) -> impl FnMut(&Path, &Spsa, &Probe, u32) -> Result<Score, TuneError> + '_ {
+pub fn play_games(
+    games: &Games,
+    seed: u64,
+) -> impl FnMut(&Path, &Spsa, &Probe, u32) -> Result<Measure, TuneError> + '_ {
     move |dir, state, probe, pairs| {
-        games.play(dir, &state.params, &probe.plus, &probe.minus, pairs, seed.wrapping_add(probe.k))
+        games.play(dir, &state.params, &probe.plus, &probe.minus, pairs, seed.wrapping_add(probe.k)).map(Measure::Games)
     }
 }

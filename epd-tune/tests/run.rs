@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use epd_tune::games::{Games, Score};
-use epd_tune::run::Run;
+use epd_tune::games::Score;
+use epd_tune::run::{Measure, Run};
 use epd_tune::spsa::{Param, Probe, Schedule, Spsa};
 use epd_tune::TuneError;
 
@@ -18,15 +18,7 @@ fn fresh() -> Spsa {
 }
 
 fn run(dir: &Path) -> Run {
-    let games = Games {
-        engine: vec!["unused".into()],
-        options: Vec::new(),
-        time_control: "1+0.01".into(),
-        concurrency: 2,
-        openings: None,
-        extra: String::new(),
-    };
-    Run { dir: dir.to_owned(), games, batch: 2, seed: 1 }
+    Run { dir: dir.to_owned(), batch: 2, seed: 1 }
 }
 
 /// A stand-in for the games: θ⁺ wins a pair when its Margin is nearer
@@ -36,7 +28,7 @@ fn oracle<'a>(
     calls: &'a mut u32,
     fail: &'a [u32],
     stop_at: Option<u32>,
-) -> impl FnMut(&Path, &Spsa, &Probe, u32) -> Result<Score, TuneError> + 'a {
+) -> impl FnMut(&Path, &Spsa, &Probe, u32) -> Result<Measure, TuneError> + 'a {
     move |_, _, probe, pairs| {
         *calls += 1;
         if fail.contains(calls) {
@@ -46,11 +38,11 @@ fn oracle<'a>(
             return Err(TuneError::Interrupted(15));
         }
         let better = (probe.plus[0] - 250.0).abs() < (probe.minus[0] - 250.0).abs();
-        Ok(if better {
+        Ok(Measure::Games(if better {
             Score { wins: pairs, draws: pairs, losses: 0 }
         } else {
             Score { wins: 0, draws: pairs, losses: pairs }
-        })
+        }))
     }
 }
 

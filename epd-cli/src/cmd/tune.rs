@@ -125,7 +125,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         extra: String::new(),
     };
     games.check(&fresh.params).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let run = Run { dir: args.dir, games, batch: args.batch.unwrap_or(args.concurrency).max(1), seed: args.seed };
+    let run = Run { dir: args.dir, batch: args.batch.unwrap_or(args.concurrency).max(1), seed: args.seed };
     let state = run.begin(fresh.clone(), args.resume).map_err(|e| anyhow::anyhow!("{e}"))?;
     let names = |s: &Spsa| s.params.iter().map(|p| p.name.to_ascii_lowercase()).collect::<Vec<_>>();
     if names(&state) != names(&fresh) {
@@ -142,7 +142,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         state.k,
         run.dir.join("tune.json").display()
     );
-    let mut play = play_games(&run.games, run.seed);
+    let mut play = play_games(&games, run.seed);
     let end = match run.go(state, &mut play, &mut |line| eprintln!("{line}")) {
         Ok(s) => s,
         Err(TuneError::Interrupted(sig)) => {
