@@ -20,7 +20,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::Duration;
 
-use crate::search::{SearchInfo, SearchLimits, Searcher};
+use crate::search::{Params, SearchInfo, SearchLimits, Searcher};
 use epd_core::{Move, Position, Score};
 
 const DEFAULT_HASH_MB: usize = 16;
@@ -125,19 +125,22 @@ impl<'scope, 'env, W: Write + Send> Server<'scope, 'env, W> {
     }
 
     fn identify(&self) -> io::Result<()> {
-        for line in [
-            concat!("id name EPD Kit ", env!("CARGO_PKG_VERSION")),
-            "id author EPD Kit developers",
-            &format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
-            "option name Clear Hash type button",
-            "option name Threads type spin default 1 min 1 max 1",
-            &format!("option name Move Overhead type spin default {DEFAULT_OVERHEAD_MS} min 0 max {MAX_OVERHEAD_MS}"),
-            "option name UCI_Chess960 type check default false",
-            "uciok",
-        ] {
-            send(self.out, line)?;
+        let tunable = Params::OPTIONS.iter().map(|(name, default, min, max)| {
+            format!("option name {name} type spin default {default} min {min} max {max}")
+        });
+        let fixed = [
+            concat!("id name EPD Kit ", env!("CARGO_PKG_VERSION")).to_owned(),
+            "id author EPD Kit developers".to_owned(),
+            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            "option name Clear Hash type button".to_owned(),
+            "option name Threads type spin default 1 min 1 max 1".to_owned(),
+            format!("option name Move Overhead type spin default {DEFAULT_OVERHEAD_MS} min 0 max {MAX_OVERHEAD_MS}"),
+            "option name UCI_Chess960 type check default false".to_owned(),
+        ];
+        for line in fixed.into_iter().chain(tunable) {
+            send(self.out, &line)?;
         }
-        Ok(())
+        send(self.out, "uciok")
     }
 
     /// Ends the running search, if any: stops it first when `stop` (or
@@ -187,7 +190,20 @@ impl<'scope, 'env, W: Write + Send> Server<'scope, 'env, W> {
                 Some("false") => self.chess960 = false,
                 _ => return self.info_string("UCI_Chess960 must be true or false"),
             },
-            _ => return self.info_string(&format!("no such option: {name}")),
+            other => {
+                let Some(&(option, _, min, max)) = Params::OPTIONS.iter().find(|o| o.0.eq_ignore_ascii_case(other))
+                else {
+                    return self.info_string(&format!("no such option: {name}"));
+                };
+                let value = value.as_deref().and_then(|v| v.parse::<i64>().ok());
+                let mut searcher = lock(self.searcher);
+                let mut params = *searcher.params();
+                if !value.is_some_and(|v| params.set(option, v)) {
+                    drop(searcher);
+                    return self.info_string(&format!("{option} must be {min} to {max}"));
+                }
+                searcher.set_params(params);
+            }
         }
         Ok(())
     }
@@ -407,6 +423,41 @@ mod tests {
             let best = bestmove(&lines).split(' ').next().unwrap_or("");
             assert!(pos.parse_uci(best.as_bytes()).is_ok(), "{script}: {best} in {lines:?}");
         }
+    }
+
+    #[test]
+    fn tunable_values_are_spin_options_that_change_the_play() {
+        let lines = session("uci\n");
+        for (name, default, min, max) in Params::OPTIONS {
+            let want = format!("option name {name} type spin default {default} min {min} max {max}");
+            assert!(lines.contains(&want), "{want}: {lines:?}");
+        }
+        // Out of range, not a number, no value: refused with the range,
+        // and the search goes on with the old value.
+        let lines = session(
+            "setoption name KnightValue value 5000\nsetoption name MobilityWeight value x\nsetoption name FutilityMargin\nisready\n",
+        );
+        assert_eq!(
+            lines,
+            [
+                "info string KnightValue must be 50 to 1000",
+                "info string MobilityWeight must be 0 to 400",
+                "info string FutilityMargin must be 0 to 1000",
+                "readyok"
+            ]
+        );
+        // A rook against a knight the rook cannot take at once: with the
+        // knight worth 60, White's score rises by about the difference.
+        let score = |script: &str| -> i32 {
+            let lines = session(script);
+            let last = lines.iter().rev().find(|l| l.contains(" score cp ")).unwrap_or_else(|| panic!("{lines:?}"));
+            let rest = last.split(" score cp ").nth(1).unwrap_or("");
+            rest.split(' ').next().unwrap_or("").parse().unwrap_or_else(|e| panic!("{last}: {e}"))
+        };
+        let pos = "position fen 4k3/8/8/1n6/8/8/8/4K2R w - - 0 1\n";
+        let default = score(&format!("{pos}go depth 2\n"));
+        let cheap = score(&format!("setoption name knightvalue value 60\n{pos}go depth 2\n"));
+        assert!(cheap > default + 200, "{default} {cheap}");
     }
 
     #[test]

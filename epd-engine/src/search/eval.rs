@@ -17,9 +17,87 @@ use epd_core::{Bitboard, Color, Position, Role, Square};
 const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
 const PHASE_MAX: i32 = 24;
 
-/// Material, middlegame and endgame (pawn, knight, bishop, rook, queen, king).
+/// Material, middlegame and endgame (pawn, knight, bishop, rook, queen,
+/// king): the defaults of [`Params`].
 const MATERIAL_MG: [i32; 6] = [100, 325, 335, 480, 960, 0];
 const MATERIAL_EG: [i32; 6] = [120, 305, 325, 530, 990, 0];
+
+/// The evaluation and search values open to tuning, each a UCI spin
+/// option of `epd uci` (see [`Params::OPTIONS`]) so that a tuner (`epd
+/// tune`, fishtest's SPSA, a Texel tuner) can move them without a
+/// rebuild. [`Params::default`] holds the values the engine plays with.
+///
+/// ```
+/// use epd_engine::search::{evaluate, evaluate_with, Params};
+/// use epd_core::Position;
+/// let p: Position = "4k3/8/8/8/8/8/8/3NK3 w - - 0 1".parse().unwrap();
+/// let mut cheap = Params::default();
+/// assert!(cheap.set("KnightValue", 100));
+/// assert!(evaluate_with(&p, &cheap) < evaluate(&p) - 200);
+/// assert!(!cheap.set("KnightValue", 5000), "out of the option's range");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Material in the middlegame, by role (pawn .. king).
+    pub material_mg: [i32; 6],
+    /// Material in the endgame, by role.
+    pub material_eg: [i32; 6],
+    /// Mobility's weight, in percent of the built-in one.
+    pub mobility: i32,
+    /// Futility pruning's margin per ply of depth, in centipawns: a quiet
+    /// move at depth 3 or less is not searched when the static evaluation
+    /// plus this margin times the depth cannot reach alpha.
+    pub futility_margin: i32,
+}
+
+/// The default futility margin per ply.
+const FUTILITY_MARGIN: i32 = 110;
+
+impl Default for Params {
+    fn default() -> Params {
+        Params::DEFAULT
+    }
+}
+
+impl Params {
+    /// The values the engine plays with.
+    pub const DEFAULT: Params =
+        Params { material_mg: MATERIAL_MG, material_eg: MATERIAL_EG, mobility: 100, futility_margin: FUTILITY_MARGIN };
+
+    /// The UCI spin options, as (name, default, min, max). A piece's
+    /// value is its middlegame value; its endgame value keeps the
+    /// built-in difference from it.
+    pub const OPTIONS: [(&'static str, i32, i32, i32); 7] = [
+        ("PawnValue", MATERIAL_MG[0], 10, 400),
+        ("KnightValue", MATERIAL_MG[1], 50, 1000),
+        ("BishopValue", MATERIAL_MG[2], 50, 1000),
+        ("RookValue", MATERIAL_MG[3], 100, 1500),
+        ("QueenValue", MATERIAL_MG[4], 200, 3000),
+        ("MobilityWeight", 100, 0, 400),
+        ("FutilityMargin", FUTILITY_MARGIN, 0, 1000),
+    ];
+
+    /// Sets the option `name` (compared without regard to case) to
+    /// `value`; `false`, changing nothing, if there is no such option or
+    /// the value is outside its range.
+    pub fn set(&mut self, name: &str, value: i64) -> bool {
+        let Some(i) = Params::OPTIONS.iter().position(|o| o.0.eq_ignore_ascii_case(name)) else { return false };
+        let (_, _, lo, hi) = Params::OPTIONS[i];
+        let Ok(v) = i32::try_from(value) else { return false };
+        if !(lo..=hi).contains(&v) {
+            return false;
+        }
+        match i {
+            0..=4 => {
+                self.material_mg[i] = v;
+                self.material_eg[i] = v + MATERIAL_EG[i] - MATERIAL_MG[i];
+            }
+            5 => self.mobility = v,
+            _ => self.futility_margin = v,
+        }
+        true
+    }
+}
 
 /// Mobility per safe square, around a typical count for the piece.
 const MOBILITY_MG: [i32; 6] = [0, 4, 5, 2, 1, 0];
@@ -204,15 +282,19 @@ impl Pair {
 /// null-move decisions).
 #[must_use]
 pub(crate) fn non_pawn_material(pos: &Position, color: Color) -> i32 {
+    non_pawn_material_with(pos, color, &MATERIAL_MG)
+}
+
+fn non_pawn_material_with(pos: &Position, color: Color, material: &[i32; 6]) -> i32 {
     let b = pos.board();
     let ours = b.by_color(color);
     [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
         .iter()
-        .map(|&r| MATERIAL_MG[r.index()] * (b.by_role(r) & ours).count() as i32)
+        .map(|&r| material[r.index()] * (b.by_role(r) & ours).count() as i32)
         .sum()
 }
 
-fn side_terms(pos: &Position, color: Color) -> Pair {
+fn side_terms(pos: &Position, color: Color, params: &Params) -> Pair {
     let b = pos.board();
     let them = color.other();
     let ours = b.by_color(color);
@@ -225,7 +307,7 @@ fn side_terms(pos: &Position, color: Color) -> Pair {
     // Pawns: material, squares, structure.
     for sq in our_pawns {
         let rel = relative(color, sq);
-        s.add((MATERIAL_MG[0] + PST_MG[0][rel], MATERIAL_EG[0] + PST_EG[0][rel]));
+        s.add((params.material_mg[0] + PST_MG[0][rel], params.material_eg[0] + PST_EG[0][rel]));
         let file = sq.file().index();
         let ahead = ranks_ahead(color, sq);
         if (our_pawns & file_mask(file) & ahead).any() {
@@ -248,14 +330,15 @@ fn side_terms(pos: &Position, color: Color) -> Pair {
     let king_zone = their_king.map_or(Bitboard::EMPTY, |k| attacks::king_attacks(k) | Bitboard::from(k));
     let mut attack_units = 0;
     let mut attackers = 0;
+    let mut mobility = Pair::default();
     for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
         let i = role.index();
         for sq in b.by_role(role) & ours {
             let rel = relative(color, sq);
-            s.add((MATERIAL_MG[i] + PST_MG[i][rel], MATERIAL_EG[i] + PST_EG[i][rel]));
+            s.add((params.material_mg[i] + PST_MG[i][rel], params.material_eg[i] + PST_EG[i][rel]));
             let att = attacks::attacks(color, role, sq, occ);
             let mob = (att & mobility_area).count() as i32 - MOBILITY_BASE[i];
-            s.add((MOBILITY_MG[i] * mob, MOBILITY_EG[i] * mob));
+            mobility.add((MOBILITY_MG[i] * mob, MOBILITY_EG[i] * mob));
             let on_zone = (att & king_zone).count() as i32;
             if on_zone > 0 {
                 attackers += 1;
@@ -270,6 +353,11 @@ fn side_terms(pos: &Position, color: Color) -> Pair {
                 }
             }
         }
+    }
+    if params.mobility == 100 {
+        s.add((mobility.mg, mobility.eg));
+    } else {
+        s.add((mobility.mg * params.mobility / 100, mobility.eg * params.mobility / 100));
     }
     if (b.bishops() & ours).more_than_one() {
         s.add(BISHOP_PAIR);
@@ -327,6 +415,12 @@ fn king_distance(a: Square, b: Square) -> i32 {
 /// ```
 #[must_use]
 pub fn evaluate(pos: &Position) -> i32 {
+    evaluate_with(pos, &Params::DEFAULT)
+}
+
+/// [`evaluate`] with the values of `params`.
+#[must_use]
+pub fn evaluate_with(pos: &Position, params: &Params) -> i32 {
     if pos.is_insufficient_material() {
         return 0;
     }
@@ -336,8 +430,8 @@ pub fn evaluate(pos: &Position) -> i32 {
         .map(|&r| PHASE_WEIGHT[r.index()] * b.by_role(r).count() as i32)
         .sum::<i32>()
         .min(PHASE_MAX);
-    let white = side_terms(pos, Color::White);
-    let black = side_terms(pos, Color::Black);
+    let white = side_terms(pos, Color::White, params);
+    let black = side_terms(pos, Color::Black, params);
     let mg = white.mg - black.mg;
     let mut eg = white.eg - black.eg;
 
@@ -346,10 +440,11 @@ pub fn evaluate(pos: &Position) -> i32 {
     let strong = if eg >= 0 { Color::White } else { Color::Black };
     let weak = strong.other();
     let strong_pawns = (b.pawns() & b.by_color(strong)).count();
-    let material_edge = non_pawn_material(pos, strong) - non_pawn_material(pos, weak);
-    if strong_pawns == 0 && material_edge <= MATERIAL_MG[Role::Bishop.index()] {
+    let material = &params.material_mg;
+    let material_edge = non_pawn_material_with(pos, strong, material) - non_pawn_material_with(pos, weak, material);
+    if strong_pawns == 0 && material_edge <= material[Role::Bishop.index()] {
         eg /= 6;
-    } else if (b.by_color(weak) - b.kings()).is_empty() && material_edge >= MATERIAL_MG[Role::Rook.index()] {
+    } else if (b.by_color(weak) - b.kings()).is_empty() && material_edge >= material[Role::Rook.index()] {
         if let (Some(sk), Some(wk)) = (b.king_of(strong), b.king_of(weak)) {
             let push = 20 * centre_distance(wk) + 10 * (7 - king_distance(sk, wk));
             eg += if strong == Color::White { push } else { -push };

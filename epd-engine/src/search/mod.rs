@@ -28,7 +28,7 @@ mod eval;
 mod order;
 mod tt;
 
-pub use eval::evaluate;
+pub use eval::{evaluate, evaluate_with, Params};
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -127,6 +127,7 @@ pub struct Searcher {
     history: Box<[[i32; 64]; 12]>,
     killers: Vec<[Option<Move>; 2]>,
     reductions: Box<[[u8; 64]; 64]>,
+    params: Params,
 }
 
 impl fmt::Debug for Searcher {
@@ -164,6 +165,7 @@ impl Searcher {
             history: Box::new([[0; 64]; 12]),
             killers: vec![[None; 2]; MAX_PLY + 1],
             reductions,
+            params: Params::DEFAULT,
         }
     }
 
@@ -174,6 +176,19 @@ impl Searcher {
             self.tt = Table::new(hash_mb);
             self.hash_mb = hash_mb;
         }
+    }
+
+    /// The evaluation and search values it plays with.
+    #[must_use]
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Changes the evaluation and search values (what the table holds
+    /// was scored with the old ones: [`Searcher::clear`] it when that
+    /// matters).
+    pub fn set_params(&mut self, params: Params) {
+        self.params = params;
     }
 
     /// Forgets everything learnt (a new game): the transposition table,
@@ -600,7 +615,7 @@ impl Search<'_> {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply as u32);
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return evaluate_with(pos, &self.s.params);
         }
         if self.is_draw(pos) {
             return 0;
@@ -633,7 +648,7 @@ impl Search<'_> {
         }
 
         // The static evaluation serves only the pruning of non-PV nodes.
-        let static_eval = if in_check || pv_node { -INF } else { evaluate(pos) };
+        let static_eval = if in_check || pv_node { -INF } else { evaluate_with(pos, &self.s.params) };
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility: far above beta at low depth.
             if depth <= 6 && static_eval - 80 * depth >= beta {
@@ -698,7 +713,7 @@ impl Search<'_> {
                 if depth <= 4 && count > 3 + 2 * depth * depth {
                     continue;
                 }
-                if depth <= 3 && static_eval + 110 * depth <= alpha {
+                if depth <= 3 && static_eval + self.s.params.futility_margin * depth <= alpha {
                     continue;
                 }
             }
@@ -791,7 +806,7 @@ impl Search<'_> {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply as u32);
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return evaluate_with(pos, &self.s.params);
         }
         let in_check = pos.is_check();
         let mut best;
@@ -804,7 +819,7 @@ impl Search<'_> {
             best = -INF;
             picker = Picker::evasions(pos, moves);
         } else {
-            let stand = evaluate(pos);
+            let stand = evaluate_with(pos, &self.s.params);
             if stand >= beta {
                 return stand;
             }
