@@ -24,6 +24,7 @@ use core::fmt;
 pub mod games;
 pub mod run;
 pub mod spsa;
+pub mod suite;
 
 /// Why a tuning run stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -244,7 +244,7 @@ impl Run {
             let dir = self.dir.join("iterations").join(format!("{iteration:06}"));
             let measure = match play(&dir, &state, &probe, pairs) {
                 Ok(s) => s,
-                Err(TuneError::Interrupted(s)) => return Err(TuneError::Interrupted(s)),
+                Err(e @ (TuneError::Interrupted(_) | TuneError::Usage(_))) => return Err(e),
                 Err(e) => {
                     failures += 1;
                     progress(&format!("iteration {iteration}: {e}; playing it again ({failures} of {RETRIES})"));
@@ -291,17 +291,17 @@ fn describe(state: &Spsa, e: &Entry) -> String {
         .enumerate()
         .map(|(i, p)| format!("{} {:.2} ({:.0}/{:.0})", p.name, p.value, e.probe.plus[i], e.probe.minus[i]))
         .collect();
-    let measured = match &e.measure {
-        Measure::Games(s) => format!("+{} ={} -{}", s.wins, s.draws, s.losses),
-        Measure::Suite(o) => format!("{} {:.2} against {:.2} on {} positions", o.name, o.plus, o.minus, o.positions),
-    };
-    format!(
-        "iteration {} (pairs {}/{}): {measured}, {}",
-        e.iteration,
-        state.k,
-        state.schedule.iterations,
-        values.join(", ")
-    )
+    let (n, of) = (state.k, state.schedule.iterations);
+    let values = values.join(", ");
+    match &e.measure {
+        Measure::Games(s) => {
+            format!("iteration {} (pairs {n}/{of}): +{} ={} -{}, {values}", e.iteration, s.wins, s.draws, s.losses)
+        }
+        Measure::Suite(o) => format!(
+            "iteration {}/{of}: {} {:.2} against {:.2} on {} positions, {values}",
+            e.iteration, o.name, o.plus, o.minus, o.positions
+        ),
+    }
 }
 
 /// Plays an iteration's games with `games` (for [`Run::go`]).

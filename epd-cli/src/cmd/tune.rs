@@ -1,13 +1,17 @@
 //! `epd tune`: SPSA over a UCI engine's spin options (Gastric as
 //! feedback, EPD §3.3), each iteration game pairs between the two probes
-//! θ⁺ and θ⁻ played by Argus; its state, history and games in `--dir`.
+//! θ⁺ and θ⁻ played by Argus, or (`--suite`) a test suite searched with
+//! each and scored as `epd report` scores it; its state, history and
+//! games or results in `--dir`.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
+use epd_engine::Limits;
 use epd_tune::games::Games;
-use epd_tune::run::{play_games, Run};
+use epd_tune::run::{play_games, Measure, Run};
 use epd_tune::spsa::{spin, Param, Schedule, Spsa};
+use epd_tune::suite::{Aim, Suite};
 use epd_tune::TuneError;
 
 use crate::Outcome;
@@ -17,13 +21,19 @@ pub const EXAMPLES: &str = "Examples:
     --pairs 2000 --tc 10+0.1 --concurrency 2 --openings book.epd --dir tune-dev
   epd tune --engine ./dev --param Margin,100,0,400,20,0.002 --param Knight,300,200,400,10,0.002 \\
     --pairs 2000 --tc 10+0.1 --concurrency 2 --openings book.epd --dir tune-dev --resume
+  epd tune --engine epd --engine-arg uci --param MobilityWeight,40,0,400,20,0.002 \\
+    --suite STS1-STS15_LAN_v3.epd --sample 150 --iterations 200 --nodes 20000 --dir tune-sts
 
 A --param is fishtest's line: NAME,START,MIN,MAX,C_END,R_END (NAME a spin option of the
 engine, its range within the option's). fishtest's schedules: c_k = c / (k + 1)^gamma and
 a_k = a / (A + k + 1)^alpha, with c and a such that the last pair's perturbation is C_END
 and its a_k / c_k^2 is R_END. The state is DIR/tune.json (written after every iteration;
 --resume goes on from it), the history DIR/history.csv and DIR/history.jsonl, each
-iteration's games DIR/iterations/N/games.pgn. The tuned values are printed as NAME=VALUE.";
+iteration's games DIR/iterations/N/games.pgn. With --suite, each iteration searches the
+suite (or --sample N of its records, drawn with the iteration's seed) with each probe as
+`epd target` does and SPSA's result is the difference of `epd report`'s objective (STS
+points percent where the suite gives points, else solved percent); the sample and both
+results are kept in DIR/iterations/N/. The tuned values are printed as NAME=VALUE.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -43,18 +53,46 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pairs: u64,
     /// Game pairs per update (default: --concurrency).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "suite")]
     batch: Option<u32>,
     /// Time control of every game, in PGN's syntax.
     #[arg(long, value_name = "TC", default_value = "10+0.1")]
     tc: String,
-    /// Games played at once.
+    /// Games played at once (with --suite: engines searching at once for
+    /// each probe).
     #[arg(long, value_name = "N", default_value_t = 2)]
     concurrency: u32,
     /// Openings (EPD or PGN), drawn at random for each iteration; the
     /// start position without.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "suite")]
     openings: Option<PathBuf>,
+    /// Tune on a test suite instead of games: each iteration searches it
+    /// with both probes and compares `epd report`'s objective. Its records
+    /// need bm or am.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pairs", "tc"])]
+    suite: Option<PathBuf>,
+    /// With --suite: records searched per iteration, drawn at random with
+    /// the iteration's seed (default: all).
+    #[arg(long, value_name = "N", requires = "suite", value_parser = clap::value_parser!(u64).range(1..))]
+    sample: Option<u64>,
+    /// With --suite: iterations in all, SPSA's N.
+    #[arg(long, value_name = "N", requires = "suite", default_value_t = 100)]
+    iterations: u64,
+    /// With --suite: time per record in milliseconds (default 100 when no
+    /// --depth or --nodes is given).
+    #[arg(long, value_name = "MS", requires = "suite", value_parser = clap::value_parser!(u64).range(1..))]
+    movetime: Option<u64>,
+    /// With --suite: depth per record in plies.
+    #[arg(long, value_name = "N", requires = "suite", value_parser = clap::value_parser!(u32).range(1..=255))]
+    depth: Option<u32>,
+    /// With --suite: nodes per record.
+    #[arg(long, value_name = "N", requires = "suite", value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// With --suite: the figure maximised: `auto` (the report's objective:
+    /// points where the suite gives them, else solved), `solved` or
+    /// `points`.
+    #[arg(long, value_enum, value_name = "WHAT", requires = "suite", default_value_t = Objective::Auto)]
+    objective: Objective,
     /// The seed of the perturbations' signs and of the openings' draws.
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
@@ -73,6 +111,14 @@ pub struct Args {
     /// Go on from the state in --dir (after a stop or a kill).
     #[arg(long)]
     resume: bool,
+}
+
+/// The figure a suite run maximises.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Objective {
+    Auto,
+    Solved,
+    Points,
 }
 
 /// `NAME,START,MIN,MAX,C_END,R_END`.
@@ -103,7 +149,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
     if let Some(book) = &args.openings {
         std::fs::metadata(book).with_context(|| format!("--openings {}", book.display()))?;
     }
-    let mut schedule = Schedule::new(args.pairs);
+    let mut schedule = Schedule::new(if args.suite.is_some() { args.iterations } else { args.pairs });
     schedule.alpha = args.alpha;
     schedule.gamma = args.gamma;
     if let Some(a) = args.stability {
@@ -117,15 +163,44 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         None => None,
     };
     let games = Games {
-        engine,
-        options,
+        engine: engine.clone(),
+        options: options.clone(),
         time_control: args.tc,
         concurrency: args.concurrency.max(1),
         openings,
         extra: String::new(),
     };
+    // The engine's options are checked in either mode.
     games.check(&fresh.params).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let run = Run { dir: args.dir, batch: args.batch.unwrap_or(args.concurrency).max(1), seed: args.seed };
+    let suite = match &args.suite {
+        Some(path) => {
+            let (records, left_out) = Suite::read(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+            eprintln!(
+                "epd tune: {}: {} records with bm or am{}",
+                path.display(),
+                records.len(),
+                if left_out > 0 { format!(", {left_out} lines without (or invalid) left out") } else { String::new() }
+            );
+            let limits = Limits {
+                movetime: args.movetime.map(std::time::Duration::from_millis).or_else(|| {
+                    (args.depth.is_none() && args.nodes.is_none()).then(|| std::time::Duration::from_millis(100))
+                }),
+                depth: args.depth,
+                nodes: args.nodes,
+                ..Limits::default()
+            };
+            let aim = match args.objective {
+                Objective::Auto => Aim::Auto,
+                Objective::Solved => Aim::Solved,
+                Objective::Points => Aim::Points,
+            };
+            let sample = args.sample.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            Some(Suite { engine, options, limits, jobs: args.concurrency.max(1), records, sample, aim })
+        }
+        None => None,
+    };
+    let batch = if suite.is_some() { 1 } else { args.batch.unwrap_or(args.concurrency).max(1) };
+    let run = Run { dir: args.dir, batch, seed: args.seed };
     let state = run.begin(fresh.clone(), args.resume).map_err(|e| anyhow::anyhow!("{e}"))?;
     let names = |s: &Spsa| s.params.iter().map(|p| p.name.to_ascii_lowercase()).collect::<Vec<_>>();
     if names(&state) != names(&fresh) {
@@ -135,15 +210,39 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
             state.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
         );
     }
-    eprintln!(
-        "epd tune: {} pairs, {} per iteration, from pair {}; state in {}",
-        state.schedule.iterations,
-        run.batch,
-        state.k,
-        run.dir.join("tune.json").display()
-    );
-    let mut play = play_games(&games, run.seed);
-    let end = match run.go(state, &mut play, &mut |line| eprintln!("{line}")) {
+    let result = match &suite {
+        Some(suite) => {
+            eprintln!(
+                "epd tune: {} iterations, from iteration {}; state in {}",
+                state.schedule.iterations,
+                state.k + 1,
+                run.dir.join("tune.json").display()
+            );
+            let stop = crate::files::Stop::install()?;
+            let seed = run.seed;
+            let mut play = |dir: &std::path::Path, state: &Spsa, probe: &epd_tune::spsa::Probe, _pairs: u32| {
+                let k = seed.wrapping_add(probe.k);
+                match suite.play(dir, &state.params, &probe.plus, &probe.minus, k, stop.flag()) {
+                    Ok(o) => Ok(Measure::Suite(o)),
+                    Err(TuneError::Interrupted(_)) => Err(TuneError::Interrupted(stop.signal().unwrap_or(2))),
+                    Err(e) => Err(e),
+                }
+            };
+            run.go(state, &mut play, &mut |line| eprintln!("{line}"))
+        }
+        None => {
+            eprintln!(
+                "epd tune: {} pairs, {} per iteration, from pair {}; state in {}",
+                state.schedule.iterations,
+                run.batch,
+                state.k,
+                run.dir.join("tune.json").display()
+            );
+            let mut play = play_games(&games, run.seed);
+            run.go(state, &mut play, &mut |line| eprintln!("{line}"))
+        }
+    };
+    let end = match result {
         Ok(s) => s,
         Err(TuneError::Interrupted(sig)) => {
             eprintln!("epd tune: stopped by signal {sig}; go on with --resume");
