@@ -97,12 +97,9 @@ enum Command {
     #[command(display_order = 17, after_help = cmd::play::EXAMPLES)]
     Play(cmd::play::Args),
     /// Run the built-in engine as a UCI engine on standard input and output.
-    #[command(
-        display_order = 20,
-        after_help = "Examples:\n  epd uci\n  printf 'position startpos\\ngo depth 8\\n' | epd uci"
-    )]
+    #[command(display_order = 20, after_help = cmd::uci::after_help())]
     Uci,
-    /// Tune a UCI engine's spin options by SPSA over game pairs played by Argus.
+    /// Tune a UCI engine's spin options by SPSA, on game pairs played by Argus or on a test suite.
     #[command(display_order = 19, after_help = cmd::tune::EXAMPLES)]
     Tune(Box<cmd::tune::Args>),
 }
