@@ -85,6 +85,11 @@ seed() {
       printf '\x2e\x00\x00\x00\x00\x00\x00\x00{"t":"begin","epoch":1,"event":"e","games":12,"date":"d"}' > "$dir/begin" ;;
     event_file)
       sed -n '/^```toml/,/^```/p' ../epd-referee/src/event.rs | sed 's#^//! ##; /```/d' > "$dir/example" ;;
+    tuning_history)
+      # A history of games and one of a suite, as epd tune writes them,
+      # behind the window byte.
+      printf '\x03iteration,k,wins,draws,losses,result,Margin,Margin+,Margin-,c(Margin),a(Margin),before(Margin),Skill Level,Skill Level+,Skill Level-,c(Skill Level),a(Skill Level),before(Skill Level)\n1,2,2,1,1,1,110,120,80,20,0.5,100,5,6,4,1,0.1,5\n2,4,0,2,2,-2,100,90,130,19,0.5,110,4.5,4,6,1,0.1,5\n' > "$dir/games"
+      printf '\x02iteration,k,solved_percent+,solved_percent-,result,X,X+,X-,c(X),a(X),before(X)\n1,1,50,40,10,12,15,5,5,0.2,10\n2,2,45,55,-10,10,7,17,5,0.2,12\n' > "$dir/suite" ;;
     supervisor_query)
       for q in 'action=pause&game=3' 'action=resume&game=all' 'action=adjudicate&game=2&result=1/2-1/2' \
                'action=abort&game=1' 'action=restart&player=alpha'; do printf '%s' "$q" > "$dir/$(echo "$q" | tr '&=/' '___')"; done ;;
@@ -93,7 +98,7 @@ seed() {
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fen record san_strict san_lenient pgn capi \
-  referee_records referee_director standby_wire journal event_file supervisor_query)
+  referee_records referee_director standby_wire journal event_file supervisor_query tuning_history)
 mkdir -p logs
 for t in "${targets[@]}"; do
   seed "$t"

@@ -1014,3 +1014,188 @@ fn memory_is_bounded_by_the_runs_not_the_records() {
         assert!(eight < one + 12 * 1024, "{format}: {one} KiB for 100,000 records, {eight} KiB for 800,000");
     }
 }
+
+/// A tuning run's history, made by epd-tune's own run (its files, as
+/// `epd tune` writes them) with a stand-in for the games: θ⁺ wins a pair
+/// when its Margin is nearer 250 than θ⁻'s, else loses it; a draw for each
+/// pair either way. 40 pairs, 2 per iteration.
+fn tuning_run(dir: &Path) {
+    use epd_tune::games::Score;
+    use epd_tune::run::{Measure, Run};
+    use epd_tune::spsa::{Param, Schedule, Spsa};
+    let params = vec![
+        Param::new("Margin", 100.0, 0.0, 400.0, 20.0, 0.002).unwrap(),
+        Param::new("Skill Level", 10.0, 0.0, 20.0, 2.0, 0.02).unwrap(),
+    ];
+    let fresh = Spsa::new(params, Schedule::new(40), 3).unwrap();
+    let run = Run { dir: dir.to_owned(), batch: 2, seed: 3 };
+    let mut play = |_: &Path, _: &Spsa, probe: &epd_tune::spsa::Probe, pairs: u32| {
+        let better = (probe.plus[0] - 250.0).abs() < (probe.minus[0] - 250.0).abs();
+        Ok(Measure::Games(if better {
+            Score { wins: pairs, draws: pairs, losses: 0 }
+        } else {
+            Score { wins: 0, draws: pairs, losses: pairs }
+        }))
+    };
+    run.go(run.begin(fresh, false).unwrap(), &mut play, &mut |_| {}).unwrap();
+}
+
+#[test]
+fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = d.join("run");
+    tuning_run(&run);
+    let history = run.join("history.csv");
+    let (dir_arg, csv_arg) = (run.to_string_lossy().into_owned(), history.to_string_lossy().into_owned());
+    // What epd-tune wrote beside the CSV, read here on its own: a JSON
+    // line per iteration, and the state at the end.
+    let lines: Vec<Value> = std::fs::read_to_string(run.join("history.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(run.join("tune.json")).unwrap()).unwrap();
+    assert_eq!(lines.len(), 20);
+    // JSON, the directory or its history.csv alike.
+    let out = epd(&["report", "--tuning", &dir_arg, "--format", "json", "--window", "3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by_file = epd(&["report", "--tuning", &csv_arg, "--format", "json", "--window", "3"]);
+    assert_eq!(by_file.stdout, out.stdout);
+    assert_eq!((j["schema"].as_str(), j["mode"].as_str()), (Some("epd-tuning/1"), Some("games")));
+    assert_eq!((j["iterations"].as_u64(), j["pairs"].as_u64(), j["window"].as_u64()), (Some(20), Some(40), Some(3)));
+    let sum = |k: &str| lines.iter().map(|l| l["games"][k].as_u64().unwrap()).sum::<u64>();
+    let (w, dr, l) = (sum("wins"), sum("draws"), sum("losses"));
+    assert_eq!((j["games"]["wins"].as_u64(), j["games"]["draws"].as_u64()), (Some(w), Some(dr)));
+    assert_eq!((j["games"]["losses"].as_u64(), j["games"]["games"].as_u64()), (Some(l), Some(w + dr + l)));
+    close(&j["games"]["score_percent"], 100.0 * (w as f64 + dr as f64 / 2.0) / (w + dr + l) as f64, 1e-9);
+    for (i, name) in ["Margin", "Skill Level"].iter().enumerate() {
+        let p = &j["params"][i];
+        assert_eq!(p["name"], *name);
+        assert_eq!(p["start"], lines[0]["step"]["before"][i]);
+        assert_eq!(p["end"], state["params"][i]["value"]);
+        assert_eq!(p["last_c"], lines[19]["probe"]["c"][i]);
+        let values: Vec<f64> = std::iter::once(&lines[0]["step"]["before"][i])
+            .chain(lines.iter().map(|l| &l["step"]["after"][i]))
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(p["min"].as_f64(), values.iter().copied().reduce(f64::min));
+        assert_eq!(p["max"].as_f64(), values.iter().copied().reduce(f64::max));
+        for (pt, line) in p["points"].as_array().unwrap().iter().zip(&lines) {
+            assert_eq!((&pt["value"], &pt["plus"]), (&line["step"]["after"][i], &line["probe"]["plus"][i]));
+        }
+    }
+    // The moving average over 3, worked out here from the JSON lines.
+    let results: Vec<f64> = lines.iter().map(|l| l["step"]["result"].as_f64().unwrap()).collect();
+    let series = &j["series"][0];
+    assert_eq!(series["name"], "result");
+    for (n, pt) in series["points"].as_array().unwrap().iter().enumerate() {
+        let from = n.saturating_sub(2);
+        let want = results[from..=n].iter().sum::<f64>() / (n + 1 - from) as f64;
+        close(&pt["moving_average"], want, 1e-12);
+        assert_eq!(pt["value"].as_f64(), Some(results[n]));
+    }
+    // Text: the run, a row per parameter, its course, the average.
+    let out = epd(&["report", "--tuning", &dir_arg]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(": 20 iterations, 40 pairs\n"), "{text}");
+    assert!(text.contains(&format!("+{w} ={dr} -{l}")), "{text}");
+    assert!(text.contains("moving average over the last 2 iterations"), "a tenth of 20: {text}");
+    assert!(text.contains("\nSkill Level: its value after the iteration"), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("Skill Level ")), "{text}");
+    // HTML, once to stdout and once to a file: the same page.
+    let page = d.join("tuning.html");
+    let out = epd(&["report", "--tuning", &dir_arg, "--format", "html", "-o", &page.to_string_lossy()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(epd(&["report", "--tuning", &csv_arg, "--format", "html"]).stdout, html.as_bytes());
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains(" src="), "no reference out");
+    let Some(bin) = epd_testkit::chromium() else { return };
+    let profile = d.join("profile");
+    let (dom, log) = run_chromium(bin, &profile, &["--dump-dom"], &page);
+    assert!(dom.contains("data-ready=\"1\""), "the page's script did not run");
+    assert!(dom.contains("data-resources=\"0\""), "the page loaded something");
+    for l in log.lines() {
+        assert!(!l.contains("CONSOLE") && !l.contains("Uncaught") && !l.contains("Content Security Policy"), "{l}");
+    }
+    // One chart per parameter and the results' chart, each an SVG with
+    // both axes titled and ticked.
+    assert_eq!(dom.matches("<figure class=\"chart\"").count(), 3);
+    assert_eq!(dom.matches("role=\"img\"").count(), 3);
+    for name in ["Margin", "Skill Level"] {
+        let c = chart(&dom, &format!("parameter\" data-param=\"{name}"));
+        assert!(c.contains("<svg "), "{name}");
+        assert_eq!((axis_label(c, "x"), axis_label(c, "y")), ("iteration".to_owned(), name.to_owned()));
+        assert!(!ticks(c, "x").is_empty() && !ticks(c, "y").is_empty(), "{name}");
+        // The value line: the start, then a point per iteration.
+        let d = attr(c.split("class=\"value\"").nth(1).unwrap(), "d");
+        assert_eq!(d.matches(['M', 'L']).count(), 21, "{name}: {d}");
+        assert!(c.contains("class=\"probes\""), "{name}: the probes' band");
+        assert!(dom.contains(&format!("<td class=\"l\">{name}</td>")), "{name} in the table");
+    }
+    let r = chart(&dom, "result");
+    assert_eq!(r.matches("class=\"point\"").count(), 20);
+    assert_eq!(attr(r.split("class=\"average\"").nth(1).unwrap(), "data-window"), "2");
+    // A screenshot for people to look at, kept under target/.
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("report-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shot = shots.join("tuning.png");
+    let _ = std::fs::remove_file(&shot);
+    run_chromium(bin, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1000,1500"], &page);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    eprintln!("screenshot: {}", shot.display());
+}
+
+#[test]
+fn tuning_report_of_a_suite_history_and_what_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path().join("history.csv");
+    std::fs::write(
+        &h,
+        "iteration,k,points_percent+,points_percent-,result,X,X+,X-,c(X),a(X),before(X)\n\
+         1,1,50,40,10,12,15,5,5,0.2,10\n2,2,45,55,-10,10,7,17,5,0.2,12\n3,3,60,50,10,12,15,5,5,0.2,10\n",
+    )
+    .unwrap();
+    let h = h.to_string_lossy().into_owned();
+    let out = epd(&["report", "--tuning", &h, "--window", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Means (50 + 45 + 60) / 3 and (40 + 55 + 50) / 3; the objective's
+    // level 45, 50, 55, averaged over 2: 45, 47.5, 52.5.
+    assert!(text.contains("(suite, points_percent): 3 iterations, 3 pairs"), "{text}");
+    assert!(text.contains("θ⁺ 51.67, θ⁻ 48.33"), "{text}");
+    assert!(text.contains("          3       3       10          0             55       52.5\n"), "{text}");
+    let page = String::from_utf8(epd(&["report", "--tuning", &h, "--format", "html"]).stdout).unwrap();
+    assert_eq!(page.matches("<figure class=\"chart\"").count(), 3, "X, the result and the objective");
+    // Refused: not a history, a directory without one, CSV output, and the
+    // flags of result files.
+    for (args, want) in [
+        (vec!["report", "--tuning", &data("run-a.epd")], "not a tuning history (epd tune's history.csv): no column"),
+        (vec!["report", "--tuning", "/"], "/ holds no history.csv: not the directory of an epd tune run"),
+        (vec!["report", "--tuning", &h, "--format", "csv"], "--tuning reports as text, json or html"),
+        (vec!["report", "--tuning", &h, "--key", &h], "cannot be used with"),
+        (vec!["report", "--tuning", &h, &h], "cannot be used with"),
+        (vec!["report", "--window", "3", &data("run-a.epd")], "--window sets the moving average of --tuning"),
+        (vec!["report", "--tuning", &h, "--window", "0"], "expected a number of iterations, 1 or more"),
+    ] {
+        let out = epd(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "iteration,k,wins,draws,losses,result,A,A+,A-,c(A),a(A),before(A)\n1,2,1,0,1,0,3,x,2,1,0.1,3\n",
+    )
+    .unwrap();
+    let out = epd(&["report", "--tuning", &bad.to_string_lossy()]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bad.csv:2: column 8 (A+): \"x\" is not a number"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

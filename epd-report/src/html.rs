@@ -63,14 +63,15 @@ pub const CE_EDGES: [i64; 22] = [
 /// Issues the page lists per run before it counts the rest.
 pub const HTML_ISSUES: u64 = 500;
 
-const COLORS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
+pub(crate) const COLORS: [&str; 8] =
+    ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
 
-fn color(i: usize) -> &'static str {
+pub(crate) fn color(i: usize) -> &'static str {
     COLORS[i % COLORS.len()]
 }
 
 /// Text for HTML element content and attribute values.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -86,13 +87,13 @@ fn esc(s: &str) -> String {
 }
 
 /// A coordinate with two decimals (deterministic output).
-fn f(x: f64) -> String {
+pub(crate) fn f(x: f64) -> String {
     format!("{x:.2}")
 }
 
 /// At most three significant digits, trailing zeros dropped: `250`,
 /// `1.5`, `2`, `0.12`.
-fn short(x: f64) -> String {
+pub(crate) fn short(x: f64) -> String {
     let a = x.abs();
     let digits = if a >= 100.0 {
         0
@@ -177,7 +178,7 @@ fn log_ticks(a: i32, b: i32) -> Vec<f64> {
 /// Ticks of a linear count axis from 0: a step of 1, 2 or 5 times a
 /// power of ten giving at most six intervals, and the axis's top (the
 /// last tick, at or above `max`).
-fn count_ticks(max: f64) -> (Vec<f64>, f64) {
+pub(crate) fn count_ticks(max: f64) -> (Vec<f64>, f64) {
     let max = max.max(1.0);
     let raw = max / 5.0;
     let p = 10f64.powf(raw.log10().floor());
@@ -220,30 +221,30 @@ fn legend(out: &mut String, runs: &[RunStats]) {
 }
 
 /// An axis's ticks: (pixel, label).
-type Ticks<'a> = &'a [(f64, String)];
+pub(crate) type Ticks<'a> = &'a [(f64, String)];
 
 /// A chart's plot area, in pixels.
 #[derive(Clone, Copy)]
-struct Frame {
-    left: f64,
-    top: f64,
-    width: f64,
-    height: f64,
+pub(crate) struct Frame {
+    pub(crate) left: f64,
+    pub(crate) top: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
 }
 
 impl Frame {
-    fn bottom(&self) -> f64 {
+    pub(crate) fn bottom(&self) -> f64 {
         self.top + self.height
     }
 
-    fn right(&self) -> f64 {
+    pub(crate) fn right(&self) -> f64 {
         self.left + self.width
     }
 
     /// The axes: lines, grid, ticks (`(pixel, label)`) and the titles,
     /// the x title `x_title_dy` under the plot, the y title turned on its
     /// side at `y_title_x`.
-    fn axes(
+    pub(crate) fn axes(
         &self,
         out: &mut String,
         (x_ticks, y_ticks): (Ticks<'_>, Ticks<'_>),
@@ -665,30 +666,30 @@ fn scatter_chart(out: &mut String, report: &Report) {
 }
 
 /// A table cell: its text, and the number it sorts by.
-struct Cell {
+pub(crate) struct Cell {
     text: String,
     v: Option<f64>,
 }
 
-fn cell(text: impl Into<String>) -> Cell {
+pub(crate) fn cell(text: impl Into<String>) -> Cell {
     Cell { text: text.into(), v: None }
 }
 
-fn number(text: impl Into<String>, v: f64) -> Cell {
+pub(crate) fn number(text: impl Into<String>, v: f64) -> Cell {
     Cell { text: text.into(), v: Some(v) }
 }
 
-fn count(n: u64) -> Cell {
+pub(crate) fn count(n: u64) -> Cell {
     number(n.to_string(), n as f64)
 }
 
-fn empty() -> Cell {
+pub(crate) fn empty() -> Cell {
     Cell { text: String::new(), v: Some(-1.0) }
 }
 
 /// A sortable table; the columns (`(header, left-aligned)`) that no row
 /// fills are left out.
-fn table(out: &mut String, id: &str, caption: &str, cols: &[(&str, bool)], rows: &[Vec<Cell>]) {
+pub(crate) fn table(out: &mut String, id: &str, caption: &str, cols: &[(&str, bool)], rows: &[Vec<Cell>]) {
     if rows.is_empty() {
         return;
     }
@@ -1109,17 +1110,8 @@ pub fn html(report: &Report) -> io::Result<String> {
 pub fn write_html(report: &Report, w: &mut dyn io::Write) -> io::Result<()> {
     let runs = &report.runs;
     let mut out = String::new();
-    out.push_str(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; \
-         script-src 'unsafe-inline'\"><meta name=\"viewport\" content=\"width=device-width\">\
-         <title>EPD report</title><style>",
-    );
-    out.push_str(STYLE);
-    out.push_str("</style></head><body><h1>EPD report: ");
-    let labels: Vec<String> = runs.iter().map(|r| esc(&r.label)).collect();
-    out.push_str(&labels.join(", "));
-    out.push_str("</h1>");
+    let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+    page_start(&mut out, "EPD report", &format!("EPD report: {}", labels.join(", ")));
     notes(&mut out, runs);
     summary_table(&mut out, runs);
     out.push_str("<h2>Solved per theme</h2>");
@@ -1176,6 +1168,26 @@ pub fn write_html(report: &Report, w: &mut dyn io::Write) -> io::Result<()> {
             issues(w, r)?;
         }
     }
+    page_end(w)
+}
+
+/// The start of a page, to its `<h1>` (`heading`, escaped here): the
+/// Content-Security-Policy that forbids every load, the style.
+pub(crate) fn page_start(out: &mut String, title: &str, heading: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; \
+         script-src 'unsafe-inline'\"><meta name=\"viewport\" content=\"width=device-width\">\
+         <title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>",
+        esc(title),
+        esc(heading)
+    );
+}
+
+/// The end of a page: the script (sortable tables; `data-ready` and
+/// `data-resources` on the body, for the browser tests).
+pub(crate) fn page_end(w: &mut dyn io::Write) -> io::Result<()> {
     w.write_all(b"<script>")?;
     w.write_all(SCRIPT.as_bytes())?;
     w.write_all(b"</script></body></html>\n")

@@ -29,6 +29,11 @@
 //! The computation yields plain data ([`Report`], serialisable); the
 //! renderers ([`render`]: text, JSON, CSV rows and one self-contained HTML
 //! page with inline SVG charts) work over the same data.
+//!
+//! [`tuning`] reports on a tuning run's history (`epd tune`'s
+//! `history.csv`, read from its format): each parameter's course, with its
+//! probes, and the iterations' results with their moving average, as text,
+//! JSON and a page of the same kind.
 
 mod html;
 mod key;
@@ -37,6 +42,7 @@ mod report;
 mod run;
 mod spool;
 mod stats;
+pub mod tuning;
 
 pub use key::{position_key, KeyBook, Lookup, Solution};
 pub use report::{

@@ -1,10 +1,11 @@
 //! `epd report`: Gastric, the report generator (§3.3, §9). Reads result
 //! files (one run each) and reports solved and missed records, themes,
 //! mates, STS points, time-based scores, distributions and consistency
-//! checks, and compares the runs.
+//! checks, and compares the runs; with `--tuning`, reports on a tuning run's
+//! history instead.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 use anyhow::{bail, Context};
 use epd_core::pipeline::LineReport;
@@ -23,7 +24,9 @@ pub const EXAMPLES: &str = "Examples:
   epd report results.epd --key suite.epd                # the key from another file, by id, else by position
   epd report a.epd b.epd --format json                  # schema epd-report/1; `objective` for tuners
   epd report a.epd b.epd --format html -o report.html   # one page, charts inline, works offline
-  epd report a.epd b.epd --write-regressions worse.epd  # records the first run solved and the last missed";
+  epd report a.epd b.epd --write-regressions worse.epd  # records the first run solved and the last missed
+  epd report --tuning tune-dev                          # a tuning run: its parameters, results and average
+  epd report --tuning tune-dev/history.csv --format html -o tuning.html   # a chart per parameter";
 
 /// What a report is printed as.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,7 +57,7 @@ pub enum GroupBy {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Result files, one run each (`-`: standard input, once).
-    #[arg(value_name = "RESULTS.epd", required = true)]
+    #[arg(value_name = "RESULTS.epd", required_unless_present = "tuning")]
     files: Vec<String>,
     /// The solution key: each result record's bm, am, dm and points come
     /// from the key record with its id (when the positions agree), else
@@ -105,6 +108,32 @@ pub struct Args {
     /// (0: all).
     #[arg(long, value_name = "N")]
     max_errors: Option<u64>,
+    /// Report on a tuning run instead: its history, `epd tune`'s
+    /// history.csv, or the run's directory that holds it (`-`: standard
+    /// input). Each parameter's start, end, range and last c_k, its course
+    /// (the HTML: a chart per parameter, its probes as a band), and the
+    /// iterations' results with their moving average.
+    #[arg(
+        long,
+        value_name = "HISTORY",
+        conflicts_with_all = [
+            "files", "key", "label", "group", "group_by", "strict", "time_scores", "write_missed",
+            "write_solved", "write_regressions", "max_errors",
+        ]
+    )]
+    tuning: Option<String>,
+    /// With --tuning: the moving average's window, in iterations (default:
+    /// a tenth of them, at least 1).
+    #[arg(long, value_name = "N", value_parser = window)]
+    window: Option<usize>,
+}
+
+/// `--window N`: a number of iterations, at least 1.
+fn window(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("expected a number of iterations, 1 or more".into()),
+    }
 }
 
 fn open(path: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
@@ -161,7 +190,53 @@ fn write_lines(file: &str, lines: impl Iterator<Item = io::Result<u64>>, to: &st
     Ok(written)
 }
 
+/// `--tuning HISTORY`: the report on a tuning run's history.
+fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+    use epd_report::tuning;
+    if args.format == ReportFormat::Csv {
+        bail!("--tuning reports as text, json or html: the history is CSV already");
+    }
+    let dir = std::path::Path::new(history);
+    let path = if history != "-" && dir.is_dir() {
+        let file = dir.join("history.csv");
+        if !file.is_file() {
+            bail!("{history} holds no history.csv: not the directory of an epd tune run");
+        }
+        file.to_string_lossy().into_owned()
+    } else {
+        history.to_owned()
+    };
+    let name = if path == "-" { "<stdin>" } else { &path };
+    let mut bytes = Vec::new();
+    crate::files::open_input(&path)?
+        .reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::files::file_error("read", name, &e))?;
+    let history = tuning::read(&bytes, name)?;
+    let report = tuning::build(&history, name, args.window);
+    let mut out: Box<dyn Write> = match args.output.as_deref() {
+        None | Some("-") => Box::new(BufWriter::new(stdout)),
+        Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
+    };
+    match args.format {
+        ReportFormat::Text => out.write_all(tuning::text(&report).as_bytes())?,
+        ReportFormat::Json => tuning::write_json(&report, &mut out)?,
+        ReportFormat::Html => tuning::write_html(&report, &mut out)?,
+        ReportFormat::Csv => {}
+    }
+    out.flush().context("cannot write the report")?;
+    Ok(Outcome::Ok)
+}
+
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if let Some(history) = &args.tuning {
+        return tuning(history, &args, stdout);
+    }
+    if args.window.is_some() {
+        // Not clap's `requires`: it lets an argument that conflicts with
+        // one given (the files) be missing.
+        bail!("--window sets the moving average of --tuning: give --tuning HISTORY");
+    }
     if args.files.iter().filter(|f| *f == "-").count() > 1 {
         bail!("standard input (-) can be one run only");
     }
