@@ -33,23 +33,6 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Stockfish, if installed. With EPDKIT_REQUIRE_STOCKFISH=1 (CI) a missing
-/// Stockfish fails the test instead of skipping it.
-fn stockfish() -> Option<PathBuf> {
-    let found = ["/usr/games/stockfish", "/usr/bin/stockfish", "/usr/local/bin/stockfish"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var("EPDKIT_REQUIRE_STOCKFISH").as_deref() != Ok("1"),
-            "EPDKIT_REQUIRE_STOCKFISH=1 but stockfish is not installed (apt-get install stockfish)"
-        );
-        eprintln!("stockfish not installed: test skipped");
-    }
-    found
-}
-
 /// The value of `opcode` in a canonical record line (`None` if absent).
 fn op<'a>(line: &'a str, opcode: &str) -> Option<&'a str> {
     let ops = &line[line.match_indices(' ').nth(3).map_or(line.len(), |(i, _)| i)..];
@@ -147,7 +130,7 @@ fn engine_args(engine: &Path) -> Vec<String> {
 
 #[test]
 fn stockfish_analysis_passes_check_and_jobs_keep_order() {
-    let Some(sf) = stockfish() else { return };
+    let Some(sf) = epd_testkit::stockfish().map(PathBuf::from) else { return };
     let input = std::fs::read(fixture("wac-first20.epd")).expect("fixture");
     let mut args: Vec<String> = vec!["analyze".into()];
     args.extend(engine_args(&sf));
@@ -176,7 +159,7 @@ fn stockfish_analysis_passes_check_and_jobs_keep_order() {
 
 #[test]
 fn stockfish_bestmove_none_gives_empty_pv_and_mate_or_draw_score() {
-    let Some(sf) = stockfish() else { return };
+    let Some(sf) = epd_testkit::stockfish().map(PathBuf::from) else { return };
     // Fool's mate (White checkmated) and a queen stalemate (Black to move).
     let input = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - id \"mated\"; pm Qe2;\n\
                  7k/5Q2/6K1/8/8/8/8/8 b - - id \"stalemate\";\n";
@@ -199,7 +182,7 @@ fn stockfish_bestmove_none_gives_empty_pv_and_mate_or_draw_score() {
 
 #[test]
 fn stockfish_target_counts_solved_by_bm_and_am() {
-    let Some(sf) = stockfish() else { return };
+    let Some(sf) = epd_testkit::stockfish().map(PathBuf::from) else { return };
     let input = std::fs::read(fixture("wac-first20.epd")).expect("fixture");
     let mut args: Vec<String> = vec!["target".into()];
     args.extend(engine_args(&sf));

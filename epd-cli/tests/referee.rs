@@ -15,15 +15,6 @@ use epd_referee::protocol::{parse_command, ClientRecord, Command as Refcom, Inco
 
 const EPD: &str = env!("CARGO_BIN_EXE_epd");
 
-fn stockfish() -> Option<&'static str> {
-    let p = "/usr/games/stockfish";
-    if Path::new(p).is_file() {
-        return Some(p);
-    }
-    assert!(std::env::var_os("EPDKIT_REQUIRE_STOCKFISH").is_none(), "stockfish is required but missing");
-    None
-}
-
 /// A referee running an event file written into `dir`.
 struct Referee {
     child: Child,
@@ -530,12 +521,12 @@ fn a_double_round_robin_of_real_engines() {
          [[players]]\nname = \"d3\"\ncommand = [\"{EPD}\", \"play\", \"--depth\", \"3\"]\n\
          [[players]]\nname = \"uci\"\ncommand = [\"{EPD}\", \"play\", \"--engine\", \"{EPD}\", \"--engine-arg\", \"uci\", \"--nodes\", \"3000\"]\n"
     );
-    if let Some(sf) = stockfish() {
+    if let Some(sf) = epd_testkit::stockfish() {
         players.push_str(&format!(
             "[[players]]\nname = \"stockfish\"\ncommand = [\"{EPD}\", \"play\", \"--engine\", \"{sf}\", \"--option\", \"Skill Level=3\", \"--hash\", \"16\", \"--nodes\", \"5000\"]\n"
         ));
     }
-    let n = if stockfish().is_some() { 4 } else { 3 };
+    let n = if epd_testkit::stockfish().is_some() { 4 } else { 3 };
     let referee =
         Referee::start(dir.path(), &format!("time_control = \"4+0.05\"\nrounds = 2\nconcurrency = 2\n{players}"));
     let pgn = referee.finish(Duration::from_secs(600));
@@ -574,13 +565,13 @@ fn local_uci_players_play_without_a_bridge() {
         "[[players]]\nname = \"builtin\"\nuci = [\"{EPD}\", \"uci\"]\nnodes = 3000\n\
          [[players]]\nname = \"builtin2\"\nuci = [\"{EPD}\", \"uci\"]\ndepth = 2\n"
     );
-    if let Some(sf) = stockfish() {
+    if let Some(sf) = epd_testkit::stockfish() {
         players.push_str(&format!(
             "[[players]]\nname = \"stockfish\"\nuci = [\"{sf}\"]\n\
              options = {{ Hash = 16, Threads = 1, \"Skill Level\" = 3 }}\nnodes = 5000\n"
         ));
     }
-    let n = if stockfish().is_some() { 3 } else { 2 };
+    let n = if epd_testkit::stockfish().is_some() { 3 } else { 2 };
     let referee =
         Referee::start(dir.path(), &format!("time_control = \"4+0.05\"\nrounds = 1\nconcurrency = 2\n{players}"));
     let pgn = referee.finish(Duration::from_secs(300));
@@ -737,7 +728,7 @@ fn chess960_and_dfrc_openings_play_by_the_rules() {
     );
     assert_eq!(book.len(), 12);
     std::fs::write(dir.path().join("book.epd"), book.join("\n") + "\n").unwrap();
-    let second = match stockfish() {
+    let second = match epd_testkit::stockfish() {
         Some(sf) => vec![format!("cmd={sf}"), "name=sf".into(), "nodes=4000".into(), "option.Hash=16".into()],
         None => vec![format!("cmd={EPD}"), "args=uci".into(), "name=sf".into(), "depth=2".into()],
     };
@@ -1026,7 +1017,7 @@ fn the_referee_killed_twenty_times_loses_no_game() {
     let addr = format!("127.0.0.1:{port}");
     let mut players = String::new();
     let mut clients = Vec::new();
-    let sf = stockfish();
+    let sf = epd_testkit::stockfish();
     for i in 0..8 {
         let name = format!("p{i}");
         players.push_str(&format!("[[players]]\nname = \"{name}\"\n"));

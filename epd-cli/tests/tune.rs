@@ -8,15 +8,6 @@ use std::process::{Command, Output};
 
 const EPD: &str = env!("CARGO_BIN_EXE_epd");
 
-fn stockfish() -> Option<&'static str> {
-    let p = "/usr/games/stockfish";
-    if Path::new(p).is_file() {
-        return Some(p);
-    }
-    assert!(std::env::var_os("EPDKIT_REQUIRE_STOCKFISH").is_none(), "stockfish is required but missing");
-    None
-}
-
 fn tune(dir: &Path, args: &[&str]) -> Output {
     Command::new(EPD).arg("tune").args(args).current_dir(dir).output().unwrap()
 }
@@ -54,7 +45,7 @@ fn parameters_that_do_not_fit_the_engine_are_refused_before_any_game() {
 
 #[test]
 fn a_short_run_climbs_skill_level_and_resumes() {
-    let Some(sf) = stockfish() else { return };
+    let Some(sf) = epd_testkit::stockfish() else { return };
     let dir = temp("skill");
     let book = dir.join("book.epd");
     std::fs::write(

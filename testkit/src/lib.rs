@@ -67,6 +67,24 @@ pub fn chromium() -> Option<&'static str> {
     None
 }
 
+/// Stockfish (Debian's, or one on the usual paths), for the tests that
+/// drive a real engine; `None` (said on stderr) when it is not installed,
+/// a panic when `$EPDKIT_REQUIRE_STOCKFISH` says it must be (CI).
+#[must_use]
+pub fn stockfish() -> Option<&'static str> {
+    let found = ["/usr/games/stockfish", "/usr/bin/stockfish", "/usr/local/bin/stockfish"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("EPDKIT_REQUIRE_STOCKFISH").is_none(),
+            "stockfish is required but missing (apt-get install stockfish)"
+        );
+        eprintln!("skipped: stockfish is not installed (apt-get install stockfish)");
+    }
+    found
+}
+
 /// The flags headless Chromium needs on this kind of machine: no sandbox
 /// (tests run as root), no GPU, and none of its background connections
 /// (the network is closed).
