@@ -19,6 +19,8 @@ use anstyle::{AnsiColor, Style};
 use epd_core::pipeline::{LineReport, Summary};
 use epd_core::{Code, Diagnostic, ParseMode, Severity};
 
+use crate::flags::DiagArgs;
+
 /// How diagnostics are printed.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DiagFormat {
@@ -62,19 +64,6 @@ pub fn stderr_color() -> bool {
                 && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
         }
     }
-}
-
-/// The diagnostics options of every verb that reads records.
-#[derive(clap::Args, Debug, Clone, Copy)]
-pub struct DiagArgs {
-    /// Diagnostics format on standard error.
-    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-    pub format: DiagFormat,
-    /// Show at most N diagnostics, then count the rest (0: show all).
-    /// Default: 200 when standard error is a terminal and the format is
-    /// text, else all.
-    #[arg(long, value_name = "N")]
-    pub max_errors: Option<u64>,
 }
 
 /// The default cap on a terminal.
@@ -327,7 +316,7 @@ impl Printer {
     #[must_use]
     pub fn new(args: &DiagArgs, quiet: bool) -> Printer {
         let terminal = io::stderr().is_terminal();
-        let cap = match args.max_errors {
+        let cap = match args.cap.max_errors {
             Some(0) => None,
             Some(n) => Some(n),
             None if terminal && args.format == DiagFormat::Text => Some(TERMINAL_MAX),

@@ -11,8 +11,9 @@ use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Ver
 use epd_engine::{Engine, Limits, UciConfig, UciEngine};
 use std::path::Path;
 
-use crate::diagnostics::{DiagArgs, Printer};
+use crate::diagnostics::Printer;
 use crate::files::{Plan, Stop};
+use crate::flags::{DiagArgs, DropInvalid, Files, Output};
 use crate::Outcome;
 
 mod resume;
@@ -49,9 +50,8 @@ fn at_least_one_node(s: &str) -> Result<u64, String> {
 /// Options shared by `analyze` and `target`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
+    #[command(flatten)]
+    input: Files,
     /// The engine: `builtin` (the default), or the path of a UCI engine
     /// (a bare name is looked up on PATH).
     #[arg(long, value_name = "PATH|builtin", default_value = "builtin")]
@@ -110,12 +110,10 @@ pub struct Args {
     /// Add sm (supplied move), the same move as pm.
     #[arg(long)]
     sm: bool,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
-    /// Leave invalid records out of the output (default: copy them unchanged).
-    #[arg(long)]
-    drop_invalid: bool,
+    #[command(flatten)]
+    output: Output,
+    #[command(flatten)]
+    invalid: DropInvalid,
     /// Quiet: no warnings, no progress bar and no summary (unless
     /// --summary asks for one), only errors.
     #[arg(short = 'q', long)]
@@ -237,13 +235,13 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     let limits = limits(&args);
     let options =
         AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm, solution_time: args.solution_time };
-    let mut plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let mut plan = Plan::new(&args.input.files, args.output.file.as_deref(), false)?;
     let mut resumed = None;
     if args.resume {
         if plan.inputs() > 1 {
             bail!("--resume takes one input");
         }
-        let out = args.output.as_deref().unwrap_or("-");
+        let out = args.output.file.as_deref().unwrap_or("-");
         if out == "-" {
             bail!("--resume needs -o FILE, the output of the interrupted run");
         }
@@ -262,7 +260,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     let summary = args.summary.or((!quiet).then_some(SummaryFormat::Text));
     let mut printer = Printer::new(&args.diag, quiet);
     let mut per_file = Vec::new();
-    let drop_invalid = args.drop_invalid;
+    let drop_invalid = args.invalid.drop_invalid;
     let total = plan.run(stdout, |display, input, _, out| {
         let mut input = BufReader::with_capacity(1 << 16, input);
         // A resumed run: the records already in the output are checked
