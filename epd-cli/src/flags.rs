@@ -11,6 +11,8 @@
 //! | [`MaxErrors`] | `--max-errors` | [`DiagArgs`], report |
 //! | [`Output`] | `-o` | normalize, repair, purge, select, analyze, target, mate, from-pgn, report |
 //! | [`DropInvalid`] | `--drop-invalid` | normalize, repair, purge, analyze, target, mate |
+//! | [`EngineCommand`] | `--engine`, `--engine-arg` | analyze, target, play |
+//! | [`EngineOptions`] | `--threads`, `--hash`, `--option` | analyze, target, play |
 //!
 //! A flag of one command, or one that means something else in each
 //! command that has it (`-q` of analyze, which also hides the progress
@@ -19,6 +21,7 @@
 //! so a group is flattened where its flags stood.
 
 use epd_core::ParseMode;
+use epd_engine::{Engine, UciConfig, UciEngine};
 
 use crate::diagnostics::{DiagFormat, Printer};
 
@@ -115,4 +118,76 @@ pub struct DropInvalid {
     /// Leave invalid records out of the output (default: copy them unchanged).
     #[arg(long)]
     pub drop_invalid: bool,
+}
+
+/// The engine to run, and its command line.
+#[derive(clap::Args, Debug)]
+pub struct EngineCommand {
+    /// The engine: `builtin` (the default), or the path of a UCI engine
+    /// (a bare name is looked up on PATH and in /usr/games).
+    #[arg(long, value_name = "PATH|builtin", default_value = "builtin")]
+    pub engine: String,
+    /// An argument for the UCI engine's command line (repeatable, in order):
+    /// `--engine epd --engine-arg uci` runs `epd uci`.
+    #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub engine_args: Vec<String>,
+}
+
+impl EngineCommand {
+    /// Starts the engine: `builtin` (one thread, `hash` MiB, default 16;
+    /// UCI options other than Threads, Hash and MultiPV are refused), or a
+    /// UCI engine by path or name with its arguments and `options`.
+    pub fn start(&self, hash: Option<u32>, options: &[(String, String)]) -> anyhow::Result<Box<dyn Engine>> {
+        if self.engine == "builtin" {
+            if let Some((name, _)) = options.iter().find(|(n, _)| n != "Threads" && n != "Hash" && n != "MultiPV") {
+                anyhow::bail!("--option {name}: options are for UCI engines; the built-in engine takes --hash only");
+            }
+            return Ok(Box::new(epd_engine::Builtin::new(hash.unwrap_or(16) as usize)));
+        }
+        let config = UciConfig {
+            args: self.engine_args.clone(),
+            options: options.to_vec(),
+            ..UciConfig::new(epd_engine::find_program(&self.engine))
+        };
+        Ok(Box::new(UciEngine::start(config)?))
+    }
+}
+
+/// The engine's UCI options.
+#[derive(clap::Args, Debug)]
+pub struct EngineOptions {
+    /// Engine threads (UCI option Threads; the built-in engine uses one).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<u32>,
+    /// Transposition table size in MiB (UCI option Hash).
+    #[arg(long, value_name = "MB")]
+    pub hash: Option<u32>,
+    /// A UCI option, `NAME=VALUE` (repeatable), sent after Threads and Hash.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+}
+
+impl EngineOptions {
+    /// The UCI options to send, in order: Threads, Hash, MultiPV (above
+    /// 1), then each `--option NAME=VALUE`.
+    pub fn uci(&self, multipv: u32) -> anyhow::Result<Vec<(String, String)>> {
+        let mut v = Vec::new();
+        if let Some(t) = self.threads {
+            v.push(("Threads".to_owned(), t.to_string()));
+        }
+        if let Some(h) = self.hash {
+            v.push(("Hash".to_owned(), h.to_string()));
+        }
+        if multipv > 1 {
+            v.push(("MultiPV".to_owned(), multipv.to_string()));
+        }
+        for o in &self.options {
+            let Some((name, value)) = o.split_once('=') else { anyhow::bail!("--option {o:?}: expected NAME=VALUE") };
+            if name.trim().is_empty() {
+                anyhow::bail!("--option {o:?}: the name is empty");
+            }
+            v.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+        Ok(v)
+    }
 }

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use epd_core::pipeline::{self, Config, LineReport, PipelineError};
 use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer, Scored};
-use epd_engine::{Engine, Limits, UciConfig, UciEngine};
+use epd_engine::{Engine, Limits};
 use std::path::Path;
 
 use crate::diagnostics::Printer;
 use crate::files::{Plan, Stop};
-use crate::flags::{DiagArgs, DropInvalid, Files, Output};
+use crate::flags::{DiagArgs, DropInvalid, EngineCommand, EngineOptions, Files, Output};
 use crate::Outcome;
 
 mod resume;
@@ -52,14 +52,8 @@ fn at_least_one_node(s: &str) -> Result<u64, String> {
 pub struct Args {
     #[command(flatten)]
     input: Files,
-    /// The engine: `builtin` (the default), or the path of a UCI engine
-    /// (a bare name is looked up on PATH).
-    #[arg(long, value_name = "PATH|builtin", default_value = "builtin")]
-    engine: String,
-    /// An argument for the UCI engine's command line (repeatable, in order):
-    /// `--engine epd --engine-arg uci` runs `epd uci`.
-    #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
-    engine_args: Vec<String>,
+    #[command(flatten)]
+    engine: EngineCommand,
     /// Hard time per position, in milliseconds (default 1000 when no
     /// --depth or --nodes is given).
     #[arg(long, value_name = "MS", value_parser = at_least_one_ms)]
@@ -79,15 +73,8 @@ pub struct Args {
     /// before it is killed as hung, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     grace: u64,
-    /// Engine threads (UCI option Threads; the built-in engine uses one).
-    #[arg(long, value_name = "N")]
-    threads: Option<u32>,
-    /// Transposition table size in MiB (UCI option Hash).
-    #[arg(long, value_name = "MB")]
-    hash: Option<u32>,
-    /// A UCI option, `NAME=VALUE` (repeatable), sent after Threads and Hash.
-    #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    #[command(flatten)]
+    engine_options: EngineOptions,
     /// Engines run in parallel, one record each at a time; output keeps input order.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
@@ -158,61 +145,10 @@ fn limits(args: &Args) -> Limits {
     l
 }
 
-/// The UCI options to send, in order.
-fn uci_options(args: &Args) -> anyhow::Result<Vec<(String, String)>> {
-    uci_option_list(args.threads, args.hash, args.multipv, &args.options)
-}
-
-/// The UCI options to send, in order: Threads, Hash, MultiPV (above 1),
-/// then each `--option NAME=VALUE`.
-pub(crate) fn uci_option_list(
-    threads: Option<u32>,
-    hash: Option<u32>,
-    multipv: u32,
-    options: &[String],
-) -> anyhow::Result<Vec<(String, String)>> {
-    let mut v = Vec::new();
-    if let Some(t) = threads {
-        v.push(("Threads".to_owned(), t.to_string()));
-    }
-    if let Some(h) = hash {
-        v.push(("Hash".to_owned(), h.to_string()));
-    }
-    if multipv > 1 {
-        v.push(("MultiPV".to_owned(), multipv.to_string()));
-    }
-    for o in options {
-        let Some((name, value)) = o.split_once('=') else { bail!("--option {o:?}: expected NAME=VALUE") };
-        if name.trim().is_empty() {
-            bail!("--option {o:?}: the name is empty");
-        }
-        v.push((name.trim().to_owned(), value.trim().to_owned()));
-    }
-    Ok(v)
-}
-
+/// The engines, one a job.
 fn engines(args: &Args) -> anyhow::Result<Vec<Box<dyn Engine>>> {
-    let options = uci_options(args)?;
-    (0..args.jobs).map(|_| start_engine(&args.engine, &args.engine_args, args.hash, &options)).collect()
-}
-
-/// Starts `engine`: `builtin`, or a UCI engine by path or name with its
-/// command-line arguments and options.
-pub(crate) fn start_engine(
-    engine: &str,
-    engine_args: &[String],
-    hash: Option<u32>,
-    options: &[(String, String)],
-) -> anyhow::Result<Box<dyn Engine>> {
-    if engine == "builtin" {
-        return crate::cmd::builtin_engine(hash, options);
-    }
-    let config = UciConfig {
-        args: engine_args.to_vec(),
-        options: options.to_vec(),
-        ..UciConfig::new(epd_engine::find_program(engine))
-    };
-    Ok(Box::new(UciEngine::start(config)?))
+    let options = args.engine_options.uci(args.multipv)?;
+    (0..args.jobs).map(|_| args.engine.start(args.engine_options.hash, &options)).collect()
 }
 
 /// Lines in a regular file (for the progress bar's length).
@@ -248,7 +184,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
         resumed = Some(resume::prepare(Path::new(out))?);
         plan.append();
     }
-    let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine))?;
+    let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine.engine))?;
     let stop = Stop::install()?;
     let mut err = BufWriter::new(io::stderr().lock());
     let terminal = io::stderr().is_terminal();
