@@ -1,9 +1,9 @@
 //! `epd mate -n N [FILE...]`: pfms, the forced-mate search (§7.3).
 
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
-use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::pipeline::Config;
 use epd_engine::mate::{MateOptions, MateProver};
 
 use crate::files::{Plan, Stop};
@@ -61,18 +61,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mut workers: Vec<MateProver<'_>> =
         (0..args.jobs.max(1)).map(|_| MateProver::new(&options).with_stop(stop.shared())).collect();
     let mut printer = args.diagnostics.printer();
-    let mut total = plan.run(stdout, |display, input, _, out| {
-        let mut input = BufReader::with_capacity(1 << 16, input);
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| {
-            printer.emit(bytes, &mut err);
-            let _ = err.flush();
-        };
-        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
-    })?;
+    let mut total = plan
+        .run(stdout, |display, input, _, out| printer.run_file(display, input, out, &mut workers, &config, &mut err))?;
     printer.finish(&total, epd_core::ParseMode::Lenient, &mut err);
     total.counts.solved.resize(args.moves as usize, 0);
     let secs = start.elapsed().as_secs_f64();

@@ -14,9 +14,9 @@
 //! runs on the one line pipeline, so it has the line rules and `-j` of
 //! every file verb.
 
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 
-use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::pipeline::Config;
 use epd_core::verbs::{Condition, LineRange, SelectError, SelectOptions, Selector};
 use epd_core::ParseMode;
 
@@ -100,15 +100,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mut err = BufWriter::new(io::stderr().lock());
     let mut printer = args.reading.diagnostics.printer();
     let mut workers = vec![select; args.reading.jobs.max(1)];
-    let total = plan.run(stdout, |display, input, _, out| {
-        let mut input = BufReader::with_capacity(1 << 16, input);
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| printer.emit(bytes, &mut err);
-        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
-    })?;
+    let total = plan
+        .run(stdout, |display, input, _, out| printer.run_file(display, input, out, &mut workers, &config, &mut err))?;
     printer.finish(&total, ParseMode::Lenient, &mut err);
     if !args.reading.diagnostics.quiet || total.invalid > 0 {
         writeln!(

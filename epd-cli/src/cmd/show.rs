@@ -1,9 +1,9 @@
 //! `epd show [RECORD|FILE] [--format ascii|unicode|svg]` and
 //! `epd convert --to fen|epd [FILE...]`.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 
-use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
+use epd_core::pipeline::{Config, Interrupted, Job, NoCounts, Processor};
 use epd_core::{diagram, ParseMode, Record};
 
 use crate::diagnostics::Printer;
@@ -109,16 +109,7 @@ fn run_lines<P: Processor<Counts = NoCounts>>(
     let mut err = io::BufWriter::new(io::stderr().lock());
     let mut printer = Printer::new(&DiagArgs::default(), false);
     let total = plan.run(out, |display, input, _, out| {
-        let mut input = BufReader::with_capacity(1 << 16, input);
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let mut report = |r: &LineReport<'_>| {
-            let mut buf = Vec::new();
-            render.line(r, &mut buf);
-            printer.emit(&buf, &mut err);
-        };
-        pipeline::run_serial(input, out, proc, &config, &mut report, &mut |_| {})
+        printer.run_file(display, input, out, std::slice::from_mut(proc), &config, &mut err)
     })?;
     err.flush()?;
     Ok(stop.outcome(&total))

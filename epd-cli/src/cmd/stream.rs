@@ -1,10 +1,10 @@
 //! `epd normalize|purge|repair|check [FILE...]`: the stream verbs.
 
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::Path;
 
 use anyhow::bail;
-use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::pipeline::Config;
 use epd_core::verbs::{StreamVerb, Verb};
 use epd_core::ParseMode;
 
@@ -108,13 +108,8 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
     let several = plan.inputs() > 1;
     let mut workers = vec![StreamVerb::new(verb.clone(), mode); read.jobs.max(1)];
     let total = plan.run(stdout, |display, input, size, out| {
-        let mut input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| printer.emit(bytes, &mut err);
-        let s = pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})?;
+        let input = Progress::wrap(input, size, display);
+        let s = printer.run_file(display, input, out, &mut workers, &config, &mut err)?;
         if several && (verb == Verb::Check || s.invalid > 0 || s.interrupted) {
             printer.summary_line(display, &s, &mut err);
         }
