@@ -12,12 +12,14 @@
 //! the first `--max-errors` of them, counts the rest, notices binary
 //! input, and closes with per-file summaries and a hint.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anstyle::{AnsiColor, Style};
-use epd_core::pipeline::{LineReport, Summary};
+use epd_core::pipeline::{self, Config, LineReport, PipelineError, Processor, Summary};
 use epd_core::{Code, Diagnostic, ParseMode, Severity};
+
+use crate::flags::DiagArgs;
 
 /// How diagnostics are printed.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -62,19 +64,6 @@ pub fn stderr_color() -> bool {
                 && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
         }
     }
-}
-
-/// The diagnostics options of every verb that reads records.
-#[derive(clap::Args, Debug, Clone, Copy)]
-pub struct DiagArgs {
-    /// Diagnostics format on standard error.
-    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-    pub format: DiagFormat,
-    /// Show at most N diagnostics, then count the rest (0: show all).
-    /// Default: 200 when standard error is a terminal and the format is
-    /// text, else all.
-    #[arg(long, value_name = "N")]
-    pub max_errors: Option<u64>,
 }
 
 /// The default cap on a terminal.
@@ -327,7 +316,7 @@ impl Printer {
     #[must_use]
     pub fn new(args: &DiagArgs, quiet: bool) -> Printer {
         let terminal = io::stderr().is_terminal();
-        let cap = match args.max_errors {
+        let cap = match args.cap.max_errors {
             Some(0) => None,
             Some(n) => Some(n),
             None if terminal && args.format == DiagFormat::Text => Some(TERMINAL_MAX),
@@ -373,6 +362,36 @@ impl Printer {
              (--format json lists them)"
         );
         let _ = err.write_all(&out);
+    }
+
+    /// Runs the record pipeline over one input, `display`: the workers
+    /// render its diagnostics, this printer shows them in input order on
+    /// `err` (flushed after each record's when `config` flushes each
+    /// record). The one per-file run of the verbs that read records.
+    ///
+    /// # Errors
+    /// The input cannot be read, or the output written.
+    pub fn run_file<P: Processor>(
+        &mut self,
+        display: &str,
+        input: impl Read + Send,
+        out: &mut dyn Write,
+        workers: &mut [P],
+        config: &Config<'_>,
+        err: &mut dyn Write,
+    ) -> Result<Summary<P::Counts>, PipelineError> {
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        let head = input.fill_buf().map_err(PipelineError::Read)?;
+        self.start_file(display, head, err);
+        let render = self.render(display);
+        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
+        let mut emit = |bytes: &[u8]| {
+            self.emit(bytes, err);
+            if config.flush_each {
+                let _ = err.flush();
+            }
+        };
+        pipeline::run(input, out, workers, config, &render, &mut emit, &mut |_| {})
     }
 
     /// Takes a batch of frames from [`Render::line`] and shows what the

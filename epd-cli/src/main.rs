@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod cmd;
 mod diagnostics;
 mod files;
+mod flags;
 mod input;
 
 /// EPD Kit: check, clean up, convert and analyse EPD chess records (Extended

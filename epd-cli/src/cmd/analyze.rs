@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use epd_core::pipeline::{self, Config, LineReport, PipelineError};
 use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer, Scored};
-use epd_engine::{Engine, Limits, UciConfig, UciEngine};
+use epd_engine::{Engine, Limits};
 use std::path::Path;
 
-use crate::diagnostics::{DiagArgs, Printer};
+use crate::diagnostics::Printer;
 use crate::files::{Plan, Stop};
+use crate::flags::{DiagArgs, DropInvalid, EngineCommand, EngineOptions, Files, Output};
 use crate::Outcome;
 
 mod resume;
@@ -49,17 +50,10 @@ fn at_least_one_node(s: &str) -> Result<u64, String> {
 /// Options shared by `analyze` and `target`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
-    /// The engine: `builtin` (the default), or the path of a UCI engine
-    /// (a bare name is looked up on PATH).
-    #[arg(long, value_name = "PATH|builtin", default_value = "builtin")]
-    engine: String,
-    /// An argument for the UCI engine's command line (repeatable, in order):
-    /// `--engine epd --engine-arg uci` runs `epd uci`.
-    #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
-    engine_args: Vec<String>,
+    #[command(flatten)]
+    input: Files,
+    #[command(flatten)]
+    engine: EngineCommand,
     /// Hard time per position, in milliseconds (default 1000 when no
     /// --depth or --nodes is given).
     #[arg(long, value_name = "MS", value_parser = at_least_one_ms)]
@@ -79,15 +73,8 @@ pub struct Args {
     /// before it is killed as hung, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     grace: u64,
-    /// Engine threads (UCI option Threads; the built-in engine uses one).
-    #[arg(long, value_name = "N")]
-    threads: Option<u32>,
-    /// Transposition table size in MiB (UCI option Hash).
-    #[arg(long, value_name = "MB")]
-    hash: Option<u32>,
-    /// A UCI option, `NAME=VALUE` (repeatable), sent after Threads and Hash.
-    #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    #[command(flatten)]
+    engine_options: EngineOptions,
     /// Engines run in parallel, one record each at a time; output keeps input order.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
@@ -110,12 +97,10 @@ pub struct Args {
     /// Add sm (supplied move), the same move as pm.
     #[arg(long)]
     sm: bool,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
-    /// Leave invalid records out of the output (default: copy them unchanged).
-    #[arg(long)]
-    drop_invalid: bool,
+    #[command(flatten)]
+    output: Output,
+    #[command(flatten)]
+    invalid: DropInvalid,
     /// Quiet: no warnings, no progress bar and no summary (unless
     /// --summary asks for one), only errors.
     #[arg(short = 'q', long)]
@@ -160,61 +145,10 @@ fn limits(args: &Args) -> Limits {
     l
 }
 
-/// The UCI options to send, in order.
-fn uci_options(args: &Args) -> anyhow::Result<Vec<(String, String)>> {
-    uci_option_list(args.threads, args.hash, args.multipv, &args.options)
-}
-
-/// The UCI options to send, in order: Threads, Hash, MultiPV (above 1),
-/// then each `--option NAME=VALUE`.
-pub(crate) fn uci_option_list(
-    threads: Option<u32>,
-    hash: Option<u32>,
-    multipv: u32,
-    options: &[String],
-) -> anyhow::Result<Vec<(String, String)>> {
-    let mut v = Vec::new();
-    if let Some(t) = threads {
-        v.push(("Threads".to_owned(), t.to_string()));
-    }
-    if let Some(h) = hash {
-        v.push(("Hash".to_owned(), h.to_string()));
-    }
-    if multipv > 1 {
-        v.push(("MultiPV".to_owned(), multipv.to_string()));
-    }
-    for o in options {
-        let Some((name, value)) = o.split_once('=') else { bail!("--option {o:?}: expected NAME=VALUE") };
-        if name.trim().is_empty() {
-            bail!("--option {o:?}: the name is empty");
-        }
-        v.push((name.trim().to_owned(), value.trim().to_owned()));
-    }
-    Ok(v)
-}
-
+/// The engines, one a job.
 fn engines(args: &Args) -> anyhow::Result<Vec<Box<dyn Engine>>> {
-    let options = uci_options(args)?;
-    (0..args.jobs).map(|_| start_engine(&args.engine, &args.engine_args, args.hash, &options)).collect()
-}
-
-/// Starts `engine`: `builtin`, or a UCI engine by path or name with its
-/// command-line arguments and options.
-pub(crate) fn start_engine(
-    engine: &str,
-    engine_args: &[String],
-    hash: Option<u32>,
-    options: &[(String, String)],
-) -> anyhow::Result<Box<dyn Engine>> {
-    if engine == "builtin" {
-        return crate::cmd::builtin_engine(hash, options);
-    }
-    let config = UciConfig {
-        args: engine_args.to_vec(),
-        options: options.to_vec(),
-        ..UciConfig::new(epd_engine::find_program(engine))
-    };
-    Ok(Box::new(UciEngine::start(config)?))
+    let options = args.engine_options.uci(args.multipv)?;
+    (0..args.jobs).map(|_| args.engine.start(args.engine_options.hash, &options)).collect()
 }
 
 /// Lines in a regular file (for the progress bar's length).
@@ -237,20 +171,20 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     let limits = limits(&args);
     let options =
         AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm, solution_time: args.solution_time };
-    let mut plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let mut plan = Plan::new(&args.input.files, args.output.file.as_deref(), false)?;
     let mut resumed = None;
     if args.resume {
         if plan.inputs() > 1 {
             bail!("--resume takes one input");
         }
-        let out = args.output.as_deref().unwrap_or("-");
+        let out = args.output.file.as_deref().unwrap_or("-");
         if out == "-" {
             bail!("--resume needs -o FILE, the output of the interrupted run");
         }
         resumed = Some(resume::prepare(Path::new(out))?);
         plan.append();
     }
-    let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine))?;
+    let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine.engine))?;
     let stop = Stop::install()?;
     let mut err = BufWriter::new(io::stderr().lock());
     let terminal = io::stderr().is_terminal();
@@ -262,7 +196,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     let summary = args.summary.or((!quiet).then_some(SummaryFormat::Text));
     let mut printer = Printer::new(&args.diag, quiet);
     let mut per_file = Vec::new();
-    let drop_invalid = args.drop_invalid;
+    let drop_invalid = args.invalid.drop_invalid;
     let total = plan.run(stdout, |display, input, _, out| {
         let mut input = BufReader::with_capacity(1 << 16, input);
         // A resumed run: the records already in the output are checked

@@ -6,6 +6,7 @@ use std::io::{self, BufReader, BufWriter, Write};
 
 use epd_core::pgn::{self, EpdOptions, LabelFormat, PgnDiagnostic, PgnSummary};
 
+use crate::flags::Output;
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -22,9 +23,8 @@ pub struct Args {
     /// PGN files; `-` or none for standard input.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
+    #[command(flatten)]
+    output: Output,
     /// Add sm: the move played from each position.
     #[arg(long)]
     sm: bool,
@@ -135,7 +135,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     };
     let mut converter = pgn::Converter::new(options);
     let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
-    let mut file_out = match &args.output {
+    let mut file_out = match &args.output.file {
         Some(path) if path != "-" => Some(crate::files::OutputFile::create(path, false)?),
         _ => None,
     };
@@ -199,7 +199,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     }
     out.flush()?;
     if let Some(f) = file_out {
-        let path = args.output.as_deref().unwrap_or_default();
+        let path = args.output.file.as_deref().unwrap_or_default();
         f.finish().map_err(|e| crate::files::file_error("write", path, &e))?;
     }
     let filtered = args.unique || args.plies.is_some() || args.final_ || args.pieces.is_some();

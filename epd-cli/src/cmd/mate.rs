@@ -1,13 +1,13 @@
 //! `epd mate -n N [FILE...]`: pfms, the forced-mate search (§7.3).
 
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
-use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::pipeline::Config;
 use epd_engine::mate::{MateOptions, MateProver};
 
-use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
+use crate::flags::{Diagnostics, DropInvalid, Files, Output};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -18,9 +18,8 @@ pub const EXAMPLES: &str = "Examples:
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
+    #[command(flatten)]
+    input: Files,
     /// The mate length N, in fullmoves (1-60).
     #[arg(short = 'n', long = "moves", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=60))]
     moves: u32,
@@ -28,17 +27,12 @@ pub struct Args {
     /// instead of passes 1..N (dm is then the shortest mate).
     #[arg(long)]
     single_pass: bool,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
-    /// Leave invalid records out of the output (default: copy them unchanged).
-    #[arg(long)]
-    drop_invalid: bool,
-    /// Print no warnings, only errors.
-    #[arg(short = 'q', long)]
-    quiet: bool,
     #[command(flatten)]
-    diag: DiagArgs,
+    output: Output,
+    #[command(flatten)]
+    invalid: DropInvalid,
+    #[command(flatten)]
+    diagnostics: Diagnostics,
     /// Transposition table size: 2^BITS buckets of 32 bytes.
     #[arg(long, value_name = "BITS", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=28))]
     hash_bits: u32,
@@ -58,26 +52,17 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         table_bits: args.hash_bits,
         timeout: args.timeout.map(std::time::Duration::from_millis),
     };
-    let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let plan = Plan::new(&args.input.files, args.output.file.as_deref(), false)?;
     let stop = Stop::install()?;
-    let config = Config { drop_invalid: args.drop_invalid, flush_each: true, stop: Some(stop.flag()), lines_before: 0 };
+    let config =
+        Config { drop_invalid: args.invalid.drop_invalid, flush_each: true, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = BufWriter::new(io::stderr().lock());
     let start = Instant::now();
     let mut workers: Vec<MateProver<'_>> =
         (0..args.jobs.max(1)).map(|_| MateProver::new(&options).with_stop(stop.shared())).collect();
-    let mut printer = Printer::new(&args.diag, args.quiet);
-    let mut total = plan.run(stdout, |display, input, _, out| {
-        let mut input = BufReader::with_capacity(1 << 16, input);
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| {
-            printer.emit(bytes, &mut err);
-            let _ = err.flush();
-        };
-        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
-    })?;
+    let mut printer = args.diagnostics.printer();
+    let mut total = plan
+        .run(stdout, |display, input, _, out| printer.run_file(display, input, out, &mut workers, &config, &mut err))?;
     printer.finish(&total, epd_core::ParseMode::Lenient, &mut err);
     total.counts.solved.resize(args.moves as usize, 0);
     let secs = start.elapsed().as_secs_f64();

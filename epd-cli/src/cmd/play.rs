@@ -14,6 +14,7 @@ use epd_engine::Engine;
 use epd_referee::client::{retry_from, Client, SignOn};
 use epd_referee::player::{self, Conduct, Session};
 
+use crate::flags::{EngineCommand, EngineOptions};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -42,13 +43,8 @@ pub struct Args {
     /// The token the event file requires for this player.
     #[arg(long)]
     token: Option<String>,
-    /// The engine: `builtin` (the default), or the path of a UCI engine
-    /// (a bare name is looked up on PATH and in /usr/games).
-    #[arg(long, value_name = "PATH|builtin", default_value = "builtin")]
-    engine: String,
-    /// An argument for the UCI engine's command line (repeatable).
-    #[arg(long = "engine-arg", value_name = "ARG", allow_hyphen_values = true)]
-    engine_args: Vec<String>,
+    #[command(flatten)]
+    engine: EngineCommand,
     /// Search each move to this depth instead of by the clock (the clock
     /// still caps the built-in engine's time).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
@@ -59,15 +55,8 @@ pub struct Args {
     /// Search each move this many milliseconds instead of by the clock.
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
-    /// Engine threads (UCI option Threads).
-    #[arg(long, value_name = "N")]
-    threads: Option<u32>,
-    /// Transposition table size in MiB (UCI option Hash).
-    #[arg(long, value_name = "MB")]
-    hash: Option<u32>,
-    /// A UCI option, `NAME=VALUE` (repeatable).
-    #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    #[command(flatten)]
+    engine_options: EngineOptions,
     /// Resign when the engine's score is at most -CP ...
     #[arg(long, value_name = "CP", requires = "resign_moves")]
     resign_score: Option<i32>,
@@ -96,10 +85,8 @@ pub struct Args {
 }
 
 fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
-    use crate::cmd::analyze::{start_engine, uci_option_list};
-    let options = uci_option_list(args.threads, args.hash, 1, &args.options)?;
-    start_engine(&args.engine, &args.engine_args, args.hash, &options)
-        .with_context(|| format!("engine {}", args.engine))
+    let options = args.engine_options.uci(1)?;
+    args.engine.start(args.engine_options.hash, &options).with_context(|| format!("engine {}", args.engine.engine))
 }
 
 /// The heartbeat asked of the referee, if any (TCP only).

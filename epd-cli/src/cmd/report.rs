@@ -13,7 +13,8 @@ use epd_core::{ParseMode, Verdict};
 use epd_report::render::{self, CsvRows};
 use epd_report::{Grouping, Input, KeyBook, Options, Report};
 
-use crate::diagnostics::{DiagArgs, DiagFormat, Printer};
+use crate::diagnostics::{DiagFormat, Printer};
+use crate::flags::{DiagArgs, MaxErrors, Output};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -101,13 +102,10 @@ pub struct Args {
     /// FILE, unchanged (the last run's lines).
     #[arg(long, value_name = "FILE")]
     write_regressions: Option<String>,
-    /// Write the report to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
-    /// Show at most N diagnostics of invalid records, then count the rest
-    /// (0: all).
-    #[arg(long, value_name = "N")]
-    max_errors: Option<u64>,
+    #[command(flatten)]
+    output: Output,
+    #[command(flatten)]
+    cap: MaxErrors,
     /// Report on a tuning run instead: its history, `epd tune`'s
     /// history.csv, or the run's directory that holds it (`-`: standard
     /// input). Each parameter's start, end, range and last c_k, its course
@@ -214,7 +212,7 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
         .map_err(|e| crate::files::file_error("read", name, &e))?;
     let history = tuning::read(&bytes, name)?;
     let report = tuning::build(&history, name, args.window);
-    let mut out: Box<dyn Write> = match args.output.as_deref() {
+    let mut out: Box<dyn Write> = match args.output.file.as_deref() {
         None | Some("-") => Box::new(BufWriter::new(stdout)),
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
     };
@@ -270,11 +268,11 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     if writes_back && args.files.last().is_some_and(|f| f == "-") {
         bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
     }
-    let mut out: Box<dyn Write> = match args.output.as_deref() {
+    let mut out: Box<dyn Write> = match args.output.file.as_deref() {
         None | Some("-") => Box::new(BufWriter::new(stdout)),
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
     };
-    let diag = DiagArgs { format: DiagFormat::Text, max_errors: args.max_errors };
+    let diag = DiagArgs { format: DiagFormat::Text, cap: args.cap };
     let mut printer = Printer::new(&diag, true);
     let mut err = BufWriter::new(io::stderr().lock());
     let report: Report = {

@@ -14,14 +14,14 @@
 //! runs on the one line pipeline, so it has the line rules and `-j` of
 //! every file verb.
 
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 
-use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::pipeline::Config;
 use epd_core::verbs::{Condition, LineRange, SelectError, SelectOptions, Selector};
 use epd_core::ParseMode;
 
-use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
+use crate::flags::{Output, Reading};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -34,9 +34,6 @@ pub const EXAMPLES: &str = "Examples:
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
     /// Keep records whose id matches PATTERN: a glob (`*` any text, `?`
     /// one character) matched against the whole id, or a regular
     /// expression with --regex (found anywhere in the id). Records
@@ -66,23 +63,10 @@ pub struct Args {
     /// Keep the records that do not match.
     #[arg(short = 'v', long)]
     invert: bool,
-    /// Follow the specification to the letter (the default).
-    #[arg(long, conflicts_with = "lenient")]
-    strict: bool,
-    /// Accept the dialects real files contain, reporting each change.
-    #[arg(long)]
-    lenient: bool,
-    /// Print no warnings and no summary, only errors.
-    #[arg(short = 'q', long)]
-    quiet: bool,
     #[command(flatten)]
-    diag: DiagArgs,
-    /// Worker threads; output and diagnostics are the same as with one.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
-    jobs: usize,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
+    reading: Reading,
+    #[command(flatten)]
+    output: Output,
 }
 
 /// `A..B`, `A..`, `..B` or `N`: 1-based, inclusive.
@@ -97,7 +81,7 @@ fn condition(s: &str) -> Result<Condition, String> {
 
 pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let options = SelectOptions {
-        mode: if args.lenient { ParseMode::Lenient } else { ParseMode::Strict },
+        mode: args.reading.mode(ParseMode::Strict),
         ids: args.id,
         regex: args.regex,
         lines: args.lines,
@@ -110,23 +94,16 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         SelectError::Regex { pattern, message } => anyhow::anyhow!("--id {pattern:?}: {message}"),
         e => e.into(),
     })?;
-    let plan = Plan::new(&args.files, args.output.as_deref(), false)?;
+    let plan = Plan::new(&args.reading.input.files, args.output.file.as_deref(), false)?;
     let stop = Stop::install()?;
     let config = Config { drop_invalid: true, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = BufWriter::new(io::stderr().lock());
-    let mut printer = Printer::new(&args.diag, args.quiet);
-    let mut workers = vec![select; args.jobs.max(1)];
-    let total = plan.run(stdout, |display, input, _, out| {
-        let mut input = BufReader::with_capacity(1 << 16, input);
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| printer.emit(bytes, &mut err);
-        pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
-    })?;
+    let mut printer = args.reading.diagnostics.printer();
+    let mut workers = vec![select; args.reading.jobs.max(1)];
+    let total = plan
+        .run(stdout, |display, input, _, out| printer.run_file(display, input, out, &mut workers, &config, &mut err))?;
     printer.finish(&total, ParseMode::Lenient, &mut err);
-    if !args.quiet || total.invalid > 0 {
+    if !args.reading.diagnostics.quiet || total.invalid > 0 {
         writeln!(
             err,
             "{} of {} records selected; {} invalid (never selected){}",

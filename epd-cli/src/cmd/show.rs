@@ -1,13 +1,14 @@
 //! `epd show [RECORD|FILE] [--format ascii|unicode|svg]` and
 //! `epd convert --to fen|epd [FILE...]`.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 
-use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
+use epd_core::pipeline::{Config, Interrupted, Job, NoCounts, Processor};
 use epd_core::{diagram, ParseMode, Record};
 
-use crate::diagnostics::{DiagArgs, DiagFormat, Printer};
+use crate::diagnostics::Printer;
 use crate::files::{Plan, Stop};
+use crate::flags::{DiagArgs, Files};
 use crate::Outcome;
 
 pub const SHOW_EXAMPLES: &str = "Examples:
@@ -106,18 +107,9 @@ fn run_lines<P: Processor<Counts = NoCounts>>(
     let stop = Stop::install()?;
     let config = Config { drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = io::BufWriter::new(io::stderr().lock());
-    let mut printer = Printer::new(&DiagArgs { format: DiagFormat::Text, max_errors: None }, false);
+    let mut printer = Printer::new(&DiagArgs::default(), false);
     let total = plan.run(out, |display, input, _, out| {
-        let mut input = BufReader::with_capacity(1 << 16, input);
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let mut report = |r: &LineReport<'_>| {
-            let mut buf = Vec::new();
-            render.line(r, &mut buf);
-            printer.emit(&buf, &mut err);
-        };
-        pipeline::run_serial(input, out, proc, &config, &mut report, &mut |_| {})
+        printer.run_file(display, input, out, std::slice::from_mut(proc), &config, &mut err)
     })?;
     err.flush()?;
     Ok(stop.outcome(&total))
@@ -136,9 +128,8 @@ pub struct ConvertArgs {
     /// The target notation.
     #[arg(long, value_enum)]
     to: Target,
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
+    #[command(flatten)]
+    input: Files,
 }
 
 /// `epd convert` as a processor of the line pipeline: each valid record
@@ -175,5 +166,5 @@ impl Processor for Convert {
 }
 
 pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    run_lines(&args.files, &mut Convert { to: args.to }, false, out)
+    run_lines(&args.input.files, &mut Convert { to: args.to }, false, out)
 }

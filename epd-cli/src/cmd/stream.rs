@@ -1,15 +1,15 @@
 //! `epd normalize|purge|repair|check [FILE...]`: the stream verbs.
 
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::Path;
 
 use anyhow::bail;
-use epd_core::pipeline::{self, Config, LineReport};
+use epd_core::pipeline::Config;
 use epd_core::verbs::{StreamVerb, Verb};
 use epd_core::ParseMode;
 
-use crate::diagnostics::{DiagArgs, Printer};
 use crate::files::{Plan, Stop};
+use crate::flags::{DropInvalid, Output, Reading};
 use crate::Outcome;
 
 pub const NORMALIZE_EXAMPLES: &str = "Examples:
@@ -29,43 +29,18 @@ pub const CHECK_EXAMPLES: &str = "Examples:
   epd check --lenient *.epd
   epd check --format json suite.epd | jq .code";
 
-/// How the stream verbs read and report: shared by those that write
-/// records and by check.
-#[derive(clap::Args, Debug)]
-pub struct Reading {
-    /// Input files; `-` or none for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<String>,
-    /// Follow the specification to the letter (default for all but repair).
-    #[arg(long, conflicts_with = "lenient")]
-    strict: bool,
-    /// Accept the dialects real files contain, reporting each change.
-    #[arg(long)]
-    lenient: bool,
-    /// Print no warnings, only errors.
-    #[arg(short = 'q', long)]
-    quiet: bool,
-    #[command(flatten)]
-    diag: DiagArgs,
-    /// Worker threads; output and diagnostics are the same as with one.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 1)]
-    jobs: usize,
-}
-
 /// Options of the stream verbs that write records.
 #[derive(clap::Args, Debug)]
 pub struct Common {
     #[command(flatten)]
     reading: Reading,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "in_place")]
-    output: Option<String>,
+    #[command(flatten)]
+    output: Output,
     /// Rewrite each FILE in place, atomically (temporary file, then rename).
-    #[arg(short = 'i', long)]
+    #[arg(short = 'i', long, conflicts_with = "output")]
     in_place: bool,
-    /// Leave invalid records out of the output (default: copy them unchanged).
-    #[arg(long)]
-    drop_invalid: bool,
+    #[command(flatten)]
+    invalid: DropInvalid,
 }
 
 /// Options of `epd check`, which writes no records: no output file, no
@@ -78,7 +53,7 @@ pub struct CheckArgs {
 
 impl From<CheckArgs> for Common {
     fn from(a: CheckArgs) -> Common {
-        Common { reading: a.reading, output: None, in_place: false, drop_invalid: false }
+        Common { reading: a.reading, output: Output::default(), in_place: false, invalid: DropInvalid::default() }
     }
 }
 
@@ -103,7 +78,7 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     let mut common = args.common;
     let mut opcodes = Vec::new();
     let mut files = Vec::new();
-    for w in std::iter::once(args.opcode).chain(std::mem::take(&mut common.reading.files)) {
+    for w in std::iter::once(args.opcode).chain(std::mem::take(&mut common.reading.input.files)) {
         if files.is_empty() && is_opcode(&w) && !Path::new(&w).exists() {
             opcodes.push(w);
         } else {
@@ -113,39 +88,28 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
     if opcodes.is_empty() {
         bail!("purge needs at least one OPCODE");
     }
-    common.reading.files = files;
+    common.reading.input.files = files;
     run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
 }
 
 pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let read = &args.reading;
-    let mode = if read.strict {
-        ParseMode::Strict
-    } else if read.lenient {
-        ParseMode::Lenient
-    } else {
-        default_mode
-    };
+    let mode = read.mode(default_mode);
     if args.in_place && verb == Verb::Check {
         bail!("--in-place needs a verb that writes records");
     }
-    let plan = Plan::new(&read.files, args.output.as_deref(), args.in_place)?;
+    let plan = Plan::new(&read.input.files, args.output.file.as_deref(), args.in_place)?;
     let stop = Stop::install()?;
     let config =
-        Config { drop_invalid: args.drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
+        Config { drop_invalid: args.invalid.drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let stderr = io::stderr();
     let mut err = BufWriter::new(stderr.lock());
-    let mut printer = Printer::new(&read.diag, read.quiet);
+    let mut printer = read.diagnostics.printer();
     let several = plan.inputs() > 1;
     let mut workers = vec![StreamVerb::new(verb.clone(), mode); read.jobs.max(1)];
     let total = plan.run(stdout, |display, input, size, out| {
-        let mut input = BufReader::with_capacity(1 << 16, Progress::wrap(input, size, display));
-        let head = input.fill_buf().map_err(pipeline::PipelineError::Read)?;
-        printer.start_file(display, head, &mut err);
-        let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| printer.emit(bytes, &mut err);
-        let s = pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})?;
+        let input = Progress::wrap(input, size, display);
+        let s = printer.run_file(display, input, out, &mut workers, &config, &mut err)?;
         if several && (verb == Verb::Check || s.invalid > 0 || s.interrupted) {
             printer.summary_line(display, &s, &mut err);
         }
