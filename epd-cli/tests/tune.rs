@@ -27,7 +27,8 @@ fn parameters_that_do_not_fit_the_engine_are_refused_before_any_game() {
     for (param, want) in [
         ("Nope,1,0,2,1,0.1", "Nope: is not an option of it (the engine declares: Hash, Clear Hash, Threads"),
         ("Hash,16,0,8000,1,0.1", "Hash: the range 0..8000 is outside the option's 1..4096"),
-        ("UCI_Chess960,1,0,1,1,0.1", "UCI_Chess960: is not a spin option"),
+        ("Clear Hash,1,0,1,1,0.1", "Clear Hash: is not a spin, check or combo option"),
+        ("UCI_Chess960,1,0,2,1,0.1", "UCI_Chess960: the range 0..2 is outside its choices' indices 0..1 (false, true)"),
         ("Hash,16,1,64", "expected NAME,START,MIN,MAX,C_END,R_END"),
         ("Hash,99,1,64,4,0.1", "the value 99 is outside its range 1..64"),
     ] {

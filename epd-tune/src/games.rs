@@ -56,12 +56,14 @@ impl Score {
 
 impl Games {
     /// Starts the engine once and checks every parameter against it: an
-    /// option it declares, of type spin, whose range holds the
-    /// parameter's.
+    /// option it declares, of type spin whose range holds the
+    /// parameter's, or of type check or combo (tuned as an index into its
+    /// values, which the parameter's range must stay within; the values
+    /// are kept in [`Param::choices`]).
     ///
     /// # Errors
     /// The engine cannot be started, or a parameter does not fit it.
-    pub fn check(&self, params: &[Param]) -> Result<(), TuneError> {
+    pub fn check(&self, params: &mut [Param]) -> Result<(), TuneError> {
         let Some((program, args)) = self.engine.split_first() else {
             return Err(TuneError::Usage("no engine command".into()));
         };
@@ -76,9 +78,18 @@ impl Games {
                 )));
             }
         }
-        for p in params {
-            let Some((lo, hi)) = engine.spin_range(&p.name) else {
-                let why = if engine.has_option(&p.name) { "is not a spin option" } else { "is not an option of it" };
+        for p in params.iter_mut() {
+            let (lo, hi) = if let Some(range) = engine.spin_range(&p.name) {
+                range
+            } else if let Some(choices) = engine.option_choices(&p.name) {
+                p.choices = Some(choices.to_vec());
+                (0, choices.len() as i64 - 1)
+            } else {
+                let why = if engine.has_option(&p.name) {
+                    "is not a spin, check or combo option"
+                } else {
+                    "is not an option of it"
+                };
                 return Err(TuneError::Usage(format!(
                     "{}: {why} (the engine declares: {})",
                     p.name,
@@ -86,10 +97,11 @@ impl Games {
                 )));
             };
             if p.min < lo as f64 || p.max > hi as f64 {
-                return Err(TuneError::Usage(format!(
-                    "{}: the range {}..{} is outside the option's {lo}..{hi}",
-                    p.name, p.min, p.max
-                )));
+                let what = match &p.choices {
+                    Some(c) => format!("its choices' indices 0..{} ({})", c.len() - 1, c.join(", ")),
+                    None => format!("the option's {lo}..{hi}"),
+                };
+                return Err(TuneError::Usage(format!("{}: the range {}..{} is outside {what}", p.name, p.min, p.max)));
             }
         }
         Ok(())
@@ -122,7 +134,13 @@ impl Games {
                 options.insert(k.clone(), v.clone().into());
             }
             for (param, v) in params.iter().zip(values) {
-                options.insert(param.name.clone(), spin(*v).into());
+                options.insert(
+                    param.name.clone(),
+                    match param.choices {
+                        Some(_) => param.option_value(*v).into(),
+                        None => spin(*v).into(),
+                    },
+                );
             }
             p.insert("options".into(), options.into());
             toml::Value::Table(p)
@@ -255,5 +273,12 @@ mod tests {
         assert!(opts.contains(&("Move Overhead".to_owned(), "20".to_owned())), "{opts:?}");
         assert!(event.players[1].uci_options().contains(&("Contempt".to_owned(), "5".to_owned())));
         assert!(text.contains("draw_adjudication"), "{text}");
+        // A check option tuned as an index: the engine gets false or true.
+        let mut ponder = Param::new("Ponder", 0.0, 0.0, 1.0, 0.5, 0.1).unwrap();
+        ponder.choices = Some(vec!["false".into(), "true".into()]);
+        let text = g.event_text(&[ponder], &[0.8], &[0.2], 1, 5);
+        let event = Event::parse(&text, Path::new(".")).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert!(event.players[0].uci_options().contains(&("Ponder".to_owned(), "true".to_owned())));
+        assert!(event.players[1].uci_options().contains(&("Ponder".to_owned(), "false".to_owned())));
     }
 }

@@ -52,6 +52,12 @@ pub struct Param {
     pub c_end: f64,
     /// The learning rate `a_k / c_k²` at the last iteration.
     pub r_end: f64,
+    /// For a check or combo option, the values it takes, tuned as an
+    /// index into them (ordinal: sensible where the choices are ordered,
+    /// as `false` < `true` or a combo of growing strength); `None` for a
+    /// spin option, sent as the nearest integer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
 }
 
 impl Param {
@@ -61,7 +67,7 @@ impl Param {
     /// A bound or value that is not finite, `min` not below `max`, the
     /// value outside the bounds, `c_end` or `r_end` not above 0.
     pub fn new(name: &str, value: f64, min: f64, max: f64, c_end: f64, r_end: f64) -> Result<Param, SpsaError> {
-        let p = Param { name: name.to_owned(), value, min, max, c_end, r_end };
+        let p = Param { name: name.to_owned(), value, min, max, c_end, r_end, choices: None };
         p.check()?;
         Ok(p)
     }
@@ -89,6 +95,20 @@ impl Param {
 
     fn clip(&self, v: f64) -> f64 {
         v.clamp(self.min, self.max)
+    }
+
+    /// The option's value for θ = `v`, as the engine takes it: the
+    /// nearest integer, or for a check or combo option the choice at the
+    /// nearest index.
+    #[must_use]
+    pub fn option_value(&self, v: f64) -> String {
+        match &self.choices {
+            Some(c) if !c.is_empty() => {
+                let i = usize::try_from(spin(v).max(0)).unwrap_or(0).min(c.len() - 1);
+                c[i].clone()
+            }
+            _ => spin(v).to_string(),
+        }
     }
 }
 
@@ -385,5 +405,13 @@ mod tests {
         assert_eq!(spin(2.5), 3);
         assert_eq!(spin(-2.5), -3);
         assert_eq!(spin(99.49), 99);
+        let mut style = Param::new("Style", 1.0, 0.0, 2.0, 0.5, 0.1).unwrap();
+        assert_eq!(style.option_value(1.2), "1");
+        style.choices = Some(vec!["Solid".into(), "Normal".into(), "Risky".into()]);
+        for (v, want) in
+            [(0.0, "Solid"), (0.49, "Solid"), (0.5, "Normal"), (1.7, "Risky"), (9.0, "Risky"), (-3.0, "Solid")]
+        {
+            assert_eq!(style.option_value(v), want, "{v}");
+        }
     }
 }

@@ -20,7 +20,7 @@ use epd_engine::analysis::{AnalysisOptions, AnalysisVerb, Analyzer};
 use epd_engine::{find_program, Engine, Limits, UciConfig, UciEngine};
 
 use crate::run::Objective;
-use crate::spsa::{spin, Param};
+use crate::spsa::Param;
 use crate::TuneError;
 
 /// Which of the report's figures an iteration maximises.
@@ -169,7 +169,7 @@ impl Suite {
             return Err(TuneError::Usage("no engine command".into()));
         };
         let mut options = self.options.clone();
-        options.extend(params.iter().zip(values).map(|(p, v)| (p.name.clone(), spin(*v).to_string())));
+        options.extend(params.iter().zip(values).map(|(p, v)| (p.name.clone(), p.option_value(*v))));
         let config = UciConfig { args: args.to_vec(), options, ..UciConfig::new(find_program(program)) };
         let mut engines = (0..self.jobs.max(1))
             .map(|_| UciEngine::start(config.clone()).map(|e| Box::new(e) as Box<dyn Engine>))

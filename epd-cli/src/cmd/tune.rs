@@ -10,7 +10,7 @@ use anyhow::Context;
 use epd_engine::Limits;
 use epd_tune::games::Games;
 use epd_tune::run::{play_games, Measure, Run};
-use epd_tune::spsa::{spin, Param, Schedule, Spsa};
+use epd_tune::spsa::{Param, Schedule, Spsa};
 use epd_tune::suite::{Aim, Suite};
 use epd_tune::TuneError;
 
@@ -25,7 +25,8 @@ pub const EXAMPLES: &str = "Examples:
     --suite STS1-STS15_LAN_v3.epd --sample 150 --iterations 200 --nodes 20000 --dir tune-sts
 
 A --param is fishtest's line: NAME,START,MIN,MAX,C_END,R_END (NAME a spin option of the
-engine, its range within the option's). fishtest's schedules: c_k = c / (k + 1)^gamma and
+engine, its range within the option's; or a check or combo option, tuned as an index into
+its values: false 0, true 1, a combo's vars from 0 in the engine's order). fishtest's schedules: c_k = c / (k + 1)^gamma and
 a_k = a / (A + k + 1)^alpha, with c and a such that the last pair's perturbation is C_END
 and its a_k / c_k^2 is R_END. The state is DIR/tune.json (written after every iteration;
 --resume goes on from it), the history DIR/history.csv and DIR/history.jsonl, each
@@ -155,7 +156,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
     if let Some(a) = args.stability {
         schedule.big_a = a;
     }
-    let fresh = Spsa::new(params, schedule, args.seed).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut fresh = Spsa::new(params, schedule, args.seed).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut engine = vec![args.engine.clone()];
     engine.extend(args.engine_arg.iter().cloned());
     let openings = match args.openings {
@@ -171,7 +172,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         extra: String::new(),
     };
     // The engine's options are checked in either mode.
-    games.check(&fresh.params).map_err(|e| anyhow::anyhow!("{e}"))?;
+    games.check(&mut fresh.params).map_err(|e| anyhow::anyhow!("{e}"))?;
     let suite = match &args.suite {
         Some(path) => {
             let (records, left_out) = Suite::read(path).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -251,7 +252,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         Err(e) => return Err(anyhow::anyhow!("{e}")),
     };
     for p in &end.params {
-        writeln!(out, "{}={}", p.name, spin(p.value))?;
+        writeln!(out, "{}={}", p.name, p.option_value(p.value))?;
     }
     Ok(Outcome::Ok)
 }

@@ -242,6 +242,9 @@ pub struct UciEngine {
     defaults: Vec<Option<String>>,
     /// The range of each that is a spin option, by index in `declared`.
     spins: Vec<Option<(i64, i64)>>,
+    /// The values of each that is a check (`false`, `true`) or combo
+    /// option (its `var`s), by index in `declared`.
+    choices: Vec<Option<Vec<String>>>,
     /// The game of the last `play`.
     last: PositionCommand,
 }
@@ -293,6 +296,7 @@ impl UciEngine {
             declared: Vec::new(),
             defaults: Vec::new(),
             spins: Vec::new(),
+            choices: Vec::new(),
             last: PositionCommand::default(),
         };
         engine.ensure_running()?;
@@ -319,6 +323,16 @@ impl UciEngine {
     pub fn spin_range(&self, name: &str) -> Option<(i64, i64)> {
         let i = self.declared.iter().position(|d| d.eq_ignore_ascii_case(name))?;
         self.spins[i]
+    }
+
+    /// The values the check or combo option `name` takes (compared
+    /// without regard to case): `false` and `true` for a check, the
+    /// `var`s of a combo in the engine's order; `None` for any other
+    /// option, or none of that name.
+    #[must_use]
+    pub fn option_choices(&self, name: &str) -> Option<&[String]> {
+        let i = self.declared.iter().position(|d| d.eq_ignore_ascii_case(name))?;
+        self.choices[i].as_deref()
     }
 
     /// How many times the child was started (1 + restarts).
@@ -377,6 +391,7 @@ impl UciEngine {
                     self.declared.push(name.to_owned());
                     self.defaults.push(option_default(rest));
                     self.spins.push(spin_range(rest));
+                    self.choices.push(option_choices(rest));
                 }
             }
         }
@@ -780,6 +795,30 @@ fn spin_range(rest: &str) -> Option<(i64, i64)> {
         }
     }
     Some((min?, max?))
+}
+
+/// The values of an `option name ...` line of `type check` (`false`,
+/// `true`) or `type combo` (its `var`s, which may hold spaces).
+fn option_choices(rest: &str) -> Option<Vec<String>> {
+    let (_, after) = rest.split_once(" type ")?;
+    let after = after.trim_start();
+    if after.split_ascii_whitespace().next() == Some("check") {
+        return Some(vec!["false".into(), "true".into()]);
+    }
+    if after.split_ascii_whitespace().next() != Some("combo") {
+        return None;
+    }
+    let mut vars = Vec::new();
+    let mut text = after;
+    while let Some(at) = text.find(" var ") {
+        text = &text[at + 5..];
+        let end = [" var ", " default "].iter().filter_map(|k| text.find(k)).min().unwrap_or(text.len());
+        let v = text[..end].trim();
+        if !v.is_empty() && !vars.iter().any(|x| x == v) {
+            vars.push(v.to_owned());
+        }
+    }
+    (!vars.is_empty()).then_some(vars)
 }
 
 /// The default of an `option name ...` line (the text after `name `):
@@ -1246,6 +1285,24 @@ mod tests {
         .unwrap();
         assert_eq!(a.score, Some(Score::Centipawns(15)));
         assert_eq!(san_line(START, &a.pv), "d4 d5 c4");
+    }
+
+    #[test]
+    fn choices_are_read_from_check_and_combo_options() {
+        let s = |v: &[&str]| Some(v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>());
+        for (line, want) in [
+            ("Ponder type check default false", s(&["false", "true"])),
+            ("Style type combo default Normal var Solid var Normal var Risky", s(&["Solid", "Normal", "Risky"])),
+            (
+                "Book Mode type combo var Best Move var Random Weighted default Best Move",
+                s(&["Best Move", "Random Weighted"]),
+            ),
+            ("Hash type spin default 16 min 1 max 4096", None),
+            ("Empty type combo default x", None),
+            ("Clear Hash type button", None),
+        ] {
+            assert_eq!(option_choices(line), want, "{line}");
+        }
     }
 
     #[test]
