@@ -2,13 +2,62 @@
 
 use core::fmt;
 
-/// A file, `a` to `h`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct File(u8);
+/// A line of the board (a file or a rank): the type, its index 0..8, and
+/// the character of its first line, written once for both.
+macro_rules! board_line {
+    ($(#[$doc:meta])* $name:ident, $first:literal, $what:literal, $range:literal) => {
+        $(#[$doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(u8);
 
-/// A rank, `1` to `8`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Rank(u8);
+        impl $name {
+            #[doc = concat!("The ", $what, " with index 0..8 (", $first, " = 0).")]
+            #[must_use]
+            pub const fn new(index: u32) -> Option<$name> {
+                if index < 8 {
+                    Some($name(index as u8))
+                } else {
+                    None
+                }
+            }
+            /// Index 0..8.
+            #[must_use]
+            pub const fn index(self) -> usize {
+                self.0 as usize
+            }
+            #[doc = concat!("Parses `", $range, "`.")]
+            #[must_use]
+            pub const fn from_char(ch: u8) -> Option<$name> {
+                let first = $first as u8;
+                if ch >= first && ch < first + 8 {
+                    Some($name(ch - first))
+                } else {
+                    None
+                }
+            }
+            #[doc = concat!("The character, `", $range, "`.")]
+            #[must_use]
+            pub const fn char(self) -> char {
+                ($first as u8 + self.0) as char
+            }
+        }
+    };
+}
+
+board_line!(
+    /// A file, `a` to `h`.
+    File,
+    'a',
+    "file",
+    "a..h"
+);
+board_line!(
+    /// A rank, `1` to `8`.
+    Rank,
+    '1',
+    "rank",
+    "1..8"
+);
 
 impl File {
     /// The `a` file.
@@ -27,35 +76,6 @@ impl File {
     pub const G: File = File(6);
     /// The `h` file.
     pub const H: File = File(7);
-
-    /// The file with index 0..8 (a = 0).
-    #[must_use]
-    pub const fn new(index: u32) -> Option<File> {
-        if index < 8 {
-            Some(File(index as u8))
-        } else {
-            None
-        }
-    }
-    /// Index 0..8.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-    /// Parses `a`..`h`.
-    #[must_use]
-    pub const fn from_char(ch: u8) -> Option<File> {
-        if ch >= b'a' && ch <= b'h' {
-            Some(File(ch - b'a'))
-        } else {
-            None
-        }
-    }
-    /// `'a'`..`'h'`.
-    #[must_use]
-    pub const fn char(self) -> char {
-        (b'a' + self.0) as char
-    }
 }
 
 impl Rank {
@@ -64,34 +84,6 @@ impl Rank {
     /// The eighth rank.
     pub const EIGHTH: Rank = Rank(7);
 
-    /// The rank with index 0..8 (first rank = 0).
-    #[must_use]
-    pub const fn new(index: u32) -> Option<Rank> {
-        if index < 8 {
-            Some(Rank(index as u8))
-        } else {
-            None
-        }
-    }
-    /// Index 0..8.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-    /// Parses `1`..`8`.
-    #[must_use]
-    pub const fn from_char(ch: u8) -> Option<Rank> {
-        if ch >= b'1' && ch <= b'8' {
-            Some(Rank(ch - b'1'))
-        } else {
-            None
-        }
-    }
-    /// `'1'`..`'8'`.
-    #[must_use]
-    pub const fn char(self) -> char {
-        (b'1' + self.0) as char
-    }
     /// The same rank seen from the other side of the board.
     #[must_use]
     pub const fn flip(self) -> Rank {
@@ -256,6 +248,24 @@ impl fmt::Display for Rank {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_and_ranks_read_exactly_their_eight_characters() {
+        for b in 0..=255u8 {
+            let file = File::from_char(b);
+            assert_eq!(file.is_some(), (b'a'..=b'h').contains(&b), "{b}");
+            let rank = Rank::from_char(b);
+            assert_eq!(rank.is_some(), (b'1'..=b'8').contains(&b), "{b}");
+            if let Some(f) = file {
+                assert_eq!((f.char() as u8, File::new(f.index() as u32)), (b, Some(f)));
+            }
+            if let Some(r) = rank {
+                assert_eq!((r.char() as u8, Rank::new(r.index() as u32)), (b, Some(r)));
+            }
+        }
+        assert_eq!((File::new(8), Rank::new(8)), (None, None));
+        assert_eq!((File::H.char(), Rank::EIGHTH.char()), ('h', '8'));
+    }
 
     #[test]
     fn names_round_trip() {
