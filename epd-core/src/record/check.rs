@@ -76,12 +76,11 @@ impl Parser<'_, '_> {
             if t.given.is_some() && !t.quoted && !one_word(&self.line[t.start..t.end]) {
                 // An edit's word that would not read back as one operand
                 // (the reader's words are so by construction).
-                self.diag(
-                    Severity::Error,
+                self.operand_error(
                     Code::OperandType,
                     t.start,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     format!(
                         "{opname} operand {} must be one word, without blanks or ';' and not starting with '\"'",
                         i + 1
@@ -105,23 +104,21 @@ impl Parser<'_, '_> {
         match pos {
             Some(pos) if pos.is_legal(m) => Some(pos),
             Some(pos) => {
-                self.diag(
-                    Severity::Error,
+                self.operand_error(
                     Code::IllegalMove,
                     t.start,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     format!("{opname} operand {} ({}) is not a legal move", i + 1, pos.uci(m)),
                 );
                 None
             }
             None if self.rec.position.is_none() => {
-                self.diag(
-                    Severity::Error,
+                self.operand_error(
                     Code::IllegalPosition,
                     t.start,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     format!("{opname} operand {}: the record's position is not legal, so no move is", i + 1),
                 );
                 None
@@ -138,14 +135,7 @@ impl Parser<'_, '_> {
     /// targets).
     fn check_raw_string(&mut self, t: &Token, opname: &str, i: usize) {
         if let Some(&b) = self.line[t.start..t.end].iter().find(|&&b| b < 0x20 || b == 0x7f) {
-            self.diag(
-                Severity::Error,
-                Code::ControlByte,
-                t.start,
-                Some(opname),
-                Some(i),
-                format!("control byte 0x{b:02x} in an operand"),
-            );
+            self.operand_error(Code::ControlByte, t.start, opname, i, format!("control byte 0x{b:02x} in an operand"));
         }
     }
 
@@ -218,12 +208,11 @@ impl Parser<'_, '_> {
             let want = op.operand_type(i);
             if t.given.is_some_and(|g| g.kind != want && want != OperandType::Any) {
                 // An edit's operand of another basetype than the opcode's.
-                self.diag(
-                    Severity::Error,
+                self.operand_error(
                     Code::OperandType,
                     t.start,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     format!("{opname} operand {} must be {want}", i + 1),
                 );
                 let span = self.written(t);
@@ -237,12 +226,11 @@ impl Parser<'_, '_> {
             let value: Value = match want {
                 OperandType::Move => {
                     if t.quoted {
-                        self.diag(
-                            Severity::Error,
+                        self.operand_error(
                             Code::OperandType,
                             t.start,
-                            Some(opname),
-                            Some(i),
+                            opname,
+                            i,
                             format!("{opname} operand {} must be a move, not a string", i + 1),
                         );
                         Value::Move(None)
@@ -271,12 +259,11 @@ impl Parser<'_, '_> {
                             }
                         }
                     } else if let Some(mate) = mate_notation(text) {
-                        self.diag(
-                            Severity::Error,
+                        self.operand_error(
                             Code::MateNotation,
                             t.start,
-                            Some(opname),
-                            Some(i),
+                            opname,
+                            i,
                             format!(
                                 "{} is mate notation, not a move (a mate in {mate} is written dm {mate})",
                                 String::from_utf8_lossy(text)
@@ -326,12 +313,11 @@ impl Parser<'_, '_> {
                 }
                 OperandType::Integer => {
                     if t.quoted {
-                        self.diag(
-                            Severity::Error,
+                        self.operand_error(
                             Code::OperandType,
                             t.start,
-                            Some(opname),
-                            Some(i),
+                            opname,
+                            i,
                             format!("{opname} operand {} must be an integer, not a string", i + 1),
                         );
                         Value::Raw { quoted: true }
@@ -346,12 +332,11 @@ impl Parser<'_, '_> {
                                         } else {
                                             format!("from {lo} to {hi}")
                                         };
-                                        self.diag(
-                                            Severity::Error,
+                                        self.operand_error(
                                             Code::OutOfRange,
                                             t.start,
-                                            Some(opname),
-                                            Some(i),
+                                            opname,
+                                            i,
                                             format!("{opname} {v} is out of range: expected {range}"),
                                         );
                                     }
@@ -370,23 +355,21 @@ impl Parser<'_, '_> {
                                 continue;
                             }
                             Err(IntegerError::Overflow) => {
-                                self.diag(
-                                    Severity::Error,
+                                self.operand_error(
                                     Code::OutOfRange,
                                     t.start,
-                                    Some(opname),
-                                    Some(i),
+                                    opname,
+                                    i,
                                     format!("{opname} operand {} is beyond the 64-bit integer range", i + 1),
                                 );
                                 Value::Raw { quoted: false }
                             }
                             Err(IntegerError::Syntax) => {
-                                self.diag(
-                                    Severity::Error,
+                                self.operand_error(
                                     Code::OperandType,
                                     t.start,
-                                    Some(opname),
-                                    Some(i),
+                                    opname,
+                                    i,
                                     format!(
                                         "{opname} operand {} must be an integer, not {:?}",
                                         i + 1,
@@ -415,12 +398,12 @@ impl Parser<'_, '_> {
                     if t.escaped {
                         // EPD Kit writes such strings itself: a remark, in
                         // either mode, so canonical output reads back.
-                        self.diag(
+                        self.operand_diag(
                             Severity::Warning,
                             Code::Escape,
                             t.start,
-                            Some(opname),
-                            Some(i),
+                            opname,
+                            i,
                             "backslash escape inside a string (an EPD Kit extension)".into(),
                         );
                     }
@@ -439,12 +422,11 @@ impl Parser<'_, '_> {
                             _ => &[],
                         };
                         if !allowed.is_empty() && !allowed.iter().any(|a| a.as_bytes() == text) {
-                            self.diag(
-                                Severity::Error,
+                            self.operand_error(
                                 Code::EnumeratedOperand,
                                 t.start,
-                                Some(opname),
-                                Some(i),
+                                opname,
+                                i,
                                 format!(
                                     "{opname} {} is not one of: {}",
                                     String::from_utf8_lossy(text),
@@ -499,12 +481,11 @@ impl Parser<'_, '_> {
         match value {
             Some(v) if !t.quoted => v,
             _ => {
-                self.diag(
-                    Severity::Error,
+                self.operand_error(
                     Code::OperandType,
                     t.start,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     format!("{opname} operand {} must be {what}", i + 1),
                 );
                 Value::Raw { quoted: t.quoted }
@@ -529,14 +510,7 @@ impl Parser<'_, '_> {
         let control = if self.printing { None } else { text.iter().position(|&b| b < 0x20 || b == 0x7f) };
         if let Some(j) = control {
             let b = text[j];
-            self.diag(
-                Severity::Error,
-                Code::ControlByte,
-                offset,
-                Some(opname),
-                Some(i),
-                format!("control byte 0x{b:02x} inside a string"),
-            );
+            self.operand_error(Code::ControlByte, offset, opname, i, format!("control byte 0x{b:02x} inside a string"));
         } else if !text.is_ascii() && core::str::from_utf8(text).is_err() {
             if self.lenient() {
                 // Read as Latin-1 and store as UTF-8.
@@ -544,24 +518,17 @@ impl Parser<'_, '_> {
                 let start = self.rec.buf.len() as u32;
                 self.rec.buf.extend_from_slice(converted.as_bytes());
                 let new = Span { start, end: self.rec.buf.len() as u32 };
-                self.diag(
+                self.operand_diag(
                     Severity::Warning,
                     Code::NotUtf8,
                     offset,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     "string is not UTF-8; read as Latin-1 and converted".into(),
                 );
                 return new;
             }
-            self.diag(
-                Severity::Error,
-                Code::NotUtf8,
-                offset,
-                Some(opname),
-                Some(i),
-                "string is not valid UTF-8 (Latin-1?)".into(),
-            );
+            self.operand_error(Code::NotUtf8, offset, opname, i, "string is not valid UTF-8 (Latin-1?)".into());
         }
         span
     }
@@ -595,12 +562,11 @@ impl Parser<'_, '_> {
                 Some(m)
             }
             Err(SanError::NotCanonical { canonical }) => {
-                self.diag(
-                    Severity::Error,
+                self.operand_error(
                     Code::NonCanonicalSan,
                     offset,
-                    Some(opname),
-                    Some(i),
+                    opname,
+                    i,
                     format!("{opname} operand {} is not canonical SAN: expected {canonical}", i + 1),
                 );
                 None

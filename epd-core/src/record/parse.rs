@@ -274,6 +274,24 @@ impl Parser<'_, '_> {
 
     #[cold]
     #[inline(never)]
+    /// A diagnostic on operand `i` (0-based) of `opname`.
+    pub(super) fn operand_diag(
+        &mut self,
+        sev: Severity,
+        code: Code,
+        offset: usize,
+        opname: &str,
+        i: usize,
+        message: String,
+    ) {
+        self.diag(sev, code, offset, Some(opname), Some(i), message);
+    }
+
+    /// An error on operand `i` (0-based) of `opname`.
+    pub(super) fn operand_error(&mut self, code: Code, offset: usize, opname: &str, i: usize, message: String) {
+        self.diag(Severity::Error, code, offset, Some(opname), Some(i), message);
+    }
+
     pub(super) fn diag(
         &mut self,
         sev: Severity,
