@@ -5,13 +5,13 @@ use core::fmt;
 /// A line of the board (a file or a rank): the type, its index 0..8, and
 /// the character of its first line, written once for both.
 macro_rules! board_line {
-    ($(#[$doc:meta])* $name:ident, $first:literal, $what:literal, $range:literal) => {
+    ($(#[$doc:meta])* $name:ident, $first:literal, $first_name:literal, $what:literal, $range:literal) => {
         $(#[$doc])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(u8);
 
         impl $name {
-            #[doc = concat!("The ", $what, " with index 0..8 (", $first, " = 0).")]
+            #[doc = concat!("The ", $what, " with index 0..8 (", $first_name, " = 0).")]
             #[must_use]
             pub const fn new(index: u32) -> Option<$name> {
                 if index < 8 {
@@ -28,7 +28,7 @@ macro_rules! board_line {
             #[doc = concat!("Parses `", $range, "`.")]
             #[must_use]
             pub const fn from_char(ch: u8) -> Option<$name> {
-                let first = $first as u8;
+                let first: u8 = $first;
                 if ch >= first && ch < first + 8 {
                     Some($name(ch - first))
                 } else {
@@ -38,7 +38,7 @@ macro_rules! board_line {
             #[doc = concat!("The character, `", $range, "`.")]
             #[must_use]
             pub const fn char(self) -> char {
-                ($first as u8 + self.0) as char
+                ($first + self.0) as char
             }
         }
     };
@@ -47,14 +47,16 @@ macro_rules! board_line {
 board_line!(
     /// A file, `a` to `h`.
     File,
-    'a',
+    b'a',
+    "a",
     "file",
     "a..h"
 );
 board_line!(
     /// A rank, `1` to `8`.
     Rank,
-    '1',
+    b'1',
+    "first rank",
     "rank",
     "1..8"
 );
