@@ -464,6 +464,19 @@ fn real_runs_of_wac_and_sts_at_two_node_limits() {
 
 /// Runs chromium on `page` with `args`; returns (stdout, stderr). The
 /// output goes to files (a pipe left unread would stall it).
+/// A screenshot of `page` for people to look at, kept under
+/// target/report-screenshots/NAME.png (CI keeps it).
+fn screenshot(bin: &str, profile: &Path, page: &Path, name: &str, size: &str) {
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("report-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let shot = shots.join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    run_chromium(bin, profile, &[&format!("--screenshot={}", shot.display()), &format!("--window-size={size}")], page);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    eprintln!("screenshot: {}", shot.display());
+}
+
 fn run_chromium(bin: &str, profile: &Path, args: &[&str], page: &Path) -> (String, String) {
     let (out, err) = (profile.with_extension("out"), profile.with_extension("err"));
     let mut child = Command::new(bin)
@@ -744,15 +757,7 @@ fn html_report_in_headless_chromium() {
     let shown: f64 = sign.split("data-v=\"").last().unwrap().split('"').next().unwrap().parse().unwrap();
     assert!((shown - p).abs() <= p.abs() * 1e-12, "{shown} against {p}: {sign}");
     assert!(sign.contains("sign test (exact binomial, two-sided)"), "{sign}");
-    // A screenshot for people to look at, kept under target/ (CI keeps it).
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("report-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let shot = shots.join("report.png");
-    let _ = std::fs::remove_file(&shot);
-    run_chromium(bin, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1200,4200"], &page);
-    let png = std::fs::read(&shot).expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
-    eprintln!("screenshot: {}", shot.display());
+    screenshot(bin, &profile, &page, "report", "1200,4200");
 }
 
 #[test]
@@ -1138,15 +1143,7 @@ fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
     let r = chart(&dom, "result");
     assert_eq!(r.matches("class=\"point\"").count(), 20);
     assert_eq!(attr(r.split("class=\"average\"").nth(1).unwrap(), "data-window"), "2");
-    // A screenshot for people to look at, kept under target/.
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("report-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let shot = shots.join("tuning.png");
-    let _ = std::fs::remove_file(&shot);
-    run_chromium(bin, &profile, &[&format!("--screenshot={}", shot.display()), "--window-size=1000,1500"], &page);
-    let png = std::fs::read(&shot).expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
-    eprintln!("screenshot: {}", shot.display());
+    screenshot(bin, &profile, &page, "tuning", "1000,1500");
 }
 
 #[test]

@@ -9,20 +9,18 @@
 
 use std::path::{Path, PathBuf};
 
-use epd_engine::{find_program, UciConfig, UciEngine};
+use epd_engine::UciEngine;
 use epd_referee::runtime::{run_blocking, Options};
 use epd_referee::Event;
 
 use crate::spsa::{spin, Param};
-use crate::TuneError;
+use crate::{TuneError, Tuned};
 
 /// How the games of an iteration are played.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Games {
-    /// The engine: its program, then its arguments.
-    pub engine: Vec<String>,
-    /// Options given to both probes, not tuned.
-    pub options: Vec<(String, String)>,
+    /// The engine.
+    pub engine: Tuned,
     /// The time control, in PGN's syntax (`10+0.1`).
     pub time_control: String,
     /// Games played at once.
@@ -64,13 +62,10 @@ impl Games {
     /// # Errors
     /// The engine cannot be started, or a parameter does not fit it.
     pub fn check(&self, params: &mut [Param]) -> Result<(), TuneError> {
-        let Some((program, args)) = self.engine.split_first() else {
-            return Err(TuneError::Usage("no engine command".into()));
-        };
-        let config =
-            UciConfig { args: args.to_vec(), options: self.options.clone(), ..UciConfig::new(find_program(program)) };
+        let config = self.engine.config(Vec::new())?;
+        let program = self.engine.program();
         let engine = UciEngine::start(config).map_err(|e| TuneError::Engine(format!("{program}: {e}")))?;
-        for (name, _) in &self.options {
+        for (name, _) in &self.engine.options {
             if !engine.has_option(name) {
                 return Err(TuneError::Usage(format!(
                     "the engine has no option {name:?} (it declares: {})",
@@ -128,9 +123,9 @@ impl Games {
         let player = |name: &str, values: &[f64]| {
             let mut p = toml::Table::new();
             p.insert("name".into(), name.into());
-            p.insert("uci".into(), toml::Value::Array(self.engine.iter().map(|w| w.clone().into()).collect()));
+            p.insert("uci".into(), toml::Value::Array(self.engine.command.iter().map(|w| w.clone().into()).collect()));
             let mut options = toml::Table::new();
-            for (k, v) in &self.options {
+            for (k, v) in &self.engine.options {
                 options.insert(k.clone(), v.clone().into());
             }
             for (param, v) in params.iter().zip(values) {
@@ -256,8 +251,10 @@ mod tests {
     #[test]
     fn an_iteration_event_reads_back_as_an_event() {
         let g = Games {
-            engine: vec!["/usr/games/stockfish".into()],
-            options: vec![("Hash".into(), "16".into()), ("Move Overhead".into(), "20".into())],
+            engine: Tuned {
+                command: vec!["/usr/games/stockfish".into()],
+                options: vec![("Hash".into(), "16".into()), ("Move Overhead".into(), "20".into())],
+            },
             time_control: "10+0.1".into(),
             concurrency: 2,
             openings: Some(PathBuf::from("/tmp/book \"x\".epd")),

@@ -26,6 +26,41 @@ pub mod run;
 pub mod spsa;
 pub mod suite;
 
+/// The engine a run tunes, as both probes run it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tuned {
+    /// Its program, then its arguments.
+    pub command: Vec<String>,
+    /// Options given to both probes alike, not tuned.
+    pub options: Vec<(String, String)>,
+}
+
+impl Tuned {
+    /// How to start it with `tuned` (a probe's values) after the fixed
+    /// options.
+    ///
+    /// # Errors
+    /// An empty command.
+    pub fn config(&self, tuned: Vec<(String, String)>) -> Result<epd_engine::UciConfig, TuneError> {
+        let Some((program, args)) = self.command.split_first() else {
+            return Err(TuneError::Usage("no engine command".into()));
+        };
+        let mut options = self.options.clone();
+        options.extend(tuned);
+        Ok(epd_engine::UciConfig {
+            args: args.to_vec(),
+            options,
+            ..epd_engine::UciConfig::new(epd_engine::find_program(program))
+        })
+    }
+
+    /// The program, for messages.
+    #[must_use]
+    pub fn program(&self) -> &str {
+        self.command.first().map_or("", String::as_str)
+    }
+}
+
 /// Why a tuning run stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TuneError {

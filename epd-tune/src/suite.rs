@@ -17,11 +17,11 @@ use std::sync::atomic::AtomicBool;
 use epd_core::pipeline::{self, Config};
 use epd_core::{ParseMode, Record, Severity};
 use epd_engine::analysis::{AnalysisOptions, AnalysisVerb, Analyzer};
-use epd_engine::{find_program, Engine, Limits, UciConfig, UciEngine};
+use epd_engine::{Engine, Limits, UciEngine};
 
 use crate::run::Objective;
 use crate::spsa::Param;
-use crate::TuneError;
+use crate::{TuneError, Tuned};
 
 /// Which of the report's figures an iteration maximises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -39,10 +39,8 @@ pub enum Aim {
 /// How the suite of an iteration is searched.
 #[derive(Clone, Debug)]
 pub struct Suite {
-    /// The engine: its program, then its arguments.
-    pub engine: Vec<String>,
-    /// Options given to both probes, not tuned.
-    pub options: Vec<(String, String)>,
+    /// The engine.
+    pub engine: Tuned,
     /// The search of each record.
     pub limits: Limits,
     /// Engines searching at once, for each probe.
@@ -165,12 +163,9 @@ impl Suite {
         stop: &AtomicBool,
         label: &str,
     ) -> Result<(), TuneError> {
-        let Some((program, args)) = self.engine.split_first() else {
-            return Err(TuneError::Usage("no engine command".into()));
-        };
-        let mut options = self.options.clone();
-        options.extend(params.iter().zip(values).map(|(p, v)| (p.name.clone(), p.option_value(*v))));
-        let config = UciConfig { args: args.to_vec(), options, ..UciConfig::new(find_program(program)) };
+        let tuned = params.iter().zip(values).map(|(p, v)| (p.name.clone(), p.option_value(*v))).collect();
+        let config = self.engine.config(tuned)?;
+        let program = self.engine.program();
         let mut engines = (0..self.jobs.max(1))
             .map(|_| UciEngine::start(config.clone()).map(|e| Box::new(e) as Box<dyn Engine>))
             .collect::<Result<Vec<_>, _>>()
@@ -294,8 +289,7 @@ mod tests {
     #[test]
     fn samples_are_distinct_in_suite_order_and_replay_by_seed() {
         let suite = Suite {
-            engine: Vec::new(),
-            options: Vec::new(),
+            engine: Tuned { command: Vec::new(), options: Vec::new() },
             limits: Limits::default(),
             jobs: 1,
             records: (0..50).map(|i| format!("r{i:02}")).collect(),

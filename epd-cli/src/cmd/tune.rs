@@ -12,7 +12,7 @@ use epd_tune::games::Games;
 use epd_tune::run::{play_games, Measure, Run};
 use epd_tune::spsa::{Param, Schedule, Spsa};
 use epd_tune::suite::{Aim, Suite};
-use epd_tune::TuneError;
+use epd_tune::{TuneError, Tuned};
 
 use crate::Outcome;
 
@@ -163,9 +163,9 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         Some(p) => Some(std::fs::canonicalize(&p).with_context(|| format!("--openings {}", p.display()))?),
         None => None,
     };
+    let tuned = Tuned { command: engine, options };
     let games = Games {
-        engine: engine.clone(),
-        options: options.clone(),
+        engine: tuned.clone(),
         time_control: args.tc,
         concurrency: args.concurrency.max(1),
         openings,
@@ -196,7 +196,7 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
                 Objective::Points => Aim::Points,
             };
             let sample = args.sample.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-            Some(Suite { engine, options, limits, jobs: args.concurrency.max(1), records, sample, aim })
+            Some(Suite { engine: tuned, limits, jobs: args.concurrency.max(1), records, sample, aim })
         }
         None => None,
     };
