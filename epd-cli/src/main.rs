@@ -100,7 +100,7 @@ enum Command {
     /// Run the built-in engine as a UCI engine on standard input and output.
     #[command(display_order = 20, after_help = cmd::uci::after_help())]
     Uci,
-    /// Tune a UCI engine's spin options by SPSA, on game pairs played by Argus or on a test suite.
+    /// Tune a UCI engine's options by SPSA, on game pairs played by Argus or on a test suite.
     #[command(display_order = 19, after_help = cmd::tune::EXAMPLES)]
     Tune(Box<cmd::tune::Args>),
 }

@@ -21,14 +21,14 @@ pub const EXAMPLES: &str = "Examples:
     --pairs 2000 --tc 10+0.1 --concurrency 2 --openings book.epd --dir tune-dev
   epd tune --engine ./dev --param Margin,100,0,400,20,0.002 --param Knight,300,200,400,10,0.002 \\
     --pairs 2000 --tc 10+0.1 --concurrency 2 --openings book.epd --dir tune-dev --resume
-  epd tune --engine epd --engine-arg uci --param MobilityWeight,40,0,400,20,0.002 \\
+  epd tune --engine epd --engine-arg uci --param MobilityWeight,40,0,400,20,0.05 \\
     --suite STS1-STS15_LAN_v3.epd --sample 150 --iterations 200 --nodes 20000 --dir tune-sts
 
 A --param is fishtest's line: NAME,START,MIN,MAX,C_END,R_END (NAME a spin option of the
 engine, its range within the option's; or a check or combo option, tuned as an index into
-its values: false 0, true 1, a combo's vars from 0 in the engine's order). fishtest's schedules: c_k = c / (k + 1)^gamma and
-a_k = a / (A + k + 1)^alpha, with c and a such that the last pair's perturbation is C_END
-and its a_k / c_k^2 is R_END. The state is DIR/tune.json (written after every iteration;
+its values: false 0, true 1, a combo's vars from 0 in the engine's order). fishtest's
+schedules: c_k = c / (k + 1)^gamma and a_k = a / (A + k + 1)^alpha, with c and a such that
+the last pair's perturbation is C_END and its a_k / c_k^2 is R_END. The state is DIR/tune.json (written after every iteration;
 --resume goes on from it), the history DIR/history.csv and DIR/history.jsonl, each
 iteration's games DIR/iterations/N/games.pgn. With --suite, each iteration searches the
 suite (or --sample N of its records, drawn with the iteration's seed) with each probe as
@@ -97,7 +97,8 @@ pub struct Args {
     /// The seed of the perturbations' signs and of the openings' draws.
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
-    /// fishtest's A, the stability constant (default: a tenth of --pairs).
+    /// fishtest's A, the stability constant (default: a tenth of SPSA's N,
+    /// --pairs or --iterations).
     #[arg(long, value_name = "A")]
     stability: Option<f64>,
     /// fishtest's alpha, the decay of a_k.
