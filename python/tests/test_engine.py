@@ -75,3 +75,42 @@ def test_analyse_and_play_take_limits_per_call(tmp_path: Path, epd: str) -> None
         assert engine.play(epdkit.Position(), depth=2) in epdkit.Position().legal_san
     with pytest.raises(ValueError):
         epdkit.Engine.builtin().analyse(epdkit.Position(), depth=0)
+
+
+def test_analyse_leaves_the_engine_as_it_was(tmp_path: Path) -> None:
+    """analyse asks for the counters and may take limits for one call; the
+    file verbs may ask for counters and solution times: none of it stays
+    with the engine."""
+    counters = {"acd", "acn", "acs"}
+    with epdkit.Engine.builtin(depth=2) as engine:
+        assert not counters & set(engine.analyze_record(epdkit.parse(START)))
+        info = engine.analyse(epdkit.Position(), depth=3)
+        assert info.depth == 3 and info.nodes
+        rec = engine.analyze_record(epdkit.parse(START))
+        assert rec["pv"] and not counters & set(rec), "analyse left the counters on"
+        assert engine.analyse(epdkit.Position()).depth == 2, "the engine's own depth is back"
+        text, _ = epdkit.analyze_text(START + "\n", engine=engine, counters=True, solution_time=True)
+        assert "acd" in text and "Solve_ms" in text
+        rec = engine.analyze_record(epdkit.parse(START))
+        assert not counters & set(rec) and "Solve_ms" not in rec, "analyze_text left its flags on"
+        # A per-call limit that is refused changes nothing.
+        with pytest.raises(ValueError, match="nodes must be at least 1"):
+            engine.analyse(epdkit.Position(), nodes=0)
+        assert engine.analyse(epdkit.Position()).depth == 2
+
+
+def test_limits_are_checked_alike_everywhere() -> None:
+    """Engine.builtin, Engine.uci and analyse check limits in one place,
+    with the same messages (the time limit named as the caller named it)."""
+    for bad, message in (({"depth": 0}, "depth must be at least 1"), ({"nodes": 0}, "nodes must be at least 1")):
+        with pytest.raises(ValueError, match=message):
+            epdkit.Engine.builtin(**bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=message):
+            epdkit.Engine._uci("stockfish", (), bad.get("depth"), bad.get("nodes"), None, 1, None)
+        with epdkit.Engine.builtin(depth=1) as engine, pytest.raises(ValueError, match=message):
+            engine.analyse(epdkit.Position(), **bad)  # type: ignore[arg-type]
+    for t in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="movetime must be positive"):
+            epdkit.Engine.builtin(movetime=t)
+        with epdkit.Engine.builtin(depth=1) as engine, pytest.raises(ValueError, match="time must be positive"):
+            engine.analyse(epdkit.Position(), time=t)

@@ -19,6 +19,7 @@ Licensed under MIT OR Apache-2.0.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import datetime
 import errno
@@ -1808,20 +1809,8 @@ class Engine:
         self = cls.__new__(cls)
         self._ptr = ptr
         self.name = name
-        self._limits = (depth, nodes, movetime)
         try:
-            if depth is not None:
-                if depth < 1:
-                    raise ValueError("depth must be at least 1")
-                _check(_c.engine_set_depth(ptr, depth))
-            if nodes is not None:
-                if nodes < 1:
-                    raise ValueError("nodes must be at least 1")
-                _check(_c.engine_set_node_limit(ptr, _c.Int64(nodes >> 32, nodes & 0xFFFFFFFF)))
-            if movetime is not None:
-                if movetime <= 0:
-                    raise ValueError("movetime must be positive")
-                _check(_c.engine_set_time_limit(ptr, max(1, int(round(movetime * 1000)))))
+            self._set_limits(depth, nodes, movetime, "movetime")
             if jobs < 1:
                 raise ValueError("jobs must be at least 1")
             _check(_c.engine_set_jobs(ptr, jobs))
@@ -1829,6 +1818,7 @@ class Engine:
             _c.engine_free(ptr)
             self._ptr = None
             raise
+        self._limits = (depth, nodes, movetime)
         return self
 
     @classmethod
@@ -1894,16 +1884,35 @@ class Engine:
             raise
         return cls._make(ptr, program, depth, nodes, movetime, jobs)
 
-    def _set_limits(self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float]) -> None:
+    def _set_limits(
+        self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float], time_name: str = "time"
+    ) -> None:
+        """Checks the limits and gives them to the library (None: no such
+        limit). The one place limits are checked, for Engine.builtin,
+        Engine.uci and the per-call limits of analyse and play."""
         if depth is not None and depth < 1:
             raise ValueError("depth must be at least 1")
         if nodes is not None and nodes < 1:
             raise ValueError("nodes must be at least 1")
-        if movetime is not None and movetime <= 0:
-            raise ValueError("time must be positive")
+        if movetime is not None and not movetime > 0:
+            raise ValueError(f"{time_name} must be positive")
         _check(_c.engine_set_depth(self._ptr, depth or 0))
         _check(_c.engine_set_node_limit(self._ptr, _int64("nodes", nodes if nodes is not None else -1)))
         _check(_c.engine_set_time_limit(self._ptr, max(1, int(round(movetime * 1000))) if movetime else 0))
+
+    @contextlib.contextmanager
+    def _per_call(self, counters: bool = False, solution_time: bool = False) -> Iterator[None]:
+        """Sets the counters and solution-time flags for one call and puts
+        them back as the engine keeps them (off) after it, whatever
+        happens, so that a later analyze_record writes what it always does."""
+        with _lock_of(self):
+            try:
+                _check(_c.engine_set_counters(self._ptr, 1 if counters else 0))
+                _check(_c.engine_set_solution_time(self._ptr, 1 if solution_time else 0))
+                yield
+            finally:
+                _c.engine_set_counters(self._ptr, 0)
+                _c.engine_set_solution_time(self._ptr, 0)
 
     def analyse(
         self,
@@ -1920,14 +1929,14 @@ class Engine:
         the one kept for analyze_record."""
         rec = Record(position if isinstance(position, Position) else _position_of(position))
         per_call = depth is not None or nodes is not None or time is not None
-        if per_call:
-            self._set_limits(depth, nodes, time)
-        _check(_c.engine_set_counters(self._ptr, 1))
-        try:
-            self.analyze_record(rec)
-        finally:
+        with self._per_call(counters=True):
             if per_call:
-                self._set_limits(*self._limits)
+                self._set_limits(depth, nodes, time)
+            try:
+                self.analyze_record(rec)
+            finally:
+                if per_call:
+                    self._set_limits(*self._limits)
         pv = rec.pv
         return AnalysisInfo(
             score=rec.score,
@@ -2044,9 +2053,7 @@ def _analysis(
 ) -> AnalysisSummary:
     e = _engine_of(engine, **limits)
     s = _c.AnalysisSummary()
-    with _lock_of(e):
-        _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
-        _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
+    with e._per_call(counters, solution_time):
         _check(_c.engine_run_files(e._ptr, goal, _input(input), _path(output, "output"), byref(s)))
     return AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
 
@@ -2059,9 +2066,7 @@ def _analysis_text(
     out = c_void_p()
     n = c_size_t()
     s = _c.AnalysisSummary()
-    with _lock_of(e):
-        _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
-        _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
+    with e._per_call(counters, solution_time):
         _check(_c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
     summary = AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
     return _take(out, n.value).decode("utf-8", "replace"), summary
