@@ -2276,7 +2276,7 @@ epd_status epd_engine_new_builtin(unsigned int hash_mb, struct epd_engine **out_
  * when `argc` is 0). The program is started when a verb runs, once per
  * job, and stopped at its end; a program that cannot be started or does
  * not complete the UCI handshake in 10 s makes the verb fail with
- * EPD_STATUS_ENGINE.
+ * EPD_STATUS_ENGINE. Without a limit it searches 1 second per position.
  */
 epd_status epd_engine_new_uci(const char *program, const char *const *argv, size_t argc, struct epd_engine **out_engine);
 

@@ -721,6 +721,15 @@ fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
     program.start().map_err(|err| engine_error(format!("cannot start the engine: {err}")))
 }
 
+/// A program engine given no limit searches 1 s per position, as `epd
+/// analyze` does: the built-in search would otherwise never end, and a
+/// UCI engine would be sent `go infinite`.
+fn default_time(limits: &mut Limits) {
+    if limits.movetime.is_none() && limits.depth.is_none() && limits.nodes.is_none() {
+        limits.movetime = Some(Duration::from_secs(1));
+    }
+}
+
 /// [`run_engine`] on engines already running.
 fn run_engine_on(
     e: &epd_engine,
@@ -736,12 +745,15 @@ fn run_engine_on(
         EPD_SEARCH_TARGET => Verb::Target,
         _ => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown search goal {goal}"))),
     };
-    let limits = Limits {
+    let mut limits = Limits {
         movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
         depth: (e.depth > 0).then_some(e.depth),
         nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
         ..Limits::default()
     };
+    if e.program.is_some() {
+        default_time(&mut limits);
+    }
     let mut options = AnalysisOptions::new(verb, limits);
     options.counters = e.counters;
     options.solution_time = e.solution_time;

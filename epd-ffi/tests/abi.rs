@@ -783,6 +783,23 @@ fn a_program_engine_is_started_once_for_every_record() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A program engine given no limit searches 1 s per position (the
+/// built-in search would otherwise never end).
+#[test]
+fn a_program_engine_without_limits_searches_one_second() {
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_builtin(0, &mut engine), EPD_STATUS_OK);
+    let (st, rec) = parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK);
+    let start = std::time::Instant::now();
+    assert_eq!(epd_engine_analyze_record(engine, rec), EPD_STATUS_OK, "{}", last_message());
+    let took = start.elapsed();
+    assert!(took >= std::time::Duration::from_millis(900) && took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(canonical(rec).contains(" pm "), "{}", canonical(rec));
+    epd_record_free(rec);
+    epd_engine_free(engine);
+}
+
 /// Buffer functions tell the room they need on EPD_STATUS_BUFFER_TOO_SMALL,
 /// and epd_record_canonical_into reads a const record that threads share.
 #[test]

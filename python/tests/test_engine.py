@@ -8,6 +8,7 @@ Licensed under MIT OR Apache-2.0.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,11 @@ def test_limits_are_checked_alike_everywhere() -> None:
             epdkit.Engine.builtin(movetime=t)
         with epdkit.Engine.builtin(depth=1) as engine, pytest.raises(ValueError, match="time must be positive"):
             engine.analyse(epdkit.Position(), time=t)
+
+
+def test_an_engine_without_limits_searches_one_second() -> None:
+    with epdkit.Engine.builtin() as engine:
+        started = time.monotonic()
+        info = engine.analyse(epdkit.Position())
+        took = time.monotonic() - started
+        assert info.best and 0.9 <= took < 5, took
