@@ -144,6 +144,11 @@ extern "C" {
 #define EPD_OPCODE_BUFFER_SIZE 16
 
 /**
+ * The most lines (MultiPV) a search may be asked for.
+ */
+#define EPD_MAX_LINES 256
+
+/**
  * epd_referee_reply flag: offer a draw with the move.
  */
 #define EPD_REPLY_DRAW_OFFER 1
@@ -153,6 +158,16 @@ extern "C" {
  * 50-move rule) with the move.
  */
 #define EPD_REPLY_DRAW_CLAIM 2
+
+/**
+ * What epd_engine_analyze_position found: one line or more, best first,
+ * and the search's counters. Freed with epd_analysis_free; read with the
+ * epd_analysis_... functions.
+ *
+ * Thread safety: never changed once made: may be read from several
+ * threads at once.
+ */
+typedef struct epd_analysis epd_analysis;
 
 /**
  * The records of a text parsed by epd_batch_parse: one entry per record
@@ -184,6 +199,16 @@ typedef struct epd_diagnostics epd_diagnostics;
  * make thread-safe if engines are used from several threads.
  */
 typedef struct epd_engine epd_engine;
+
+/**
+ * Limits for one search by epd_engine_analyze_position, apart from the
+ * engine's own. Created by epd_limits_new with no limit and one line,
+ * freed with epd_limits_free; each setter replaces its value.
+ *
+ * Thread safety: may be used from any thread; not changed by two at
+ * once, nor while a search that was given it runs.
+ */
+typedef struct epd_limits epd_limits;
 
 /**
  * A list of operands being built for epd_record_set. Created by
@@ -2336,6 +2361,108 @@ epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int 
  * use *out_len, which receives its length).
  */
 epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
+
+/**
+ * Creates limits in *out_limits (free them with epd_limits_free): no
+ * depth, time, node or mate limit, one line.
+ */
+epd_status epd_limits_new(struct epd_limits **out_limits);
+
+/**
+ * Frees limits. Does nothing if `limits` is NULL.
+ */
+void epd_limits_free(struct epd_limits *limits);
+
+/**
+ * The depth limit in plies (0: none).
+ */
+epd_status epd_limits_set_depth(struct epd_limits *limits, unsigned int plies);
+
+/**
+ * The time limit in milliseconds (0: none).
+ */
+epd_status epd_limits_set_time(struct epd_limits *limits, unsigned long milliseconds);
+
+/**
+ * The node limit (see epd_int64; a negative value removes it).
+ */
+epd_status epd_limits_set_nodes(struct epd_limits *limits, struct epd_int64 nodes);
+
+/**
+ * Stop as soon as a mate in at most `moves` moves is found (UCI `go mate
+ * N`; 0: no such aim). It bounds nothing by itself: where there is no
+ * such mate, the search ends at the other limits, or after 1 s with none.
+ */
+epd_status epd_limits_set_mate(struct epd_limits *limits, unsigned int moves);
+
+/**
+ * The number of lines wanted (MultiPV): the best move's principal
+ * variation and those of the next best moves, 1 to EPD_MAX_LINES (0 is
+ * taken as 1; more gives EPD_STATUS_INVALID_ARGUMENT and the limits keep
+ * their value).
+ */
+epd_status epd_limits_set_lines(struct epd_limits *limits, unsigned int lines);
+
+/**
+ * Searches `position` with the engine and gives what it found in
+ * *out_analysis (free it with epd_analysis_free). `limits` are the limits
+ * of this search only; NULL means the engine's own (epd_engine_set_depth,
+ * _time_limit, _node_limit). Nothing of the engine's settings changes.
+ *
+ * An engine made by epd_engine_new_builtin or epd_engine_new_uci runs on
+ * the program kept for epd_engine_analyze_record (started if need be; a
+ * new game first, so a search does not depend on the one before), given
+ * 1 s when it has no time, depth or node limit. A UCI engine that
+ * declares MultiPV is set to the number of lines asked for before the
+ * search. A callback engine (epd_engine_new) is given the depth, time and
+ * node limits and gives one line.
+ *
+ * A position without a legal move is not searched: one line with no move
+ * and the score checkmated or, for stalemate, 0 centipawns. Fails with
+ * EPD_STATUS_ENGINE when the engine cannot be started or fails; then
+ * *out_analysis is not written.
+ */
+epd_status epd_engine_analyze_position(const struct epd_engine *engine, const struct epd_position *position, const struct epd_limits *limits, struct epd_analysis **out_analysis);
+
+/**
+ * Frees an analysis. Does nothing if `analysis` is NULL.
+ */
+void epd_analysis_free(struct epd_analysis *analysis);
+
+/**
+ * The number of lines in *out_count: at least 1, at most the number
+ * asked for (fewer when the position has fewer legal moves or the
+ * engine gave fewer). Line 0 is the best.
+ */
+epd_status epd_analysis_line_count(const struct epd_analysis *analysis, size_t *out_count);
+
+/**
+ * The score of line `index` (0-based) in *out_score, from the side to
+ * move's point of view. EPD_STATUS_NOT_FOUND when the engine gave no
+ * exact score for it; an index past the end gives
+ * EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_analysis_line_score(const struct epd_analysis *analysis, size_t index, struct epd_score *out_score);
+
+/**
+ * Writes the moves of line `index` (0-based; legal one after another
+ * from the position, the first being the line's move) into `moves`
+ * (room for `capacity` moves) and their number into *out_count. With
+ * less room than needed nothing is written to `moves`, the status is
+ * EPD_STATUS_BUFFER_TOO_SMALL and *out_count receives the number of
+ * moves (the room needed). `moves` may be NULL only if `capacity` is 0,
+ * which is how to learn the count alone. A position without a legal move
+ * has one line of no move.
+ */
+epd_status epd_analysis_line_moves(const struct epd_analysis *analysis, size_t index, struct epd_move *moves, size_t capacity, size_t *out_count);
+
+/**
+ * The search's counters: the depth and the selective depth reached in
+ * plies (-1 when the engine did not say), the nodes searched (see
+ * epd_int64; -1 when the engine did not say), and the milliseconds the
+ * search took. Any out-parameter may be NULL if not wanted.
+ */
+epd_status epd_analysis_counters(const struct epd_analysis *analysis, long *out_depth, long *out_seldepth, struct epd_int64 *out_nodes, unsigned long *out_milliseconds);
 
 /**
  * Converts the PGN file at `input_path` to EPD records in the file at

@@ -721,6 +721,42 @@ fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
     program.start().map_err(|err| engine_error(format!("cannot start the engine: {err}")))
 }
 
+/// The limits set on the engine (epd_engine_set_depth, _time_limit,
+/// _node_limit), before any default.
+pub(crate) fn engine_limits(e: &epd_engine) -> Limits {
+    Limits {
+        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
+        depth: (e.depth > 0).then_some(e.depth),
+        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
+        ..Limits::default()
+    }
+}
+
+/// Searches `pos` under `limits` with the engine: its callback (which is
+/// given the depth, time and node limits), or its kept program, started
+/// if need be (given every limit, 1 s when it has none of time, depth
+/// and nodes). Program engines start a new game first, as for
+/// epd_engine_analyze_record, so a search does not depend on the last.
+pub(crate) fn search_position(e: &epd_engine, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis> {
+    if let Some(mut hook) = Hook::of(e, EPD_SEARCH_ANALYZE) {
+        hook.depth = limits.depth.unwrap_or(0);
+        hook.time_ms = limits.movetime.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        hook.nodes = limits.nodes.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        return hook.analyze_with(pos, core::ptr::null(), limits, stop).map_err(|err| engine_error(err.to_string()));
+    }
+    let mut limits = limits.clone();
+    default_time(&mut limits);
+    let mut kept = e.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let engine = match kept.as_mut() {
+        Some(engine) => engine,
+        None => kept.insert(start_program(e)?),
+    };
+    engine
+        .new_game()
+        .and_then(|()| engine.analyze(pos, &limits, stop))
+        .map_err(|err| engine_error(format!("{}: {err}", engine.name())))
+}
+
 /// A program engine given no limit searches 1 s per position, as `epd
 /// analyze` does: the built-in search would otherwise never end, and a
 /// UCI engine would be sent `go infinite`.
@@ -745,12 +781,7 @@ fn run_engine_on(
         EPD_SEARCH_TARGET => Verb::Target,
         _ => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown search goal {goal}"))),
     };
-    let mut limits = Limits {
-        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
-        depth: (e.depth > 0).then_some(e.depth),
-        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
-        ..Limits::default()
-    };
+    let mut limits = engine_limits(e);
     if e.program.is_some() {
         default_time(&mut limits);
     }

@@ -46,6 +46,8 @@ mod analysis;
 
 mod engines;
 
+mod search;
+
 mod pgn;
 
 /// The referee client (§8).
@@ -66,6 +68,7 @@ pub use registers::*;
 pub use report::*;
 pub use san::*;
 pub use score::*;
+pub use search::*;
 pub use select::*;
 pub use verbs::*;
 

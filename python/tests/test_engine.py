@@ -123,3 +123,59 @@ def test_an_engine_without_limits_searches_one_second() -> None:
         info = engine.analyse(epdkit.Position())
         took = time.monotonic() - started
         assert info.best and 0.9 <= took < 5, took
+
+
+MATE_IN_2 = "r4kr1/1b2R1n1/pq4p1/4Q3/1p4P1/5P2/PPP4P/1K2R3 w - -"  # Rf7+ Kxf7 Qe7#
+WAC_001 = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - -"
+
+
+def _engines(stockfish: str) -> "list[epdkit.Engine]":
+    return [epdkit.Engine.builtin(), epdkit.Engine.uci(stockfish, options={"Threads": 1, "Hash": 16})]
+
+
+def test_mate_finds_a_mate_in_two(stockfish: str) -> None:
+    for engine in _engines(stockfish):
+        with engine:
+            info = engine.analyse(MATE_IN_2, mate=2)
+            assert info.score == epdkit.Score.mate_in(2), (engine, info)
+            assert info.best == "Rf7+" and info.pv[-1].endswith("#"), (engine, info)
+            assert engine.play(MATE_IN_2, mate=2) == "Rf7+"
+
+
+def test_multipv_gives_distinct_lines_best_first(stockfish: str) -> None:
+    for engine in _engines(stockfish):
+        with engine:
+            infos = engine.analyse(WAC_001, depth=6, multipv=3)
+            assert isinstance(infos, list) and len(infos) == 3, (engine, infos)
+            assert [i.multipv for i in infos] == [1, 2, 3]
+            firsts = [i.best for i in infos]
+            assert len(set(firsts)) == 3 and None not in firsts, (engine, firsts)
+            scores = [i.score for i in infos]
+            assert all(isinstance(s, epdkit.Score) for s in scores), (engine, scores)
+            assert scores == sorted(scores, reverse=True), (engine, [str(s) for s in scores])  # type: ignore[type-var]
+            assert infos[0].best == "Qg6", (engine, infos[0])
+            for i in infos:
+                assert i.pv and i.pv[0] == i.best and i.depth and i.depth >= 6 and i.seldepth
+                assert i.nodes and i.nps and i.time > 0 and isinstance(i.time, float)
+            # The engine is back to one line afterwards.
+            single = engine.analyse(WAC_001, depth=4)
+            assert isinstance(single, epdkit.AnalysisInfo) and single.multipv == 1
+            rec = engine.analyze_record(epdkit.parse(WAC_001))
+            assert "pv2" not in rec and rec.pv
+            # multipv=1 is a list of one, as in python-chess; fewer lines
+            # than asked for where there are fewer moves.
+            assert len(engine.analyse(WAC_001, depth=2, multipv=1)) == 1
+            two_moves = "7k/8/8/8/8/8/8/K7 w - -"  # Ka2, Kb1, Kb2: three
+            assert len(engine.analyse(two_moves, depth=2, multipv=5)) == 3
+
+
+def test_analyse_of_a_position_without_moves_and_bad_limits() -> None:
+    with epdkit.Engine.builtin(depth=2) as engine:
+        mated = engine.analyse("3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1")
+        assert mated.pv == [] and mated.best is None and mated.score is not None
+        assert mated.score.kind == "checkmated"
+        for bad in ({"mate": 0}, {"multipv": 0}, {"multipv": 257}):
+            with pytest.raises(ValueError):
+                engine.analyse(epdkit.Position(), **bad)  # type: ignore[call-overload]
+        with pytest.raises(TypeError):
+            engine.analyse(epdkit.Position(), multipv=2.0)  # type: ignore[call-overload]

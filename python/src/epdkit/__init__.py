@@ -1887,15 +1887,9 @@ class Engine:
     def _set_limits(
         self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float], time_name: str = "time"
     ) -> None:
-        """Checks the limits and gives them to the library (None: no such
-        limit). The one place limits are checked, for Engine.builtin,
-        Engine.uci and the per-call limits of analyse and play."""
-        if depth is not None and depth < 1:
-            raise ValueError("depth must be at least 1")
-        if nodes is not None and nodes < 1:
-            raise ValueError("nodes must be at least 1")
-        if movetime is not None and not movetime > 0:
-            raise ValueError(f"{time_name} must be positive")
+        """Checks the limits (_check_limits) and gives them to the library
+        (None: no such limit)."""
+        _check_limits(depth, nodes, movetime, time_name=time_name)
         _check(_c.engine_set_depth(self._ptr, depth or 0))
         _check(_c.engine_set_node_limit(self._ptr, _int64("nodes", nodes if nodes is not None else -1)))
         _check(_c.engine_set_time_limit(self._ptr, max(1, int(round(movetime * 1000))) if movetime else 0))
@@ -1914,6 +1908,30 @@ class Engine:
                 _c.engine_set_counters(self._ptr, 0)
                 _c.engine_set_solution_time(self._ptr, 0)
 
+    @overload
+    def analyse(
+        self,
+        position: Union[Position, Text],
+        *,
+        depth: Optional[int] = ...,
+        nodes: Optional[int] = ...,
+        time: Optional[float] = ...,
+        mate: Optional[int] = ...,
+        multipv: None = ...,
+    ) -> "AnalysisInfo": ...
+
+    @overload
+    def analyse(
+        self,
+        position: Union[Position, Text],
+        *,
+        depth: Optional[int] = ...,
+        nodes: Optional[int] = ...,
+        time: Optional[float] = ...,
+        mate: Optional[int] = ...,
+        multipv: int,
+    ) -> List["AnalysisInfo"]: ...
+
     def analyse(
         self,
         position: Union[Position, Text],
@@ -1921,31 +1939,45 @@ class Engine:
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
         time: Optional[float] = None,
-    ) -> "AnalysisInfo":
-        """Analyses `position` (a Position, or FEN or EPD text) with these
-        limits (the engine's own when none is given; `time` in seconds)
-        and returns the score (as Score), the principal variation (SAN),
-        its first move, depth, nodes and seconds. The engine's program is
-        the one kept for analyze_record."""
-        rec = Record(position if isinstance(position, Position) else _position_of(position))
-        per_call = depth is not None or nodes is not None or time is not None
-        with self._per_call(counters=True):
-            if per_call:
-                self._set_limits(depth, nodes, time)
-            try:
-                self.analyze_record(rec)
-            finally:
-                if per_call:
-                    self._set_limits(*self._limits)
-        pv = rec.pv
-        return AnalysisInfo(
-            score=rec.score,
-            pv=pv,
-            best=pv[0] if pv else None,
-            depth=rec.acd,
-            nodes=rec.acn,
-            seconds=rec.acs,
-        )
+        mate: Optional[int] = None,
+        multipv: Optional[int] = None,
+    ) -> Union["AnalysisInfo", List["AnalysisInfo"]]:
+        """Analyses `position` (a Position, or FEN or EPD text), as
+        python-chess's `engine.analyse(board, Limit(...), multipv=...)`.
+
+        Limits: `depth` (plies), `nodes`, `time` (seconds), `mate` (stop
+        at a mate in at most this many moves); when none is given, the
+        engine's own (1 s when it has none). `mate` alone bounds nothing:
+        where there is no such mate the search takes the other limits, 1 s
+        without. They hold for this call only: nothing of the engine
+        changes. The engine's program is the one kept for analyze_record.
+
+        Returns an AnalysisInfo (score as Score, pv in SAN, best move,
+        depth, seldepth, nodes, nps, time, multipv); with `multipv` (1 to
+        256 lines) a list of them, best first, each line starting with
+        another move (fewer when the position has fewer legal moves).
+        """
+        _check_limits(depth, nodes, time, mate=mate, multipv=multipv)
+        pos = position if isinstance(position, Position) else _position_of(position)
+        if depth is None and nodes is None and time is None and mate is None:
+            depth, nodes, time = self._limits
+        limits = c_void_p()
+        _check(_c.limits_new(byref(limits)))
+        analysis = c_void_p()
+        try:
+            _check(_c.limits_set_depth(limits, depth or 0))
+            _check(_c.limits_set_nodes(limits, _int64("nodes", nodes if nodes is not None else -1)))
+            _check(_c.limits_set_time(limits, max(1, int(round(time * 1000))) if time else 0))
+            _check(_c.limits_set_mate(limits, mate or 0))
+            _check(_c.limits_set_lines(limits, multipv or 1))
+            with _lock_of(pos):
+                _check(_c.engine_analyze_position(self._ptr, pos._ptr, limits, byref(analysis)))
+                start = pos.copy()
+            infos = _infos(analysis, start)
+        finally:
+            _c.limits_free(limits)
+            _c.analysis_free(analysis)
+        return infos if multipv is not None else infos[0]
 
     def play(
         self,
@@ -1954,10 +1986,11 @@ class Engine:
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
         time: Optional[float] = None,
+        mate: Optional[int] = None,
     ) -> Optional[str]:
-        """The move the engine plays in `position` (SAN), with these limits;
-        None in a position without a legal move."""
-        return self.analyse(position, depth=depth, nodes=nodes, time=time).best
+        """The move the engine plays in `position` (SAN), with these limits
+        (as analyse); None in a position without a legal move."""
+        return self.analyse(position, depth=depth, nodes=nodes, time=time, mate=mate).best
 
     def close(self) -> None:
         """Stops the engine's program (a UCI engine is sent quit); a later
@@ -1992,16 +2025,96 @@ class Engine:
 
 @dataclass
 class AnalysisInfo:
-    """What Engine.analyse found: the score (None in a position without
-    moves only if the engine gave none), the principal variation in SAN
-    and its first move, the depth, nodes and whole seconds reported."""
+    """One line of what Engine.analyse found, with python-chess's names:
+    the score from the side to move's view (None if the engine gave no
+    exact one), the principal variation in SAN and its first move (an
+    empty pv and None in a position without a legal move), the depth and
+    selective depth in plies, the nodes and nodes per second (None when
+    the engine did not say), the time in seconds, and the line's number
+    (1 for the best line; the counters are the search's, shared by its
+    lines)."""
 
     score: Optional[Score]
     pv: List[str]
     best: Optional[str]
     depth: Optional[int]
+    seldepth: Optional[int]
     nodes: Optional[int]
-    seconds: Optional[int]
+    nps: Optional[int]
+    time: float
+    multipv: int = 1
+
+    @property
+    def seconds(self) -> int:
+        """The whole seconds of `time` (as acs writes them)."""
+        return int(self.time)
+
+
+def _check_limits(
+    depth: Optional[int],
+    nodes: Optional[int],
+    time: Optional[float],
+    *,
+    mate: Optional[int] = None,
+    multipv: Optional[int] = None,
+    time_name: str = "time",
+) -> None:
+    """The one place search limits are checked (Engine.builtin, Engine.uci,
+    analyse and play); the time limit named as the caller names it."""
+    for name, v in (("depth", depth), ("nodes", nodes), ("mate", mate), ("multipv", multipv)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+        if v is not None and v < 1:
+            raise ValueError(f"{name} must be at least 1")
+    if depth is not None and depth > 0xFFFFFFFF:
+        raise ValueError("depth is too large")
+    if mate is not None and mate > 0xFFFFFFFF:
+        raise ValueError("mate is too large")
+    if multipv is not None and multipv > _c.MAX_LINES:
+        raise ValueError(f"multipv must be at most {_c.MAX_LINES}")
+    if time is not None and not time > 0:
+        raise ValueError(f"{time_name} must be positive")
+
+
+def _infos(analysis: c_void_p, start: Position) -> List[AnalysisInfo]:
+    """The lines of an epd_analysis, their moves in SAN from `start`."""
+    depth, seldepth, nodes, ms = c_long(), c_long(), _c.Int64(), c_ulong()
+    _check(_c.analysis_counters(analysis, byref(depth), byref(seldepth), byref(nodes), byref(ms)))
+    n_nodes = (int(nodes.hi) << 32) | int(nodes.lo)
+    seconds = int(ms.value) / 1000
+    count = c_size_t()
+    _check(_c.analysis_line_count(analysis, byref(count)))
+    infos = []
+    for k in range(count.value):
+        s = _c.Score()
+        scored = _c.analysis_line_score(analysis, k, byref(s))
+        if scored not in (_c.OK, _c.NOT_FOUND):
+            _check(scored)
+        n = c_size_t()
+        status = _c.analysis_line_moves(analysis, k, None, 0, byref(n))
+        if status not in (_c.OK, _c.BUFFER_TOO_SMALL):
+            _check(status)
+        moves = (_c.Move * max(1, n.value))()
+        _check(_c.analysis_line_moves(analysis, k, moves, n.value, byref(n)))
+        pos = start.copy()
+        pv = []
+        for i in range(n.value):
+            pv.append(pos._san_of(moves[i]))
+            _check(_c.position_play(pos._ptr, moves[i]))
+        infos.append(
+            AnalysisInfo(
+                score=Score(s.kind, s.value) if scored == _c.OK else None,
+                pv=pv,
+                best=pv[0] if pv else None,
+                depth=None if depth.value < 0 else int(depth.value),
+                seldepth=None if seldepth.value < 0 else int(seldepth.value),
+                nodes=None if n_nodes < 0 else n_nodes,
+                nps=None if n_nodes < 0 or ms.value == 0 else int(n_nodes * 1000 // ms.value),
+                time=seconds,
+                multipv=k + 1,
+            )
+        )
+    return infos
 
 
 def _position_of(text: Text) -> Position:

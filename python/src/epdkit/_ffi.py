@@ -317,6 +317,22 @@ engine_run_files = fn("epd_engine_run_files", P, c_int, c_char_p, c_char_p, POIN
 engine_run_memory = fn(
     "epd_engine_run_memory", P, c_int, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(AnalysisSummary)
 )
+limits_new = fn("epd_limits_new", PP)
+limits_free = void("epd_limits_free", P)
+limits_set_depth = fn("epd_limits_set_depth", P, c_uint)
+limits_set_time = fn("epd_limits_set_time", P, c_ulong)
+limits_set_nodes = fn("epd_limits_set_nodes", P, Int64)
+limits_set_mate = fn("epd_limits_set_mate", P, c_uint)
+limits_set_lines = fn("epd_limits_set_lines", P, c_uint)
+engine_analyze_position = fn("epd_engine_analyze_position", P, P, P, PP)
+analysis_free = void("epd_analysis_free", P)
+analysis_line_count = fn("epd_analysis_line_count", P, POINTER(c_size_t))
+analysis_line_score = fn("epd_analysis_line_score", P, c_size_t, POINTER(Score))
+analysis_line_moves = fn("epd_analysis_line_moves", P, c_size_t, POINTER(Move), c_size_t, POINTER(c_size_t))
+analysis_counters = fn(
+    "epd_analysis_counters", P, POINTER(c_long), POINTER(c_long), POINTER(Int64), POINTER(c_ulong)
+)
+MAX_LINES = 256
 mate_run_files = fn("epd_mate_run_files", c_uint, c_int, c_uint, c_char_p, c_char_p, POINTER(MateSummary))
 mate_run_memory = fn(
     "epd_mate_run_memory", c_uint, c_int, c_uint, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(MateSummary)
