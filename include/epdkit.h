@@ -180,6 +180,25 @@ typedef struct epd_analysis epd_analysis;
 typedef struct epd_batch epd_batch;
 
 /**
+ * A cancel flag: made by epd_cancel_new (lowered), freed with
+ * epd_cancel_free, raised with epd_cancel_raise. An engine given it with
+ * epd_engine_set_cancel watches it: a run of the engine (a file verb,
+ * epd_engine_analyze_record, epd_engine_analyze_position) that sees it
+ * raised stops the search in progress, takes no new record, and fails
+ * with EPD_STATUS_CANCELLED; a file verb's output then holds every record
+ * finished before, each whole. The flag stays raised (so later runs stop
+ * at once) until epd_cancel_reset.
+ *
+ * Thread safety: every epd_cancel_ function may be called from any
+ * thread at any time, several at once, during a run that watches the
+ * flag included; epd_cancel_raise (given a valid handle) is also safe in
+ * a signal handler: it only stores to an atomic flag. Free it only when
+ * no call uses it; an engine keeps the flag alive itself, so the handle
+ * may be freed before the engine.
+ */
+typedef struct epd_cancel epd_cancel;
+
+/**
  * A list of diagnostics, filled by epd_record_parse and
  * epd_record_parse_into. Created by epd_diagnostics_new, freed with
  * epd_diagnostics_free.
@@ -924,6 +943,12 @@ typedef int epd_move_kind;
  * handles passed to the call are still safe to free.
  */
 #define EPD_STATUS_PANIC 20
+
+/**
+ * The run saw its cancel flag raised (epd_cancel_raise) and stopped: a
+ * file verb's output holds the records finished before, each whole.
+ */
+#define EPD_STATUS_CANCELLED 21
 
 /**
  * Read exactly what the specification allows.
@@ -1900,6 +1925,35 @@ epd_status epd_registers_tag_count(const struct epd_registers *registers, size_t
 epd_status epd_registers_tag_at(const struct epd_registers *registers, size_t index, const char **out_name, size_t *out_name_len, const char **out_value, size_t *out_value_len);
 
 /**
+ * Creates a lowered cancel flag in *out_cancel (free it with
+ * epd_cancel_free).
+ */
+epd_status epd_cancel_new(struct epd_cancel **out_cancel);
+
+/**
+ * Frees a cancel flag. Does nothing if `cancel` is NULL. Engines that
+ * watch it keep watching their own reference to it.
+ */
+void epd_cancel_free(struct epd_cancel *cancel);
+
+/**
+ * Raises the flag: the runs that watch it stop as soon as they can
+ * (within the engine's reply to `stop`, a few milliseconds for the
+ * built-in engine). Raising it twice is raising it once.
+ */
+epd_status epd_cancel_raise(const struct epd_cancel *cancel);
+
+/**
+ * Lowers the flag, so that the engines that watch it run again.
+ */
+epd_status epd_cancel_reset(const struct epd_cancel *cancel);
+
+/**
+ * Whether the flag is raised: 1 or 0 in *out_raised.
+ */
+epd_status epd_cancel_is_raised(const struct epd_cancel *cancel, int *out_raised);
+
+/**
  * Creates the settings for `verb` (EPD_VERB_CHECK, EPD_VERB_NORMALIZE,
  * EPD_VERB_PURGE or EPD_VERB_REPAIR) in *out_config, with the defaults:
  * strict reading (repair always reads leniently), invalid records copied
@@ -2237,8 +2291,10 @@ epd_status epd_search_result_set_error(struct epd_search_result *result, const c
  * epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
  * call at a time: calls from several threads wait for each other.
  * Fails with EPD_STATUS_NO_POSITION for a record without a playable
- * position and EPD_STATUS_ENGINE when the callback fails or gives no
- * move or no score; on failure the record is unchanged.
+ * position, EPD_STATUS_ENGINE when the callback fails or gives no
+ * move or no score, EPD_STATUS_CANCELLED when a program engine's cancel
+ * flag is raised (epd_engine_set_cancel); on failure the record is
+ * unchanged.
  */
 epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd_record *record);
 
@@ -2249,6 +2305,18 @@ epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd
  * included.
  */
 epd_status epd_engine_set_jobs(struct epd_engine *engine, unsigned int jobs);
+
+/**
+ * Watches `cancel` (see epd_cancel; NULL: none) in the engine's runs
+ * from now on: the file verbs, epd_engine_analyze_position and (for an
+ * engine made by epd_engine_new_builtin or epd_engine_new_uci)
+ * epd_engine_analyze_record fail with EPD_STATUS_CANCELLED when it is
+ * raised before or during them, the search in progress stopped and the
+ * file verbs having written every record finished before (a search
+ * callback is not interrupted: the run stops after it returns). The engine keeps a reference of its own: the
+ * handle may be freed before the engine. Replaces the flag set before.
+ */
+epd_status epd_engine_set_cancel(struct epd_engine *engine, const struct epd_cancel *cancel);
 
 /**
  * Whether the file verbs write acd, acn and acs (the depth, nodes and
@@ -2274,7 +2342,9 @@ epd_status epd_engine_set_counters(struct epd_engine *engine, int counters);
  *
  * The callback runs on threads the library starts (see
  * epd_engine_set_jobs). Counts go to *out_summary unless it is NULL. The
- * status reports only I/O errors (EPD_STATUS_IO) and bad arguments.
+ * status reports only I/O errors (EPD_STATUS_IO), bad arguments, and a
+ * raised cancel flag (EPD_STATUS_CANCELLED, see epd_engine_set_cancel:
+ * the output then holds the records finished, in order, each whole).
  */
 epd_status epd_engine_run_files(const struct epd_engine *engine, epd_search_goal goal, const char *input_path, const char *output_path, struct epd_analysis_summary *out_summary);
 
@@ -2419,8 +2489,9 @@ epd_status epd_limits_set_lines(struct epd_limits *limits, unsigned int lines);
  *
  * A position without a legal move is not searched: one line with no move
  * and the score checkmated or, for stalemate, 0 centipawns. Fails with
- * EPD_STATUS_ENGINE when the engine cannot be started or fails; then
- * *out_analysis is not written.
+ * EPD_STATUS_ENGINE when the engine cannot be started or fails, and
+ * EPD_STATUS_CANCELLED when its cancel flag (epd_engine_set_cancel) is
+ * raised; then *out_analysis is not written.
  */
 epd_status epd_engine_analyze_position(const struct epd_engine *engine, const struct epd_position *position, const struct epd_limits *limits, struct epd_analysis **out_analysis);
 

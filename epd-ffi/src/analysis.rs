@@ -19,7 +19,8 @@ use epd_core::pipeline::{self, Config};
 use epd_core::{Move, OperandInput, Position, Score};
 use std::fmt;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The search callback: analyze the position of `request` (read it with
@@ -72,6 +73,8 @@ pub struct epd_engine {
     /// epd_engine_stop or epd_engine_free, so that one record after another
     /// costs no new process and the engine keeps what it learned.
     pub(crate) kept: std::sync::Mutex<Option<Box<dyn Engine>>>,
+    /// The cancel flag the engine's runs watch (epd_engine_set_cancel).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// An engine the library starts itself.
@@ -124,6 +127,7 @@ impl epd_engine {
             jobs: 1,
             counters: false,
             kept: std::sync::Mutex::new(None),
+            cancel: None,
         }
     }
 }
@@ -558,8 +562,10 @@ impl Hook {
 /// epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
 /// call at a time: calls from several threads wait for each other.
 /// Fails with EPD_STATUS_NO_POSITION for a record without a playable
-/// position and EPD_STATUS_ENGINE when the callback fails or gives no
-/// move or no score; on failure the record is unchanged.
+/// position, EPD_STATUS_ENGINE when the callback fails or gives no
+/// move or no score, EPD_STATUS_CANCELLED when a program engine's cancel
+/// flag is raised (epd_engine_set_cancel); on failure the record is
+/// unchanged.
 #[no_mangle]
 pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *mut epd_record) -> epd_status {
     guard(|| {
@@ -642,6 +648,26 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
 pub extern "C" fn epd_engine_set_jobs(engine: *mut epd_engine, jobs: c_uint) -> epd_status {
     guard(|| {
         arg_mut(engine, "engine")?.jobs = jobs.max(1);
+        Ok(())
+    })
+}
+
+/// Watches `cancel` (see epd_cancel; NULL: none) in the engine's runs
+/// from now on: the file verbs, epd_engine_analyze_position and (for an
+/// engine made by epd_engine_new_builtin or epd_engine_new_uci)
+/// epd_engine_analyze_record fail with EPD_STATUS_CANCELLED when it is
+/// raised before or during them, the search in progress stopped and the
+/// file verbs having written every record finished before (a search
+/// callback is not interrupted: the run stops after it returns). The engine keeps a reference of its own: the
+/// handle may be freed before the engine. Replaces the flag set before.
+#[no_mangle]
+pub extern "C" fn epd_engine_set_cancel(
+    engine: *mut epd_engine,
+    cancel: *const crate::cancel::epd_cancel,
+) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        e.cancel = if cancel.is_null() { None } else { Some(Arc::clone(&arg_ref(cancel, "cancel")?.flag)) };
         Ok(())
     })
 }
@@ -737,7 +763,23 @@ pub(crate) fn engine_limits(e: &epd_engine) -> Limits {
 /// if need be (given every limit, 1 s when it has none of time, depth
 /// and nodes). Program engines start a new game first, as for
 /// epd_engine_analyze_record, so a search does not depend on the last.
-pub(crate) fn search_position(e: &epd_engine, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis> {
+///
+/// The engine's cancel flag stops the search: then the result is
+/// EPD_STATUS_CANCELLED.
+pub(crate) fn search_position(e: &epd_engine, pos: &Position, limits: &Limits) -> Result<Analysis> {
+    let local = AtomicBool::new(false);
+    let stop = e.cancel.as_deref().unwrap_or(&local);
+    if stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled("the search"));
+    }
+    let found = search_watched(e, pos, limits, stop);
+    if stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled("the search"));
+    }
+    found
+}
+
+fn search_watched(e: &epd_engine, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis> {
     if let Some(mut hook) = Hook::of(e, EPD_SEARCH_ANALYZE) {
         hook.depth = limits.depth.unwrap_or(0);
         hook.time_ms = limits.movetime.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
@@ -788,13 +830,20 @@ fn run_engine_on(
     let mut options = AnalysisOptions::new(verb, limits);
     options.counters = e.counters;
     options.solution_time = e.solution_time;
-    let stop = AtomicBool::new(false);
-    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut ***h, &options, &stop)).collect();
+    let local = AtomicBool::new(false);
+    let stop = e.cancel.as_deref().unwrap_or(&local);
+    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut ***h, &options, stop)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
-    let config = Config { flush_each: true, ..Config::default() };
+    let config = Config { flush_each: true, stop: Some(stop), ..Config::default() };
     let summary = pipeline::run(input, output, &mut workers, &config, &|_, _| {}, &mut |_| {}, &mut |_| {})
         .map_err(|err| crate::verbs::io_error(&err, what))?;
+    if summary.interrupted || stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled(&format!(
+            "{what}: {} records analysed and written",
+            summary.counts.analyzed
+        )));
+    }
     if let Some(o) = Out::optional(out_summary) {
         o.set(epd_analysis_summary::from(&summary));
     }
@@ -818,7 +867,9 @@ fn run_engine_on(
 ///
 /// The callback runs on threads the library starts (see
 /// epd_engine_set_jobs). Counts go to *out_summary unless it is NULL. The
-/// status reports only I/O errors (EPD_STATUS_IO) and bad arguments.
+/// status reports only I/O errors (EPD_STATUS_IO), bad arguments, and a
+/// raised cancel flag (EPD_STATUS_CANCELLED, see epd_engine_set_cancel:
+/// the output then holds the records finished, in order, each whole).
 #[no_mangle]
 pub extern "C" fn epd_engine_run_files(
     engine: *const epd_engine,

@@ -36,6 +36,8 @@ mod score;
 
 mod registers;
 
+mod cancel;
+
 mod verbs;
 
 mod select;
@@ -56,6 +58,7 @@ mod report;
 
 pub use analysis::*;
 pub use batch::*;
+pub use cancel::*;
 pub use diag::*;
 pub use engines::*;
 pub use error::*;

@@ -10,7 +10,6 @@ use crate::score::epd_score;
 use ::epd_engine::Limits;
 use core::ffi::{c_long, c_uint, c_ulong};
 use epd_core::{Move, Score};
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// The most lines (MultiPV) a search may be asked for.
@@ -142,8 +141,9 @@ pub struct epd_analysis {
 ///
 /// A position without a legal move is not searched: one line with no move
 /// and the score checkmated or, for stalemate, 0 centipawns. Fails with
-/// EPD_STATUS_ENGINE when the engine cannot be started or fails; then
-/// *out_analysis is not written.
+/// EPD_STATUS_ENGINE when the engine cannot be started or fails, and
+/// EPD_STATUS_CANCELLED when its cancel flag (epd_engine_set_cancel) is
+/// raised; then *out_analysis is not written.
 #[no_mangle]
 pub extern "C" fn epd_engine_analyze_position(
     engine: *const epd_engine,
@@ -168,8 +168,7 @@ pub extern "C" fn epd_engine_analyze_position(
                 ..Limits::default()
             }
         };
-        let stop = AtomicBool::new(false);
-        let a = search_position(e, &pos, &limits, &stop)?;
+        let a = search_position(e, &pos, &limits)?;
         let mut lines = vec![Line { pv: a.pv, score: a.score }];
         lines.extend(a.lines.into_iter().map(|l| Line { pv: l.pv, score: l.score }));
         lines.truncate(limits.multipv.max(1) as usize);

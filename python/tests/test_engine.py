@@ -8,6 +8,9 @@ Licensed under MIT OR Apache-2.0.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -179,3 +182,60 @@ def test_analyse_of_a_position_without_moves_and_bad_limits() -> None:
                 engine.analyse(epdkit.Position(), **bad)  # type: ignore[call-overload]
         with pytest.raises(TypeError):
             engine.analyse(epdkit.Position(), multipv=2.0)  # type: ignore[call-overload]
+
+
+_INTERRUPTED = """
+import sys, time, epdkit
+started = time.monotonic()
+try:
+    if sys.argv[1] == "target":
+        epdkit.target(sys.argv[2], sys.argv[3], engine="builtin", movetime=0.2)
+    else:
+        with epdkit.Engine.builtin() as engine:
+            engine.analyse(epdkit.Position(), time=60)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt after %.1f s" % (time.monotonic() - started), flush=True)
+    sys.exit(3)
+print("finished", flush=True)
+"""
+
+
+def _interrupt(args: "list[str]", after: float) -> "tuple[int, str, float]":
+    """Runs _INTERRUPTED with `args`, sends it SIGINT `after` seconds in;
+    its exit status, its output, and the seconds from SIGINT to its end."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(after)
+        assert proc.poll() is None, proc.communicate()
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, out + err, time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_ctrl_c_ends_a_file_function_at_once_with_whole_records(tmp_path: Path, corpora: Path) -> None:
+    """SIGINT two seconds into target(..., movetime=0.2) over WAC's 300
+    records: KeyboardInterrupt within a second, and the output holds the
+    records finished, each whole (it used to run all 300, a minute)."""
+    out = tmp_path / "out.epd"
+    code, text, took = _interrupt(["target", str(corpora / "wacnew.epd"), str(out)], 2.0)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.5, f"{took:.2f} s from SIGINT to exit"
+    lines = out.read_bytes().split(b"\n")
+    assert lines[-1] == b"", "the last record is whole"
+    records = [epdkit.parse(line) for line in lines[:-1]]
+    assert 1 <= len(records) < 300, len(records)
+    for rec in records:
+        assert rec.pm and rec.pv and rec.id, str(rec)
+
+
+def test_ctrl_c_ends_a_long_analyse() -> None:
+    code, text, took = _interrupt(["analyse"], 1.0)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.5, f"{took:.2f} s from SIGINT to exit"

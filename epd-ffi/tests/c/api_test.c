@@ -57,7 +57,7 @@ static void test_version(void)
 static void test_status_messages(void)
 {
     int s;
-    for (s = EPD_STATUS_OK; s <= EPD_STATUS_PANIC; s++) {
+    for (s = EPD_STATUS_OK; s <= EPD_STATUS_CANCELLED; s++) {
         CHECK(epd_status_message(s) != NULL && strcmp(epd_status_message(s), "unknown status") != 0);
     }
     CHECK(strcmp(epd_status_message(-1), "unknown status") == 0);
@@ -685,6 +685,57 @@ static void test_analyze_position(void)
     epd_engine_free(engine);
 }
 
+/* A raised cancel flag fails the engine's runs with EPD_STATUS_CANCELLED,
+   leaving the out-parameters alone; lowered, they run again. (Raising it
+   from another thread mid-run is tested from Rust and Python.) */
+static void test_cancel(void)
+{
+    static const char text[] = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - id \"WAC.001\"; bm Qg6;\n";
+    epd_engine *engine = NULL;
+    epd_cancel *cancel = NULL;
+    epd_position *pos = NULL;
+    epd_analysis *analysis = NULL;
+    char *out = NULL;
+    size_t len = 7;
+    int raised = -1;
+    epd_analysis_summary s;
+
+    memset(&s, 0, sizeof s);
+    EXPECT_STATUS(epd_cancel_new(&cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_is_raised(cancel, &raised), EPD_STATUS_OK);
+    CHECK(raised == 0);
+    EXPECT_STATUS(epd_engine_new_builtin(0, &engine), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_set_depth(engine, 3), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_set_cancel(engine, cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_raise(cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_raise(cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_is_raised(cancel, &raised), EPD_STATUS_OK);
+    CHECK(raised == 1);
+    EXPECT_STATUS(epd_engine_run_memory(engine, EPD_SEARCH_TARGET, text, strlen(text), &out, &len, &s),
+                  EPD_STATUS_CANCELLED);
+    CHECK(out == NULL && len == 7 && s.records == 0);
+    EXPECT_STATUS(epd_position_new(&pos), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, NULL, &analysis), EPD_STATUS_CANCELLED);
+    CHECK(analysis == NULL);
+    EXPECT_STATUS(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_run_memory(engine, EPD_SEARCH_TARGET, text, strlen(text), &out, &len, &s), EPD_STATUS_OK);
+    CHECK(out != NULL && s.solved == 1);
+    epd_string_free(out);
+    /* The engine keeps the flag: the handle may go first; NULL removes it. */
+    epd_cancel_free(cancel);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, NULL, &analysis), EPD_STATUS_OK);
+    epd_analysis_free(analysis);
+    EXPECT_STATUS(epd_engine_set_cancel(engine, NULL), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_new(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_cancel_raise(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_cancel_reset(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_cancel_is_raised(NULL, &raised), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_engine_set_cancel(NULL, NULL), EPD_STATUS_NULL_POINTER);
+    epd_cancel_free(NULL);
+    epd_position_free(pos);
+    epd_engine_free(engine);
+}
+
 int main(void)
 {
     test_version();
@@ -701,6 +752,7 @@ int main(void)
     test_int64();
     test_batches_and_tools();
     test_analyze_position();
+    test_cancel();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import (
     IO,
     Any,
+    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -318,6 +319,61 @@ def _error(status: int, filename: Any = None) -> EpdError:
 def _check(status: int) -> None:
     if status != _c.OK:
         raise _error(status)
+
+
+def _interruptible(call: Callable[[], int], cancel: c_void_p) -> None:
+    """Runs `call` (a library call that returns a status) and raises its
+    error, if any, so that Ctrl-C can end it.
+
+    Python handles SIGINT only on the main thread and only between
+    bytecodes, never during a library call. So on the main thread the call
+    runs on a worker thread while the main thread waits for it: on
+    KeyboardInterrupt the `cancel` flag (an epd_cancel the call watches)
+    is raised, the call is waited for (it stops within the engine's reply
+    to `stop`, having written the records it finished), and
+    KeyboardInterrupt is raised again. The main thread never leaves while
+    the call runs, so nothing it then does (closing the engine, say) can
+    meet the call. Elsewhere the call runs on the calling thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        _check(call())
+        return
+    outcome: List[Optional[BaseException]] = []
+    # Released by the worker when the call has returned. (Not Thread.join:
+    # a join interrupted by Ctrl-C may take a running thread for ended.)
+    done = threading.Lock()
+    done.acquire()
+
+    def work() -> None:
+        try:
+            status = call()
+            # The last error is per thread: read it on this one.
+            outcome.append(None if status == _c.OK else _error(status))
+        except BaseException as e:  # handed to the main thread
+            outcome.append(e)
+        finally:
+            done.release()
+
+    worker = threading.Thread(target=work, name="epdkit-call", daemon=True)
+    interrupted = False
+    try:
+        worker.start()
+    except KeyboardInterrupt:
+        # Ctrl-C while the thread was being started: it may or may not run
+        # the call; with the flag raised, a call that begins ends at once.
+        _c.cancel_raise(cancel)
+        done.acquire(timeout=10)
+        raise
+    while not outcome:
+        try:
+            done.acquire(timeout=0.25)
+        except KeyboardInterrupt:
+            interrupted = True
+            _c.cancel_raise(cancel)
+    if interrupted:
+        raise KeyboardInterrupt
+    if outcome[0] is not None:
+        raise outcome[0]
 
 
 def _bytes(text: Any, what: str = "text") -> bytes:
@@ -1894,6 +1950,19 @@ class Engine:
         _check(_c.engine_set_node_limit(self._ptr, _int64("nodes", nodes if nodes is not None else -1)))
         _check(_c.engine_set_time_limit(self._ptr, max(1, int(round(movetime * 1000))) if movetime else 0))
 
+    def _interruptibly(self, call: Callable[[], int]) -> None:
+        """Runs `call`, a library call on this engine, so that Ctrl-C ends
+        it (see _interruptible): with a cancel flag of its own, watched by
+        the engine for this call only."""
+        cancel = c_void_p()
+        _check(_c.cancel_new(byref(cancel)))
+        try:
+            _check(_c.engine_set_cancel(self._ptr, cancel))
+            _interruptible(call, cancel)
+        finally:
+            _c.engine_set_cancel(self._ptr, None)
+            _c.cancel_free(cancel)
+
     @contextlib.contextmanager
     def _per_call(self, counters: bool = False, solution_time: bool = False) -> Iterator[None]:
         """Sets the counters and solution-time flags for one call and puts
@@ -1971,7 +2040,7 @@ class Engine:
             _check(_c.limits_set_mate(limits, mate or 0))
             _check(_c.limits_set_lines(limits, multipv or 1))
             with _lock_of(pos):
-                _check(_c.engine_analyze_position(self._ptr, pos._ptr, limits, byref(analysis)))
+                self._interruptibly(lambda: _c.engine_analyze_position(self._ptr, pos._ptr, limits, byref(analysis)))
                 start = pos.copy()
             infos = _infos(analysis, start)
         finally:
@@ -2019,7 +2088,8 @@ class Engine:
         if not isinstance(record, Record):
             raise TypeError(f"analyze_record takes a Record, not {type(record).__name__}")
         with _lock_of(record):
-            _check(_c.engine_analyze_record(self._ptr, record._p))
+            handle = record._p  # here: the worker thread must take no lock the caller holds
+            self._interruptibly(lambda: _c.engine_analyze_record(self._ptr, handle))
         return record
 
 
@@ -2166,8 +2236,9 @@ def _analysis(
 ) -> AnalysisSummary:
     e = _engine_of(engine, **limits)
     s = _c.AnalysisSummary()
+    source, target = _input(input), _path(output, "output")
     with e._per_call(counters, solution_time):
-        _check(_c.engine_run_files(e._ptr, goal, _input(input), _path(output, "output"), byref(s)))
+        e._interruptibly(lambda: _c.engine_run_files(e._ptr, goal, source, target, byref(s)))
     return AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
 
 
@@ -2180,7 +2251,7 @@ def _analysis_text(
     n = c_size_t()
     s = _c.AnalysisSummary()
     with e._per_call(counters, solution_time):
-        _check(_c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
+        e._interruptibly(lambda: _c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
     summary = AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
     return _take(out, n.value).decode("utf-8", "replace"), summary
 
