@@ -435,6 +435,8 @@ typedef struct epd_diagnostic {
     epd_severity severity;
     /**
      * The code's number: 12 for E012. Codes are stable, never reused.
+     * P codes share numbers with E codes (P010 and E010 are both 10):
+     * code_text tells them apart.
      */
     int code;
     /**
@@ -786,7 +788,8 @@ typedef unsigned int epd_pgn_flags;
 /**
  * Receives one problem of a conversion: its 1-based line and column (0
  * when it concerns a whole game), whether it is an error (non-zero: the
- * rest of that game was not converted) and a NUL-terminated message
+ * rest of that game was not converted; epd_pgn_code gives the
+ * diagnostic code of each kind) and a NUL-terminated message
  * (borrowed for the call). Return 0 to go on, non-zero to stop (the
  * conversion then fails with EPD_STATUS_CALLBACK).
  */
@@ -1478,6 +1481,30 @@ epd_status epd_diagnostics_error_count(const struct epd_diagnostics *diagnostics
  * EPD_STATUS_INVALID_ARGUMENT.
  */
 epd_status epd_diagnostics_get(const struct epd_diagnostics *diagnostics, size_t index, struct epd_diagnostic *out_diagnostic);
+
+/**
+ * The number of diagnostic codes in the library's table (every code its
+ * diagnostics and failures can carry, as docs/diagnostics.md lists them)
+ * in *out_count.
+ */
+epd_status epd_code_count(size_t *out_count);
+
+/**
+ * Entry `index` (0-based, in numeric order: E codes, then P codes) of
+ * the code table: the code as printed ("E012", "P010"; as in
+ * epd_diagnostic.code_text) in *out_code, and one line on what it means
+ * in *out_summary. Both strings are static: valid for the life of the
+ * program, never freed. Either out-parameter may be NULL if not wanted.
+ * An index past the end gives EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_code_at(size_t index, const char **out_code, const char **out_summary);
+
+/**
+ * The index in the code table (see epd_code_at) of a code written as
+ * `epd explain` reads it: "E012", "e12", "12" (an E code), "P010"; in
+ * *out_index. EPD_STATUS_NOT_FOUND when there is no such code.
+ */
+epd_status epd_code_find(const char *code, size_t *out_index);
 
 /**
  * Parses one record from `len` bytes at `line` (without its line
@@ -2534,6 +2561,15 @@ epd_status epd_analysis_line_moves(const struct epd_analysis *analysis, size_t i
  * search took. Any out-parameter may be NULL if not wanted.
  */
 epd_status epd_analysis_counters(const struct epd_analysis *analysis, long *out_depth, long *out_seldepth, struct epd_int64 *out_nodes, unsigned long *out_milliseconds);
+
+/**
+ * The diagnostic code of a problem given to an epd_pgn_report_callback,
+ * as `epd from-pgn` prints it: "P010" when `error` is non-zero (the rest
+ * of the game was not converted), "P011" otherwise (an irregularity that
+ * was accepted). The string is static: never free it. Its entry in the
+ * code table is found with epd_code_find.
+ */
+epd_status epd_pgn_code(int error, const char **out_code);
 
 /**
  * Converts the PGN file at `input_path` to EPD records in the file at

@@ -736,6 +736,43 @@ static void test_cancel(void)
     epd_engine_free(engine);
 }
 
+/* The code table: every code as text with its summary; E010 and P010,
+   the same number, are two entries; the PGN callback's two kinds map to
+   P010 and P011. */
+static void test_code_table(void)
+{
+    size_t n = 0, i, e10 = 1000, p10 = 1000, ten = 1000, untouched = 12345;
+    const char *code = NULL, *summary = NULL, *pgn = NULL;
+
+    EXPECT_STATUS(epd_code_count(&n), EPD_STATUS_OK);
+    CHECK(n > 30);
+    for (i = 0; i < n; i++) {
+        EXPECT_STATUS(epd_code_at(i, &code, &summary), EPD_STATUS_OK);
+        CHECK(strlen(code) == 4 && (code[0] == 'E' || code[0] == 'P') && strlen(summary) > 10);
+    }
+    EXPECT_STATUS(epd_code_at(0, &code, NULL), EPD_STATUS_OK);
+    CHECK(strcmp(code, "E001") == 0);
+    EXPECT_STATUS(epd_code_at(n, &code, &summary), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(strcmp(code, "E001") == 0);
+    EXPECT_STATUS(epd_code_find("E010", &e10), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_code_find("P010", &p10), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_code_find("10", &ten), EPD_STATUS_OK);
+    CHECK(e10 == ten && e10 != p10 && p10 < n);
+    EXPECT_STATUS(epd_code_at(p10, &code, &summary), EPD_STATUS_OK);
+    CHECK(strcmp(code, "P010") == 0 && strstr(summary, "PGN") != NULL);
+    EXPECT_STATUS(epd_code_find("X12", &untouched), EPD_STATUS_NOT_FOUND);
+    EXPECT_STATUS(epd_code_find("E026", &untouched), EPD_STATUS_NOT_FOUND);
+    CHECK(untouched == 12345);
+    EXPECT_STATUS(epd_pgn_code(1, &pgn), EPD_STATUS_OK);
+    CHECK(strcmp(pgn, "P010") == 0);
+    EXPECT_STATUS(epd_pgn_code(0, &pgn), EPD_STATUS_OK);
+    CHECK(strcmp(pgn, "P011") == 0);
+    EXPECT_STATUS(epd_code_count(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_code_find(NULL, &untouched), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_code_find("E012", NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_pgn_code(1, NULL), EPD_STATUS_NULL_POINTER);
+}
+
 int main(void)
 {
     test_version();
@@ -753,6 +790,7 @@ int main(void)
     test_batches_and_tools();
     test_analyze_position();
     test_cancel();
+    test_code_table();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -81,6 +81,7 @@ __all__ = [
     "analyze_text",
     "check",
     "check_text",
+    "diagnostic_codes",
     "from_pgn",
     "library_version",
     "mate",
@@ -446,6 +447,48 @@ class Diagnostic:
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}: {self.severity}[{self.code}]: {self.message}"
+
+    @property
+    def summary(self) -> str:
+        """One line on what the code means, from the library's code table
+        ("" for a code the table does not have)."""
+        return diagnostic_codes().get(self.code, "")
+
+
+@functools.lru_cache(maxsize=None)
+def _code_table() -> Tuple[Tuple[str, str], ...]:
+    n = c_size_t()
+    _check(_c.code_count(byref(n)))
+    table = []
+    for i in range(n.value):
+        code, summary = c_char_p(), c_char_p()
+        _check(_c.code_at(i, byref(code), byref(summary)))
+        table.append(((code.value or b"").decode(), (summary.value or b"").decode("utf-8", "replace")))
+    return tuple(table)
+
+
+def diagnostic_codes() -> Dict[str, str]:
+    """Every diagnostic code the library gives ("E001" .. "E034" for
+    records, "P001" .. "P011" for perft suites and PGN), each with one
+    line on what it means: the library's own table, as `epd explain` and
+    docs/diagnostics.md give it. Codes are strings: the P codes share
+    their numbers with E codes (P010 and E010 are both 10).
+
+    >>> diagnostic_codes()["E012"]
+    'pm is not the first move of pv'
+    >>> [c for c in diagnostic_codes() if c.startswith("P01")]
+    ['P010', 'P011']
+    """
+    return dict(_code_table())
+
+
+@functools.lru_cache(maxsize=None)
+def _pgn_code(error: bool) -> str:
+    """The code of a PGN problem: P010 for an error, P011 for a warning
+    (from the library, as `epd from-pgn` prints them)."""
+    code = c_char_p()
+    _check(_c.pgn_code(1 if error else 0, byref(code)))
+    return (code.value or b"").decode()
 
 
 def _diagnostics(handle: c_void_p) -> List[Diagnostic]:
@@ -2359,8 +2402,9 @@ def mate_text(text: Text, moves: int, *, single_pass: bool = False, jobs: int = 
 
 @dataclass
 class PgnSummary:
-    """Counts of a PGN conversion, and its problems (Diagnostic with code
-    P001 for an error that cut a game short, P002 for a warning)."""
+    """Counts of a PGN conversion, and its problems: each a Diagnostic
+    with the code `epd from-pgn` prints, P010 for an error that cut a game
+    short, P011 for an irregularity that was accepted."""
 
     games: int
     complete: int
@@ -2405,7 +2449,7 @@ def from_pgn(
 
     def report(_user: Any, line: int, column: int, error: int, message: bytes) -> int:
         found.append(
-            Diagnostic("error" if error else "warning", "P001" if error else "P002", int(line), int(column),
+            Diagnostic("error" if error else "warning", _pgn_code(bool(error)), int(line), int(column),
                        message.decode("utf-8", "replace"))
         )
         return 0

@@ -202,6 +202,12 @@ batch_free = void("epd_batch_free", P)
 engine_free = void("epd_engine_free", P)
 report_config_free = void("epd_report_config_free", P)
 
+# The diagnostic code table.
+code_count = fn("epd_code_count", POINTER(c_size_t))
+code_at = fn("epd_code_at", c_size_t, POINTER(c_char_p), POINTER(c_char_p))
+code_find = fn("epd_code_find", c_char_p, POINTER(c_size_t))
+pgn_code = fn("epd_pgn_code", c_int, POINTER(c_char_p))
+
 # Positions and moves.
 position_new = fn("epd_position_new", PP)
 position_from_fen = fn("epd_position_from_fen", c_char_p, c_size_t, c_int, PP)
