@@ -4,7 +4,9 @@
 # manylinux by auditwheel; installed into fresh virtual environments of
 # two Python versions; type-checked with mypy --strict, and tested with
 # pytest from outside the checkout's source tree, so the tests can only
-# pass through the installed wheel. Needs target/release/epd (the tests
+# pass through the installed wheel (tests/test_docs.py among them: the
+# docstrings, the doctests of epdkit and epdkit.dask, and the Python
+# examples of python/README.md and docs/python.md). Needs target/release/epd (the tests
 # compare against the CLI). Called by .ci/ffi.sh; runs alone too:
 #   bash .ci/python.sh
 set -euo pipefail

@@ -7,8 +7,11 @@ verbs, engines and reports, over libepdkit, the C library of EPD Kit.
     ['Qg6']
     >>> str(rec)
     '2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";'
-    >>> for rec in epdkit.read("suite.epd"):          # doctest: +SKIP
-    ...     print(rec.line, rec.id, rec.position.legal_moves[:3])
+    >>> import io
+    >>> suite = io.StringIO('4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id "castle";\\n')  # or a path
+    >>> for rec in epdkit.read(suite):
+    ...     print(rec.line, rec.id, rec.bm, rec.position.legal_san[:3])
+    1 castle ['O-O'] ['Kd1', 'Kf1', 'Kd2']
 
 The package is a client of the library's C ABI (include/epdkit.h) through
 ctypes: every rule lives in the library, none is repeated here. The wheel
@@ -617,12 +620,25 @@ class Position:
 
     @property
     def halfmove_clock(self) -> int:
+        """Plies since the last capture or pawn move (FEN's fifth field;
+        0 for a position read from EPD's four fields).
+
+        >>> Position("4k3/8/8/8/8/8/8/4K2R w K - 12 40").halfmove_clock
+        12
+        """
         h = c_ulong()
         _check(_c.position_counters(self._ptr, byref(h), None))
         return int(h.value)
 
     @property
     def fullmove_number(self) -> int:
+        """The number of the move about to be played (FEN's sixth field;
+        1 for a position read from EPD's four fields), counted on after
+        each of Black's moves.
+
+        >>> p = Position(); _ = p.push("e4"); _ = p.push("e5"); p.fullmove_number
+        2
+        """
         f = c_ulong()
         _check(_c.position_counters(self._ptr, None, byref(f)))
         return int(f.value)
@@ -718,6 +734,12 @@ class Position:
         return True
 
     def is_capture(self, move: str) -> bool:
+        """Whether the legal move `move` (UCI or SAN) takes a piece (en
+        passant included). Raises MoveError for a move that is not legal.
+
+        >>> Position("4k3/8/8/3p4/4P3/8/8/4K3 w - -").is_capture("exd5")
+        True
+        """
         c = c_int()
         _check(_c.position_is_capture(self._ptr, self._parse(move), byref(c)))
         return bool(c.value)
@@ -763,15 +785,27 @@ class Position:
         return [name for bit, name in enumerate(_STATUS) if f & (1 << bit)]
 
     def is_check(self) -> bool:
+        """The side to move is in check."""
         return bool(self._flags() & 1)
 
     def is_checkmate(self) -> bool:
+        """The side to move is in check and has no legal move.
+
+        >>> Position("6k1/5ppp/8/8/8/8/8/R5K1 w - -").is_checkmate()
+        False
+        >>> Position("R5k1/5ppp/8/8/8/8/8/6K1 b - -").is_checkmate()
+        True
+        """
         return bool(self._flags() & 2)
 
     def is_stalemate(self) -> bool:
+        """The side to move is not in check and has no legal move."""
         return bool(self._flags() & 4)
 
     def is_insufficient_material(self) -> bool:
+        """Neither side has the material to mate (FIDE's dead positions
+        by material: bare kings, a lone minor piece, bishops all on one
+        colour)."""
         return bool(self._flags() & 8)
 
     def is_fifty_moves(self) -> bool:
@@ -792,8 +826,8 @@ class Score:
 
     >>> Score.mate_in(3).ce
     32762
-    >>> str(Score.from_ce(-32764))
-    'mated in 2'
+    >>> str(Score.from_ce(-32763))
+    '#-2'
     >>> Score.mate_in(3).after_move()
     Score.mated_in(2)
     """
@@ -810,6 +844,13 @@ class Score:
 
     @staticmethod
     def from_ce(ce: int) -> "Score":
+        """The Score a ce value means (section 6.7): centipawns up to
+        32000 either way, mates beyond. Raises EpdValueError outside
+        -32768..32767.
+
+        >>> Score.from_ce(32764)
+        Score.mate_in(2)
+        """
         s = _c.Score()
         _check(_c.score_from_ce(int(ce), byref(s)))
         return Score(s.kind, s.value)
@@ -843,6 +884,12 @@ class Score:
 
     @staticmethod
     def from_dm(dm: int) -> "Score":
+        """The Score of a dm value: mate in `dm` moves for the side to move
+        (dm is at least 1).
+
+        >>> Score.from_dm(3) == Score.mate_in(3)
+        True
+        """
         s = _c.Score()
         _check(_c.score_from_dm(int(dm), byref(s)))
         return Score(s.kind, s.value)
@@ -860,6 +907,11 @@ class Score:
 
     @property
     def ce(self) -> int:
+        """The score as a ce value (section 6.7: mate in N is 32768 - 2N).
+
+        >>> Score.centipawns(35).ce
+        35
+        """
         out = c_long()
         _check(_c.score_to_ce(self._s, byref(out)))
         return int(out.value)
@@ -875,6 +927,7 @@ class Score:
         return int(out.value)
 
     def is_mate(self) -> bool:
+        """A mate for either side, or the side to move checkmated."""
         return self.kind in ("mate_in", "mated_in", "checkmated")
 
     def to_uci(self) -> Tuple[str, int]:
@@ -1346,6 +1399,8 @@ class Invalid:
     raw: bytes = b""
 
     def error(self, path: Optional[str] = None) -> InvalidRecordError:
+        """The InvalidRecordError that `read` would have raised for this
+        line (with `path`, if given, for its message)."""
         return InvalidRecordError("invalid record", self.diagnostics, path=path)
 
 
@@ -1886,8 +1941,12 @@ def _find_program(name: str) -> str:
 class Engine:
     """An engine for analyze/target: the built-in search or a UCI program.
 
-    >>> e = Engine.builtin(depth=6)                                # doctest: +SKIP
-    >>> e = Engine.uci("stockfish", nodes=100_000, options={"Threads": 1})  # doctest: +SKIP
+    >>> with Engine.builtin(depth=4) as e:
+    ...     e.play("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - -")
+    'Rd8#'
+
+    `Engine.uci("stockfish", nodes=100_000, options={"Threads": 1})` is a
+    UCI engine, found on PATH or in /usr/games.
 
     Limits: `depth` (plies), `nodes`, `movetime` (seconds per position;
     the default when no limit is given is 1 s); `jobs` engines run at once
