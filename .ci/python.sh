@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The Python package (python/): built once into a wheel by pip through
-# setuptools-rust, tagged py3-none (ctypes needs no CPython ABI) and made
-# manylinux by auditwheel; installed into fresh virtual environments of
-# two Python versions; type-checked with mypy --strict, and tested with
-# pytest from outside the checkout's source tree, so the tests can only
-# pass through the installed wheel. Needs target/release/epd (the tests
-# compare against the CLI). Called by .ci/ffi.sh; runs alone too:
+# setuptools-rust (and once more from its sdist, unpacked outside the
+# checkout, to show the sdist is self-contained), tagged py3-none (ctypes
+# needs no CPython ABI) and made manylinux by auditwheel; installed into
+# fresh virtual environments of two Python versions; type-checked with
+# mypy --strict, and tested with pytest from outside the checkout's
+# source tree, so the tests can only pass through the installed wheel
+# (tests/test_docs.py among them: the docstrings, the doctests of epdkit
+# and epdkit.dask, and the Python examples of python/README.md and
+# docs/python.md). Needs target/release/epd (the tests compare against
+# the CLI). Called by .ci/ffi.sh; runs alone too:
 #   bash .ci/python.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +38,25 @@ case "$(basename "$WHEEL")" in
   *-py3-none-manylinux*.whl) echo "wheel: $(basename "$WHEEL")" ;;
   *) echo "auditwheel did not make a manylinux wheel: $WHEEL"; exit 1 ;;
 esac
+
+step "the sdist: python -m build --sdist ./python, then pip wheel from it elsewhere"
+# The sdist must build where the checkout is out of reach: setup.py
+# copies the crates libepdkit is built from into its rust/ (with the lock
+# file cut down to them). It is unpacked in a temporary directory and
+# built there, with the checkout's target directory for cargo, where the
+# wheel above left the dependencies built (about 45 s: only the five
+# crates, at their new path, are compiled again).
+"$VENV/bin/python" -m pip install --quiet build
+"$VENV/bin/python" -m build --sdist --outdir "$WORK/sdist" ./python > "$WORK/sdist.log" 2>&1 || { cat "$WORK/sdist.log"; exit 1; }
+mkdir "$WORK/unpacked"
+tar -xzf "$WORK"/sdist/epdkit-*.tar.gz -C "$WORK/unpacked"
+unpacked="$(ls -d "$WORK"/unpacked/epdkit-*)"
+test ! -e "$unpacked/../epd-ffi" && test -f "$unpacked/rust/epd-ffi/Cargo.toml"
+( cd "$WORK" && CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" \
+    "$VENV/bin/python" -m pip wheel --quiet --no-deps "$unpacked" -w "$WORK/from-sdist" )
+from_sdist="$(ls "$WORK"/from-sdist/epdkit-*-py3-none-linux_*.whl)"
+"$VENV/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); assert any(n.startswith("epdkit/libepdkit") for n in names), names' "$from_sdist"
+echo "sdist: $(basename "$WORK"/sdist/epdkit-*.tar.gz) ($(tar -tzf "$WORK"/sdist/epdkit-*.tar.gz | wc -l) files) builds $(basename "$from_sdist") outside the checkout"
 
 step "$(python3 --version): pip install the wheel [dask,test]"
 # pytest, python-chess (the differential test's oracle, GPL: a test

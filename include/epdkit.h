@@ -144,6 +144,11 @@ extern "C" {
 #define EPD_OPCODE_BUFFER_SIZE 16
 
 /**
+ * The most lines (MultiPV) a search may be asked for.
+ */
+#define EPD_MAX_LINES 256
+
+/**
  * epd_referee_reply flag: offer a draw with the move.
  */
 #define EPD_REPLY_DRAW_OFFER 1
@@ -155,6 +160,16 @@ extern "C" {
 #define EPD_REPLY_DRAW_CLAIM 2
 
 /**
+ * What epd_engine_analyze_position found: one line or more, best first,
+ * and the search's counters. Freed with epd_analysis_free; read with the
+ * epd_analysis_... functions.
+ *
+ * Thread safety: never changed once made: may be read from several
+ * threads at once.
+ */
+typedef struct epd_analysis epd_analysis;
+
+/**
  * The records of a text parsed by epd_batch_parse: one entry per record
  * line with its diagnostics, and the canonical text of each valid record,
  * from which epd_batch_record builds the record when it is first asked
@@ -163,6 +178,25 @@ extern "C" {
  * Thread safety: may be used from any thread, from one at a time.
  */
 typedef struct epd_batch epd_batch;
+
+/**
+ * A cancel flag: made by epd_cancel_new (lowered), freed with
+ * epd_cancel_free, raised with epd_cancel_raise. An engine given it with
+ * epd_engine_set_cancel watches it: a run of the engine (a file verb,
+ * epd_engine_analyze_record, epd_engine_analyze_position) that sees it
+ * raised stops the search in progress, takes no new record, and fails
+ * with EPD_STATUS_CANCELLED; a file verb's output then holds every record
+ * finished before, each whole. The flag stays raised (so later runs stop
+ * at once) until epd_cancel_reset.
+ *
+ * Thread safety: every epd_cancel_ function may be called from any
+ * thread at any time, several at once, during a run that watches the
+ * flag included; epd_cancel_raise (given a valid handle) is also safe in
+ * a signal handler: it only stores to an atomic flag. Free it only when
+ * no call uses it; an engine keeps the flag alive itself, so the handle
+ * may be freed before the engine.
+ */
+typedef struct epd_cancel epd_cancel;
 
 /**
  * A list of diagnostics, filled by epd_record_parse and
@@ -184,6 +218,16 @@ typedef struct epd_diagnostics epd_diagnostics;
  * make thread-safe if engines are used from several threads.
  */
 typedef struct epd_engine epd_engine;
+
+/**
+ * Limits for one search by epd_engine_analyze_position, apart from the
+ * engine's own. Created by epd_limits_new with no limit and one line,
+ * freed with epd_limits_free; each setter replaces its value.
+ *
+ * Thread safety: may be used from any thread; not changed by two at
+ * once, nor while a search that was given it runs.
+ */
+typedef struct epd_limits epd_limits;
 
 /**
  * A list of operands being built for epd_record_set. Created by
@@ -391,6 +435,8 @@ typedef struct epd_diagnostic {
     epd_severity severity;
     /**
      * The code's number: 12 for E012. Codes are stable, never reused.
+     * P codes share numbers with E codes (P010 and E010 are both 10):
+     * code_text tells them apart.
      */
     int code;
     /**
@@ -742,7 +788,8 @@ typedef unsigned int epd_pgn_flags;
 /**
  * Receives one problem of a conversion: its 1-based line and column (0
  * when it concerns a whole game), whether it is an error (non-zero: the
- * rest of that game was not converted) and a NUL-terminated message
+ * rest of that game was not converted; epd_pgn_code gives the
+ * diagnostic code of each kind) and a NUL-terminated message
  * (borrowed for the call). Return 0 to go on, non-zero to stop (the
  * conversion then fails with EPD_STATUS_CALLBACK).
  */
@@ -899,6 +946,12 @@ typedef int epd_move_kind;
  * handles passed to the call are still safe to free.
  */
 #define EPD_STATUS_PANIC 20
+
+/**
+ * The run saw its cancel flag raised (epd_cancel_raise) and stopped: a
+ * file verb's output holds the records finished before, each whole.
+ */
+#define EPD_STATUS_CANCELLED 21
 
 /**
  * Read exactly what the specification allows.
@@ -1430,6 +1483,30 @@ epd_status epd_diagnostics_error_count(const struct epd_diagnostics *diagnostics
 epd_status epd_diagnostics_get(const struct epd_diagnostics *diagnostics, size_t index, struct epd_diagnostic *out_diagnostic);
 
 /**
+ * The number of diagnostic codes in the library's table (every code its
+ * diagnostics and failures can carry, as docs/diagnostics.md lists them)
+ * in *out_count.
+ */
+epd_status epd_code_count(size_t *out_count);
+
+/**
+ * Entry `index` (0-based, in numeric order: E codes, then P codes) of
+ * the code table: the code as printed ("E012", "P010"; as in
+ * epd_diagnostic.code_text) in *out_code, and one line on what it means
+ * in *out_summary. Both strings are static: valid for the life of the
+ * program, never freed. Either out-parameter may be NULL if not wanted.
+ * An index past the end gives EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_code_at(size_t index, const char **out_code, const char **out_summary);
+
+/**
+ * The index in the code table (see epd_code_at) of a code written as
+ * `epd explain` reads it: "E012", "e12", "12" (an E code), "P010"; in
+ * *out_index. EPD_STATUS_NOT_FOUND when there is no such code.
+ */
+epd_status epd_code_find(const char *code, size_t *out_index);
+
+/**
  * Parses one record from `len` bytes at `line` (without its line
  * terminator). A trailing CR is whitespace. A NUL byte or whitespace
  * other than single spaces is accepted, with a warning in strict mode
@@ -1875,6 +1952,35 @@ epd_status epd_registers_tag_count(const struct epd_registers *registers, size_t
 epd_status epd_registers_tag_at(const struct epd_registers *registers, size_t index, const char **out_name, size_t *out_name_len, const char **out_value, size_t *out_value_len);
 
 /**
+ * Creates a lowered cancel flag in *out_cancel (free it with
+ * epd_cancel_free).
+ */
+epd_status epd_cancel_new(struct epd_cancel **out_cancel);
+
+/**
+ * Frees a cancel flag. Does nothing if `cancel` is NULL. Engines that
+ * watch it keep watching their own reference to it.
+ */
+void epd_cancel_free(struct epd_cancel *cancel);
+
+/**
+ * Raises the flag: the runs that watch it stop as soon as they can
+ * (within the engine's reply to `stop`, a few milliseconds for the
+ * built-in engine). Raising it twice is raising it once.
+ */
+epd_status epd_cancel_raise(const struct epd_cancel *cancel);
+
+/**
+ * Lowers the flag, so that the engines that watch it run again.
+ */
+epd_status epd_cancel_reset(const struct epd_cancel *cancel);
+
+/**
+ * Whether the flag is raised: 1 or 0 in *out_raised.
+ */
+epd_status epd_cancel_is_raised(const struct epd_cancel *cancel, int *out_raised);
+
+/**
  * Creates the settings for `verb` (EPD_VERB_CHECK, EPD_VERB_NORMALIZE,
  * EPD_VERB_PURGE or EPD_VERB_REPAIR) in *out_config, with the defaults:
  * strict reading (repair always reads leniently), invalid records copied
@@ -2212,8 +2318,10 @@ epd_status epd_search_result_set_error(struct epd_search_result *result, const c
  * epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
  * call at a time: calls from several threads wait for each other.
  * Fails with EPD_STATUS_NO_POSITION for a record without a playable
- * position and EPD_STATUS_ENGINE when the callback fails or gives no
- * move or no score; on failure the record is unchanged.
+ * position, EPD_STATUS_ENGINE when the callback fails or gives no
+ * move or no score, EPD_STATUS_CANCELLED when a program engine's cancel
+ * flag is raised (epd_engine_set_cancel); on failure the record is
+ * unchanged.
  */
 epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd_record *record);
 
@@ -2224,6 +2332,18 @@ epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd
  * included.
  */
 epd_status epd_engine_set_jobs(struct epd_engine *engine, unsigned int jobs);
+
+/**
+ * Watches `cancel` (see epd_cancel; NULL: none) in the engine's runs
+ * from now on: the file verbs, epd_engine_analyze_position and (for an
+ * engine made by epd_engine_new_builtin or epd_engine_new_uci)
+ * epd_engine_analyze_record fail with EPD_STATUS_CANCELLED when it is
+ * raised before or during them, the search in progress stopped and the
+ * file verbs having written every record finished before (a search
+ * callback is not interrupted: the run stops after it returns). The engine keeps a reference of its own: the
+ * handle may be freed before the engine. Replaces the flag set before.
+ */
+epd_status epd_engine_set_cancel(struct epd_engine *engine, const struct epd_cancel *cancel);
 
 /**
  * Whether the file verbs write acd, acn and acs (the depth, nodes and
@@ -2249,7 +2369,9 @@ epd_status epd_engine_set_counters(struct epd_engine *engine, int counters);
  *
  * The callback runs on threads the library starts (see
  * epd_engine_set_jobs). Counts go to *out_summary unless it is NULL. The
- * status reports only I/O errors (EPD_STATUS_IO) and bad arguments.
+ * status reports only I/O errors (EPD_STATUS_IO), bad arguments, and a
+ * raised cancel flag (EPD_STATUS_CANCELLED, see epd_engine_set_cancel:
+ * the output then holds the records finished, in order, each whole).
  */
 epd_status epd_engine_run_files(const struct epd_engine *engine, epd_search_goal goal, const char *input_path, const char *output_path, struct epd_analysis_summary *out_summary);
 
@@ -2276,7 +2398,7 @@ epd_status epd_engine_new_builtin(unsigned int hash_mb, struct epd_engine **out_
  * when `argc` is 0). The program is started when a verb runs, once per
  * job, and stopped at its end; a program that cannot be started or does
  * not complete the UCI handshake in 10 s makes the verb fail with
- * EPD_STATUS_ENGINE.
+ * EPD_STATUS_ENGINE. Without a limit it searches 1 second per position.
  */
 epd_status epd_engine_new_uci(const char *program, const char *const *argv, size_t argc, struct epd_engine **out_engine);
 
@@ -2336,6 +2458,118 @@ epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int 
  * use *out_len, which receives its length).
  */
 epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
+
+/**
+ * Creates limits in *out_limits (free them with epd_limits_free): no
+ * depth, time, node or mate limit, one line.
+ */
+epd_status epd_limits_new(struct epd_limits **out_limits);
+
+/**
+ * Frees limits. Does nothing if `limits` is NULL.
+ */
+void epd_limits_free(struct epd_limits *limits);
+
+/**
+ * The depth limit in plies (0: none).
+ */
+epd_status epd_limits_set_depth(struct epd_limits *limits, unsigned int plies);
+
+/**
+ * The time limit in milliseconds (0: none).
+ */
+epd_status epd_limits_set_time(struct epd_limits *limits, unsigned long milliseconds);
+
+/**
+ * The node limit (see epd_int64; a negative value removes it).
+ */
+epd_status epd_limits_set_nodes(struct epd_limits *limits, struct epd_int64 nodes);
+
+/**
+ * Stop as soon as a mate in at most `moves` moves is found (UCI `go mate
+ * N`; 0: no such aim). It bounds nothing by itself: where there is no
+ * such mate, the search ends at the other limits, or after 1 s with none.
+ */
+epd_status epd_limits_set_mate(struct epd_limits *limits, unsigned int moves);
+
+/**
+ * The number of lines wanted (MultiPV): the best move's principal
+ * variation and those of the next best moves, 1 to EPD_MAX_LINES (0 is
+ * taken as 1; more gives EPD_STATUS_INVALID_ARGUMENT and the limits keep
+ * their value).
+ */
+epd_status epd_limits_set_lines(struct epd_limits *limits, unsigned int lines);
+
+/**
+ * Searches `position` with the engine and gives what it found in
+ * *out_analysis (free it with epd_analysis_free). `limits` are the limits
+ * of this search only; NULL means the engine's own (epd_engine_set_depth,
+ * _time_limit, _node_limit). Nothing of the engine's settings changes.
+ *
+ * An engine made by epd_engine_new_builtin or epd_engine_new_uci runs on
+ * the program kept for epd_engine_analyze_record (started if need be; a
+ * new game first, so a search does not depend on the one before), given
+ * 1 s when it has no time, depth or node limit. A UCI engine that
+ * declares MultiPV is set to the number of lines asked for before the
+ * search. A callback engine (epd_engine_new) is given the depth, time and
+ * node limits and gives one line.
+ *
+ * A position without a legal move is not searched: one line with no move
+ * and the score checkmated or, for stalemate, 0 centipawns. Fails with
+ * EPD_STATUS_ENGINE when the engine cannot be started or fails, and
+ * EPD_STATUS_CANCELLED when its cancel flag (epd_engine_set_cancel) is
+ * raised; then *out_analysis is not written.
+ */
+epd_status epd_engine_analyze_position(const struct epd_engine *engine, const struct epd_position *position, const struct epd_limits *limits, struct epd_analysis **out_analysis);
+
+/**
+ * Frees an analysis. Does nothing if `analysis` is NULL.
+ */
+void epd_analysis_free(struct epd_analysis *analysis);
+
+/**
+ * The number of lines in *out_count: at least 1, at most the number
+ * asked for (fewer when the position has fewer legal moves or the
+ * engine gave fewer). Line 0 is the best.
+ */
+epd_status epd_analysis_line_count(const struct epd_analysis *analysis, size_t *out_count);
+
+/**
+ * The score of line `index` (0-based) in *out_score, from the side to
+ * move's point of view. EPD_STATUS_NOT_FOUND when the engine gave no
+ * exact score for it; an index past the end gives
+ * EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_analysis_line_score(const struct epd_analysis *analysis, size_t index, struct epd_score *out_score);
+
+/**
+ * Writes the moves of line `index` (0-based; legal one after another
+ * from the position, the first being the line's move) into `moves`
+ * (room for `capacity` moves) and their number into *out_count. With
+ * less room than needed nothing is written to `moves`, the status is
+ * EPD_STATUS_BUFFER_TOO_SMALL and *out_count receives the number of
+ * moves (the room needed). `moves` may be NULL only if `capacity` is 0,
+ * which is how to learn the count alone. A position without a legal move
+ * has one line of no move.
+ */
+epd_status epd_analysis_line_moves(const struct epd_analysis *analysis, size_t index, struct epd_move *moves, size_t capacity, size_t *out_count);
+
+/**
+ * The search's counters: the depth and the selective depth reached in
+ * plies (-1 when the engine did not say), the nodes searched (see
+ * epd_int64; -1 when the engine did not say), and the milliseconds the
+ * search took. Any out-parameter may be NULL if not wanted.
+ */
+epd_status epd_analysis_counters(const struct epd_analysis *analysis, long *out_depth, long *out_seldepth, struct epd_int64 *out_nodes, unsigned long *out_milliseconds);
+
+/**
+ * The diagnostic code of a problem given to an epd_pgn_report_callback,
+ * as `epd from-pgn` prints it: "P010" when `error` is non-zero (the rest
+ * of the game was not converted), "P011" otherwise (an irregularity that
+ * was accepted). The string is static: never free it. Its entry in the
+ * code table is found with epd_code_find.
+ */
+epd_status epd_pgn_code(int error, const char **out_code);
 
 /**
  * Converts the PGN file at `input_path` to EPD records in the file at

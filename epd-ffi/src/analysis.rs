@@ -19,7 +19,8 @@ use epd_core::pipeline::{self, Config};
 use epd_core::{Move, OperandInput, Position, Score};
 use std::fmt;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The search callback: analyze the position of `request` (read it with
@@ -72,6 +73,8 @@ pub struct epd_engine {
     /// epd_engine_stop or epd_engine_free, so that one record after another
     /// costs no new process and the engine keeps what it learned.
     pub(crate) kept: std::sync::Mutex<Option<Box<dyn Engine>>>,
+    /// The cancel flag the engine's runs watch (epd_engine_set_cancel).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// An engine the library starts itself.
@@ -124,6 +127,7 @@ impl epd_engine {
             jobs: 1,
             counters: false,
             kept: std::sync::Mutex::new(None),
+            cancel: None,
         }
     }
 }
@@ -558,8 +562,10 @@ impl Hook {
 /// epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
 /// call at a time: calls from several threads wait for each other.
 /// Fails with EPD_STATUS_NO_POSITION for a record without a playable
-/// position and EPD_STATUS_ENGINE when the callback fails or gives no
-/// move or no score; on failure the record is unchanged.
+/// position, EPD_STATUS_ENGINE when the callback fails or gives no
+/// move or no score, EPD_STATUS_CANCELLED when a program engine's cancel
+/// flag is raised (epd_engine_set_cancel); on failure the record is
+/// unchanged.
 #[no_mangle]
 pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *mut epd_record) -> epd_status {
     guard(|| {
@@ -646,6 +652,26 @@ pub extern "C" fn epd_engine_set_jobs(engine: *mut epd_engine, jobs: c_uint) -> 
     })
 }
 
+/// Watches `cancel` (see epd_cancel; NULL: none) in the engine's runs
+/// from now on: the file verbs, epd_engine_analyze_position and (for an
+/// engine made by epd_engine_new_builtin or epd_engine_new_uci)
+/// epd_engine_analyze_record fail with EPD_STATUS_CANCELLED when it is
+/// raised before or during them, the search in progress stopped and the
+/// file verbs having written every record finished before (a search
+/// callback is not interrupted: the run stops after it returns). The engine keeps a reference of its own: the
+/// handle may be freed before the engine. Replaces the flag set before.
+#[no_mangle]
+pub extern "C" fn epd_engine_set_cancel(
+    engine: *mut epd_engine,
+    cancel: *const crate::cancel::epd_cancel,
+) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        e.cancel = if cancel.is_null() { None } else { Some(Arc::clone(&arg_ref(cancel, "cancel")?.flag)) };
+        Ok(())
+    })
+}
+
 /// Whether the file verbs write acd, acn and acs (the depth, nodes and
 /// seconds the callback reports); non-zero for yes. Off by default.
 #[no_mangle]
@@ -721,6 +747,67 @@ fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
     program.start().map_err(|err| engine_error(format!("cannot start the engine: {err}")))
 }
 
+/// The limits set on the engine (epd_engine_set_depth, _time_limit,
+/// _node_limit), before any default.
+pub(crate) fn engine_limits(e: &epd_engine) -> Limits {
+    Limits {
+        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
+        depth: (e.depth > 0).then_some(e.depth),
+        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
+        ..Limits::default()
+    }
+}
+
+/// Searches `pos` under `limits` with the engine: its callback (which is
+/// given the depth, time and node limits), or its kept program, started
+/// if need be (given every limit, 1 s when it has none of time, depth
+/// and nodes). Program engines start a new game first, as for
+/// epd_engine_analyze_record, so a search does not depend on the last.
+///
+/// The engine's cancel flag stops the search: then the result is
+/// EPD_STATUS_CANCELLED.
+pub(crate) fn search_position(e: &epd_engine, pos: &Position, limits: &Limits) -> Result<Analysis> {
+    let local = AtomicBool::new(false);
+    let stop = e.cancel.as_deref().unwrap_or(&local);
+    if stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled("the search"));
+    }
+    let found = search_watched(e, pos, limits, stop);
+    if stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled("the search"));
+    }
+    found
+}
+
+fn search_watched(e: &epd_engine, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis> {
+    if let Some(mut hook) = Hook::of(e, EPD_SEARCH_ANALYZE) {
+        hook.depth = limits.depth.unwrap_or(0);
+        hook.time_ms = limits.movetime.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        hook.nodes = limits.nodes.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        return hook.analyze_with(pos, core::ptr::null(), limits, stop).map_err(|err| engine_error(err.to_string()));
+    }
+    let mut limits = limits.clone();
+    default_time(&mut limits);
+    let mut kept = e.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let engine = match kept.as_mut() {
+        Some(engine) => engine,
+        None => kept.insert(start_program(e)?),
+    };
+    engine
+        .new_game()
+        .and_then(|()| engine.analyze(pos, &limits, stop))
+        .map_err(|err| engine_error(format!("{}: {err}", engine.name())))
+}
+
+/// A program engine given no limit searches 1 s per position, as `epd
+/// analyze` does: the built-in search would otherwise never end, and a
+/// UCI engine would be sent `go infinite`.
+fn default_time(limits: &mut Limits) {
+    if limits.movetime.is_none() && limits.depth.is_none() && limits.nodes.is_none() {
+        limits.movetime = Some(Duration::from_secs(1));
+    }
+}
+
 /// [`run_engine`] on engines already running.
 fn run_engine_on(
     e: &epd_engine,
@@ -736,22 +823,27 @@ fn run_engine_on(
         EPD_SEARCH_TARGET => Verb::Target,
         _ => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown search goal {goal}"))),
     };
-    let limits = Limits {
-        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
-        depth: (e.depth > 0).then_some(e.depth),
-        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
-        ..Limits::default()
-    };
+    let mut limits = engine_limits(e);
+    if e.program.is_some() {
+        default_time(&mut limits);
+    }
     let mut options = AnalysisOptions::new(verb, limits);
     options.counters = e.counters;
     options.solution_time = e.solution_time;
-    let stop = AtomicBool::new(false);
-    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut ***h, &options, &stop)).collect();
+    let local = AtomicBool::new(false);
+    let stop = e.cancel.as_deref().unwrap_or(&local);
+    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut ***h, &options, stop)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
-    let config = Config { flush_each: true, ..Config::default() };
+    let config = Config { flush_each: true, stop: Some(stop), ..Config::default() };
     let summary = pipeline::run(input, output, &mut workers, &config, &|_, _| {}, &mut |_| {}, &mut |_| {})
         .map_err(|err| crate::verbs::io_error(&err, what))?;
+    if summary.interrupted || stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled(&format!(
+            "{what}: {} records analysed and written",
+            summary.counts.analyzed
+        )));
+    }
     if let Some(o) = Out::optional(out_summary) {
         o.set(epd_analysis_summary::from(&summary));
     }
@@ -775,7 +867,9 @@ fn run_engine_on(
 ///
 /// The callback runs on threads the library starts (see
 /// epd_engine_set_jobs). Counts go to *out_summary unless it is NULL. The
-/// status reports only I/O errors (EPD_STATUS_IO) and bad arguments.
+/// status reports only I/O errors (EPD_STATUS_IO), bad arguments, and a
+/// raised cancel flag (EPD_STATUS_CANCELLED, see epd_engine_set_cancel:
+/// the output then holds the records finished, in order, each whole).
 #[no_mangle]
 pub extern "C" fn epd_engine_run_files(
     engine: *const epd_engine,

@@ -1,12 +1,13 @@
 //! Diagnostics: what is wrong with a record, where, with a stable code.
 
-use crate::error::{c_string_lossy, epd_status, guard, Error, EPD_STATUS_INVALID_ARGUMENT};
+use crate::error::{c_string_lossy, epd_status, guard, Error, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_NOT_FOUND};
 use crate::position::{boxed, free_boxed};
-use crate::ptr::{arg_mut, arg_ref, Out};
+use crate::ptr::{arg_mut, arg_ref, c_utf8, Out};
 use core::ffi::{c_char, c_int, c_long, c_ulong};
 use core::ptr;
-use epd_core::{Diagnostic, Severity};
+use epd_core::{Code, Diagnostic, Severity};
 use std::ffi::CString;
+use std::sync::OnceLock;
 
 /// How serious a diagnostic is.
 #[allow(non_camel_case_types)]
@@ -34,6 +35,8 @@ pub struct epd_diagnostic {
     /// EPD_SEVERITY_WARNING or EPD_SEVERITY_ERROR.
     pub severity: epd_severity,
     /// The code's number: 12 for E012. Codes are stable, never reused.
+    /// P codes share numbers with E codes (P010 and E010 are both 10):
+    /// code_text tells them apart.
     pub code: c_int,
     /// The code as printed, NUL-terminated: "E012".
     pub code_text: [c_char; 8],
@@ -207,6 +210,91 @@ pub extern "C" fn epd_diagnostics_get(
             Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("diagnostic {index} of {}", d.items.len()))
         })?;
         out.set(item.view());
+        Ok(())
+    })
+}
+
+/// One entry of the code table, with NUL-terminated strings that live for
+/// the program.
+struct CodeEntry {
+    code: Code,
+    text: CString,
+    summary: CString,
+}
+
+/// Every diagnostic code, in numeric order (E codes, then P codes).
+fn code_table() -> &'static [CodeEntry] {
+    static TABLE: OnceLock<Vec<CodeEntry>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        Code::ALL
+            .iter()
+            .map(|&code| CodeEntry {
+                code,
+                text: c_string_lossy(code.as_str()),
+                summary: c_string_lossy(code.summary()),
+            })
+            .collect()
+    })
+}
+
+/// The code as printed ("P010"), a static NUL-terminated string.
+pub(crate) fn code_text(code: Code) -> *const c_char {
+    code_table().iter().find(|e| e.code == code).map_or(ptr::null(), |e| e.text.as_ptr())
+}
+
+/// The number of diagnostic codes in the library's table (every code its
+/// diagnostics and failures can carry, as docs/diagnostics.md lists them)
+/// in *out_count.
+#[no_mangle]
+pub extern "C" fn epd_code_count(out_count: *mut usize) -> epd_status {
+    guard(|| {
+        Out::new(out_count, "out_count")?.set(code_table().len());
+        Ok(())
+    })
+}
+
+/// Entry `index` (0-based, in numeric order: E codes, then P codes) of
+/// the code table: the code as printed ("E012", "P010"; as in
+/// epd_diagnostic.code_text) in *out_code, and one line on what it means
+/// in *out_summary. Both strings are static: valid for the life of the
+/// program, never freed. Either out-parameter may be NULL if not wanted.
+/// An index past the end gives EPD_STATUS_INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn epd_code_at(
+    index: usize,
+    out_code: *mut *const c_char,
+    out_summary: *mut *const c_char,
+) -> epd_status {
+    guard(|| {
+        let table = code_table();
+        let entry = table
+            .get(index)
+            .ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("code {index} of {}", table.len())))?;
+        if let Some(o) = Out::optional(out_code) {
+            o.set(entry.text.as_ptr());
+        }
+        if let Some(o) = Out::optional(out_summary) {
+            o.set(entry.summary.as_ptr());
+        }
+        Ok(())
+    })
+}
+
+/// The index in the code table (see epd_code_at) of a code written as
+/// `epd explain` reads it: "E012", "e12", "12" (an E code), "P010"; in
+/// *out_index. EPD_STATUS_NOT_FOUND when there is no such code.
+#[no_mangle]
+pub extern "C" fn epd_code_find(code: *const c_char, out_index: *mut usize) -> epd_status {
+    guard(|| {
+        let text = c_utf8(code, "code")?;
+        let out = Out::new(out_index, "out_index")?;
+        let found: Code =
+            text.parse().map_err(|e: epd_core::UnknownCode| Error::new(EPD_STATUS_NOT_FOUND, e.to_string()))?;
+        let index = code_table()
+            .iter()
+            .position(|e| e.code == found)
+            .ok_or_else(|| Error::new(EPD_STATUS_NOT_FOUND, format!("{found} is not in the table")))?;
+        out.set(index);
         Ok(())
     })
 }

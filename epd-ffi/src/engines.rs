@@ -36,7 +36,7 @@ pub extern "C" fn epd_engine_new_builtin(hash_mb: c_uint, out_engine: *mut *mut 
 /// when `argc` is 0). The program is started when a verb runs, once per
 /// job, and stopped at its end; a program that cannot be started or does
 /// not complete the UCI handshake in 10 s makes the verb fail with
-/// EPD_STATUS_ENGINE.
+/// EPD_STATUS_ENGINE. Without a limit it searches 1 second per position.
 #[no_mangle]
 pub extern "C" fn epd_engine_new_uci(
     program: *const c_char,

@@ -67,8 +67,11 @@ pub const EPD_STATUS_ENGINE: epd_status = 19;
 /// An internal error (a Rust panic caught at the library boundary). The
 /// handles passed to the call are still safe to free.
 pub const EPD_STATUS_PANIC: epd_status = 20;
+/// The run saw its cancel flag raised (epd_cancel_raise) and stopped: a
+/// file verb's output holds the records finished before, each whole.
+pub const EPD_STATUS_CANCELLED: epd_status = 21;
 
-const STATUS_MESSAGES: [&str; 21] = [
+const STATUS_MESSAGES: [&str; 22] = [
     "ok\0",
     "null pointer argument\0",
     "invalid argument\0",
@@ -90,6 +93,7 @@ const STATUS_MESSAGES: [&str; 21] = [
     "a callback reported failure\0",
     "the analysis engine failed\0",
     "internal error (panic)\0",
+    "cancelled\0",
 ];
 
 /// A failure on its way to the caller: the status and a detailed message.
@@ -246,7 +250,7 @@ mod tests {
 
     #[test]
     fn every_status_has_a_message() {
-        for s in 0..=EPD_STATUS_PANIC {
+        for s in 0..=EPD_STATUS_CANCELLED {
             // SAFETY: epd_status_message returns a static NUL-terminated string.
             let m = unsafe { CStr::from_ptr(epd_status_message(s)) };
             assert!(!m.to_bytes().is_empty(), "{s}");

@@ -36,6 +36,8 @@ mod score;
 
 mod registers;
 
+mod cancel;
+
 mod verbs;
 
 mod select;
@@ -46,6 +48,8 @@ mod analysis;
 
 mod engines;
 
+mod search;
+
 mod pgn;
 
 /// The referee client (§8).
@@ -54,6 +58,7 @@ mod report;
 
 pub use analysis::*;
 pub use batch::*;
+pub use cancel::*;
 pub use diag::*;
 pub use engines::*;
 pub use error::*;
@@ -66,6 +71,7 @@ pub use registers::*;
 pub use report::*;
 pub use san::*;
 pub use score::*;
+pub use search::*;
 pub use select::*;
 pub use verbs::*;
 

@@ -9,6 +9,7 @@ use crate::ptr::{bytes, owned_string, Out};
 use crate::verbs::open_pair;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use epd_core::pgn::{Converter, EpdOptions, PgnDiagnostic};
+use epd_core::Code;
 use std::io::{BufReader, BufWriter, Read, Write};
 
 /// Option flags of epd_pgn_to_epd_files and epd_pgn_to_epd_memory (OR
@@ -31,7 +32,8 @@ pub const EPD_PGN_FINAL: epd_pgn_flags = 32;
 
 /// Receives one problem of a conversion: its 1-based line and column (0
 /// when it concerns a whole game), whether it is an error (non-zero: the
-/// rest of that game was not converted) and a NUL-terminated message
+/// rest of that game was not converted; epd_pgn_code gives the
+/// diagnostic code of each kind) and a NUL-terminated message
 /// (borrowed for the call). Return 0 to go on, non-zero to stop (the
 /// conversion then fails with EPD_STATUS_CALLBACK).
 #[allow(non_camel_case_types)]
@@ -44,6 +46,20 @@ pub type epd_pgn_report_callback = Option<
         message: *const c_char,
     ) -> c_int,
 >;
+
+/// The diagnostic code of a problem given to an epd_pgn_report_callback,
+/// as `epd from-pgn` prints it: "P010" when `error` is non-zero (the rest
+/// of the game was not converted), "P011" otherwise (an irregularity that
+/// was accepted). The string is static: never free it. Its entry in the
+/// code table is found with epd_code_find.
+#[no_mangle]
+pub extern "C" fn epd_pgn_code(error: c_int, out_code: *mut *const c_char) -> epd_status {
+    guard(|| {
+        let out = Out::new(out_code, "out_code")?;
+        out.set(crate::diag::code_text(if error != 0 { Code::PgnError } else { Code::PgnWarning }));
+        Ok(())
+    })
+}
 
 /// Counts of a conversion.
 #[allow(non_camel_case_types)]

@@ -783,6 +783,67 @@ fn a_program_engine_is_started_once_for_every_record() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A program engine given no limit searches 1 s per position (the
+/// built-in search would otherwise never end).
+#[test]
+fn a_program_engine_without_limits_searches_one_second() {
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_builtin(0, &mut engine), EPD_STATUS_OK);
+    let (st, rec) = parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", EPD_PARSE_STRICT);
+    assert_eq!(st, EPD_STATUS_OK);
+    let start = std::time::Instant::now();
+    assert_eq!(epd_engine_analyze_record(engine, rec), EPD_STATUS_OK, "{}", last_message());
+    let took = start.elapsed();
+    assert!(took >= std::time::Duration::from_millis(900) && took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(canonical(rec).contains(" pm "), "{}", canonical(rec));
+    epd_record_free(rec);
+    epd_engine_free(engine);
+}
+
+/// A cancel flag raised from another thread mid-run stops a file verb at
+/// once, with the records finished so far written whole.
+#[test]
+fn a_cancel_raised_mid_run_stops_the_verb_with_whole_records() {
+    let dir = std::env::temp_dir().join(format!("epdkit-cancel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("in.epd"), dir.join("out.epd"));
+    // No mate in sight, so each search takes its 100 ms.
+    let line = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5;\n";
+    std::fs::write(&input, line.repeat(100)).unwrap();
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_builtin(0, &mut engine), EPD_STATUS_OK);
+    assert_eq!(epd_engine_set_time_limit(engine, 100), EPD_STATUS_OK);
+    let mut cancel = ptr::null_mut();
+    assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
+    assert_eq!(epd_engine_set_cancel(engine, cancel), EPD_STATUS_OK);
+    // The handle is shared with the raising thread as an address.
+    let handle = cancel as usize;
+    let raiser = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(450));
+        assert_eq!(epd_cancel_raise(handle as *const epd_cancel), EPD_STATUS_OK);
+        std::time::Instant::now()
+    });
+    let cstring = |p: &std::path::Path| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    let (i, o) = (cstring(&input), cstring(&output));
+    let mut summary = epd_analysis_summary { lines: 77, ..Default::default() };
+    let status = epd_engine_run_files(engine, EPD_SEARCH_TARGET, i.as_ptr(), o.as_ptr(), &mut summary);
+    let ended = std::time::Instant::now();
+    let raised = raiser.join().unwrap();
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert!(ended.duration_since(raised) < std::time::Duration::from_millis(300), "{:?}", ended - raised);
+    assert_eq!(summary.lines, 77, "the summary is written only on success");
+    let written = std::fs::read_to_string(&output).unwrap();
+    let n = written.lines().count();
+    assert!((2..100).contains(&n) && written.ends_with('\n'), "{n} records");
+    for l in written.lines() {
+        assert!(l.contains(" pm ") && l.ends_with(';'), "{l}");
+    }
+    assert!(last_message().contains(&format!("{n} records analysed and written")), "{}", last_message());
+    epd_cancel_free(cancel);
+    epd_engine_free(engine);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Buffer functions tell the room they need on EPD_STATUS_BUFFER_TOO_SMALL,
 /// and epd_record_canonical_into reads a const record that threads share.
 #[test]

@@ -8,6 +8,10 @@ Licensed under MIT OR Apache-2.0.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +79,163 @@ def test_analyse_and_play_take_limits_per_call(tmp_path: Path, epd: str) -> None
         assert engine.play(epdkit.Position(), depth=2) in epdkit.Position().legal_san
     with pytest.raises(ValueError):
         epdkit.Engine.builtin().analyse(epdkit.Position(), depth=0)
+
+
+def test_analyse_leaves_the_engine_as_it_was(tmp_path: Path) -> None:
+    """analyse asks for the counters and may take limits for one call; the
+    file verbs may ask for counters and solution times: none of it stays
+    with the engine."""
+    counters = {"acd", "acn", "acs"}
+    with epdkit.Engine.builtin(depth=2) as engine:
+        assert not counters & set(engine.analyze_record(epdkit.parse(START)))
+        info = engine.analyse(epdkit.Position(), depth=3)
+        assert info.depth == 3 and info.nodes
+        rec = engine.analyze_record(epdkit.parse(START))
+        assert rec["pv"] and not counters & set(rec), "analyse left the counters on"
+        assert engine.analyse(epdkit.Position()).depth == 2, "the engine's own depth is back"
+        text, _ = epdkit.analyze_text(START + "\n", engine=engine, counters=True, solution_time=True)
+        assert "acd" in text and "Solve_ms" in text
+        rec = engine.analyze_record(epdkit.parse(START))
+        assert not counters & set(rec) and "Solve_ms" not in rec, "analyze_text left its flags on"
+        # A per-call limit that is refused changes nothing.
+        with pytest.raises(ValueError, match="nodes must be at least 1"):
+            engine.analyse(epdkit.Position(), nodes=0)
+        assert engine.analyse(epdkit.Position()).depth == 2
+
+
+def test_limits_are_checked_alike_everywhere() -> None:
+    """Engine.builtin, Engine.uci and analyse check limits in one place,
+    with the same messages (the time limit named as the caller named it)."""
+    for bad, message in (({"depth": 0}, "depth must be at least 1"), ({"nodes": 0}, "nodes must be at least 1")):
+        with pytest.raises(ValueError, match=message):
+            epdkit.Engine.builtin(**bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=message):
+            epdkit.Engine._uci("stockfish", (), bad.get("depth"), bad.get("nodes"), None, 1, None)
+        with epdkit.Engine.builtin(depth=1) as engine, pytest.raises(ValueError, match=message):
+            engine.analyse(epdkit.Position(), **bad)  # type: ignore[arg-type]
+    for t in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="movetime must be positive"):
+            epdkit.Engine.builtin(movetime=t)
+        with epdkit.Engine.builtin(depth=1) as engine, pytest.raises(ValueError, match="time must be positive"):
+            engine.analyse(epdkit.Position(), time=t)
+
+
+def test_an_engine_without_limits_searches_one_second() -> None:
+    with epdkit.Engine.builtin() as engine:
+        started = time.monotonic()
+        info = engine.analyse(epdkit.Position())
+        took = time.monotonic() - started
+        assert info.best and 0.9 <= took < 5, took
+
+
+MATE_IN_2 = "r4kr1/1b2R1n1/pq4p1/4Q3/1p4P1/5P2/PPP4P/1K2R3 w - -"  # Rf7+ Kxf7 Qe7#
+WAC_001 = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - -"
+
+
+def _engines(stockfish: str) -> "list[epdkit.Engine]":
+    return [epdkit.Engine.builtin(), epdkit.Engine.uci(stockfish, options={"Threads": 1, "Hash": 16})]
+
+
+def test_mate_finds_a_mate_in_two(stockfish: str) -> None:
+    for engine in _engines(stockfish):
+        with engine:
+            info = engine.analyse(MATE_IN_2, mate=2)
+            assert info.score == epdkit.Score.mate_in(2), (engine, info)
+            assert info.best == "Rf7+" and info.pv[-1].endswith("#"), (engine, info)
+            assert engine.play(MATE_IN_2, mate=2) == "Rf7+"
+
+
+def test_multipv_gives_distinct_lines_best_first(stockfish: str) -> None:
+    for engine in _engines(stockfish):
+        with engine:
+            infos = engine.analyse(WAC_001, depth=6, multipv=3)
+            assert isinstance(infos, list) and len(infos) == 3, (engine, infos)
+            assert [i.multipv for i in infos] == [1, 2, 3]
+            firsts = [i.best for i in infos]
+            assert len(set(firsts)) == 3 and None not in firsts, (engine, firsts)
+            scores = [i.score for i in infos]
+            assert all(isinstance(s, epdkit.Score) for s in scores), (engine, scores)
+            assert scores == sorted(scores, reverse=True), (engine, [str(s) for s in scores])  # type: ignore[type-var]
+            assert infos[0].best == "Qg6", (engine, infos[0])
+            for i in infos:
+                assert i.pv and i.pv[0] == i.best and i.depth and i.depth >= 6 and i.seldepth
+                assert i.nodes and i.nps and i.time > 0 and isinstance(i.time, float)
+            # The engine is back to one line afterwards.
+            single = engine.analyse(WAC_001, depth=4)
+            assert isinstance(single, epdkit.AnalysisInfo) and single.multipv == 1
+            rec = engine.analyze_record(epdkit.parse(WAC_001))
+            assert "pv2" not in rec and rec.pv
+            # multipv=1 is a list of one, as in python-chess; fewer lines
+            # than asked for where there are fewer moves.
+            assert len(engine.analyse(WAC_001, depth=2, multipv=1)) == 1
+            two_moves = "7k/8/8/8/8/8/8/K7 w - -"  # Ka2, Kb1, Kb2: three
+            assert len(engine.analyse(two_moves, depth=2, multipv=5)) == 3
+
+
+def test_analyse_of_a_position_without_moves_and_bad_limits() -> None:
+    with epdkit.Engine.builtin(depth=2) as engine:
+        mated = engine.analyse("3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1")
+        assert mated.pv == [] and mated.best is None and mated.score is not None
+        assert mated.score.kind == "checkmated"
+        for bad in ({"mate": 0}, {"multipv": 0}, {"multipv": 257}):
+            with pytest.raises(ValueError):
+                engine.analyse(epdkit.Position(), **bad)  # type: ignore[call-overload]
+        with pytest.raises(TypeError):
+            engine.analyse(epdkit.Position(), multipv=2.0)  # type: ignore[call-overload]
+
+
+_INTERRUPTED = """
+import sys, time, epdkit
+started = time.monotonic()
+try:
+    if sys.argv[1] == "target":
+        epdkit.target(sys.argv[2], sys.argv[3], engine="builtin", movetime=0.2)
+    else:
+        with epdkit.Engine.builtin() as engine:
+            engine.analyse(epdkit.Position(), time=60)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt after %.1f s" % (time.monotonic() - started), flush=True)
+    sys.exit(3)
+print("finished", flush=True)
+"""
+
+
+def _interrupt(args: "list[str]", after: float) -> "tuple[int, str, float]":
+    """Runs _INTERRUPTED with `args`, sends it SIGINT `after` seconds in;
+    its exit status, its output, and the seconds from SIGINT to its end."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(after)
+        assert proc.poll() is None, proc.communicate()
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, out + err, time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_ctrl_c_ends_a_file_function_at_once_with_whole_records(tmp_path: Path, corpora: Path) -> None:
+    """SIGINT two seconds into target(..., movetime=0.2) over WAC's 300
+    records: KeyboardInterrupt within a second, and the output holds the
+    records finished, each whole (it used to run all 300, a minute)."""
+    out = tmp_path / "out.epd"
+    code, text, took = _interrupt(["target", str(corpora / "wacnew.epd"), str(out)], 2.0)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.5, f"{took:.2f} s from SIGINT to exit"
+    lines = out.read_bytes().split(b"\n")
+    assert lines[-1] == b"", "the last record is whole"
+    records = [epdkit.parse(line) for line in lines[:-1]]
+    assert 1 <= len(records) < 300, len(records)
+    for rec in records:
+        assert rec.pm and rec.pv and rec.id, str(rec)
+
+
+def test_ctrl_c_ends_a_long_analyse() -> None:
+    code, text, took = _interrupt(["analyse"], 1.0)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.5, f"{took:.2f} s from SIGINT to exit"

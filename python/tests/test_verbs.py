@@ -7,7 +7,9 @@ Licensed under MIT OR Apache-2.0.
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import os
 from pathlib import Path
 
@@ -164,3 +166,34 @@ def test_read_and_report_keep_memory_bounded(tmp_path: Path) -> None:
     assert n == 200_000
     assert grown_mb < 64, f"reading grew the process by {grown_mb:.0f} MB"
     os.remove(path)
+
+
+def test_from_pgn_diagnostics_are_the_clis(epd: str, tmp_path: Path) -> None:
+    """from_pgn's problems carry the codes, places and messages `epd
+    from-pgn` prints (they were P001/P002 against the CLI's P010/P011),
+    the codes taken from the library."""
+    bad = tmp_path / "bad.pgn"
+    bad.write_text('[Event "u"]\n\n1. e4 e5 2. Ke3 *\n\n'
+                   '[Event "t"]\n[Site "x]\n\n1. e4 e5\n2. Nf3 ) Nc6 { open comment\n')
+    _, s = epdkit.from_pgn(bad)  # type: ignore[misc]
+    cli = run_epd(epd, ["from-pgn", str(bad)])
+    prefix = f"{bad}:"
+    theirs = sorted(line[len(prefix):] for line in cli.stderr.decode().splitlines() if line.startswith(prefix))
+    ours = sorted(str(d) for d in s.diagnostics)
+    assert ours == theirs and len(ours) >= 3, (ours, cli.stderr)
+    assert {d.code for d in s.diagnostics} == {"P010", "P011"}
+    assert {d.code: d.severity for d in s.diagnostics} == {"P010": "error", "P011": "warning"}
+    assert all(d.summary == epdkit.diagnostic_codes()[d.code] for d in s.diagnostics)
+
+
+def test_diagnostic_codes_are_the_librarys_table(root: Path) -> None:
+    """The codes and their one-line meanings come from the library: the
+    table of docs/diagnostics.md, E and P codes told apart by their text."""
+    documented = dict(
+        re.findall(r"^\| ([EP]\d{3}) \| (.+?) \|$", (root / "docs" / "diagnostics.md").read_text(), re.M)
+    )
+    codes = epdkit.diagnostic_codes()
+    assert codes == documented
+    assert "E010" in codes and "P010" in codes and codes["E010"] != codes["P010"]
+    (rec,) = epdkit.read(io.BytesIO(b'8/8/8/8/8/8/8/K6k w - - id x;\n'), mode="lenient")
+    assert rec.diagnostics and all(d.summary == codes[d.code] for d in rec.diagnostics)

@@ -137,6 +137,7 @@ fn limits(args: &Args) -> Limits {
         timeout: args.timeout.map(ms),
         grace: ms(args.grace),
         multipv: args.multipv,
+        mate: None,
         clock: None,
     };
     if l.movetime.is_none() && l.depth.is_none() && l.nodes.is_none() {

@@ -80,7 +80,7 @@ impl Builtin {
         let from_clock = limits.clock.map(|c| c.allocate(pos.turn()));
         let movetime = [limits.movetime, limits.timeout, from_clock].into_iter().flatten().min();
         let deadline = movetime.map(|t| std::time::Instant::now() + t);
-        let mut l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: None };
+        let mut l = search::SearchLimits { depth: limits.depth, nodes: limits.nodes, movetime, mate: limits.mate };
         let mut held = super::FirstHeld::default();
         let out = self.searcher.search(pos, history, &l, stop, &mut |info| {
             if let Some(&first) = info.pv.first() {

@@ -57,10 +57,15 @@ pub struct Limits {
     pub grace: Duration,
     /// Principal variations wanted (MultiPV), at least 1: the best move's
     /// line and the next best moves' lines, in [`Analysis::lines`]. A UCI
-    /// engine must be set up with its `MultiPV` option too; the built-in
-    /// engine searches the lines one after another, each move excluded
-    /// from the searches that follow, each within these limits.
+    /// engine that declares the `MultiPV` option is sent it before a
+    /// search when it is not already set so; the built-in engine searches
+    /// the lines one after another, each move excluded from the searches
+    /// that follow, each within these limits.
     pub multipv: u32,
+    /// Stop as soon as a mate in at most this many moves is found (UCI
+    /// `go mate N`). Not a bound by itself: where there is no such mate
+    /// the search goes on to the other limits.
+    pub mate: Option<u32>,
     /// In a game: both clocks, for the engine's own time management
     /// (UCI `go wtime ... btime ... winc ... binc ... movestogo ...`;
     /// the built-in engine turns them into a time for this move).
@@ -107,6 +112,7 @@ impl Default for Limits {
             timeout: None,
             grace: Duration::from_secs(5),
             multipv: 1,
+            mate: None,
             clock: None,
         }
     }

@@ -10,8 +10,10 @@
 //!   option (Threads, Hash, `--option`), then `isready` → `readyok`, each
 //!   within [`UciConfig::handshake_timeout`];
 //! - per record: `ucinewgame`, `isready` → `readyok`, `position fen …`,
-//!   `go [movetime T] [depth D] [nodes N]` (`go infinite` when no limit is
-//!   set), then `info` lines until `bestmove`.
+//!   `go [movetime T] [depth D] [nodes N] [mate M]` (`go infinite` when no
+//!   limit is set), then `info` lines until `bestmove`; before it,
+//!   `setoption name MultiPV value K` when the search asks for another
+//!   number of lines than the engine has (and the engine declares it).
 //!
 //! Of the `info` lines, the last `score cp|mate` that is not marked
 //! `lowerbound` or `upperbound` is kept, with the `pv` on the same line
@@ -238,6 +240,9 @@ pub struct UciEngine {
     starts: u32,
     /// The option names the engine declared in its handshake.
     declared: Vec<String>,
+    /// The number of lines (MultiPV) the running engine was last set to
+    /// give: from the options of its handshake, else its default, else 1.
+    multipv: u32,
     /// Their defaults, by index in `declared` (`None`: no default given).
     defaults: Vec<Option<String>>,
     /// The range of each that is a spin option, by index in `declared`.
@@ -294,6 +299,7 @@ impl UciEngine {
             process: None,
             starts: 0,
             declared: Vec::new(),
+            multipv: 1,
             defaults: Vec::new(),
             spins: Vec::new(),
             choices: Vec::new(),
@@ -412,7 +418,25 @@ impl UciEngine {
         if self.config.chess960 {
             self.send_chess960(true)?;
         }
+        let declared = self.declared.iter().position(|d| d.eq_ignore_ascii_case("MultiPV"));
+        let given = self.config.options.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case("MultiPV"));
+        self.multipv = given
+            .map(|(_, v)| v.as_str())
+            .or_else(|| declared.and_then(|i| self.defaults[i].as_deref()))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1);
         self.sync()
+    }
+
+    /// `setoption name MultiPV` when `limits` ask for another number of
+    /// lines than the engine gives, if it declares the option.
+    fn set_multipv(&mut self, limits: &Limits) -> Result<(), EngineError> {
+        let want = limits.multipv.max(1);
+        if want != self.multipv && self.has_option("MultiPV") {
+            self.send(&format!("setoption name MultiPV value {want}"))?;
+            self.multipv = want;
+        }
+        Ok(())
     }
 
     /// `setoption name UCI_Chess960`: on only if the engine declared it
@@ -533,6 +557,9 @@ impl UciEngine {
         if let Some(n) = limits.nodes {
             go.push_str(&format!(" nodes {n}"));
         }
+        if let Some(m) = limits.mate {
+            go.push_str(&format!(" mate {m}"));
+        }
         if go == "go" {
             go.push_str(" infinite");
         }
@@ -592,6 +619,7 @@ impl UciEngine {
         stop: &AtomicBool,
     ) -> Result<Analysis, EngineError> {
         self.ensure_running()?;
+        self.set_multipv(limits)?;
         let (mut search, command) = UciSearch::start(position, *pos, limits, Instant::now());
         self.send(&command)?;
         // How often the stop flag is looked at while the engine searches.
@@ -1335,6 +1363,14 @@ mod tests {
             UciEngine::go_command(&Limits { depth: Some(8), nodes: Some(1000), ..Limits::default() }),
             "go depth 8 nodes 1000"
         );
+        assert_eq!(
+            UciEngine::go_command(&Limits {
+                mate: Some(2),
+                movetime: Some(Duration::from_millis(500)),
+                ..Limits::default()
+            }),
+            "go movetime 500 mate 2"
+        );
         assert_eq!(UciEngine::go_command(&Limits::default()), "go infinite");
     }
     /// A shell engine that logs what it hears, declares `UCI_Chess960`
@@ -1352,6 +1388,67 @@ mod tests {
         );
         let _ = std::fs::remove_file(&log);
         (UciConfig { args: vec!["-c".into(), script], ..UciConfig::new("/bin/sh") }, log)
+    }
+
+    /// MultiPV: set before a search only when the limits ask for another
+    /// number of lines than the engine has, counting the handshake's
+    /// options; never to an engine that does not declare it.
+    #[cfg(unix)]
+    #[test]
+    fn multipv_is_set_when_the_limits_change_it() {
+        let stop = AtomicBool::new(false);
+        let pos = Position::startpos();
+        let lines = |log: &std::path::Path| -> Vec<String> {
+            let heard = std::fs::read_to_string(log).unwrap();
+            heard.lines().filter(|l| l.starts_with("setoption") || l.starts_with("go")).map(str::to_owned).collect()
+        };
+        for (declares, given, want) in [
+            (
+                true,
+                None,
+                &[
+                    "go depth 1",
+                    "setoption name MultiPV value 3",
+                    "go depth 1",
+                    "go depth 1",
+                    "setoption name MultiPV value 1",
+                    "go depth 1 mate 2",
+                ][..],
+            ),
+            (
+                true,
+                Some("3"),
+                &[
+                    "setoption name MultiPV value 3",
+                    "setoption name MultiPV value 1",
+                    "go depth 1",
+                    "setoption name MultiPV value 3",
+                    "go depth 1",
+                    "go depth 1",
+                    "setoption name MultiPV value 1",
+                    "go depth 1 mate 2",
+                ],
+            ),
+            (false, None, &["go depth 1", "go depth 1", "go depth 1", "go depth 1 mate 2"]),
+        ] {
+            let name = format!("multipv-{declares}-{}", given.unwrap_or("none"));
+            let (mut config, log) = logging_engine(&name, false, "e2e4");
+            if declares {
+                let script = &mut config.args[1];
+                *script =
+                    script.replace("uci) ", "uci) echo 'option name MultiPV type spin default 1 min 1 max 500'; ");
+            }
+            if let Some(v) = given {
+                config.options.push(("MultiPV".into(), v.into()));
+            }
+            let mut engine = UciEngine::start(config).unwrap();
+            for (multipv, mate) in [(1, None), (3, None), (3, None), (1, Some(2))] {
+                let limits = Limits { depth: Some(1), multipv, mate, ..Limits::default() };
+                engine.analyze(&pos, &limits, &stop).unwrap();
+            }
+            drop(engine);
+            assert_eq!(lines(&log), want, "declares {declares}, given {given:?}");
+        }
     }
 
     /// Chess960: `UCI_Chess960` is set, castling goes out king-takes-rook

@@ -57,7 +57,7 @@ static void test_version(void)
 static void test_status_messages(void)
 {
     int s;
-    for (s = EPD_STATUS_OK; s <= EPD_STATUS_PANIC; s++) {
+    for (s = EPD_STATUS_OK; s <= EPD_STATUS_CANCELLED; s++) {
         CHECK(epd_status_message(s) != NULL && strcmp(epd_status_message(s), "unknown status") != 0);
     }
     CHECK(strcmp(epd_status_message(-1), "unknown status") == 0);
@@ -593,6 +593,186 @@ static void test_batches_and_tools(void)
     epd_report_config_free(cfg);
 }
 
+/* One position searched with limits of its own: a mate in two found with
+   mate 2, three lines with distinct first moves, best first; bad
+   arguments leave the out-parameters alone. */
+static void test_analyze_position(void)
+{
+    epd_engine *engine = NULL;
+    epd_limits *limits = NULL;
+    epd_position *pos = NULL;
+    epd_analysis *analysis = NULL;
+    epd_analysis *untouched = (epd_analysis *)&untouched;
+    epd_score score, scores[3];
+    epd_move moves[64], firsts[3];
+    size_t n = 0, k;
+    long depth = -2, seldepth = -2;
+    epd_int64 nodes;
+    unsigned long ms = 0;
+    long ce[3];
+    static const char mate_in_2[] = "r4kr1/1b2R1n1/pq4p1/4Q3/1p4P1/5P2/PPP4P/1K2R3 w - - 0 1";
+    static const char wac1_fen[] = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1";
+
+    EXPECT_STATUS(epd_engine_new_builtin(0, &engine), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_limits_new(&limits), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_limits_set_mate(limits, 2), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_position_from_fen(mate_in_2, strlen(mate_in_2), EPD_PARSE_STRICT, &pos), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, limits, &analysis), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_analysis_line_count(analysis, &n), EPD_STATUS_OK);
+    CHECK(n == 1);
+    EXPECT_STATUS(epd_analysis_line_score(analysis, 0, &score), EPD_STATUS_OK);
+    CHECK(score.kind == EPD_SCORE_MATE_IN && score.value == 2);
+    EXPECT_STATUS(epd_analysis_line_moves(analysis, 0, NULL, 0, &n), EPD_STATUS_BUFFER_TOO_SMALL);
+    CHECK(n == 3);
+    EXPECT_STATUS(epd_analysis_line_moves(analysis, 0, moves, 64, &n), EPD_STATUS_OK);
+    CHECK(n == 3 && moves[0].from == 52 && moves[0].to == 53); /* Re7-f7+ */
+    EXPECT_STATUS(epd_analysis_counters(analysis, &depth, &seldepth, &nodes, &ms), EPD_STATUS_OK);
+    CHECK(depth >= 1 && seldepth >= depth && (nodes.hi > 0 || nodes.lo > 0));
+    EXPECT_STATUS(epd_analysis_counters(analysis, NULL, NULL, NULL, NULL), EPD_STATUS_OK);
+    /* Out-parameters are written only on success. */
+    EXPECT_STATUS(epd_analysis_line_score(analysis, 1, &score), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(score.kind == EPD_SCORE_MATE_IN && score.value == 2);
+    EXPECT_STATUS(epd_analysis_line_moves(analysis, 0, moves, 2, &n), EPD_STATUS_BUFFER_TOO_SMALL);
+    CHECK(n == 3 && moves[0].from == 52);
+    EXPECT_STATUS(epd_analysis_line_moves(analysis, 0, NULL, 5, &n), EPD_STATUS_NULL_POINTER);
+    epd_analysis_free(analysis);
+    epd_position_free(pos);
+    pos = NULL;
+
+    /* Three lines, each with another first move, best first. */
+    EXPECT_STATUS(epd_limits_set_mate(limits, 0), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_limits_set_depth(limits, 5), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_limits_set_lines(limits, 3), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_limits_set_lines(limits, EPD_MAX_LINES + 1), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_position_from_fen(wac1_fen, strlen(wac1_fen), EPD_PARSE_STRICT, &pos), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, limits, &analysis), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_analysis_line_count(analysis, &n), EPD_STATUS_OK);
+    CHECK(n == 3);
+    for (k = 0; k < 3 && k < n; k++) {
+        EXPECT_STATUS(epd_analysis_line_score(analysis, k, &scores[k]), EPD_STATUS_OK);
+        EXPECT_STATUS(epd_score_to_ce(scores[k], &ce[k]), EPD_STATUS_OK);
+        EXPECT_STATUS(epd_analysis_line_moves(analysis, k, moves, 64, &n), EPD_STATUS_OK);
+        CHECK(n >= 1);
+        firsts[k] = moves[0];
+        n = 3;
+    }
+    CHECK(ce[0] >= ce[1] && ce[1] >= ce[2]);
+    CHECK(firsts[0].to != firsts[1].to || firsts[0].from != firsts[1].from);
+    CHECK(firsts[0].to != firsts[2].to || firsts[0].from != firsts[2].from);
+    CHECK(firsts[1].to != firsts[2].to || firsts[1].from != firsts[2].from);
+    epd_analysis_free(analysis);
+
+    /* NULL and bad arguments: a status, and *out_analysis left alone. */
+    EXPECT_STATUS(epd_engine_analyze_position(NULL, pos, limits, &untouched), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, NULL, limits, &untouched), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, limits, NULL), EPD_STATUS_NULL_POINTER);
+    CHECK(untouched == (epd_analysis *)&untouched);
+    EXPECT_STATUS(epd_limits_new(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_limits_set_depth(NULL, 1), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_analysis_line_count(NULL, &n), EPD_STATUS_NULL_POINTER);
+    epd_limits_free(NULL);
+    epd_analysis_free(NULL);
+
+    /* NULL limits: the engine's own (here a depth of 2). */
+    EXPECT_STATUS(epd_engine_set_depth(engine, 2), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, NULL, &analysis), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_analysis_counters(analysis, &depth, NULL, NULL, NULL), EPD_STATUS_OK);
+    CHECK(depth == 2);
+    epd_analysis_free(analysis);
+
+    epd_position_free(pos);
+    epd_limits_free(limits);
+    epd_engine_free(engine);
+}
+
+/* A raised cancel flag fails the engine's runs with EPD_STATUS_CANCELLED,
+   leaving the out-parameters alone; lowered, they run again. (Raising it
+   from another thread mid-run is tested from Rust and Python.) */
+static void test_cancel(void)
+{
+    static const char text[] = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - id \"WAC.001\"; bm Qg6;\n";
+    epd_engine *engine = NULL;
+    epd_cancel *cancel = NULL;
+    epd_position *pos = NULL;
+    epd_analysis *analysis = NULL;
+    char *out = NULL;
+    size_t len = 7;
+    int raised = -1;
+    epd_analysis_summary s;
+
+    memset(&s, 0, sizeof s);
+    EXPECT_STATUS(epd_cancel_new(&cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_is_raised(cancel, &raised), EPD_STATUS_OK);
+    CHECK(raised == 0);
+    EXPECT_STATUS(epd_engine_new_builtin(0, &engine), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_set_depth(engine, 3), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_set_cancel(engine, cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_raise(cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_raise(cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_is_raised(cancel, &raised), EPD_STATUS_OK);
+    CHECK(raised == 1);
+    EXPECT_STATUS(epd_engine_run_memory(engine, EPD_SEARCH_TARGET, text, strlen(text), &out, &len, &s),
+                  EPD_STATUS_CANCELLED);
+    CHECK(out == NULL && len == 7 && s.records == 0);
+    EXPECT_STATUS(epd_position_new(&pos), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, NULL, &analysis), EPD_STATUS_CANCELLED);
+    CHECK(analysis == NULL);
+    EXPECT_STATUS(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_run_memory(engine, EPD_SEARCH_TARGET, text, strlen(text), &out, &len, &s), EPD_STATUS_OK);
+    CHECK(out != NULL && s.solved == 1);
+    epd_string_free(out);
+    /* The engine keeps the flag: the handle may go first; NULL removes it. */
+    epd_cancel_free(cancel);
+    EXPECT_STATUS(epd_engine_analyze_position(engine, pos, NULL, &analysis), EPD_STATUS_OK);
+    epd_analysis_free(analysis);
+    EXPECT_STATUS(epd_engine_set_cancel(engine, NULL), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_cancel_new(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_cancel_raise(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_cancel_reset(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_cancel_is_raised(NULL, &raised), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_engine_set_cancel(NULL, NULL), EPD_STATUS_NULL_POINTER);
+    epd_cancel_free(NULL);
+    epd_position_free(pos);
+    epd_engine_free(engine);
+}
+
+/* The code table: every code as text with its summary; E010 and P010,
+   the same number, are two entries; the PGN callback's two kinds map to
+   P010 and P011. */
+static void test_code_table(void)
+{
+    size_t n = 0, i, e10 = 1000, p10 = 1000, ten = 1000, untouched = 12345;
+    const char *code = NULL, *summary = NULL, *pgn = NULL;
+
+    EXPECT_STATUS(epd_code_count(&n), EPD_STATUS_OK);
+    CHECK(n > 30);
+    for (i = 0; i < n; i++) {
+        EXPECT_STATUS(epd_code_at(i, &code, &summary), EPD_STATUS_OK);
+        CHECK(strlen(code) == 4 && (code[0] == 'E' || code[0] == 'P') && strlen(summary) > 10);
+    }
+    EXPECT_STATUS(epd_code_at(0, &code, NULL), EPD_STATUS_OK);
+    CHECK(strcmp(code, "E001") == 0);
+    EXPECT_STATUS(epd_code_at(n, &code, &summary), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(strcmp(code, "E001") == 0);
+    EXPECT_STATUS(epd_code_find("E010", &e10), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_code_find("P010", &p10), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_code_find("10", &ten), EPD_STATUS_OK);
+    CHECK(e10 == ten && e10 != p10 && p10 < n);
+    EXPECT_STATUS(epd_code_at(p10, &code, &summary), EPD_STATUS_OK);
+    CHECK(strcmp(code, "P010") == 0 && strstr(summary, "PGN") != NULL);
+    EXPECT_STATUS(epd_code_find("X12", &untouched), EPD_STATUS_NOT_FOUND);
+    EXPECT_STATUS(epd_code_find("E026", &untouched), EPD_STATUS_NOT_FOUND);
+    CHECK(untouched == 12345);
+    EXPECT_STATUS(epd_pgn_code(1, &pgn), EPD_STATUS_OK);
+    CHECK(strcmp(pgn, "P010") == 0);
+    EXPECT_STATUS(epd_pgn_code(0, &pgn), EPD_STATUS_OK);
+    CHECK(strcmp(pgn, "P011") == 0);
+    EXPECT_STATUS(epd_code_count(NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_code_find(NULL, &untouched), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_code_find("E012", NULL), EPD_STATUS_NULL_POINTER);
+    EXPECT_STATUS(epd_pgn_code(1, NULL), EPD_STATUS_NULL_POINTER);
+}
+
 int main(void)
 {
     test_version();
@@ -608,6 +788,9 @@ int main(void)
     test_scores();
     test_int64();
     test_batches_and_tools();
+    test_analyze_position();
+    test_cancel();
+    test_code_table();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -7,8 +7,11 @@ verbs, engines and reports, over libepdkit, the C library of EPD Kit.
     ['Qg6']
     >>> str(rec)
     '2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";'
-    >>> for rec in epdkit.read("suite.epd"):          # doctest: +SKIP
-    ...     print(rec.line, rec.id, rec.position.legal_moves[:3])
+    >>> import io
+    >>> suite = io.StringIO('4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id "castle";\\n')  # or a path
+    >>> for rec in epdkit.read(suite):
+    ...     print(rec.line, rec.id, rec.bm, rec.position.legal_san[:3])
+    1 castle ['O-O'] ['Kd1', 'Kf1', 'Kd2']
 
 The package is a client of the library's C ABI (include/epdkit.h) through
 ctypes: every rule lives in the library, none is repeated here. The wheel
@@ -19,6 +22,7 @@ Licensed under MIT OR Apache-2.0.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import datetime
 import errno
@@ -34,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import (
     IO,
     Any,
+    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -79,6 +84,7 @@ __all__ = [
     "analyze_text",
     "check",
     "check_text",
+    "diagnostic_codes",
     "from_pgn",
     "library_version",
     "mate",
@@ -319,6 +325,61 @@ def _check(status: int) -> None:
         raise _error(status)
 
 
+def _interruptible(call: Callable[[], int], cancel: c_void_p) -> None:
+    """Runs `call` (a library call that returns a status) and raises its
+    error, if any, so that Ctrl-C can end it.
+
+    Python handles SIGINT only on the main thread and only between
+    bytecodes, never during a library call. So on the main thread the call
+    runs on a worker thread while the main thread waits for it: on
+    KeyboardInterrupt the `cancel` flag (an epd_cancel the call watches)
+    is raised, the call is waited for (it stops within the engine's reply
+    to `stop`, having written the records it finished), and
+    KeyboardInterrupt is raised again. The main thread never leaves while
+    the call runs, so nothing it then does (closing the engine, say) can
+    meet the call. Elsewhere the call runs on the calling thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        _check(call())
+        return
+    outcome: List[Optional[BaseException]] = []
+    # Released by the worker when the call has returned. (Not Thread.join:
+    # a join interrupted by Ctrl-C may take a running thread for ended.)
+    done = threading.Lock()
+    done.acquire()
+
+    def work() -> None:
+        try:
+            status = call()
+            # The last error is per thread: read it on this one.
+            outcome.append(None if status == _c.OK else _error(status))
+        except BaseException as e:  # handed to the main thread
+            outcome.append(e)
+        finally:
+            done.release()
+
+    worker = threading.Thread(target=work, name="epdkit-call", daemon=True)
+    interrupted = False
+    try:
+        worker.start()
+    except KeyboardInterrupt:
+        # Ctrl-C while the thread was being started: it may or may not run
+        # the call; with the flag raised, a call that begins ends at once.
+        _c.cancel_raise(cancel)
+        done.acquire(timeout=10)
+        raise
+    while not outcome:
+        try:
+            done.acquire(timeout=0.25)
+        except KeyboardInterrupt:
+            interrupted = True
+            _c.cancel_raise(cancel)
+    if interrupted:
+        raise KeyboardInterrupt
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
 def _bytes(text: Any, what: str = "text") -> bytes:
     if isinstance(text, bytes):
         return text
@@ -389,6 +450,48 @@ class Diagnostic:
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}: {self.severity}[{self.code}]: {self.message}"
+
+    @property
+    def summary(self) -> str:
+        """One line on what the code means, from the library's code table
+        ("" for a code the table does not have)."""
+        return diagnostic_codes().get(self.code, "")
+
+
+@functools.lru_cache(maxsize=None)
+def _code_table() -> Tuple[Tuple[str, str], ...]:
+    n = c_size_t()
+    _check(_c.code_count(byref(n)))
+    table = []
+    for i in range(n.value):
+        code, summary = c_char_p(), c_char_p()
+        _check(_c.code_at(i, byref(code), byref(summary)))
+        table.append(((code.value or b"").decode(), (summary.value or b"").decode("utf-8", "replace")))
+    return tuple(table)
+
+
+def diagnostic_codes() -> Dict[str, str]:
+    """Every diagnostic code the library gives ("E001" .. "E034" for
+    records, "P001" .. "P011" for perft suites and PGN), each with one
+    line on what it means: the library's own table, as `epd explain` and
+    docs/diagnostics.md give it. Codes are strings: the P codes share
+    their numbers with E codes (P010 and E010 are both 10).
+
+    >>> diagnostic_codes()["E012"]
+    'pm is not the first move of pv'
+    >>> [c for c in diagnostic_codes() if c.startswith("P01")]
+    ['P010', 'P011']
+    """
+    return dict(_code_table())
+
+
+@functools.lru_cache(maxsize=None)
+def _pgn_code(error: bool) -> str:
+    """The code of a PGN problem: P010 for an error, P011 for a warning
+    (from the library, as `epd from-pgn` prints them)."""
+    code = c_char_p()
+    _check(_c.pgn_code(1 if error else 0, byref(code)))
+    return (code.value or b"").decode()
 
 
 def _diagnostics(handle: c_void_p) -> List[Diagnostic]:
@@ -517,12 +620,25 @@ class Position:
 
     @property
     def halfmove_clock(self) -> int:
+        """Plies since the last capture or pawn move (FEN's fifth field;
+        0 for a position read from EPD's four fields).
+
+        >>> Position("4k3/8/8/8/8/8/8/4K2R w K - 12 40").halfmove_clock
+        12
+        """
         h = c_ulong()
         _check(_c.position_counters(self._ptr, byref(h), None))
         return int(h.value)
 
     @property
     def fullmove_number(self) -> int:
+        """The number of the move about to be played (FEN's sixth field;
+        1 for a position read from EPD's four fields), counted on after
+        each of Black's moves.
+
+        >>> p = Position(); _ = p.push("e4"); _ = p.push("e5"); p.fullmove_number
+        2
+        """
         f = c_ulong()
         _check(_c.position_counters(self._ptr, None, byref(f)))
         return int(f.value)
@@ -618,6 +734,12 @@ class Position:
         return True
 
     def is_capture(self, move: str) -> bool:
+        """Whether the legal move `move` (UCI or SAN) takes a piece (en
+        passant included). Raises MoveError for a move that is not legal.
+
+        >>> Position("4k3/8/8/3p4/4P3/8/8/4K3 w - -").is_capture("exd5")
+        True
+        """
         c = c_int()
         _check(_c.position_is_capture(self._ptr, self._parse(move), byref(c)))
         return bool(c.value)
@@ -663,15 +785,27 @@ class Position:
         return [name for bit, name in enumerate(_STATUS) if f & (1 << bit)]
 
     def is_check(self) -> bool:
+        """The side to move is in check."""
         return bool(self._flags() & 1)
 
     def is_checkmate(self) -> bool:
+        """The side to move is in check and has no legal move.
+
+        >>> Position("6k1/5ppp/8/8/8/8/8/R5K1 w - -").is_checkmate()
+        False
+        >>> Position("R5k1/5ppp/8/8/8/8/8/6K1 b - -").is_checkmate()
+        True
+        """
         return bool(self._flags() & 2)
 
     def is_stalemate(self) -> bool:
+        """The side to move is not in check and has no legal move."""
         return bool(self._flags() & 4)
 
     def is_insufficient_material(self) -> bool:
+        """Neither side has the material to mate (FIDE's dead positions
+        by material: bare kings, a lone minor piece, bishops all on one
+        colour)."""
         return bool(self._flags() & 8)
 
     def is_fifty_moves(self) -> bool:
@@ -692,8 +826,8 @@ class Score:
 
     >>> Score.mate_in(3).ce
     32762
-    >>> str(Score.from_ce(-32764))
-    'mated in 2'
+    >>> str(Score.from_ce(-32763))
+    '#-2'
     >>> Score.mate_in(3).after_move()
     Score.mated_in(2)
     """
@@ -710,6 +844,13 @@ class Score:
 
     @staticmethod
     def from_ce(ce: int) -> "Score":
+        """The Score a ce value means (section 6.7): centipawns up to
+        32000 either way, mates beyond. Raises EpdValueError outside
+        -32768..32767.
+
+        >>> Score.from_ce(32764)
+        Score.mate_in(2)
+        """
         s = _c.Score()
         _check(_c.score_from_ce(int(ce), byref(s)))
         return Score(s.kind, s.value)
@@ -743,6 +884,12 @@ class Score:
 
     @staticmethod
     def from_dm(dm: int) -> "Score":
+        """The Score of a dm value: mate in `dm` moves for the side to move
+        (dm is at least 1).
+
+        >>> Score.from_dm(3) == Score.mate_in(3)
+        True
+        """
         s = _c.Score()
         _check(_c.score_from_dm(int(dm), byref(s)))
         return Score(s.kind, s.value)
@@ -760,6 +907,11 @@ class Score:
 
     @property
     def ce(self) -> int:
+        """The score as a ce value (section 6.7: mate in N is 32768 - 2N).
+
+        >>> Score.centipawns(35).ce
+        35
+        """
         out = c_long()
         _check(_c.score_to_ce(self._s, byref(out)))
         return int(out.value)
@@ -775,6 +927,7 @@ class Score:
         return int(out.value)
 
     def is_mate(self) -> bool:
+        """A mate for either side, or the side to move checkmated."""
         return self.kind in ("mate_in", "mated_in", "checkmated")
 
     def to_uci(self) -> Tuple[str, int]:
@@ -1246,6 +1399,8 @@ class Invalid:
     raw: bytes = b""
 
     def error(self, path: Optional[str] = None) -> InvalidRecordError:
+        """The InvalidRecordError that `read` would have raised for this
+        line (with `path`, if given, for its message)."""
         return InvalidRecordError("invalid record", self.diagnostics, path=path)
 
 
@@ -1786,8 +1941,12 @@ def _find_program(name: str) -> str:
 class Engine:
     """An engine for analyze/target: the built-in search or a UCI program.
 
-    >>> e = Engine.builtin(depth=6)                                # doctest: +SKIP
-    >>> e = Engine.uci("stockfish", nodes=100_000, options={"Threads": 1})  # doctest: +SKIP
+    >>> with Engine.builtin(depth=4) as e:
+    ...     e.play("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - -")
+    'Rd8#'
+
+    `Engine.uci("stockfish", nodes=100_000, options={"Threads": 1})` is a
+    UCI engine, found on PATH or in /usr/games.
 
     Limits: `depth` (plies), `nodes`, `movetime` (seconds per position;
     the default when no limit is given is 1 s); `jobs` engines run at once
@@ -1808,20 +1967,8 @@ class Engine:
         self = cls.__new__(cls)
         self._ptr = ptr
         self.name = name
-        self._limits = (depth, nodes, movetime)
         try:
-            if depth is not None:
-                if depth < 1:
-                    raise ValueError("depth must be at least 1")
-                _check(_c.engine_set_depth(ptr, depth))
-            if nodes is not None:
-                if nodes < 1:
-                    raise ValueError("nodes must be at least 1")
-                _check(_c.engine_set_node_limit(ptr, _c.Int64(nodes >> 32, nodes & 0xFFFFFFFF)))
-            if movetime is not None:
-                if movetime <= 0:
-                    raise ValueError("movetime must be positive")
-                _check(_c.engine_set_time_limit(ptr, max(1, int(round(movetime * 1000)))))
+            self._set_limits(depth, nodes, movetime, "movetime")
             if jobs < 1:
                 raise ValueError("jobs must be at least 1")
             _check(_c.engine_set_jobs(ptr, jobs))
@@ -1829,6 +1976,7 @@ class Engine:
             _c.engine_free(ptr)
             self._ptr = None
             raise
+        self._limits = (depth, nodes, movetime)
         return self
 
     @classmethod
@@ -1894,16 +2042,66 @@ class Engine:
             raise
         return cls._make(ptr, program, depth, nodes, movetime, jobs)
 
-    def _set_limits(self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float]) -> None:
-        if depth is not None and depth < 1:
-            raise ValueError("depth must be at least 1")
-        if nodes is not None and nodes < 1:
-            raise ValueError("nodes must be at least 1")
-        if movetime is not None and movetime <= 0:
-            raise ValueError("time must be positive")
+    def _set_limits(
+        self, depth: Optional[int], nodes: Optional[int], movetime: Optional[float], time_name: str = "time"
+    ) -> None:
+        """Checks the limits (_check_limits) and gives them to the library
+        (None: no such limit)."""
+        _check_limits(depth, nodes, movetime, time_name=time_name)
         _check(_c.engine_set_depth(self._ptr, depth or 0))
         _check(_c.engine_set_node_limit(self._ptr, _int64("nodes", nodes if nodes is not None else -1)))
         _check(_c.engine_set_time_limit(self._ptr, max(1, int(round(movetime * 1000))) if movetime else 0))
+
+    def _interruptibly(self, call: Callable[[], int]) -> None:
+        """Runs `call`, a library call on this engine, so that Ctrl-C ends
+        it (see _interruptible): with a cancel flag of its own, watched by
+        the engine for this call only."""
+        cancel = c_void_p()
+        _check(_c.cancel_new(byref(cancel)))
+        try:
+            _check(_c.engine_set_cancel(self._ptr, cancel))
+            _interruptible(call, cancel)
+        finally:
+            _c.engine_set_cancel(self._ptr, None)
+            _c.cancel_free(cancel)
+
+    @contextlib.contextmanager
+    def _per_call(self, counters: bool = False, solution_time: bool = False) -> Iterator[None]:
+        """Sets the counters and solution-time flags for one call and puts
+        them back as the engine keeps them (off) after it, whatever
+        happens, so that a later analyze_record writes what it always does."""
+        with _lock_of(self):
+            try:
+                _check(_c.engine_set_counters(self._ptr, 1 if counters else 0))
+                _check(_c.engine_set_solution_time(self._ptr, 1 if solution_time else 0))
+                yield
+            finally:
+                _c.engine_set_counters(self._ptr, 0)
+                _c.engine_set_solution_time(self._ptr, 0)
+
+    @overload
+    def analyse(
+        self,
+        position: Union[Position, Text],
+        *,
+        depth: Optional[int] = ...,
+        nodes: Optional[int] = ...,
+        time: Optional[float] = ...,
+        mate: Optional[int] = ...,
+        multipv: None = ...,
+    ) -> "AnalysisInfo": ...
+
+    @overload
+    def analyse(
+        self,
+        position: Union[Position, Text],
+        *,
+        depth: Optional[int] = ...,
+        nodes: Optional[int] = ...,
+        time: Optional[float] = ...,
+        mate: Optional[int] = ...,
+        multipv: int,
+    ) -> List["AnalysisInfo"]: ...
 
     def analyse(
         self,
@@ -1912,31 +2110,45 @@ class Engine:
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
         time: Optional[float] = None,
-    ) -> "AnalysisInfo":
-        """Analyses `position` (a Position, or FEN or EPD text) with these
-        limits (the engine's own when none is given; `time` in seconds)
-        and returns the score (as Score), the principal variation (SAN),
-        its first move, depth, nodes and seconds. The engine's program is
-        the one kept for analyze_record."""
-        rec = Record(position if isinstance(position, Position) else _position_of(position))
-        per_call = depth is not None or nodes is not None or time is not None
-        if per_call:
-            self._set_limits(depth, nodes, time)
-        _check(_c.engine_set_counters(self._ptr, 1))
+        mate: Optional[int] = None,
+        multipv: Optional[int] = None,
+    ) -> Union["AnalysisInfo", List["AnalysisInfo"]]:
+        """Analyses `position` (a Position, or FEN or EPD text), as
+        python-chess's `engine.analyse(board, Limit(...), multipv=...)`.
+
+        Limits: `depth` (plies), `nodes`, `time` (seconds), `mate` (stop
+        at a mate in at most this many moves); when none is given, the
+        engine's own (1 s when it has none). `mate` alone bounds nothing:
+        where there is no such mate the search takes the other limits, 1 s
+        without. They hold for this call only: nothing of the engine
+        changes. The engine's program is the one kept for analyze_record.
+
+        Returns an AnalysisInfo (score as Score, pv in SAN, best move,
+        depth, seldepth, nodes, nps, time, multipv); with `multipv` (1 to
+        256 lines) a list of them, best first, each line starting with
+        another move (fewer when the position has fewer legal moves).
+        """
+        _check_limits(depth, nodes, time, mate=mate, multipv=multipv)
+        pos = position if isinstance(position, Position) else _position_of(position)
+        if depth is None and nodes is None and time is None and mate is None:
+            depth, nodes, time = self._limits
+        limits = c_void_p()
+        _check(_c.limits_new(byref(limits)))
+        analysis = c_void_p()
         try:
-            self.analyze_record(rec)
+            _check(_c.limits_set_depth(limits, depth or 0))
+            _check(_c.limits_set_nodes(limits, _int64("nodes", nodes if nodes is not None else -1)))
+            _check(_c.limits_set_time(limits, max(1, int(round(time * 1000))) if time else 0))
+            _check(_c.limits_set_mate(limits, mate or 0))
+            _check(_c.limits_set_lines(limits, multipv or 1))
+            with _lock_of(pos):
+                self._interruptibly(lambda: _c.engine_analyze_position(self._ptr, pos._ptr, limits, byref(analysis)))
+                start = pos.copy()
+            infos = _infos(analysis, start)
         finally:
-            if per_call:
-                self._set_limits(*self._limits)
-        pv = rec.pv
-        return AnalysisInfo(
-            score=rec.score,
-            pv=pv,
-            best=pv[0] if pv else None,
-            depth=rec.acd,
-            nodes=rec.acn,
-            seconds=rec.acs,
-        )
+            _c.limits_free(limits)
+            _c.analysis_free(analysis)
+        return infos if multipv is not None else infos[0]
 
     def play(
         self,
@@ -1945,10 +2157,11 @@ class Engine:
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
         time: Optional[float] = None,
+        mate: Optional[int] = None,
     ) -> Optional[str]:
-        """The move the engine plays in `position` (SAN), with these limits;
-        None in a position without a legal move."""
-        return self.analyse(position, depth=depth, nodes=nodes, time=time).best
+        """The move the engine plays in `position` (SAN), with these limits
+        (as analyse); None in a position without a legal move."""
+        return self.analyse(position, depth=depth, nodes=nodes, time=time, mate=mate).best
 
     def close(self) -> None:
         """Stops the engine's program (a UCI engine is sent quit); a later
@@ -1977,22 +2190,103 @@ class Engine:
         if not isinstance(record, Record):
             raise TypeError(f"analyze_record takes a Record, not {type(record).__name__}")
         with _lock_of(record):
-            _check(_c.engine_analyze_record(self._ptr, record._p))
+            handle = record._p  # here: the worker thread must take no lock the caller holds
+            self._interruptibly(lambda: _c.engine_analyze_record(self._ptr, handle))
         return record
 
 
 @dataclass
 class AnalysisInfo:
-    """What Engine.analyse found: the score (None in a position without
-    moves only if the engine gave none), the principal variation in SAN
-    and its first move, the depth, nodes and whole seconds reported."""
+    """One line of what Engine.analyse found, with python-chess's names:
+    the score from the side to move's view (None if the engine gave no
+    exact one), the principal variation in SAN and its first move (an
+    empty pv and None in a position without a legal move), the depth and
+    selective depth in plies, the nodes and nodes per second (None when
+    the engine did not say), the time in seconds, and the line's number
+    (1 for the best line; the counters are the search's, shared by its
+    lines)."""
 
     score: Optional[Score]
     pv: List[str]
     best: Optional[str]
     depth: Optional[int]
+    seldepth: Optional[int]
     nodes: Optional[int]
-    seconds: Optional[int]
+    nps: Optional[int]
+    time: float
+    multipv: int = 1
+
+    @property
+    def seconds(self) -> int:
+        """The whole seconds of `time` (as acs writes them)."""
+        return int(self.time)
+
+
+def _check_limits(
+    depth: Optional[int],
+    nodes: Optional[int],
+    time: Optional[float],
+    *,
+    mate: Optional[int] = None,
+    multipv: Optional[int] = None,
+    time_name: str = "time",
+) -> None:
+    """The one place search limits are checked (Engine.builtin, Engine.uci,
+    analyse and play); the time limit named as the caller names it."""
+    for name, v in (("depth", depth), ("nodes", nodes), ("mate", mate), ("multipv", multipv)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+        if v is not None and v < 1:
+            raise ValueError(f"{name} must be at least 1")
+    if depth is not None and depth > 0xFFFFFFFF:
+        raise ValueError("depth is too large")
+    if mate is not None and mate > 0xFFFFFFFF:
+        raise ValueError("mate is too large")
+    if multipv is not None and multipv > _c.MAX_LINES:
+        raise ValueError(f"multipv must be at most {_c.MAX_LINES}")
+    if time is not None and not time > 0:
+        raise ValueError(f"{time_name} must be positive")
+
+
+def _infos(analysis: c_void_p, start: Position) -> List[AnalysisInfo]:
+    """The lines of an epd_analysis, their moves in SAN from `start`."""
+    depth, seldepth, nodes, ms = c_long(), c_long(), _c.Int64(), c_ulong()
+    _check(_c.analysis_counters(analysis, byref(depth), byref(seldepth), byref(nodes), byref(ms)))
+    n_nodes = (int(nodes.hi) << 32) | int(nodes.lo)
+    seconds = int(ms.value) / 1000
+    count = c_size_t()
+    _check(_c.analysis_line_count(analysis, byref(count)))
+    infos = []
+    for k in range(count.value):
+        s = _c.Score()
+        scored = _c.analysis_line_score(analysis, k, byref(s))
+        if scored not in (_c.OK, _c.NOT_FOUND):
+            _check(scored)
+        n = c_size_t()
+        status = _c.analysis_line_moves(analysis, k, None, 0, byref(n))
+        if status not in (_c.OK, _c.BUFFER_TOO_SMALL):
+            _check(status)
+        moves = (_c.Move * max(1, n.value))()
+        _check(_c.analysis_line_moves(analysis, k, moves, n.value, byref(n)))
+        pos = start.copy()
+        pv = []
+        for i in range(n.value):
+            pv.append(pos._san_of(moves[i]))
+            _check(_c.position_play(pos._ptr, moves[i]))
+        infos.append(
+            AnalysisInfo(
+                score=Score(s.kind, s.value) if scored == _c.OK else None,
+                pv=pv,
+                best=pv[0] if pv else None,
+                depth=None if depth.value < 0 else int(depth.value),
+                seldepth=None if seldepth.value < 0 else int(seldepth.value),
+                nodes=None if n_nodes < 0 else n_nodes,
+                nps=None if n_nodes < 0 or ms.value == 0 else int(n_nodes * 1000 // ms.value),
+                time=seconds,
+                multipv=k + 1,
+            )
+        )
+    return infos
 
 
 def _position_of(text: Text) -> Position:
@@ -2044,10 +2338,9 @@ def _analysis(
 ) -> AnalysisSummary:
     e = _engine_of(engine, **limits)
     s = _c.AnalysisSummary()
-    with _lock_of(e):
-        _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
-        _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
-        _check(_c.engine_run_files(e._ptr, goal, _input(input), _path(output, "output"), byref(s)))
+    source, target = _input(input), _path(output, "output")
+    with e._per_call(counters, solution_time):
+        e._interruptibly(lambda: _c.engine_run_files(e._ptr, goal, source, target, byref(s)))
     return AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
 
 
@@ -2059,10 +2352,8 @@ def _analysis_text(
     out = c_void_p()
     n = c_size_t()
     s = _c.AnalysisSummary()
-    with _lock_of(e):
-        _check(_c.engine_set_counters(e._ptr, 1 if counters else 0))
-        _check(_c.engine_set_solution_time(e._ptr, 1 if solution_time else 0))
-        _check(_c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
+    with e._per_call(counters, solution_time):
+        e._interruptibly(lambda: _c.engine_run_memory(e._ptr, goal, data, len(data), byref(out), byref(n), byref(s)))
     summary = AnalysisSummary(*(int(getattr(s, f[0])) for f in _c.AnalysisSummary._fields_))
     return _take(out, n.value).decode("utf-8", "replace"), summary
 
@@ -2170,8 +2461,9 @@ def mate_text(text: Text, moves: int, *, single_pass: bool = False, jobs: int = 
 
 @dataclass
 class PgnSummary:
-    """Counts of a PGN conversion, and its problems (Diagnostic with code
-    P001 for an error that cut a game short, P002 for a warning)."""
+    """Counts of a PGN conversion, and its problems: each a Diagnostic
+    with the code `epd from-pgn` prints, P010 for an error that cut a game
+    short, P011 for an irregularity that was accepted."""
 
     games: int
     complete: int
@@ -2216,7 +2508,7 @@ def from_pgn(
 
     def report(_user: Any, line: int, column: int, error: int, message: bytes) -> int:
         found.append(
-            Diagnostic("error" if error else "warning", "P001" if error else "P002", int(line), int(column),
+            Diagnostic("error" if error else "warning", _pgn_code(bool(error)), int(line), int(column),
                        message.decode("utf-8", "replace"))
         )
         return 0

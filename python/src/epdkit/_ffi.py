@@ -50,6 +50,7 @@ IO = 17
 CALLBACK = 18
 ENGINE = 19
 PANIC = 20
+CANCELLED = 21
 
 STRICT = 0
 LENIENT = 1
@@ -201,6 +202,12 @@ batch_free = void("epd_batch_free", P)
 engine_free = void("epd_engine_free", P)
 report_config_free = void("epd_report_config_free", P)
 
+# The diagnostic code table.
+code_count = fn("epd_code_count", POINTER(c_size_t))
+code_at = fn("epd_code_at", c_size_t, POINTER(c_char_p), POINTER(c_char_p))
+code_find = fn("epd_code_find", c_char_p, POINTER(c_size_t))
+pgn_code = fn("epd_pgn_code", c_int, POINTER(c_char_p))
+
 # Positions and moves.
 position_new = fn("epd_position_new", PP)
 position_from_fen = fn("epd_position_from_fen", c_char_p, c_size_t, c_int, PP)
@@ -312,11 +319,31 @@ engine_set_node_limit = fn("epd_engine_set_node_limit", P, Int64)
 engine_set_jobs = fn("epd_engine_set_jobs", P, c_uint)
 engine_set_counters = fn("epd_engine_set_counters", P, c_int)
 engine_set_solution_time = fn("epd_engine_set_solution_time", P, c_int)
+engine_set_cancel = fn("epd_engine_set_cancel", P, P)
+cancel_new = fn("epd_cancel_new", PP)
+cancel_free = void("epd_cancel_free", P)
+cancel_raise = fn("epd_cancel_raise", P)
 engine_analyze_record = fn("epd_engine_analyze_record", P, P)
 engine_run_files = fn("epd_engine_run_files", P, c_int, c_char_p, c_char_p, POINTER(AnalysisSummary))
 engine_run_memory = fn(
     "epd_engine_run_memory", P, c_int, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(AnalysisSummary)
 )
+limits_new = fn("epd_limits_new", PP)
+limits_free = void("epd_limits_free", P)
+limits_set_depth = fn("epd_limits_set_depth", P, c_uint)
+limits_set_time = fn("epd_limits_set_time", P, c_ulong)
+limits_set_nodes = fn("epd_limits_set_nodes", P, Int64)
+limits_set_mate = fn("epd_limits_set_mate", P, c_uint)
+limits_set_lines = fn("epd_limits_set_lines", P, c_uint)
+engine_analyze_position = fn("epd_engine_analyze_position", P, P, P, PP)
+analysis_free = void("epd_analysis_free", P)
+analysis_line_count = fn("epd_analysis_line_count", P, POINTER(c_size_t))
+analysis_line_score = fn("epd_analysis_line_score", P, c_size_t, POINTER(Score))
+analysis_line_moves = fn("epd_analysis_line_moves", P, c_size_t, POINTER(Move), c_size_t, POINTER(c_size_t))
+analysis_counters = fn(
+    "epd_analysis_counters", P, POINTER(c_long), POINTER(c_long), POINTER(Int64), POINTER(c_ulong)
+)
+MAX_LINES = 256
 mate_run_files = fn("epd_mate_run_files", c_uint, c_int, c_uint, c_char_p, c_char_p, POINTER(MateSummary))
 mate_run_memory = fn(
     "epd_mate_run_memory", c_uint, c_int, c_uint, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(MateSummary)

@@ -2,12 +2,21 @@
 dataframe of EPD lines, or over files, on a laptop's LocalCluster or on a
 real cluster; order is kept within each partition (and so overall).
 
-    >>> import dask.bag as db, epdkit.dask as ed          # doctest: +SKIP
-    >>> lines = db.read_text("shards/*.epd", blocksize="16MiB")
-    >>> ed.to_textfiles(ed.map_bag(lines, "normalize"), "out/*.epd")
-    >>> ed.map_bag(lines, "analyze", engine="builtin", nodes=20_000)
+    >>> import dask.bag as db, epdkit.dask as ed
+    >>> lines = db.from_sequence(['4k3/8/8/8/8/8/8/4K2R w K - id "a"; bm O-O;',
+    ...                           '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id "b";'], npartitions=2)
+    >>> ed.map_bag(lines, "normalize").compute(scheduler="sync")
+    ['4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id "a";\\n', '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id "b";\\n']
+    >>> solved = ed.map_bag(lines, "mate", moves=1).compute(scheduler="sync")
+    >>> [line.split("dm ")[1][:18] if "dm " in line else None for line in solved]
+    [None, '1; id "b"; pm Rd8#']
 
-Verbs: "normalize", "repair", "purge" (opcodes=[...]), "mate" (moves=N),
+Over sharded files, `lines = db.read_text("shards/*.epd",
+blocksize="16MiB")` and `ed.to_textfiles(ed.map_bag(lines, "normalize"),
+"out/*.epd")` write one output file per partition; `ed.map_bag(lines,
+"analyze", engine="builtin", nodes=20_000)` analyses.
+
+Verbs (`VERBS`): "normalize", "repair", "purge" (opcodes=[...]), "mate" (moves=N),
 "analyze" and "target" (engine, depth, nodes, movetime, counters,
 solution_time), and "check" (which writes nothing: map_bag then gives one
 Summary per partition). Options are plain values, so tasks pickle; each
