@@ -30,9 +30,9 @@ const MATERIAL_EG: [i32; 6] = [120, 305, 325, 530, 990, 0];
 /// ```
 /// use epd_engine::search::{evaluate, evaluate_with, Params};
 /// use epd_core::Position;
-/// let p: Position = "4k3/8/8/8/8/8/8/3NK3 w - - 0 1".parse().unwrap();
+/// let p: Position = "4k3/8/8/8/8/8/P7/3NK3 w - - 0 1".parse().unwrap();
 /// let mut cheap = Params::default();
-/// assert!(cheap.set("KnightValue", 100));
+/// assert!(cheap.set("KnightValue", 60));
 /// assert!(evaluate_with(&p, &cheap) < evaluate(&p) - 200);
 /// assert!(!cheap.set("KnightValue", 5000), "out of the option's range");
 /// ```
