@@ -181,8 +181,10 @@ typedef struct epd_batch epd_batch;
 
 /**
  * A cancel flag: made by epd_cancel_new (lowered), freed with
- * epd_cancel_free, raised with epd_cancel_raise. An engine given it with
- * epd_engine_set_cancel watches it: a run of the engine (a file verb,
+ * epd_cancel_free, raised with epd_cancel_raise. The stream verbs and
+ * select watch it through epd_verb_config_set_cancel and
+ * epd_select_config_set_cancel (they stop before the next record). An
+ * engine given it with epd_engine_set_cancel watches it: a run of the engine (a file verb,
  * epd_engine_analyze_record, epd_engine_analyze_position) that sees it
  * raised stops the search in progress, takes no new record, and fails
  * with EPD_STATUS_CANCELLED; a file verb's output then holds every record
@@ -2020,6 +2022,17 @@ epd_status epd_verb_config_add_purge_opcode(struct epd_verb_config *config, cons
 epd_status epd_verb_config_set_reporter(struct epd_verb_config *config, epd_report_callback callback, void *user);
 
 /**
+ * Watches `cancel` (see epd_cancel; NULL: none) in the runs of this
+ * configuration from now on: a run that sees it raised, before it
+ * starts or between two records, stops there and fails with
+ * EPD_STATUS_CANCELLED, its output holding every record before, each
+ * whole (the summary is not written). The configuration keeps a
+ * reference of its own: the handle may be freed before it. Replaces the
+ * flag set before.
+ */
+epd_status epd_verb_config_set_cancel(struct epd_verb_config *config, const struct epd_cancel *cancel);
+
+/**
  * Runs the verb from the file at `input_path` to the file at
  * `output_path` (created or truncated), both NUL-terminated paths. For
  * EPD_VERB_CHECK `output_path` may be NULL (nothing is written). The
@@ -2129,6 +2142,15 @@ epd_status epd_select_config_set_invert(struct epd_select_config *config, int in
  * this config.
  */
 epd_status epd_select_config_set_reporter(struct epd_select_config *config, epd_report_callback callback, void *user);
+
+/**
+ * Watches `cancel` (see epd_cancel; NULL: none) in the runs of this
+ * configuration from now on, as epd_verb_config_set_cancel does: a run
+ * that sees it raised stops before the next record and fails with
+ * EPD_STATUS_CANCELLED, its output holding every record kept before,
+ * each whole. Replaces the flag set before.
+ */
+epd_status epd_select_config_set_cancel(struct epd_select_config *config, const struct epd_cancel *cancel);
 
 /**
  * Selects from the file at `input_path` into the file at `output_path`

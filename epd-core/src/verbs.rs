@@ -24,8 +24,8 @@ use crate::{ParseMode, Record};
 pub mod select;
 
 pub use select::{
-    run_select, select_str, Comparison, Condition, LineRange, SelectCounts, SelectError, SelectOptions, SelectSummary,
-    Selector,
+    run_select, run_select_until, select_str, Comparison, Condition, LineRange, SelectCounts, SelectError,
+    SelectOptions, SelectSummary, Selector,
 };
 
 /// What to do with each record.
@@ -144,9 +144,26 @@ pub fn run_verb<R: BufRead, W: Write>(
     output: W,
     verb: &Verb,
     options: &VerbOptions,
+    report: impl FnMut(&LineReport<'_>),
+) -> Result<VerbSummary, PipelineError> {
+    run_verb_until(input, output, verb, options, None, report)
+}
+
+/// [`run_verb`], stopping before the next record once `stop` is raised
+/// (from another thread, or a signal handler): every record before is
+/// written whole, and the summary says [`pipeline::Summary::interrupted`].
+///
+/// # Errors
+/// As [`run_verb`].
+pub fn run_verb_until<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    verb: &Verb,
+    options: &VerbOptions,
+    stop: Option<&core::sync::atomic::AtomicBool>,
     mut report: impl FnMut(&LineReport<'_>),
 ) -> Result<VerbSummary, PipelineError> {
-    let config = Config { drop_invalid: options.drop_invalid, ..Config::default() };
+    let config = Config { drop_invalid: options.drop_invalid, stop, ..Config::default() };
     let mut proc = StreamVerb::new(verb.clone(), options.mode);
     pipeline::run_serial(input, output, &mut proc, &config, &mut report, &mut |_| {})
 }

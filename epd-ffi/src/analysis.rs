@@ -667,7 +667,7 @@ pub extern "C" fn epd_engine_set_cancel(
 ) -> epd_status {
     guard(|| {
         let e = arg_mut(engine, "engine")?;
-        e.cancel = if cancel.is_null() { None } else { Some(Arc::clone(&arg_ref(cancel, "cancel")?.flag)) };
+        e.cancel = crate::cancel::watched(cancel)?;
         Ok(())
     })
 }

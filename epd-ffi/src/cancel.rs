@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A cancel flag: made by epd_cancel_new (lowered), freed with
-/// epd_cancel_free, raised with epd_cancel_raise. An engine given it with
-/// epd_engine_set_cancel watches it: a run of the engine (a file verb,
+/// epd_cancel_free, raised with epd_cancel_raise. The stream verbs and
+/// select watch it through epd_verb_config_set_cancel and
+/// epd_select_config_set_cancel (they stop before the next record). An
+/// engine given it with epd_engine_set_cancel watches it: a run of the engine (a file verb,
 /// epd_engine_analyze_record, epd_engine_analyze_position) that sees it
 /// raised stops the search in progress, takes no new record, and fails
 /// with EPD_STATUS_CANCELLED; a file verb's output then holds every record
@@ -76,6 +78,14 @@ pub extern "C" fn epd_cancel_is_raised(cancel: *const epd_cancel, out_raised: *m
         Out::new(out_raised, "out_raised")?.set(c_int::from(c.flag.load(Ordering::SeqCst)));
         Ok(())
     })
+}
+
+/// The flag behind a handle for a setter (NULL: none).
+pub(crate) fn watched(cancel: *const epd_cancel) -> Result<Option<Arc<AtomicBool>>, Error> {
+    if cancel.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(Arc::clone(&arg_ref(cancel, "cancel")?.flag)))
 }
 
 /// The failure of a run that saw its cancel flag raised.

@@ -27,6 +27,7 @@ pub struct epd_select_config {
     options: SelectOptions,
     reporter: epd_report_callback,
     reporter_user: *mut c_void,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl fmt::Debug for epd_select_config {
@@ -94,6 +95,7 @@ pub extern "C" fn epd_select_config_new(out_config: *mut *mut epd_select_config)
             options: SelectOptions::default(),
             reporter: None,
             reporter_user: core::ptr::null_mut(),
+            cancel: None,
         }));
         Ok(())
     })
@@ -244,13 +246,34 @@ fn run(
     out_summary: *mut epd_select_summary,
     what: &str,
 ) -> Result<()> {
+    let stop = config.cancel.as_deref();
     let summary = run_reporting(config.reporter, config.reporter_user, input, output, what, |i, o, report| {
-        verbs::run_select(i, o, selector, report)
+        verbs::run_select_until(i, o, selector, stop, report)
     })?;
+    if summary.interrupted {
+        return Err(crate::cancel::cancelled(&format!("{what}: {} records read", summary.records)));
+    }
     if let Some(o) = Out::optional(out_summary) {
         o.set(epd_select_summary::from(&summary));
     }
     Ok(())
+}
+
+/// Watches `cancel` (see epd_cancel; NULL: none) in the runs of this
+/// configuration from now on, as epd_verb_config_set_cancel does: a run
+/// that sees it raised stops before the next record and fails with
+/// EPD_STATUS_CANCELLED, its output holding every record kept before,
+/// each whole. Replaces the flag set before.
+#[no_mangle]
+pub extern "C" fn epd_select_config_set_cancel(
+    config: *mut epd_select_config,
+    cancel: *const crate::cancel::epd_cancel,
+) -> epd_status {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        c.cancel = crate::cancel::watched(cancel)?;
+        Ok(())
+    })
 }
 
 /// Selects from the file at `input_path` into the file at `output_path`

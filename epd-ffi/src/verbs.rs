@@ -111,6 +111,7 @@ pub struct epd_verb_config {
     purge: Vec<String>,
     reporter: epd_report_callback,
     reporter_user: *mut c_void,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl fmt::Debug for epd_verb_config {
@@ -143,6 +144,7 @@ pub extern "C" fn epd_verb_config_new(verb: epd_verb, out_config: *mut *mut epd_
             purge: Vec::new(),
             reporter: None,
             reporter_user: core::ptr::null_mut(),
+            cancel: None,
         }));
         Ok(())
     })
@@ -363,9 +365,13 @@ fn run(
         _ => Verb::Repair,
     };
     let options = VerbOptions { mode: config.mode, drop_invalid: config.drop_invalid };
+    let stop = config.cancel.as_deref();
     let summary = run_reporting(config.reporter, config.reporter_user, input, output, what, |i, o, report| {
-        verbs::run_verb(i, o, &verb, &options, report)
+        verbs::run_verb_until(i, o, &verb, &options, stop, report)
     })?;
+    if summary.interrupted {
+        return Err(crate::cancel::cancelled(&format!("{what}: {} records read", summary.records)));
+    }
     if let Some(o) = Out::optional(out_summary) {
         o.set(epd_verb_summary::from(&summary));
     }
@@ -401,6 +407,25 @@ pub(crate) fn open_pair(
     let out = std::fs::File::create(&output)
         .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot create {}: {e}", output.display())))?;
     Ok((file, out, format!("{} -> {}", input.display(), output.display())))
+}
+
+/// Watches `cancel` (see epd_cancel; NULL: none) in the runs of this
+/// configuration from now on: a run that sees it raised, before it
+/// starts or between two records, stops there and fails with
+/// EPD_STATUS_CANCELLED, its output holding every record before, each
+/// whole (the summary is not written). The configuration keeps a
+/// reference of its own: the handle may be freed before it. Replaces the
+/// flag set before.
+#[no_mangle]
+pub extern "C" fn epd_verb_config_set_cancel(
+    config: *mut epd_verb_config,
+    cancel: *const crate::cancel::epd_cancel,
+) -> epd_status {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        c.cancel = crate::cancel::watched(cancel)?;
+        Ok(())
+    })
 }
 
 /// Runs the verb from the file at `input_path` to the file at

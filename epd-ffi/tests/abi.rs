@@ -890,3 +890,75 @@ fn buffer_too_small_tells_the_size_needed() {
     assert_eq!(count, 20);
     epd_position_free(pos);
 }
+
+/// A report callback that raises the cancel flag given as `user` on the
+/// first diagnostic it hears.
+extern "C" fn raise_on_report(user: *mut c_void, _d: *const epd_diagnostic, _l: *const c_char, _n: usize) -> c_int {
+    assert_eq!(epd_cancel_raise(user as *const epd_cancel), EPD_STATUS_OK);
+    0
+}
+
+/// The stream verbs and select stop before the next record once their
+/// cancel flag is raised (here by the report of line 5's diagnostic),
+/// the records before written whole; raised before the run, nothing is
+/// read; lowered again, the same configuration runs to the end.
+#[test]
+fn a_cancel_stops_the_stream_verbs_and_select_between_records() {
+    let dir = std::env::temp_dir().join(format!("epdkit-cancel-verbs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"x\";\n";
+    let mut text = good.repeat(4);
+    text.push_str("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm Zz9;\n");
+    text.push_str(&good.repeat(20));
+    let input = dir.join("in.epd");
+    std::fs::write(&input, &text).unwrap();
+    let cstring = |p: &std::path::Path| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    let i = cstring(&input);
+    let mut cancel = ptr::null_mut();
+    assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
+
+    let mut verb = ptr::null_mut();
+    assert_eq!(epd_verb_config_new(EPD_VERB_NORMALIZE, &mut verb), EPD_STATUS_OK);
+    assert_eq!(epd_verb_config_set_cancel(verb, cancel), EPD_STATUS_OK);
+    assert_eq!(epd_verb_config_set_reporter(verb, Some(raise_on_report), cancel.cast()), EPD_STATUS_OK);
+    let mut select = ptr::null_mut();
+    assert_eq!(epd_select_config_new(&mut select), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_set_cancel(select, cancel), EPD_STATUS_OK);
+    assert_eq!(epd_select_config_set_reporter(select, Some(raise_on_report), cancel.cast()), EPD_STATUS_OK);
+    let raise = cancel as usize;
+    let o = cstring(&dir.join("out.epd"));
+    for (name, kept_before) in [("normalize", 5), ("select", 4)] {
+        let run = |o: &std::ffi::CString| match name {
+            "normalize" => {
+                let mut s = epd_verb_summary { lines: 77, ..Default::default() };
+                (epd_verb_run_files(verb, i.as_ptr(), o.as_ptr(), &mut s), s.lines)
+            }
+            _ => {
+                let mut s = epd_select_summary { lines: 77, ..Default::default() };
+                (epd_select_run_files(select, i.as_ptr(), o.as_ptr(), &mut s), s.lines)
+            }
+        };
+        assert_eq!(epd_cancel_reset(raise as *const epd_cancel), EPD_STATUS_OK);
+        let (status, lines) = run(&o);
+        assert_eq!(status, EPD_STATUS_CANCELLED, "{name}: {}", last_message());
+        assert_eq!(lines, 77, "{name}: the summary is written only on success");
+        assert!(last_message().contains("cancelled"), "{name}: {}", last_message());
+        let written = std::fs::read_to_string(dir.join("out.epd")).unwrap();
+        assert_eq!(written.lines().count(), kept_before, "{name}: {written}");
+        assert!(written.is_empty() || written.ends_with('\n'), "{name}: whole lines");
+        // Raised before the run: nothing is read.
+        let (status, _) = run(&o);
+        assert_eq!(status, EPD_STATUS_CANCELLED, "{name}");
+        assert_eq!(std::fs::read_to_string(dir.join("out.epd")).unwrap(), "", "{name}");
+    }
+    // No flag: the run goes to the end (the report still raises the old
+    // handle, which nothing watches now).
+    assert_eq!(epd_verb_config_set_cancel(verb, ptr::null()), EPD_STATUS_OK);
+    let mut s = epd_verb_summary::default();
+    assert_eq!(epd_verb_run_files(verb, i.as_ptr(), o.as_ptr(), &mut s), EPD_STATUS_OK);
+    assert_eq!(s.records, 25);
+    epd_cancel_free(cancel);
+    epd_verb_config_free(verb);
+    epd_select_config_free(select);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -190,6 +191,10 @@ started = time.monotonic()
 try:
     if sys.argv[1] == "target":
         epdkit.target(sys.argv[2], sys.argv[3], engine="builtin", movetime=0.2)
+    elif sys.argv[1] == "normalize":
+        epdkit.normalize(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "select":
+        epdkit.select(sys.argv[2], sys.argv[3], has="bm")
     else:
         with epdkit.Engine.builtin() as engine:
             engine.analyse(epdkit.Position(), time=60)
@@ -233,6 +238,65 @@ def test_ctrl_c_ends_a_file_function_at_once_with_whole_records(tmp_path: Path, 
     assert 1 <= len(records) < 300, len(records)
     for rec in records:
         assert rec.pm and rec.pv and rec.id, str(rec)
+
+
+@pytest.mark.parametrize("verb", ["normalize", "select"])
+def test_ctrl_c_ends_a_stream_verb_between_records(tmp_path: Path, verb: str) -> None:
+    """A verb reading a pipe that a slow producer feeds (a record every
+    20 ms): SIGINT two seconds in ends it with KeyboardInterrupt at the
+    next record, the records before written whole."""
+    fifo = tmp_path / "in.epd"
+    os.mkfifo(fifo)
+    out = tmp_path / "out.epd"
+    record = b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5;\n"
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            with open(fifo, "wb", buffering=0) as w:
+                while not stop.is_set():
+                    w.write(record)
+                    time.sleep(0.02)
+        except BrokenPipeError:
+            pass
+
+    producer = threading.Thread(target=produce, daemon=True)
+    producer.start()
+    try:
+        code, text, took = _interrupt([verb, str(fifo), str(out)], 2.0)
+    finally:
+        stop.set()
+        producer.join(timeout=5)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
+    written = out.read_bytes()
+    assert written.endswith(b"\n") and written.count(b"\n") >= 10, written[-200:]
+    assert set(written.splitlines()) == {record.rstrip(b"\n")}, "whole records only"
+
+
+def test_a_named_pipe_is_read_whole(tmp_path: Path) -> None:
+    """A named pipe as input is opened once, by the library (checking it
+    by opening it first took the writer's records, or hung)."""
+    fifo = tmp_path / "in.epd"
+    os.mkfifo(fifo)
+    record = b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5;\n"
+
+    def produce() -> None:
+        with open(fifo, "wb") as w:
+            w.write(record * 5)
+
+    summaries: "list[epdkit.Summary]" = []
+
+    def consume() -> None:
+        summaries.append(epdkit.normalize(fifo, tmp_path / "out.epd"))
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (produce, consume)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert summaries and summaries[0].records == 5, "the run ended, with every record"
+    assert (tmp_path / "out.epd").read_bytes() == record * 5
 
 
 def test_ctrl_c_ends_a_long_analyse() -> None:

@@ -561,9 +561,25 @@ pub fn run_select<R: BufRead, W: Write>(
     input: R,
     output: W,
     selector: &Selector,
+    report: impl FnMut(&LineReport<'_>),
+) -> Result<SelectSummary, PipelineError> {
+    run_select_until(input, output, selector, None, report)
+}
+
+/// [`run_select`], stopping before the next record once `stop` is raised
+/// (from another thread, or a signal handler): every record kept before
+/// is written whole, and the summary says it was interrupted.
+///
+/// # Errors
+/// As [`run_select`].
+pub fn run_select_until<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    selector: &Selector,
+    stop: Option<&core::sync::atomic::AtomicBool>,
     mut report: impl FnMut(&LineReport<'_>),
 ) -> Result<SelectSummary, PipelineError> {
-    let config = Config { drop_invalid: true, ..Config::default() };
+    let config = Config { drop_invalid: true, stop, ..Config::default() };
     let mut proc = selector.clone();
     pipeline::run_serial(input, output, &mut proc, &config, &mut report, &mut |_| {})
 }

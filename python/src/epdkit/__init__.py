@@ -33,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import stat
 from ctypes import byref, c_char_p, c_double, c_int, c_long, c_size_t, c_uint, c_ulong, c_void_p
 from dataclasses import dataclass, field
 from typing import (
@@ -380,6 +381,33 @@ def _interruptible(call: Callable[[], int], cancel: c_void_p) -> None:
         raise outcome[0]
 
 
+def _run_config(
+    set_cancel: Callable[[c_void_p, Optional[c_void_p]], int],
+    cfg: c_void_p,
+    call: Callable[[], int],
+    collector: Any,
+) -> None:
+    """Runs `call`, a file run of the configuration `cfg`, so that Ctrl-C
+    ends it between two records (see _interruptible), the records before
+    written: with a cancel flag of its own, set on `cfg` by `set_cancel`.
+    An exception the report callback raised comes first."""
+    cancel = c_void_p()
+    _check(_c.cancel_new(byref(cancel)))
+    try:
+        _check(set_cancel(cfg, cancel))
+        try:
+            _interruptible(call, cancel)
+        except EpdError:
+            if collector.error is not None:
+                raise collector.error
+            raise
+    finally:
+        set_cancel(cfg, None)
+        _c.cancel_free(cancel)
+    if collector.error is not None:
+        raise collector.error
+
+
 def _bytes(text: Any, what: str = "text") -> bytes:
     if isinstance(text, bytes):
         return text
@@ -408,8 +436,14 @@ def _input(p: Any, what: str = "input") -> bytes:
     PermissionError), with `errno` and `filename`, before the library runs."""
     path = _path(p, what)
     try:
-        with open(path, "rb"):  # a directory raises IsADirectoryError
-            pass
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+            with open(path, "rb"):  # a directory raises IsADirectoryError
+                pass
+        elif not os.access(path, os.R_OK):
+            # A pipe or a device is not opened here: a named pipe's writer
+            # would meet this open and close, not the library's.
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
     except OSError as e:
         raise _os_error(e) from None
     return path
@@ -1671,12 +1705,10 @@ def _run_files(
     cfg = _verb_config(verb, mode, drop_invalid, opcodes, c)
     try:
         s = _c.VerbSummary()
-        status = _c.verb_run_files(cfg, _input(input), None if output is None else _path(output, "output"), byref(s))
+        paths = (_input(input), None if output is None else _path(output, "output"))
+        _run_config(_c.verb_config_set_cancel, cfg, lambda: int(_c.verb_run_files(cfg, *paths, byref(s))), c)
     finally:
         _c.verb_config_free(cfg)
-    if c.error is not None:
-        raise c.error
-    _check(status)
     return _summary(s, c)
 
 
@@ -1888,12 +1920,10 @@ def select(
     cfg = _select_config(mode, id, regex, lines, has, lacks, where, invert, c)
     try:
         s = _c.SelectSummary()
-        status = _c.select_run_files(cfg, _input(input), _path(output, "output"), byref(s))
+        paths = (_input(input), _path(output, "output"))
+        _run_config(_c.select_config_set_cancel, cfg, lambda: int(_c.select_run_files(cfg, *paths, byref(s))), c)
     finally:
         _c.select_config_free(cfg)
-    if c.error is not None:
-        raise c.error
-    _check(status)
     return _select_summary(s, c)
 
 
