@@ -266,6 +266,47 @@ fn sigterm_during_mate_on_two_jobs_keeps_every_finished_record() {
     }
 }
 
+/// from-pgn reading a pipe that a slow producer feeds (a five-position
+/// game every 20 ms): SIGINT ends it before the next game, with every game
+/// before it written whole (it used to die with a record cut short in its
+/// buffer).
+#[test]
+fn sigint_during_from_pgn_keeps_every_finished_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("games.pgn");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let producer = {
+        let (fifo, done) = (fifo.clone(), std::sync::Arc::clone(&done));
+        std::thread::spawn(move || {
+            let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&fifo) else { return };
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                if w.write_all(b"[Event \"e\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let start = Instant::now();
+    let args = ["from-pgn", "--id", "games.pgn", "-o", "out.epd"];
+    let (out, took) = interrupt(&args, dir.path(), "-INT", || start.elapsed() > Duration::from_millis(1500));
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    producer.join().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(took < Duration::from_secs(2), "took {took:?} to stop");
+    let data = std::fs::read(dir.path().join("out.epd")).unwrap();
+    let done = lines(&data);
+    assert!(data.ends_with(b"\n"), "a record was cut short");
+    assert!(done.len() >= 5 * 10 && done.len().is_multiple_of(5), "{} records: not whole games", done.len());
+    for (i, l) in done.iter().enumerate() {
+        let l = String::from_utf8_lossy(l);
+        assert!(l.ends_with(&format!("ply {}\";", i % 5)), "{l}");
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interrupted: every game converted before the signal was written"), "{err}");
+}
+
 #[test]
 fn an_interrupted_in_place_run_leaves_the_original_untouched() {
     let dir = tempfile::tempdir().unwrap();

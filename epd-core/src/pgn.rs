@@ -495,6 +495,9 @@ pub struct PgnSummary {
     /// Games skipped for want of a result to label them with
     /// ([`EpdOptions::label`]).
     pub unlabelled: u64,
+    /// The run saw its stop flag raised ([`Converter::with_stop`]) and
+    /// ended before the next game: every game before it was written whole.
+    pub interrupted: bool,
 }
 
 /// A problem with one game, for the caller's reporter.
@@ -539,13 +542,27 @@ pub struct Converter {
     options: EpdOptions,
     seen: std::collections::HashSet<u128>,
     keys: (std::collections::hash_map::RandomState, std::collections::hash_map::RandomState),
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Converter {
     /// A converter with these options and nothing seen yet.
     #[must_use]
     pub fn new(options: EpdOptions) -> Converter {
-        Converter { options, seen: std::collections::HashSet::new(), keys: Default::default() }
+        Converter { options, seen: std::collections::HashSet::new(), keys: Default::default(), stop: None }
+    }
+
+    /// Watches `stop` (a signal handler or another thread raises it): a
+    /// run that sees it raised reads no further game and ends with
+    /// [`PgnSummary::interrupted`], every game before written whole.
+    #[must_use]
+    pub fn with_stop(mut self, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Converter {
+        self.stop = Some(stop);
+        self
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// `true` the first time these position fields are given.
@@ -587,7 +604,14 @@ impl Converter {
         let mut reader = PgnReader::new(input);
         let mut summary = PgnSummary::default();
         let mut out = Vec::with_capacity(256);
-        while let Some(game) = reader.next_game()? {
+        loop {
+            if self.stopped() {
+                summary.interrupted = true;
+                break;
+            }
+            let Some(game) = reader.next_game()? else {
+                break;
+            };
             summary.games += 1;
             for w in game.warnings.iter().chain(&setup_warnings(&game)) {
                 report(&PgnDiagnostic { line: w.line, column: w.column, error: false, message: w.message.clone() });
@@ -866,6 +890,32 @@ mod tests {
         assert!(lines[5].contains("sm Kd3;"), "{}", lines[5]);
         assert_eq!(diags.len(), 1);
         assert!(diags[0].error && diags[0].message.contains("Rxx9"), "{:?}", diags[0]);
+    }
+
+    /// A raised stop flag ends the run before the next game: here the
+    /// report of game 2's illegal move raises it, so game 3 is never read
+    /// and every record written belongs to a whole game.
+    #[test]
+    fn a_raised_stop_ends_the_run_before_the_next_game() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let text = b"1. e4 e5 1-0\n\n1. d4 Kxx9 *\n\n1. c4 c5 0-1\n";
+        let stop = Arc::new(AtomicBool::new(false));
+        let raise = Arc::clone(&stop);
+        let mut out = Vec::new();
+        let s = Converter::new(EpdOptions::default())
+            .with_stop(Arc::clone(&stop))
+            .convert(&text[..], &mut out, |_| raise.store(true, Ordering::SeqCst))
+            .unwrap();
+        assert!(s.interrupted);
+        assert_eq!((s.games, s.complete, s.records), (2, 1, 3 + 2));
+        assert!(out.ends_with(b"\n") && !String::from_utf8_lossy(&out).contains("/2P5/"), "game 3 was converted");
+        // Lowered, the same converter goes on from the next input.
+        stop.store(false, Ordering::SeqCst);
+        let mut c = Converter::new(EpdOptions::default()).with_stop(stop);
+        let s = c.convert(&text[..], Vec::new(), |_| {}).unwrap();
+        assert!(!s.interrupted);
+        assert_eq!(s.games, 3);
     }
 
     /// Labels, the piece-count range and the caller's filter: games with

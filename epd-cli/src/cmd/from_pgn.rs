@@ -133,7 +133,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         pieces: args.pieces,
         label: format,
     };
-    let mut converter = pgn::Converter::new(options);
+    let stop = crate::files::Stop::install()?;
+    let mut converter = pgn::Converter::new(options).with_stop(stop.shared());
     let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
     let mut file_out = match &args.output.file {
         Some(path) if path != "-" => Some(crate::files::OutputFile::create(path, false)?),
@@ -196,6 +197,10 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         total.repeated += s.repeated;
         total.rejected += s.rejected;
         total.unlabelled += s.unlabelled;
+        if s.interrupted {
+            total.interrupted = true;
+            break;
+        }
     }
     out.flush()?;
     if let Some(f) = file_out {
@@ -222,6 +227,13 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             total.games, total.complete, total.records
         );
     }
+    if total.interrupted {
+        let _ = writeln!(err, "interrupted: every game converted before the signal was written");
+    }
     err.flush()?;
-    Ok(if errors > 0 { Outcome::Invalid } else { Outcome::Ok })
+    Ok(match stop.signal() {
+        Some(sig) if total.interrupted => Outcome::Interrupted(sig),
+        _ if errors > 0 => Outcome::Invalid,
+        _ => Outcome::Ok,
+    })
 }
