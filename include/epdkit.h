@@ -183,7 +183,11 @@ typedef struct epd_batch epd_batch;
  * A cancel flag: made by epd_cancel_new (lowered), freed with
  * epd_cancel_free, raised with epd_cancel_raise. The stream verbs and
  * select watch it through epd_verb_config_set_cancel and
- * epd_select_config_set_cancel (they stop before the next record). An
+ * epd_select_config_set_cancel (they stop before the next record), the
+ * PGN conversion through epd_pgn_to_epd_files_cancellable and
+ * epd_pgn_to_epd_memory_cancellable (before the next game), the mate
+ * prover through epd_mate_run_files_cancellable and
+ * epd_mate_run_memory_cancellable (mid-search). An
  * engine given it with epd_engine_set_cancel watches it: a run of the engine (a file verb,
  * epd_engine_analyze_record, epd_engine_analyze_position) that sees it
  * raised stops the search in progress, takes no new record, and fails
@@ -2474,12 +2478,28 @@ epd_status epd_engine_set_solution_time(struct epd_engine *engine, int on);
 epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int jobs, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
 
 /**
+ * As epd_mate_run_files, watching `cancel` (see epd_cancel; NULL: none):
+ * a run that sees it raised stops the search in progress (within a few
+ * thousand nodes), takes no new record and fails with
+ * EPD_STATUS_CANCELLED, the output file holding every record finished
+ * before, each whole; *out_summary is then left unwritten.
+ */
+epd_status epd_mate_run_files_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
+
+/**
  * As epd_mate_run_files, over `len` bytes of text at `input`; the output
  * is returned as a new string in *out_text (owned: free it with
  * epd_string_free; it may contain NUL bytes copied from invalid lines, so
  * use *out_len, which receives its length).
  */
 epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
+
+/**
+ * As epd_mate_run_memory, watching `cancel` as
+ * epd_mate_run_files_cancellable does; a cancelled run writes none of
+ * the out-parameters.
+ */
+epd_status epd_mate_run_memory_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
 
 /**
  * Creates limits in *out_limits (free them with epd_limits_free): no
@@ -2607,11 +2627,26 @@ epd_status epd_pgn_code(int error, const char **out_code);
 epd_status epd_pgn_to_epd_files(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const char *input_path, const char *output_path, struct epd_pgn_summary *out_summary);
 
 /**
+ * As epd_pgn_to_epd_files, watching `cancel` (see epd_cancel; NULL:
+ * none): a conversion that sees it raised reads no further game and fails
+ * with EPD_STATUS_CANCELLED, the output file holding every game converted
+ * before, each whole; *out_summary is then left unwritten.
+ */
+epd_status epd_pgn_to_epd_files_cancellable(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const struct epd_cancel *cancel, const char *input_path, const char *output_path, struct epd_pgn_summary *out_summary);
+
+/**
  * As epd_pgn_to_epd_files, over `len` bytes of PGN at `input`; the
  * records are returned as a new string in *out_text (owned: free it with
  * epd_string_free) of *out_len bytes.
  */
 epd_status epd_pgn_to_epd_memory(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_pgn_summary *out_summary);
+
+/**
+ * As epd_pgn_to_epd_memory, watching `cancel` as
+ * epd_pgn_to_epd_files_cancellable does; a cancelled conversion writes
+ * none of the out-parameters.
+ */
+epd_status epd_pgn_to_epd_memory_cancellable(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const struct epd_cancel *cancel, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_pgn_summary *out_summary);
 
 /**
  * Connects to the referee at `address` ("HOST:PORT"), waiting at most

@@ -11,7 +11,11 @@ use std::sync::Arc;
 /// A cancel flag: made by epd_cancel_new (lowered), freed with
 /// epd_cancel_free, raised with epd_cancel_raise. The stream verbs and
 /// select watch it through epd_verb_config_set_cancel and
-/// epd_select_config_set_cancel (they stop before the next record). An
+/// epd_select_config_set_cancel (they stop before the next record), the
+/// PGN conversion through epd_pgn_to_epd_files_cancellable and
+/// epd_pgn_to_epd_memory_cancellable (before the next game), the mate
+/// prover through epd_mate_run_files_cancellable and
+/// epd_mate_run_memory_cancellable (mid-search). An
 /// engine given it with epd_engine_set_cancel watches it: a run of the engine (a file verb,
 /// epd_engine_analyze_record, epd_engine_analyze_position) that sees it
 /// raised stops the search in progress, takes no new record, and fails

@@ -5,6 +5,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::analysis::{epd_engine, Program};
+use crate::cancel::epd_cancel;
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_INVALID_ARGUMENT};
 use crate::position::boxed;
 use crate::ptr::{arg_mut, bytes, c_utf8, owned_string, slice, Out};
@@ -15,6 +16,7 @@ use core::ffi::{c_char, c_int, c_uint, c_ulong};
 use core::ptr;
 use epd_core::pipeline::{self, Config};
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::sync::Arc;
 
 /// Creates an engine in *out_engine (free it with epd_engine_free) that
 /// runs EPD Kit's own search, with a hash table of `hash_mb` MiB (0: 16)
@@ -163,19 +165,29 @@ fn run_mate(
     jobs: c_uint,
     input: impl Read + Send,
     output: impl Write,
+    cancel: *const epd_cancel,
     out_summary: *mut epd_mate_summary,
     what: &str,
 ) -> Result<()> {
+    let cancel = crate::cancel::watched(cancel)?;
     if !(1..=60).contains(&moves) {
         return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("moves is {moves}: it must be 1 to 60")));
     }
     let options = MateOptions { moves, single_pass: single_pass != 0, table_bits: 20, timeout: None };
-    let mut workers: Vec<MateProver<'_>> = (0..jobs.max(1)).map(|_| MateProver::new(&options)).collect();
+    let mut workers: Vec<MateProver<'_>> = (0..jobs.max(1))
+        .map(|_| match &cancel {
+            Some(flag) => MateProver::new(&options).with_stop(Arc::clone(flag)),
+            None => MateProver::new(&options),
+        })
+        .collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
-    let config = Config { flush_each: true, ..Config::default() };
+    let config = Config { flush_each: true, stop: cancel.as_deref(), ..Config::default() };
     let s = pipeline::run(input, output, &mut workers, &config, &|_, _| {}, &mut |_| {}, &mut |_| {})
         .map_err(|err| io_error(&err, what))?;
+    if s.interrupted {
+        return Err(crate::cancel::cancelled(&format!("{what}: {} records read", s.records)));
+    }
     if let Some(o) = Out::optional(out_summary) {
         let sat = |v: u64| c_ulong::try_from(v).unwrap_or(c_ulong::MAX);
         o.set(epd_mate_summary {
@@ -210,9 +222,27 @@ pub extern "C" fn epd_mate_run_files(
     output_path: *const c_char,
     out_summary: *mut epd_mate_summary,
 ) -> epd_status {
+    epd_mate_run_files_cancellable(moves, single_pass, jobs, ptr::null(), input_path, output_path, out_summary)
+}
+
+/// As epd_mate_run_files, watching `cancel` (see epd_cancel; NULL: none):
+/// a run that sees it raised stops the search in progress (within a few
+/// thousand nodes), takes no new record and fails with
+/// EPD_STATUS_CANCELLED, the output file holding every record finished
+/// before, each whole; *out_summary is then left unwritten.
+#[no_mangle]
+pub extern "C" fn epd_mate_run_files_cancellable(
+    moves: c_uint,
+    single_pass: c_int,
+    jobs: c_uint,
+    cancel: *const epd_cancel,
+    input_path: *const c_char,
+    output_path: *const c_char,
+    out_summary: *mut epd_mate_summary,
+) -> epd_status {
     guard(|| {
         let (file, out, what) = open_pair(input_path, output_path)?;
-        run_mate(moves, single_pass, jobs, file, out, out_summary, &what)
+        run_mate(moves, single_pass, jobs, file, out, cancel, out_summary, &what)
     })
 }
 
@@ -231,12 +261,30 @@ pub extern "C" fn epd_mate_run_memory(
     out_len: *mut usize,
     out_summary: *mut epd_mate_summary,
 ) -> epd_status {
+    epd_mate_run_memory_cancellable(moves, single_pass, jobs, ptr::null(), input, len, out_text, out_len, out_summary)
+}
+
+/// As epd_mate_run_memory, watching `cancel` as
+/// epd_mate_run_files_cancellable does; a cancelled run writes none of
+/// the out-parameters.
+#[no_mangle]
+pub extern "C" fn epd_mate_run_memory_cancellable(
+    moves: c_uint,
+    single_pass: c_int,
+    jobs: c_uint,
+    cancel: *const epd_cancel,
+    input: *const c_char,
+    len: usize,
+    out_text: *mut *mut c_char,
+    out_len: *mut usize,
+    out_summary: *mut epd_mate_summary,
+) -> epd_status {
     guard(|| {
         let input = bytes(input, len, "input")?;
         let out_t = Out::new(out_text, "out_text")?;
         let out_l = Out::new(out_len, "out_len")?;
         let mut output = Vec::with_capacity(input.len() + input.len() / 2);
-        run_mate(moves, single_pass, jobs, input, &mut output, out_summary, "memory")?;
+        run_mate(moves, single_pass, jobs, input, &mut output, cancel, out_summary, "memory")?;
         let n = output.len();
         out_t.set(owned_string(output)?);
         out_l.set(n);

@@ -4,10 +4,12 @@
 // C functions take their options as arguments, outputs last.
 #![allow(clippy::too_many_arguments)]
 
+use crate::cancel::epd_cancel;
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
 use crate::ptr::{bytes, owned_string, Out};
 use crate::verbs::open_pair;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use core::ptr;
 use epd_core::pgn::{Converter, EpdOptions, PgnDiagnostic};
 use epd_core::Code;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -84,8 +86,10 @@ fn convert(
     user: *mut c_void,
     input: impl Read,
     output: impl Write,
+    cancel: *const epd_cancel,
     out_summary: *mut epd_pgn_summary,
 ) -> Result<()> {
+    let cancel = crate::cancel::watched(cancel)?;
     if flags & !63 != 0 {
         return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown flags {flags:#x}")));
     }
@@ -117,12 +121,19 @@ fn convert(
         }
     };
     let mut output = BufWriter::with_capacity(64 << 10, output);
-    let s = Converter::new(options)
-        .convert(BufReader::with_capacity(64 << 10, input), &mut output, &mut reporter)
-        .map_err(|e| Error::new(EPD_STATUS_IO, format!("pgn: {e}")))?;
+    let converter = Converter::new(options);
+    let s = match cancel {
+        Some(flag) => converter.with_stop(flag),
+        None => converter,
+    }
+    .convert(BufReader::with_capacity(64 << 10, input), &mut output, &mut reporter)
+    .map_err(|e| Error::new(EPD_STATUS_IO, format!("pgn: {e}")))?;
     output.flush().map_err(|e| Error::new(EPD_STATUS_IO, format!("pgn: {e}")))?;
     if stopped {
         return Err(Error::new(EPD_STATUS_CALLBACK, "the report callback asked to stop"));
+    }
+    if s.interrupted {
+        return Err(crate::cancel::cancelled(&format!("pgn: {} games read", s.games)));
     }
     if let Some(o) = Out::optional(out_summary) {
         let sat = |v: u64| c_ulong::try_from(v).unwrap_or(c_ulong::MAX);
@@ -156,9 +167,38 @@ pub extern "C" fn epd_pgn_to_epd_files(
     output_path: *const c_char,
     out_summary: *mut epd_pgn_summary,
 ) -> epd_status {
+    epd_pgn_to_epd_files_cancellable(
+        flags,
+        first_ply,
+        last_ply,
+        report,
+        user,
+        ptr::null(),
+        input_path,
+        output_path,
+        out_summary,
+    )
+}
+
+/// As epd_pgn_to_epd_files, watching `cancel` (see epd_cancel; NULL:
+/// none): a conversion that sees it raised reads no further game and fails
+/// with EPD_STATUS_CANCELLED, the output file holding every game converted
+/// before, each whole; *out_summary is then left unwritten.
+#[no_mangle]
+pub extern "C" fn epd_pgn_to_epd_files_cancellable(
+    flags: epd_pgn_flags,
+    first_ply: c_ulong,
+    last_ply: c_ulong,
+    report: epd_pgn_report_callback,
+    user: *mut c_void,
+    cancel: *const epd_cancel,
+    input_path: *const c_char,
+    output_path: *const c_char,
+    out_summary: *mut epd_pgn_summary,
+) -> epd_status {
     guard(|| {
         let (file, out, _) = open_pair(input_path, output_path)?;
-        convert(flags, first_ply, last_ply, report, user, file, out, out_summary)
+        convert(flags, first_ply, last_ply, report, user, file, out, cancel, out_summary)
     })
 }
 
@@ -178,12 +218,44 @@ pub extern "C" fn epd_pgn_to_epd_memory(
     out_len: *mut usize,
     out_summary: *mut epd_pgn_summary,
 ) -> epd_status {
+    epd_pgn_to_epd_memory_cancellable(
+        flags,
+        first_ply,
+        last_ply,
+        report,
+        user,
+        ptr::null(),
+        input,
+        len,
+        out_text,
+        out_len,
+        out_summary,
+    )
+}
+
+/// As epd_pgn_to_epd_memory, watching `cancel` as
+/// epd_pgn_to_epd_files_cancellable does; a cancelled conversion writes
+/// none of the out-parameters.
+#[no_mangle]
+pub extern "C" fn epd_pgn_to_epd_memory_cancellable(
+    flags: epd_pgn_flags,
+    first_ply: c_ulong,
+    last_ply: c_ulong,
+    report: epd_pgn_report_callback,
+    user: *mut c_void,
+    cancel: *const epd_cancel,
+    input: *const c_char,
+    len: usize,
+    out_text: *mut *mut c_char,
+    out_len: *mut usize,
+    out_summary: *mut epd_pgn_summary,
+) -> epd_status {
     guard(|| {
         let input = bytes(input, len, "input")?;
         let out_t = Out::new(out_text, "out_text")?;
         let out_l = Out::new(out_len, "out_len")?;
         let mut output = Vec::with_capacity(input.len() * 2);
-        convert(flags, first_ply, last_ply, report, user, input, &mut output, out_summary)?;
+        convert(flags, first_ply, last_ply, report, user, input, &mut output, cancel, out_summary)?;
         let n = output.len();
         out_t.set(owned_string(output)?);
         out_l.set(n);

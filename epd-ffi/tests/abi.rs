@@ -962,3 +962,155 @@ fn a_cancel_stops_the_stream_verbs_and_select_between_records() {
     epd_select_config_free(select);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The mate prover watches its cancel flag mid-search: raised half a
+/// second into a mate-in-7 search that takes seconds, the run fails with
+/// EPD_STATUS_CANCELLED at once, the record proven before written whole
+/// and the summary left alone; from memory, no out-parameter is written.
+#[test]
+fn a_cancel_stops_the_mate_prover_mid_search() {
+    let dir = std::env::temp_dir().join(format!("epdkit-cancel-mate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "6k1/5ppp/8/8/8/8/8/R5K1 w - - id \"quick\";\n\
+                r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id \"slow\";\n\
+                6k1/5ppp/8/8/8/8/8/R5K1 w - - id \"never\";\n";
+    let input = dir.join("in.epd");
+    std::fs::write(&input, text).unwrap();
+    let cstring = |p: &std::path::Path| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    let (i, o) = (cstring(&input), cstring(&dir.join("out.epd")));
+    let mut cancel = ptr::null_mut();
+    assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
+    let handle = cancel as usize;
+    let raise_later = move || {
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            assert_eq!(epd_cancel_raise(handle as *const epd_cancel), EPD_STATUS_OK);
+            std::time::Instant::now()
+        })
+    };
+
+    let raiser = raise_later();
+    let mut summary = epd_mate_summary { lines: 77, ..Default::default() };
+    let status = epd_mate_run_files_cancellable(7, 0, 1, cancel, i.as_ptr(), o.as_ptr(), &mut summary);
+    let ended = std::time::Instant::now();
+    let raised = raiser.join().unwrap();
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert!(ended.duration_since(raised) < std::time::Duration::from_millis(300), "{:?}", ended - raised);
+    assert!(last_message().contains("cancelled"), "{}", last_message());
+    assert_eq!(summary.lines, 77, "the summary is written only on success");
+    let written = std::fs::read_to_string(dir.join("out.epd")).unwrap();
+    assert_eq!(written, "6k1/5ppp/8/8/8/8/8/R5K1 w - - acn 1; acs 0; dm 1; id \"quick\"; pm Ra8#; pv Ra8#;\n");
+
+    assert_eq!(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    let raiser = raise_later();
+    let (mut out, mut len) = (0x55 as *mut c_char, 77usize);
+    let status = epd_mate_run_memory_cancellable(
+        7,
+        0,
+        2,
+        cancel,
+        text.as_ptr().cast(),
+        text.len(),
+        &mut out,
+        &mut len,
+        ptr::null_mut(),
+    );
+    raiser.join().unwrap();
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert_eq!((out as usize, len), (0x55, 77), "no out-parameter is written on failure");
+
+    // No flag (the old entry point): the quick records alone run through.
+    let quick = "6k1/5ppp/8/8/8/8/8/R5K1 w - - id \"quick\";\n";
+    let mut s = epd_mate_summary::default();
+    let status = epd_mate_run_memory(3, 0, 1, quick.as_ptr().cast(), quick.len(), &mut out, &mut len, &mut s);
+    assert_eq!(status, EPD_STATUS_OK, "{}", last_message());
+    assert_eq!(owned(out), "6k1/5ppp/8/8/8/8/8/R5K1 w - - acn 1; acs 0; dm 1; id \"quick\"; pm Ra8#; pv Ra8#;\n");
+    assert_eq!((s.records, s.solved), (1, 1));
+    epd_cancel_free(cancel);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A PGN report callback that raises the cancel flag given as `user`.
+extern "C" fn raise_on_pgn_report(
+    user: *mut c_void,
+    _l: std::ffi::c_ulong,
+    _c: u32,
+    _e: c_int,
+    _m: *const c_char,
+) -> c_int {
+    assert_eq!(epd_cancel_raise(user as *const epd_cancel), EPD_STATUS_OK);
+    0
+}
+
+/// The PGN conversion stops before the next game once its cancel flag is
+/// raised (here by the report of game 2's illegal move): games 1 and 2
+/// written, game 3 never read; from memory, no out-parameter written.
+#[test]
+fn a_cancel_stops_the_pgn_conversion_between_games() {
+    let dir = std::env::temp_dir().join(format!("epdkit-cancel-pgn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = "1. e4 e5 1-0\n\n1. d4 Kxx9 *\n\n1. c4 c5 0-1\n";
+    let input = dir.join("in.pgn");
+    std::fs::write(&input, pgn).unwrap();
+    let cstring = |p: &std::path::Path| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    let (i, o) = (cstring(&input), cstring(&dir.join("out.epd")));
+    let mut cancel = ptr::null_mut();
+    assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
+    let all = std::ffi::c_ulong::MAX;
+    let mut s = epd_pgn_summary { games: 77, ..Default::default() };
+    let status = epd_pgn_to_epd_files_cancellable(
+        EPD_PGN_ID,
+        0,
+        all,
+        Some(raise_on_pgn_report),
+        cancel.cast(),
+        cancel,
+        i.as_ptr(),
+        o.as_ptr(),
+        &mut s,
+    );
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert!(last_message().contains("2 games read"), "{}", last_message());
+    assert_eq!(s.games, 77, "the summary is written only on success");
+    let written = std::fs::read_to_string(dir.join("out.epd")).unwrap();
+    let plies: Vec<&str> = written.lines().map(|l| &l[l.find("ply ").unwrap()..]).collect();
+    assert_eq!(plies, ["ply 0\";", "ply 1\";", "ply 2\";", "ply 0\";", "ply 1\";"], "{written}");
+
+    assert_eq!(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    let (mut out, mut len) = (0x55 as *mut c_char, 77usize);
+    let status = epd_pgn_to_epd_memory_cancellable(
+        0,
+        0,
+        all,
+        Some(raise_on_pgn_report),
+        cancel.cast(),
+        cancel,
+        pgn.as_ptr().cast(),
+        pgn.len(),
+        &mut out,
+        &mut len,
+        ptr::null_mut(),
+    );
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert_eq!((out as usize, len), (0x55, 77), "no out-parameter is written on failure");
+
+    // Not watched: all three games, though the callback raises the flag.
+    let status = epd_pgn_to_epd_memory_cancellable(
+        0,
+        0,
+        all,
+        Some(raise_on_pgn_report),
+        cancel.cast(),
+        ptr::null(),
+        pgn.as_ptr().cast(),
+        pgn.len(),
+        &mut out,
+        &mut len,
+        &mut s,
+    );
+    assert_eq!(status, EPD_STATUS_OK, "{}", last_message());
+    assert_eq!((s.games, s.records), (3, 3 + 2 + 3));
+    assert_eq!(owned(out).lines().count(), 8);
+    epd_cancel_free(cancel);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -109,11 +109,11 @@ def test_limits_are_checked_alike_everywhere() -> None:
     with the same messages (the time limit named as the caller named it)."""
     for bad, message in (({"depth": 0}, "depth must be at least 1"), ({"nodes": 0}, "nodes must be at least 1")):
         with pytest.raises(ValueError, match=message):
-            epdkit.Engine.builtin(**bad)  # type: ignore[arg-type]
+            epdkit.Engine.builtin(**bad)
         with pytest.raises(ValueError, match=message):
             epdkit.Engine._uci("stockfish", (), bad.get("depth"), bad.get("nodes"), None, 1, None)
         with epdkit.Engine.builtin(depth=1) as engine, pytest.raises(ValueError, match=message):
-            engine.analyse(epdkit.Position(), **bad)  # type: ignore[arg-type]
+            engine.analyse(epdkit.Position(), **bad)
     for t in (0, -1.0, float("nan")):
         with pytest.raises(ValueError, match="movetime must be positive"):
             epdkit.Engine.builtin(movetime=t)
@@ -180,7 +180,7 @@ def test_analyse_of_a_position_without_moves_and_bad_limits() -> None:
         assert mated.score.kind == "checkmated"
         for bad in ({"mate": 0}, {"multipv": 0}, {"multipv": 257}):
             with pytest.raises(ValueError):
-                engine.analyse(epdkit.Position(), **bad)  # type: ignore[call-overload]
+                engine.analyse(epdkit.Position(), **bad)
         with pytest.raises(TypeError):
             engine.analyse(epdkit.Position(), multipv=2.0)  # type: ignore[call-overload]
 
@@ -195,6 +195,10 @@ try:
         epdkit.normalize(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "select":
         epdkit.select(sys.argv[2], sys.argv[3], has="bm")
+    elif sys.argv[1] == "mate":
+        epdkit.mate(sys.argv[2], sys.argv[3], 7)
+    elif sys.argv[1] == "from_pgn":
+        epdkit.from_pgn(sys.argv[2], sys.argv[3], id=True)
     else:
         with epdkit.Engine.builtin() as engine:
             engine.analyse(epdkit.Position(), time=60)
@@ -272,6 +276,55 @@ def test_ctrl_c_ends_a_stream_verb_between_records(tmp_path: Path, verb: str) ->
     written = out.read_bytes()
     assert written.endswith(b"\n") and written.count(b"\n") >= 10, written[-200:]
     assert set(written.splitlines()) == {record.rstrip(b"\n")}, "whole records only"
+
+
+def test_ctrl_c_ends_a_mate_search_at_once(tmp_path: Path) -> None:
+    """mate(..., 7) proves a mate in 1, then searches an opening position
+    (a mate-in-7 search of it takes seconds): SIGINT a second in ends the
+    search with KeyboardInterrupt at once, the proven record written."""
+    quick = "6k1/5ppp/8/8/8/8/8/R5K1 w - - id \"quick\";\n"
+    slow = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id \"slow\";\n"
+    src, out = tmp_path / "in.epd", tmp_path / "out.epd"
+    src.write_text(quick + slow * 3)
+    code, text, took = _interrupt(["mate", str(src), str(out)], 1.0)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
+    assert out.read_text() == '6k1/5ppp/8/8/8/8/8/R5K1 w - - acn 1; acs 0; dm 1; id "quick"; pm Ra8#; pv Ra8#;\n'
+
+
+def test_ctrl_c_ends_from_pgn_between_games(tmp_path: Path) -> None:
+    """from_pgn reading a pipe that a slow producer feeds (a game of four
+    plies every 20 ms): SIGINT two seconds in ends it with
+    KeyboardInterrupt before the next game, every game before written
+    whole."""
+    fifo = tmp_path / "in.pgn"
+    os.mkfifo(fifo)
+    out = tmp_path / "out.epd"
+    game = b'[Event "e"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n'
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            with open(fifo, "wb", buffering=0) as w:
+                while not stop.is_set():
+                    w.write(game)
+                    time.sleep(0.02)
+        except BrokenPipeError:
+            pass
+
+    producer = threading.Thread(target=produce, daemon=True)
+    producer.start()
+    try:
+        code, text, took = _interrupt(["from_pgn", str(fifo), str(out)], 2.0)
+    finally:
+        stop.set()
+        producer.join(timeout=5)
+    assert code == 3 and "KeyboardInterrupt" in text, text
+    assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
+    lines = out.read_text().splitlines()
+    assert len(lines) >= 5 * 10 and len(lines) % 5 == 0, f"{len(lines)} records: not whole games"
+    for i, line in enumerate(lines):
+        assert epdkit.parse(line).id.endswith(f"ply {i % 5}"), line
 
 
 def test_a_named_pipe_is_read_whole(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@
  * by .ci/ffi.sh. Ends with "N passed, N failed".
  * ANSI C (C89). Licensed under MIT OR Apache-2.0.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -714,6 +715,19 @@ static void test_cancel(void)
     EXPECT_STATUS(epd_engine_run_memory(engine, EPD_SEARCH_TARGET, text, strlen(text), &out, &len, &s),
                   EPD_STATUS_CANCELLED);
     CHECK(out == NULL && len == 7 && s.records == 0);
+    /* The mate prover and the PGN conversion watch a flag given per call. */
+    EXPECT_STATUS(epd_mate_run_memory_cancellable(2, 0, 1, cancel, text, strlen(text), &out, &len, NULL),
+                  EPD_STATUS_CANCELLED);
+    CHECK(out == NULL && len == 7);
+    EXPECT_STATUS(epd_pgn_to_epd_memory_cancellable(0, 0, ULONG_MAX, NULL, NULL, cancel, "1. e4 *\n", 8, &out, &len,
+                                                    NULL),
+                  EPD_STATUS_CANCELLED);
+    CHECK(out == NULL && len == 7);
+    EXPECT_STATUS(epd_mate_run_memory_cancellable(2, 0, 1, NULL, text, strlen(text), &out, &len, NULL), EPD_STATUS_OK);
+    CHECK(out != NULL && len > strlen(text));
+    epd_string_free(out);
+    out = NULL;
+    len = 7;
     EXPECT_STATUS(epd_position_new(&pos), EPD_STATUS_OK);
     EXPECT_STATUS(epd_engine_analyze_position(engine, pos, NULL, &analysis), EPD_STATUS_CANCELLED);
     CHECK(analysis == NULL);

@@ -50,6 +50,7 @@ from typing import (
     Sequence,
     Tuple,
     Union,
+    cast,
     overload,
 )
 
@@ -381,6 +382,27 @@ def _interruptible(call: Callable[[], int], cancel: c_void_p) -> None:
         raise outcome[0]
 
 
+def _with_cancel(
+    call: Callable[[c_void_p], int], watch: Optional[Callable[[Optional[c_void_p]], int]] = None
+) -> None:
+    """Runs `call`, given a cancel flag of its own, so that Ctrl-C ends it
+    (see _interruptible). A library call that takes the flag as an argument
+    gets it there; one that watches a flag set on a handle gets it through
+    `watch`, which is given None again after the call."""
+    cancel = c_void_p()
+    _check(_c.cancel_new(byref(cancel)))
+    try:
+        if watch is not None:
+            _check(watch(cancel))
+        try:
+            _interruptible(lambda: call(cancel), cancel)
+        finally:
+            if watch is not None:
+                watch(None)
+    finally:
+        _c.cancel_free(cancel)
+
+
 def _run_config(
     set_cancel: Callable[[c_void_p, Optional[c_void_p]], int],
     cfg: c_void_p,
@@ -391,19 +413,12 @@ def _run_config(
     ends it between two records (see _interruptible), the records before
     written: with a cancel flag of its own, set on `cfg` by `set_cancel`.
     An exception the report callback raised comes first."""
-    cancel = c_void_p()
-    _check(_c.cancel_new(byref(cancel)))
     try:
-        _check(set_cancel(cfg, cancel))
-        try:
-            _interruptible(call, cancel)
-        except EpdError:
-            if collector.error is not None:
-                raise collector.error
-            raise
-    finally:
-        set_cancel(cfg, None)
-        _c.cancel_free(cancel)
+        _with_cancel(lambda _: call(), lambda c: set_cancel(cfg, c))
+    except EpdError:
+        if collector.error is not None:
+            raise collector.error
+        raise
     if collector.error is not None:
         raise collector.error
 
@@ -1809,7 +1824,8 @@ def _filters(value: Filters, what: str) -> List[str]:
         return []
     if isinstance(value, str):
         return [value]
-    if isinstance(value, bytes):
+    # Iterable, but of ints: refused (the typing says so; a caller may not).
+    if isinstance(cast(object, value), bytes):
         raise TypeError(f"{what} must be str or an iterable of str, not bytes")
     out = list(value)
     for v in out:
@@ -2086,14 +2102,7 @@ class Engine:
         """Runs `call`, a library call on this engine, so that Ctrl-C ends
         it (see _interruptible): with a cancel flag of its own, watched by
         the engine for this call only."""
-        cancel = c_void_p()
-        _check(_c.cancel_new(byref(cancel)))
-        try:
-            _check(_c.engine_set_cancel(self._ptr, cancel))
-            _interruptible(call, cancel)
-        finally:
-            _c.engine_set_cancel(self._ptr, None)
-            _c.cancel_free(cancel)
+        _with_cancel(lambda _: call(), lambda c: _c.engine_set_cancel(self._ptr, c))
 
     @contextlib.contextmanager
     def _per_call(self, counters: bool = False, solution_time: bool = False) -> Iterator[None]:
@@ -2469,7 +2478,8 @@ def mate(input: PathLike, output: PathLike, moves: int, *, single_pass: bool = F
     mate within `moves` gets dm (the shortest mate), pm and pv."""
     _mate_args(moves, jobs)
     s = _c.MateSummary()
-    _check(_c.mate_run_files(moves, 1 if single_pass else 0, jobs, _input(input), _path(output, "output"), byref(s)))
+    src, dst = _input(input), _path(output, "output")
+    _with_cancel(lambda cancel: int(_c.mate_run_files(moves, 1 if single_pass else 0, jobs, cancel, src, dst, byref(s))))
     return MateSummary(*(int(getattr(s, f[0])) for f in _c.MateSummary._fields_))
 
 
@@ -2480,7 +2490,12 @@ def mate_text(text: Text, moves: int, *, single_pass: bool = False, jobs: int = 
     out = c_void_p()
     n = c_size_t()
     s = _c.MateSummary()
-    _check(_c.mate_run_memory(moves, 1 if single_pass else 0, jobs, data, len(data), byref(out), byref(n), byref(s)))
+    _with_cancel(
+        lambda cancel: int(
+            _c.mate_run_memory(moves, 1 if single_pass else 0, jobs, cancel, data, len(data), byref(out), byref(n),
+                               byref(s))
+        )
+    )
     return _take(out, n.value).decode("utf-8", "replace"), MateSummary(
         *(int(getattr(s, f[0])) for f in _c.MateSummary._fields_)
     )
@@ -2509,6 +2524,36 @@ def _pgn_flags(sm: bool, counters: bool, id: bool, c0: bool, unique: bool, final
     return (1 if sm else 0) | (2 if counters else 0) | (4 if id else 0) | (8 if c0 else 0) | (
         16 if unique else 0
     ) | (32 if final else 0)
+
+
+@overload
+def from_pgn(
+    source: Union[PathLike, IO[Any]],
+    output: None = None,
+    *,
+    sm: bool = False,
+    counters: bool = False,
+    id: bool = False,
+    c0: bool = False,
+    unique: bool = False,
+    plies: Optional[Tuple[int, int]] = None,
+    final: bool = False,
+) -> Tuple[List[Record], PgnSummary]: ...
+
+
+@overload
+def from_pgn(
+    source: Union[PathLike, IO[Any]],
+    output: PathLike,
+    *,
+    sm: bool = False,
+    counters: bool = False,
+    id: bool = False,
+    c0: bool = False,
+    unique: bool = False,
+    plies: Optional[Tuple[int, int]] = None,
+    final: bool = False,
+) -> PgnSummary: ...
 
 
 def from_pgn(
@@ -2548,8 +2593,10 @@ def from_pgn(
     if output is not None:
         if not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("with output, source must be a path")
-        _check(_c.pgn_to_epd_files(flags, first, last, callback, None, _input(source, "source"), _path(output, "output"),
-                                   byref(s)))
+        src, dst = _input(source, "source"), _path(output, "output")
+        _with_cancel(
+            lambda cancel: int(_c.pgn_to_epd_files(flags, first, last, callback, None, cancel, src, dst, byref(s)))
+        )
         return PgnSummary(s.games, s.complete, s.records, s.repeated, found)
     if isinstance(source, (str, bytes, os.PathLike)):
         try:
@@ -2563,7 +2610,12 @@ def from_pgn(
         raise TypeError(f"source must be a path or a file object, not {type(source).__name__}")
     out = c_void_p()
     n = c_size_t()
-    _check(_c.pgn_to_epd_memory(flags, first, last, callback, None, data, len(data), byref(out), byref(n), byref(s)))
+    _with_cancel(
+        lambda cancel: int(
+            _c.pgn_to_epd_memory(flags, first, last, callback, None, cancel, data, len(data), byref(out), byref(n),
+                                 byref(s))
+        )
+    )
     text = _take(out, n.value)
     import io
 

@@ -346,22 +346,45 @@ analysis_counters = fn(
     "epd_analysis_counters", P, POINTER(c_long), POINTER(c_long), POINTER(Int64), POINTER(c_ulong)
 )
 MAX_LINES = 256
-mate_run_files = fn("epd_mate_run_files", c_uint, c_int, c_uint, c_char_p, c_char_p, POINTER(MateSummary))
+# The mate prover and the PGN conversion watch a cancel flag (P, may be
+# NULL) given per call.
+mate_run_files = fn(
+    "epd_mate_run_files_cancellable", c_uint, c_int, c_uint, P, c_char_p, c_char_p, POINTER(MateSummary)
+)
 mate_run_memory = fn(
-    "epd_mate_run_memory", c_uint, c_int, c_uint, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(MateSummary)
+    "epd_mate_run_memory_cancellable",
+    c_uint,
+    c_int,
+    c_uint,
+    P,
+    c_char_p,
+    c_size_t,
+    PP,
+    POINTER(c_size_t),
+    POINTER(MateSummary),
 )
 
 # PGN.
 pgn_to_epd_files = fn(
-    "epd_pgn_to_epd_files", c_uint, c_ulong, c_ulong, PGN_REPORT, c_void_p, c_char_p, c_char_p, POINTER(PgnSummary)
-)
-pgn_to_epd_memory = fn(
-    "epd_pgn_to_epd_memory",
+    "epd_pgn_to_epd_files_cancellable",
     c_uint,
     c_ulong,
     c_ulong,
     PGN_REPORT,
     c_void_p,
+    P,
+    c_char_p,
+    c_char_p,
+    POINTER(PgnSummary),
+)
+pgn_to_epd_memory = fn(
+    "epd_pgn_to_epd_memory_cancellable",
+    c_uint,
+    c_ulong,
+    c_ulong,
+    PGN_REPORT,
+    c_void_p,
+    P,
     c_char_p,
     c_size_t,
     PP,
