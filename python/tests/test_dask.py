@@ -24,7 +24,7 @@ import epdkit
 import epdkit.dask as ed
 
 
-def shards(corpora: Path, tmp: Path) -> list:
+def shards(corpora: Path, tmp: Path) -> list[str]:
     # Three shards: a real suite with invalid and non-canonical lines
     # (copied through / rewritten as the CLI does) and two slices of STS.
     out = []
@@ -50,7 +50,7 @@ def test_example_on_a_local_cluster_equals_the_cli(corpora: Path, epd: str, root
         capture_output=True,
     ).stdout
 
-    def without_acs(text: bytes) -> list:
+    def without_acs(text: bytes) -> list[bytes]:
         # acs (seconds) is the one field that depends on the machine's speed.
         import re
 
@@ -84,7 +84,7 @@ def test_bag_dataframe_and_files(corpora: Path, epd: str, tmp_path: Path) -> Non
         assert "".join(s + "\n" for s in out) == cli
         (tmp_path / "files").mkdir()
         tasks = ed.map_files(files, "normalize", tmp_path / "files", mode="lenient")
-        results = dask.compute(*tasks)
+        results = dask.base.compute(*tasks)
     for f, s in zip(files, results):
         assert isinstance(s, epdkit.Summary)
         got = (tmp_path / "files" / os.path.basename(f)).read_bytes()

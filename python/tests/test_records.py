@@ -33,7 +33,8 @@ def test_parse_and_mapping() -> None:
     assert rec["bm"] == ["Qg6"]
     assert rec.get("id") == ["WAC.001"]
     assert rec.get("ce") is None and rec.get("ce", 0) == 0
-    assert "bm" in rec and "ce" not in rec and 3 not in rec
+    three: object = 3
+    assert "bm" in rec and "ce" not in rec and three not in rec
     assert sorted(rec) == ["bm", "id"]
     assert dict(rec.items()) == {"id": ["WAC.001"], "bm": ["Qg6"]}
     assert len(rec) == 2
@@ -234,8 +235,8 @@ def test_read_matches_the_cli_on_a_real_suite(corpora: Path, epd: str) -> None:
     [
         lambda: epdkit.parse(None),  # type: ignore[arg-type]
         lambda: epdkit.parse(42),  # type: ignore[arg-type]
-        lambda: list(epdkit.read(None)),  # type: ignore[arg-type]
-        lambda: list(epdkit.read(3.5)),  # type: ignore[arg-type]
+        lambda: list(epdkit.read(None)),  # type: ignore[call-overload]
+        lambda: list(epdkit.read(3.5)),  # type: ignore[call-overload]
         lambda: epdkit.Position(None).push(None),  # type: ignore[arg-type]
         lambda: epdkit.Position().piece_at("z9"),
         lambda: epdkit.Position().piece_at(64),

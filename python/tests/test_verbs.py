@@ -120,7 +120,7 @@ def test_from_pgn_equals_the_cli(corpora: Path, epd: str, tmp_path: Path) -> Non
     pgn = tmp_path / "g.pgn"
     with open(corpora / "8moves_v3.pgn", "rb") as f:
         pgn.write_bytes(b"".join(line for _, line in zip(range(1100), f)))
-    records, s = epdkit.from_pgn(pgn, id=True, sm=True)  # type: ignore[misc]
+    records, s = epdkit.from_pgn(pgn, id=True, sm=True)
     cli = run_epd(epd, ["from-pgn", "--id", "--sm", str(pgn)])
     assert "".join(str(r) + "\n" for r in records).encode() == cli.stdout
     assert s.games == s.complete == 91 and s.records == len(records)
@@ -130,7 +130,7 @@ def test_from_pgn_equals_the_cli(corpora: Path, epd: str, tmp_path: Path) -> Non
     assert out.read_bytes() == run_epd(epd, ["from-pgn", "--final", str(pgn)]).stdout
     bad = tmp_path / "bad.pgn"
     bad.write_text('[Event "x"]\n\n1. e4 e5 2. Ke3 *\n')
-    records, s3 = epdkit.from_pgn(bad)  # type: ignore[misc]
+    records, s3 = epdkit.from_pgn(bad)
     assert len(records) == 3 and s3.complete == 0
     assert s3.diagnostics and s3.diagnostics[0].severity == "error" and s3.diagnostics[0].line == 3
 
@@ -175,7 +175,7 @@ def test_from_pgn_diagnostics_are_the_clis(epd: str, tmp_path: Path) -> None:
     bad = tmp_path / "bad.pgn"
     bad.write_text('[Event "u"]\n\n1. e4 e5 2. Ke3 *\n\n'
                    '[Event "t"]\n[Site "x]\n\n1. e4 e5\n2. Nf3 ) Nc6 { open comment\n')
-    _, s = epdkit.from_pgn(bad)  # type: ignore[misc]
+    _, s = epdkit.from_pgn(bad)
     cli = run_epd(epd, ["from-pgn", str(bad)])
     prefix = f"{bad}:"
     theirs = sorted(line[len(prefix):] for line in cli.stderr.decode().splitlines() if line.startswith(prefix))

@@ -98,7 +98,7 @@ def to_textfiles(bag: Any, path: Any, **kwargs: Any) -> Any:
 
 
 def _series_part(part: Any, verb: str, options: Dict[str, Any]) -> Any:
-    import pandas as pd  # type: ignore[import-untyped]
+    import pandas as pd
 
     out = run_lines(verb, list(part), **options)
     return pd.Series([line.rstrip("\n") for line in out], index=part.index, dtype=object)
