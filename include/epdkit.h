@@ -2429,9 +2429,15 @@ epd_status epd_engine_new_builtin(unsigned int hash_mb, struct epd_engine **out_
 epd_status epd_engine_new_uci(const char *program, const char *const *argv, size_t argc, struct epd_engine **out_engine);
 
 /**
- * Adds a UCI option (`setoption name NAME value VALUE`, sent after the
- * handshake, in the order added) to an engine made by epd_engine_new_uci.
- * Other engines give EPD_STATUS_INVALID_ARGUMENT.
+ * Adds a UCI option to an engine made by epd_engine_new_uci (`setoption
+ * name NAME value VALUE`, sent after the handshake, in the order added)
+ * or by epd_engine_new_builtin (the options `epd uci` declares: Hash,
+ * Threads, MultiPV, PawnValue, KnightValue, BishopValue, RookValue,
+ * QueenValue, MobilityWeight, FutilityMargin; a Hash given here replaces
+ * epd_engine_new_builtin's). An option the engine does not declare, or
+ * a value the built-in engine does not take, makes the engine fail to
+ * start (EPD_STATUS_ENGINE, from epd_engine_start or the first run).
+ * Callback engines give EPD_STATUS_INVALID_ARGUMENT.
  */
 epd_status epd_engine_add_uci_option(struct epd_engine *engine, const char *name, const char *value);
 

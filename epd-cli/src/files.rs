@@ -275,16 +275,7 @@ fn rewrite<C>(
     result
 }
 
-/// The words of an I/O error without Rust's "(os error 2)": `No such
-/// file or directory`.
-#[must_use]
-pub fn io_reason(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(i) if text.ends_with(')') => text[..i].to_owned(),
-        _ => text,
-    }
-}
+pub use epd_core::io_reason;
 
 /// Every file error in one voice: `cannot open FILE: No such file or
 /// directory` (`action` is open, read, create, write).

@@ -134,15 +134,13 @@ pub struct EngineCommand {
 }
 
 impl EngineCommand {
-    /// Starts the engine: `builtin` (one thread, `hash` MiB, default 16;
-    /// UCI options other than Threads, Hash and MultiPV are refused), or a
-    /// UCI engine by path or name with its arguments and `options`.
+    /// Starts the engine: `builtin` (one thread, `hash` MiB, default 16,
+    /// and the options `epd uci` declares), or a UCI engine by path or
+    /// name with its arguments and `options`. Either refuses an option it
+    /// does not declare.
     pub fn start(&self, hash: Option<u32>, options: &[(String, String)]) -> anyhow::Result<Box<dyn Engine>> {
         if self.engine == "builtin" {
-            if let Some((name, _)) = options.iter().find(|(n, _)| n != "Threads" && n != "Hash" && n != "MultiPV") {
-                anyhow::bail!("--option {name}: options are for UCI engines; the built-in engine takes --hash only");
-            }
-            return Ok(Box::new(epd_engine::Builtin::new(hash.unwrap_or(16) as usize)));
+            return Ok(Box::new(epd_engine::Builtin::with_options(hash.unwrap_or(16) as usize, options)?));
         }
         let config = UciConfig {
             args: self.engine_args.clone(),

@@ -97,13 +97,25 @@ fn a_hung_engine_is_killed_after_the_limit_and_grace() {
 fn an_engine_that_cannot_start_is_a_failure() {
     let o = epd_stdin(&["analyze", "--engine", "/nonexistent/engine", "--movetime", "10"], START.as_bytes());
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("cannot start engine /nonexistent/engine"), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "epd: error: engine /nonexistent/engine: cannot run /nonexistent/engine: No such file or directory\n"
+    );
     let o = epd_stdin(
         &["analyze", "--engine", &fixture("fake_uci.sh"), "--option", "Threads", "--movetime", "10"],
         START.as_bytes(),
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("expected NAME=VALUE"), "{}", text(&o.stderr));
+    // An option the engine does not declare: refused, not ignored (it used
+    // to be sent, and silently dropped by the engine).
+    let o = epd_stdin(
+        &["analyze", "--engine", &fixture("fake_uci.sh"), "--option", "Nope=1", "--movetime", "10"],
+        START.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+    assert!(text(&o.stderr).contains("the engine has no option \"Nope\" (it declares: "), "{}", text(&o.stderr));
 }
 
 /// Every analysed record has a legal pv (checked by `epd check`), pm equal
@@ -223,10 +235,46 @@ fn the_builtin_engine_is_the_default_and_its_output_passes_check() {
             .collect::<Vec<_>>()
     };
     assert_eq!(no_acs(text(&two.stdout)), no_acs(text(&one.stdout)));
-    // Options meant for UCI engines are refused, not ignored.
+    // An option the built-in engine lacks is refused, not ignored; so is
+    // a value outside an option's range.
     let o = epd_stdin(&["analyze", "--option", "Skill Level=3"], &input);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("options are for UCI engines"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr)
+            .contains("the engine has no option \"Skill Level\" (it declares: Hash, Threads, MultiPV, PawnValue,"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = epd_stdin(&["analyze", "--option", "MobilityWeight=401"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("option MobilityWeight: \"401\" is not a whole number from 0 to 400"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// The built-in engine takes the spin options `epd uci` declares: its
+/// searches with them equal `epd uci`'s given the same options over UCI
+/// (a fixed depth, so both search the same tree).
+#[test]
+fn the_builtin_engine_takes_the_options_epd_uci_declares() {
+    let input = epd_testkit::corpus("bratko-kopec.epd");
+    let options = ["--option", "KnightValue=200", "--option", "mobilityweight=20", "--option", "FutilityMargin=0"];
+    let args = |engine: &[&'static str]| {
+        let mut v = vec!["analyze", "--depth", "5", "-q"];
+        v.extend_from_slice(engine);
+        v.extend_from_slice(&options);
+        v.push("-");
+        v
+    };
+    let inproc = epd_stdin(&args(&[]), &input);
+    assert_eq!(inproc.status.code(), Some(0), "{}", text(&inproc.stderr));
+    let over_uci = epd_stdin(&args(&["--engine", EPD, "--engine-arg", "uci"]), &input);
+    assert_eq!(over_uci.status.code(), Some(0), "{}", text(&over_uci.stderr));
+    assert_eq!(text(&inproc.stdout), text(&over_uci.stdout));
+    let plain = epd_stdin(&["analyze", "--depth", "5", "-q", "-"], &input);
+    assert_ne!(text(&plain.stdout), text(&inproc.stdout), "the options changed no search");
 }
 
 #[test]

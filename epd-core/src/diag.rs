@@ -123,6 +123,18 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// The words of an I/O error, without the "(os error 2)" that Rust's
+/// `Display` adds: `No such file or directory`. Messages meant for people
+/// name the file themselves.
+#[must_use]
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_owned(),
+        _ => text,
+    }
+}
+
 /// `true` if any diagnostic is an error.
 #[must_use]
 pub fn has_errors(diags: &[Diagnostic]) -> bool {

@@ -93,7 +93,7 @@ pub mod test_hooks {
 pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::Color;
-pub use diag::{has_errors, Code, Diagnostic, Severity};
+pub use diag::{has_errors, io_reason, Code, Diagnostic, Severity};
 pub use escape::{escaped, push_escaped};
 pub use explain::{Explanation, UnknownCode};
 pub use fen::{parse_fields, Counters, FenError, FenField, Fix, ParseError, ParseMode, ParsedFields};

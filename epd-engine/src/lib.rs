@@ -41,6 +41,6 @@ pub mod uci_server;
 
 pub use engine::{
     find_program, Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PositionCommand, PvLine,
-    SearchAction, UciConfig, UciEngine, UciParts, UciSearch,
+    SearchAction, UciConfig, UciEngine, UciParts, UciSearch, MAX_HASH_MB,
 };
 pub use search::is_quiet;

@@ -24,7 +24,7 @@ use crate::search::{Params, SearchInfo, SearchLimits, Searcher};
 use epd_core::{Move, Position, Score};
 
 const DEFAULT_HASH_MB: usize = 16;
-const MAX_HASH_MB: usize = 4096;
+use crate::engine::MAX_HASH_MB;
 const DEFAULT_OVERHEAD_MS: u64 = 10;
 const MAX_OVERHEAD_MS: u64 = 5000;
 

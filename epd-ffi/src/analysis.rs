@@ -80,32 +80,20 @@ pub struct epd_engine {
 /// An engine the library starts itself.
 #[derive(Clone, Debug)]
 pub(crate) enum Program {
-    /// epd-engine's own search, with a hash table of this many MiB.
-    Builtin { hash_mb: usize },
+    /// epd-engine's own search, with a hash table of this many MiB and
+    /// the options added (those `epd uci` declares).
+    Builtin { hash_mb: usize, options: Vec<(String, String)> },
     /// A UCI engine: program, arguments, options sent after the handshake.
     Uci(UciConfig),
 }
 
 impl Program {
     /// Starts the program; a UCI engine that does not declare an option
-    /// it is given is refused (it would ignore it without a word).
+    /// it is given is refused (EngineError::UnknownOption).
     pub(crate) fn start(&self) -> core::result::Result<Box<dyn Engine>, EngineError> {
         Ok(match self {
-            Program::Builtin { hash_mb } => Box::new(Builtin::new(*hash_mb)),
-            Program::Uci(config) => {
-                let engine = UciEngine::start(config.clone())?;
-                if let Some((name, _)) = config.options.iter().find(|(n, _)| !engine.has_option(n)) {
-                    let declared = engine.declared_options().join(", ");
-                    return Err(EngineError::Protocol {
-                        line: "uciok".into(),
-                        detail: format!(
-                            "the engine has no option {name:?} (it declares: {})",
-                            if declared.is_empty() { "none" } else { &declared }
-                        ),
-                    });
-                }
-                Box::new(engine)
-            }
+            Program::Builtin { hash_mb, options } => Box::new(Builtin::with_options(*hash_mb, options)?),
+            Program::Uci(config) => Box::new(UciEngine::start(config.clone())?),
         })
     }
 }

@@ -27,7 +27,11 @@ pub extern "C" fn epd_engine_new_builtin(hash_mb: c_uint, out_engine: *mut *mut 
     guard(|| {
         let out = Out::new(out_engine, "out_engine")?;
         let hash_mb = if hash_mb == 0 { 16 } else { hash_mb as usize };
-        out.set(boxed(epd_engine::with(None, ptr::null_mut(), Some(Program::Builtin { hash_mb }))));
+        out.set(boxed(epd_engine::with(
+            None,
+            ptr::null_mut(),
+            Some(Program::Builtin { hash_mb, options: Vec::new() }),
+        )));
         Ok(())
     })
 }
@@ -60,9 +64,15 @@ pub extern "C" fn epd_engine_new_uci(
     })
 }
 
-/// Adds a UCI option (`setoption name NAME value VALUE`, sent after the
-/// handshake, in the order added) to an engine made by epd_engine_new_uci.
-/// Other engines give EPD_STATUS_INVALID_ARGUMENT.
+/// Adds a UCI option to an engine made by epd_engine_new_uci (`setoption
+/// name NAME value VALUE`, sent after the handshake, in the order added)
+/// or by epd_engine_new_builtin (the options `epd uci` declares: Hash,
+/// Threads, MultiPV, PawnValue, KnightValue, BishopValue, RookValue,
+/// QueenValue, MobilityWeight, FutilityMargin; a Hash given here replaces
+/// epd_engine_new_builtin's). An option the engine does not declare, or
+/// a value the built-in engine does not take, makes the engine fail to
+/// start (EPD_STATUS_ENGINE, from epd_engine_start or the first run).
+/// Callback engines give EPD_STATUS_INVALID_ARGUMENT.
 #[no_mangle]
 pub extern "C" fn epd_engine_add_uci_option(
     engine: *mut epd_engine,
@@ -77,11 +87,14 @@ pub extern "C" fn epd_engine_add_uci_option(
             return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the option name is empty"));
         }
         match &mut e.program {
-            Some(Program::Uci(config)) => {
-                config.options.push((name, value));
+            Some(Program::Uci(UciConfig { options, .. }) | Program::Builtin { options, .. }) => {
+                options.push((name, value));
                 Ok(())
             }
-            _ => Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "UCI options are for engines made by epd_engine_new_uci")),
+            _ => Err(Error::new(
+                EPD_STATUS_INVALID_ARGUMENT,
+                "UCI options are for engines made by epd_engine_new_uci or epd_engine_new_builtin",
+            )),
         }
     })
 }

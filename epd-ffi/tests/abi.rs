@@ -779,7 +779,27 @@ fn a_program_engine_is_started_once_for_every_record() {
     let mut engine = ptr::null_mut();
     assert_eq!(epd_engine_new_uci(missing.as_ptr(), ptr::null(), 0, &mut engine), EPD_STATUS_OK);
     assert_eq!(epd_engine_start(engine), EPD_STATUS_ENGINE);
+    assert!(
+        last_message().ends_with("cannot run /nonexistent/engine: No such file or directory"),
+        "{}",
+        last_message()
+    );
     epd_engine_free(engine);
+    // The built-in engine checks its options the same way, and their
+    // values too.
+    for (name, value, message) in [
+        ("Skill Level", "3", "no option \"Skill Level\" (it declares: Hash, Threads, MultiPV, PawnValue,"),
+        ("PawnValue", "9", "option PawnValue: \"9\" is not a whole number from 10 to 400"),
+        ("Hash", "lots", "option Hash: \"lots\" is not a whole number from 1 to 4096 (MiB)"),
+    ] {
+        let mut engine = ptr::null_mut();
+        assert_eq!(epd_engine_new_builtin(0, &mut engine), EPD_STATUS_OK);
+        let (n, v) = (std::ffi::CString::new(name).unwrap(), std::ffi::CString::new(value).unwrap());
+        assert_eq!(epd_engine_add_uci_option(engine, n.as_ptr(), v.as_ptr()), EPD_STATUS_OK);
+        assert_eq!(epd_engine_start(engine), EPD_STATUS_ENGINE, "{name}");
+        assert!(last_message().contains(message), "{}", last_message());
+        epd_engine_free(engine);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use epd_engine::UciEngine;
+use epd_engine::{EngineError, UciEngine};
 use epd_referee::runtime::{run_blocking, Options};
 use epd_referee::Event;
 
@@ -64,15 +64,11 @@ impl Games {
     pub fn check(&self, params: &mut [Param]) -> Result<(), TuneError> {
         let config = self.engine.config(Vec::new())?;
         let program = self.engine.program();
-        let engine = UciEngine::start(config).map_err(|e| TuneError::Engine(format!("{program}: {e}")))?;
-        for (name, _) in &self.engine.options {
-            if !engine.has_option(name) {
-                return Err(TuneError::Usage(format!(
-                    "the engine has no option {name:?} (it declares: {})",
-                    engine.declared_options().join(", ")
-                )));
-            }
-        }
+        let engine = UciEngine::start(config).map_err(|e| match e {
+            // A fixed option the engine lacks is the command line's fault.
+            EngineError::UnknownOption { .. } => TuneError::Usage(e.to_string()),
+            _ => TuneError::Engine(format!("{program}: {e}")),
+        })?;
         for p in params.iter_mut() {
             let (lo, hi) = if let Some(range) = engine.spin_range(&p.name) {
                 range

@@ -22,12 +22,68 @@ pub struct Builtin {
     searcher: Searcher,
 }
 
+/// The largest transposition table the built-in engine takes, in MiB
+/// (its UCI option Hash, here and in `epd uci`).
+pub const MAX_HASH_MB: usize = 4096;
+
 impl Builtin {
     /// An engine with a transposition table of about `hash_mb` MiB.
     #[must_use]
     pub fn new(hash_mb: usize) -> Builtin {
         Builtin { searcher: Searcher::new(hash_mb) }
     }
+
+    /// An engine with a table of `hash_mb` MiB and the UCI options
+    /// `options` (names compared without regard to case), as `epd uci`
+    /// takes them: Hash (1 to [`MAX_HASH_MB`] MiB, in place of
+    /// `hash_mb`), Threads (it searches on one thread whatever the
+    /// count), MultiPV (the lines are asked for per search) and the spin
+    /// options of [`search::Params::OPTIONS`] (piece values, mobility,
+    /// futility margin).
+    ///
+    /// # Errors
+    /// [`EngineError::UnknownOption`] for any other name;
+    /// [`EngineError::OptionValue`] for a value that is not a whole
+    /// number in the option's range.
+    pub fn with_options(hash_mb: usize, options: &[(String, String)]) -> Result<Builtin, EngineError> {
+        let mut hash = hash_mb;
+        let mut params = search::Params::DEFAULT;
+        for (name, value) in options {
+            let bad =
+                |expected: String| EngineError::OptionValue { name: name.clone(), value: value.clone(), expected };
+            let number = value.trim().parse::<i64>().ok();
+            match name.to_ascii_lowercase().as_str() {
+                "hash" => match number {
+                    Some(mb) if (1..=MAX_HASH_MB as i64).contains(&mb) => hash = mb as usize,
+                    _ => return Err(bad(format!("a whole number from 1 to {MAX_HASH_MB} (MiB)"))),
+                },
+                "threads" | "multipv" => {
+                    if number.is_none_or(|n| n < 1) {
+                        return Err(bad("a whole number of at least 1".to_owned()));
+                    }
+                }
+                other => {
+                    let Some(&(option, _, min, max)) =
+                        search::Params::OPTIONS.iter().find(|o| o.0.eq_ignore_ascii_case(other))
+                    else {
+                        return Err(EngineError::UnknownOption { name: name.clone(), declared: builtin_options() });
+                    };
+                    if !number.is_some_and(|v| params.set(option, v)) {
+                        return Err(bad(format!("a whole number from {min} to {max}")));
+                    }
+                }
+            }
+        }
+        let mut engine = Builtin::new(hash);
+        engine.searcher.set_params(params);
+        Ok(engine)
+    }
+}
+
+/// The options [`Builtin::with_options`] takes, in `epd uci`'s order.
+fn builtin_options() -> Vec<String> {
+    let fixed = ["Hash", "Threads", "MultiPV"].map(str::to_owned);
+    fixed.into_iter().chain(search::Params::OPTIONS.iter().map(|o| o.0.to_owned())).collect()
 }
 
 impl Default for Builtin {

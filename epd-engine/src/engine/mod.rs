@@ -37,7 +37,7 @@ use epd_core::{Move, Position, Record, Score};
 mod builtin;
 mod uci_client;
 
-pub use builtin::Builtin;
+pub use builtin::{Builtin, MAX_HASH_MB};
 pub use uci_client::{find_program, PositionCommand, SearchAction, UciConfig, UciEngine, UciParts, UciSearch};
 
 /// How much effort one position gets. See the module documentation for
@@ -271,6 +271,24 @@ pub enum EngineError {
         /// The error.
         detail: String,
     },
+    /// The engine does not declare an option it was given: it would
+    /// ignore it without a word, so it is not started.
+    UnknownOption {
+        /// The option given.
+        name: String,
+        /// The options the engine declares, in its order.
+        declared: Vec<String>,
+    },
+    /// An option's value the engine does not take (the built-in engine
+    /// checks its options; a UCI engine is trusted to).
+    OptionValue {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What the option takes: `a whole number from 1 to 4096`.
+        expected: String,
+    },
     /// The engine cannot analyse this position (a C hook's refusal, a
     /// position it does not support).
     Refused {
@@ -282,13 +300,20 @@ pub enum EngineError {
 impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EngineError::Spawn { program, detail } => write!(f, "cannot start engine {program}: {detail}"),
+            EngineError::Spawn { program, detail } => write!(f, "cannot run {program}: {detail}"),
             EngineError::Crashed { detail } => write!(f, "engine crashed: {detail}"),
             EngineError::Timeout { waiting_for, after } => {
                 write!(f, "engine hung: no {waiting_for} after {:.1}s (killed)", after.as_secs_f64())
             }
             EngineError::Protocol { line, detail } => write!(f, "engine protocol error: {detail}: {line:?}"),
             EngineError::Io { detail } => write!(f, "cannot talk to the engine: {detail}"),
+            EngineError::UnknownOption { name, declared } => {
+                let declared = if declared.is_empty() { "none".to_owned() } else { declared.join(", ") };
+                write!(f, "the engine has no option {name:?} (it declares: {declared})")
+            }
+            EngineError::OptionValue { name, value, expected } => {
+                write!(f, "option {name}: {value:?} is not {expected}")
+            }
             EngineError::Refused { detail } => write!(f, "engine refused the position: {detail}"),
         }
     }

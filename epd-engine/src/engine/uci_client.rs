@@ -287,8 +287,10 @@ impl UciEngine {
     /// Starts the engine and completes the handshake.
     ///
     /// # Errors
-    /// [`EngineError::Spawn`] if the program cannot be run; a crash,
-    /// timeout or protocol error during the handshake.
+    /// [`EngineError::Spawn`] if the program cannot be run;
+    /// [`EngineError::UnknownOption`] if it does not declare an option of
+    /// `config` (names compared without regard to case); a crash, timeout
+    /// or protocol error during the handshake.
     pub fn start(config: UciConfig) -> Result<UciEngine, EngineError> {
         let name = std::path::Path::new(&config.program)
             .file_name()
@@ -361,9 +363,10 @@ impl UciEngine {
         // themselves mid-record.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .spawn()
-            .map_err(|e| EngineError::Spawn { program: self.config.program.clone(), detail: e.to_string() })?;
+        let mut child = command.spawn().map_err(|e| EngineError::Spawn {
+            program: self.config.program.clone(),
+            detail: epd_core::io_reason(&e),
+        })?;
         self.starts += 1;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
@@ -400,6 +403,9 @@ impl UciEngine {
                     self.choices.push(option_choices(rest));
                 }
             }
+        }
+        if let Some((name, _)) = self.config.options.iter().find(|(n, _)| !self.has_option(n)) {
+            return Err(EngineError::UnknownOption { name: name.clone(), declared: self.declared.clone() });
         }
         for (name, value) in self.config.options.clone() {
             // A value the engine has already (its default) is not sent, as

@@ -561,7 +561,8 @@ static void test_batches_and_tools(void)
     EXPECT_STATUS(epd_batch_record(batch, 1, &rec), EPD_STATUS_OK);
     EXPECT_STATUS(epd_engine_new_builtin(0, &engine), EPD_STATUS_OK);
     EXPECT_STATUS(epd_engine_set_depth(engine, 3), EPD_STATUS_OK);
-    EXPECT_STATUS(epd_engine_add_uci_option(engine, "Hash", "16"), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_engine_add_uci_option(engine, "Hash", "8"), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_engine_add_uci_option(engine, "MobilityWeight", "90"), EPD_STATUS_OK);
     EXPECT_STATUS(epd_engine_analyze_record(engine, rec), EPD_STATUS_OK);
     EXPECT_STATUS(epd_record_canonical(rec, &out, &len), EPD_STATUS_OK);
     CHECK(strstr(out, "pm Qg6;") != NULL && strstr(out, "ce 35;") == NULL);

@@ -141,18 +141,7 @@ fn conduct(p: &Player) -> Conduct {
 async fn start_engine(spec: &Spec) -> Result<Driven, String> {
     let config = spec.config.clone();
     let started = tokio::task::spawn_blocking(move || -> Result<UciEngine, String> {
-        let engine = UciEngine::start(config.clone()).map_err(|e| e.to_string())?;
-        if let Some((name, _)) = config.options.iter().find(|(n, _)| !engine.has_option(n)) {
-            return Err(format!(
-                "the engine has no option {name:?} (it declares: {})",
-                if engine.declared_options().is_empty() {
-                    "none".to_owned()
-                } else {
-                    engine.declared_options().join(", ")
-                }
-            ));
-        }
-        Ok(engine)
+        UciEngine::start(config).map_err(|e| e.to_string())
     })
     .await
     .map_err(|e| format!("its start was cut short: {e}"))??;
