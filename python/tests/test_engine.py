@@ -62,6 +62,23 @@ def test_the_builtin_engine_has_the_same_interface() -> None:
         assert engine.analyze_record(epdkit.parse(START))["pv"]
 
 
+def test_the_builtin_engine_takes_the_options_epd_uci_declares(epd: str) -> None:
+    """Engine.builtin(options=...) searches as `epd uci` given the same
+    options over UCI (a fixed depth: the same tree), and not as without
+    them; an option it lacks, or a value out of range, raises at once."""
+    options = {"KnightValue": 200, "MobilityWeight": 20, "FutilityMargin": 0}
+    pos = epdkit.Position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    with epdkit.Engine.builtin(options=options) as mine, epdkit.Engine.uci(epd, "uci", options=options) as theirs, \
+            epdkit.Engine.builtin() as plain:
+        lines = [e.analyse(pos, depth=6) for e in (mine, theirs, plain)]
+    assert (lines[0].score, lines[0].pv) == (lines[1].score, lines[1].pv)
+    assert (lines[0].score, lines[0].pv) != (lines[2].score, lines[2].pv), "the options changed nothing"
+    with pytest.raises(epdkit.EngineError, match='no option "Skill Level"'):
+        epdkit.Engine.builtin(options={"Skill Level": 3})
+    with pytest.raises(epdkit.EngineError, match='"9" is not a whole number from 10 to 400'):
+        epdkit.Engine.builtin(options={"PawnValue": 9})
+
+
 def test_analyse_and_play_take_limits_per_call(tmp_path: Path, epd: str) -> None:
     with epdkit.Engine.builtin(depth=2) as engine:
         deep = engine.analyse(epdkit.Position(), depth=4)

@@ -59,6 +59,36 @@ def test_records_and_positions_pickle_and_deep_copy() -> None:
     assert pickle.loads(pickle.dumps(epdkit.Score.mate_in(3))) == epdkit.Score.mate_in(3)
 
 
+def test_records_and_positions_are_equal_and_hash_alike_by_text(corpora: Path) -> None:
+    """Equality and hashing by canonical text (records) and FEN
+    (positions): a set of a suite read twice, once with its operations
+    reordered, has one record per distinct canonical line."""
+    lines = (corpora / "wacnew.epd").read_text().splitlines()
+    first = list(epdkit.read(io.StringIO("\n".join(lines) + "\n"), mode="lenient"))
+
+    def reordered(rec: epdkit.Record) -> str:
+        parts = str(rec).split(" ")
+        head = " ".join(parts[:4])
+        ops = [o.strip() for o in str(rec)[len(head):].split(";") if o.strip()]
+        return head + " " + "; ".join(reversed(ops)) + ";"
+
+    texts = [reordered(r) for r in first]
+    assert sum(t != str(r) for t, r in zip(texts, first)) > 250, "the operations were reordered"
+    again = [epdkit.parse(t, mode="lenient") for t in texts]
+    assert again == first and [hash(a) for a in again] == [hash(r) for r in first]
+    distinct = {r.canonical() for r in first}
+    assert len(set(first + again)) == len(distinct) and len(distinct) > 250
+    index = {r: r.id for r in first}
+    assert all(index[a] == a.id for a in again)
+    changed = first[0].copy()
+    changed["c9"] = "x"
+    assert changed != first[0] and changed not in index
+    p, q = epdkit.Position(), epdkit.Position()
+    p.push("e4")
+    q.push("e2e4")
+    assert p == q and hash(p) == hash(q) and len({p, q, epdkit.Position()}) == 2
+
+
 def _raises(kind: type, call: Callable[[], Any]) -> BaseException:
     with pytest.raises(kind) as info:
         call()

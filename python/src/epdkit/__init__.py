@@ -646,7 +646,12 @@ class Position:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Position) and self.fen == other.fen
 
-    __hash__ = None  # type: ignore[assignment]  # mutable
+    def __hash__(self) -> int:
+        """The hash of the FEN, so equal positions hash alike and a set
+        of positions keeps one of each. A position is mutable: one that
+        is pushed or popped while it is a set member or a dict key is
+        lost there (take `pos.copy()` or `pos.fen` as the key)."""
+        return hash(self.fen)
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, List[str]]]:
         # The position before the moves pushed, and the moves: a pickled
@@ -1276,20 +1281,30 @@ class Record(Mapping[str, List[Operand]]):
 
     def canonical(self) -> str:
         """The canonical text (section 7.1), without a line terminator."""
-        out = c_void_p()
-        n = c_size_t()
-        _check(_c.record_canonical(self._p, byref(out), byref(n)))
-        return _take(out, n.value).decode("utf-8", "replace")
+        return self._canonical_bytes().decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return f"Record({str(self)!r})"
 
+    def _canonical_bytes(self) -> bytes:
+        out = c_void_p()
+        n = c_size_t()
+        _check(_c.record_canonical(self._p, byref(out), byref(n)))
+        return _take(out, n.value)
+
     def __eq__(self, other: object) -> bool:
+        """Records are equal when their canonical texts are, byte for byte
+        (a record keeps no line number or diagnostics in the comparison)."""
         if isinstance(other, Record):
-            return self.canonical() == other.canonical()
+            return self._canonical_bytes() == other._canonical_bytes()
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]  # mutable
+    def __hash__(self) -> int:
+        """The hash of the canonical text, so equal records hash alike and
+        `set(records)` keeps one of each. A record is mutable: one that is
+        changed while it is a set member or a dict key is lost there (take
+        `rec.copy()` or `str(rec)` as the key)."""
+        return hash(self._canonical_bytes())
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, int, List[Diagnostic]]]:
         # The canonical text, read back leniently (so a record that was
@@ -1984,6 +1999,18 @@ def _find_program(name: str) -> str:
 
 
 @_serialized
+def _add_options(ptr: c_void_p, options: Optional[Mapping[str, Any]]) -> None:
+    """Gives the new engine `ptr` its UCI options (True and False as UCI's
+    true and false); on failure frees it and raises."""
+    try:
+        for k, v in (options or {}).items():
+            value = ("true" if v else "false") if isinstance(v, bool) else str(v)
+            _check(_c.engine_add_uci_option(ptr, str(k).encode(), value.encode()))
+    except BaseException:
+        _c.engine_free(ptr)
+        raise
+
+
 class Engine:
     """An engine for analyze/target: the built-in search or a UCI program.
 
@@ -2034,11 +2061,20 @@ class Engine:
         movetime: Optional[float] = None,
         jobs: int = 1,
         hash_mb: int = 16,
+        options: Optional[Mapping[str, Any]] = None,
     ) -> "Engine":
-        """EPD Kit's own alpha-beta search."""
+        """EPD Kit's own alpha-beta search. `options` are those `epd uci`
+        declares (Hash, Threads, MultiPV, PawnValue, KnightValue,
+        BishopValue, RookValue, QueenValue, MobilityWeight,
+        FutilityMargin); one it does not declare, or a value out of its
+        range, raises EngineError here."""
         ptr = c_void_p()
         _check(_c.engine_new_builtin(hash_mb, byref(ptr)))
-        return cls._make(ptr, "builtin", depth, nodes, movetime, jobs)
+        _add_options(ptr, options)
+        engine = cls._make(ptr, "builtin", depth, nodes, movetime, jobs)
+        if options:
+            _check(_c.engine_start(engine._ptr))
+        return engine
 
     @classmethod
     def uci(
@@ -2080,12 +2116,7 @@ class Engine:
         argv = (c_char_p * max(1, len(args)))(*[a.encode() for a in args])
         ptr = c_void_p()
         _check(_c.engine_new_uci(path.encode(), argv, len(args), byref(ptr)))
-        try:
-            for k, v in (options or {}).items():
-                _check(_c.engine_add_uci_option(ptr, str(k).encode(), str(v).encode()))
-        except BaseException:
-            _c.engine_free(ptr)
-            raise
+        _add_options(ptr, options)
         return cls._make(ptr, program, depth, nodes, movetime, jobs)
 
     def _set_limits(
