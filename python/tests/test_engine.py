@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,7 +125,11 @@ def test_analyse_leaves_the_engine_as_it_was(tmp_path: Path) -> None:
 def test_limits_are_checked_alike_everywhere() -> None:
     """Engine.builtin, Engine.uci and analyse check limits in one place,
     with the same messages (the time limit named as the caller named it)."""
-    for bad, message in (({"depth": 0}, "depth must be at least 1"), ({"nodes": 0}, "nodes must be at least 1")):
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"depth": 0}, "depth must be at least 1"),
+        ({"nodes": 0}, "nodes must be at least 1"),
+    ]
+    for bad, message in cases:
         with pytest.raises(ValueError, match=message):
             epdkit.Engine.builtin(**bad)
         with pytest.raises(ValueError, match=message):

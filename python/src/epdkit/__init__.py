@@ -1998,7 +1998,6 @@ def _find_program(name: str) -> str:
     return found or name
 
 
-@_serialized
 def _add_options(ptr: c_void_p, options: Optional[Mapping[str, Any]]) -> None:
     """Gives the new engine `ptr` its UCI options (True and False as UCI's
     true and false); on failure frees it and raises."""
@@ -2011,6 +2010,7 @@ def _add_options(ptr: c_void_p, options: Optional[Mapping[str, Any]]) -> None:
         raise
 
 
+@_serialized
 class Engine:
     """An engine for analyze/target: the built-in search or a UCI program.
 
