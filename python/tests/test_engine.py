@@ -266,22 +266,21 @@ def test_ctrl_c_ends_a_file_function_at_once_with_whole_records(tmp_path: Path, 
         assert rec.pm and rec.pv and rec.id, str(rec)
 
 
-@pytest.mark.parametrize("verb", ["normalize", "select"])
-def test_ctrl_c_ends_a_stream_verb_between_records(tmp_path: Path, verb: str) -> None:
-    """A verb reading a pipe that a slow producer feeds (a record every
-    20 ms): SIGINT two seconds in ends it with KeyboardInterrupt at the
-    next record, the records before written whole."""
-    fifo = tmp_path / "in.epd"
+def _interrupt_reading_a_pipe(tmp_path: Path, function: str, chunk: bytes) -> "tuple[int, str, float, bytes]":
+    """Runs `function` of _INTERRUPTED over a named pipe that a slow
+    producer feeds (`chunk` every 20 ms), with SIGINT two seconds in: its
+    exit status, output, seconds from SIGINT to its end, and what it
+    wrote."""
+    fifo = tmp_path / "in"
     os.mkfifo(fifo)
     out = tmp_path / "out.epd"
-    record = b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5;\n"
     stop = threading.Event()
 
     def produce() -> None:
         try:
             with open(fifo, "wb", buffering=0) as w:
                 while not stop.is_set():
-                    w.write(record)
+                    w.write(chunk)
                     time.sleep(0.02)
         except BrokenPipeError:
             pass
@@ -289,13 +288,22 @@ def test_ctrl_c_ends_a_stream_verb_between_records(tmp_path: Path, verb: str) ->
     producer = threading.Thread(target=produce, daemon=True)
     producer.start()
     try:
-        code, text, took = _interrupt([verb, str(fifo), str(out)], 2.0)
+        code, text, took = _interrupt([function, str(fifo), str(out)], 2.0)
     finally:
         stop.set()
         producer.join(timeout=5)
+    return code, text, took, out.read_bytes()
+
+
+@pytest.mark.parametrize("verb", ["normalize", "select"])
+def test_ctrl_c_ends_a_stream_verb_between_records(tmp_path: Path, verb: str) -> None:
+    """A verb reading a pipe that a slow producer feeds (a record every
+    20 ms): SIGINT two seconds in ends it with KeyboardInterrupt at the
+    next record, the records before written whole."""
+    record = b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5;\n"
+    code, text, took, written = _interrupt_reading_a_pipe(tmp_path, verb, record)
     assert code == 3 and "KeyboardInterrupt" in text, text
     assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
-    written = out.read_bytes()
     assert written.endswith(b"\n") and written.count(b"\n") >= 10, written[-200:]
     assert set(written.splitlines()) == {record.rstrip(b"\n")}, "whole records only"
 
@@ -319,31 +327,11 @@ def test_ctrl_c_ends_from_pgn_between_games(tmp_path: Path) -> None:
     plies every 20 ms): SIGINT two seconds in ends it with
     KeyboardInterrupt before the next game, every game before written
     whole."""
-    fifo = tmp_path / "in.pgn"
-    os.mkfifo(fifo)
-    out = tmp_path / "out.epd"
     game = b'[Event "e"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n'
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            with open(fifo, "wb", buffering=0) as w:
-                while not stop.is_set():
-                    w.write(game)
-                    time.sleep(0.02)
-        except BrokenPipeError:
-            pass
-
-    producer = threading.Thread(target=produce, daemon=True)
-    producer.start()
-    try:
-        code, text, took = _interrupt(["from_pgn", str(fifo), str(out)], 2.0)
-    finally:
-        stop.set()
-        producer.join(timeout=5)
+    code, text, took, written = _interrupt_reading_a_pipe(tmp_path, "from_pgn", game)
     assert code == 3 and "KeyboardInterrupt" in text, text
     assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
-    lines = out.read_text().splitlines()
+    lines = written.decode().splitlines()
     assert len(lines) >= 5 * 10 and len(lines) % 5 == 0, f"{len(lines)} records: not whole games"
     for i, line in enumerate(lines):
         assert epdkit.parse(line).id.endswith(f"ply {i % 5}"), line
