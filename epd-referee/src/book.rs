@@ -16,6 +16,16 @@ fn bad(path: &Path, line: u64, what: &str) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}:{line}: {what}", path.display()))
 }
 
+/// `bad` at a column of the line (1-based).
+fn bad_at(path: &Path, line: u64, column: usize, what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}:{line}:{column}: {what}", path.display()))
+}
+
+/// The book could not be read: its path and the system's words.
+fn unreadable(path: &Path, e: &std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {}", path.display(), epd_core::io_reason(e)))
+}
+
 /// Reads `book` and returns its positions in the order they are used.
 ///
 /// # Errors
@@ -61,7 +71,7 @@ fn variant_check(path: &Path, line: u64, pos: &Position, chess960: bool) -> std:
 }
 
 fn epd(path: &Path, chess960: bool) -> std::io::Result<Vec<Position>> {
-    let text = std::fs::read(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let text = std::fs::read(path).map_err(|e| unreadable(path, &e))?;
     let mut out = Vec::new();
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -69,31 +79,42 @@ fn epd(path: &Path, chess960: bool) -> std::io::Result<Vec<Position>> {
             continue;
         }
         let (rec, diags) = epd_core::Record::parse(line, epd_core::ParseMode::Lenient);
-        match rec.position_with_counters() {
-            Some(p) if !epd_core::has_errors(&diags) => {
+        let first_error = diags.iter().find(|d| d.severity == epd_core::Severity::Error);
+        match (rec.position_with_counters(), first_error) {
+            (Some(p), None) => {
                 variant_check(path, i as u64 + 1, &p, chess960)?;
                 out.push(p);
             }
-            _ => return Err(bad(path, i as u64 + 1, "not a position")),
+            (_, Some(d)) => {
+                return Err(bad_at(
+                    path,
+                    i as u64 + 1,
+                    d.column(),
+                    &format!("not a position: {}: {}", d.code, d.message),
+                ))
+            }
+            (None, None) => return Err(bad(path, i as u64 + 1, "not a position")),
         }
     }
     Ok(out)
 }
 
 fn pgn(path: &Path, plies: Option<u32>, chess960: bool) -> std::io::Result<Vec<Position>> {
-    let file =
-        std::fs::File::open(path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
     let mut reader = PgnReader::new(BufReader::new(file));
     let mut out = Vec::new();
     while let Some(game) = reader.next_game()? {
-        let mut pos = match game.tag("FEN") {
-            Some(fen) => fen.parse::<Position>().map_err(|e| bad(path, game.line, &format!("FEN tag: {e}")))?,
+        let mut pos = match game.tag_pair("FEN") {
+            Some(tag) => tag
+                .value
+                .parse::<Position>()
+                .map_err(|e| bad_at(path, tag.line, tag.value_column as usize, &format!("FEN tag: {e}")))?,
             None => Position::startpos(),
         };
         variant_check(path, game.line, &pos, chess960)?;
         for m in game.moves.iter().take(plies.map_or(usize::MAX, |p| p as usize)) {
             let mv = pos.parse_san(&m.san, SanMode::Lenient).map_err(|e| {
-                bad(path, m.line, &format!("column {}: {}: {e}", m.column, String::from_utf8_lossy(&m.san)))
+                bad_at(path, m.line, m.column as usize, &format!("{}: {e}", String::from_utf8_lossy(&m.san)))
             })?;
             pos.play_unchecked(mv);
         }
@@ -161,7 +182,17 @@ mod tests {
         assert!(e.to_string().contains("openings_start is 9 but the book has 3"), "{e}");
         std::fs::write(&pgn_path, "1. e4 Ke5 *\n").unwrap();
         let e = load(&book(&pgn_path, BookFormat::Pgn, BookOrder::Sequential, None, 1)).unwrap_err();
-        assert!(e.to_string().contains(":1: column 7: Ke5"), "{e}");
+        assert!(e.to_string().ends_with("b.pgn:1:7: Ke5: illegal san: no king can reach e5"), "{e}");
+        // A bad FEN tag is named at its value; an EPD line that is no
+        // position by its first error; a missing book in the system's words.
+        std::fs::write(&pgn_path, "[Event \"x\"]\n[FEN \"8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n").unwrap();
+        let e = load(&book(&pgn_path, BookFormat::Pgn, BookOrder::Sequential, None, 1)).unwrap_err();
+        assert!(e.to_string().contains("b.pgn:2:7: FEN tag: "), "{e}");
+        std::fs::write(&epd_path, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -\n").unwrap();
+        let e = load(&book(&epd_path, BookFormat::Epd, BookOrder::Sequential, None, 1)).unwrap_err();
+        assert!(e.to_string().contains("b.epd:2:45: not a position: E00"), "{e}");
+        let e = load(&book(&dir.path().join("none.epd"), BookFormat::Epd, BookOrder::Sequential, None, 1)).unwrap_err();
+        assert!(e.to_string().ends_with("none.epd: No such file or directory"), "{e}");
     }
 
     /// Chess960 books: Shredder-FEN and X-FEN castling fields, perft
