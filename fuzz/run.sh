@@ -90,6 +90,9 @@ seed() {
       # behind the window byte.
       printf '\x03iteration,k,wins,draws,losses,result,Margin,Margin+,Margin-,c(Margin),a(Margin),before(Margin),Skill Level,Skill Level+,Skill Level-,c(Skill Level),a(Skill Level),before(Skill Level)\n1,2,2,1,1,1,110,120,80,20,0.5,100,5,6,4,1,0.1,5\n2,4,0,2,2,-2,100,90,130,19,0.5,110,4.5,4,6,1,0.1,5\n' > "$dir/games"
       printf '\x02iteration,k,solved_percent+,solved_percent-,result,X,X+,X-,c(X),a(X),before(X)\n1,1,50,40,10,12,15,5,5,0.2,10\n2,2,45,55,-10,10,7,17,5,0.2,12\n' > "$dir/suite" ;;
+    tuning_state)
+      # A run's state as epd tune writes it.
+      printf '{"params":[{"name":"Margin","value":102.4,"min":0.0,"max":400.0,"c_end":20.0,"r_end":0.002}],"schedule":{"iterations":40,"alpha":0.602,"gamma":0.101,"big_a":4.0},"k":40,"rng":7}' > "$dir/state" ;;
     supervisor_query)
       for q in 'action=pause&game=3' 'action=resume&game=all' 'action=adjudicate&game=2&result=1/2-1/2' \
                'action=abort&game=1' 'action=restart&player=alpha'; do printf '%s' "$q" > "$dir/$(echo "$q" | tr '&=/' '___')"; done ;;
@@ -98,7 +101,7 @@ seed() {
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fen record san_strict san_lenient pgn capi \
-  referee_records referee_director standby_wire journal event_file supervisor_query tuning_history)
+  referee_records referee_director standby_wire journal event_file supervisor_query tuning_history tuning_state)
 mkdir -p logs
 for t in "${targets[@]}"; do
   seed "$t"
@@ -109,7 +112,7 @@ for t in "${targets[@]}"; do
   max_len="${MAX_LEN:-}"
   [ -n "$max_len" ] || { [ "$t" = pgn ] && max_len=2048 || max_len=65536; }
   set +e
-  nice -n 10 cargo +nightly fuzz run -s "$san" --target-dir "$CARGO_TARGET_DIR" "$t" "corpus/$t" -- \
+  nice -n 10 cargo +nightly fuzz run -s "$san" --target-dir "${CARGO_TARGET_DIR:-$PWD/target}" "$t" "corpus/$t" -- \
     -runs="$RUNS" -max_total_time="$MAX_TIME" -rss_limit_mb="$RSS_MB" -timeout="$TIMEOUT" \
     -max_len="$max_len" -print_final_stats=1 >"logs/$t.log" 2>&1
   rc=$?

@@ -1070,6 +1070,7 @@ fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
     assert_eq!(by_file.stdout, out.stdout);
     assert_eq!((j["schema"].as_str(), j["mode"].as_str()), (Some("epd-tuning/1"), Some("games")));
     assert_eq!((j["iterations"].as_u64(), j["pairs"].as_u64(), j["window"].as_u64()), (Some(20), Some(40), Some(3)));
+    assert_eq!(j["planned_iterations"], state["schedule"]["iterations"]);
     let sum = |k: &str| lines.iter().map(|l| l["games"][k].as_u64().unwrap()).sum::<u64>();
     let (w, dr, l) = (sum("wins"), sum("draws"), sum("losses"));
     assert_eq!((j["games"]["wins"].as_u64(), j["games"]["draws"].as_u64()), (Some(w), Some(dr)));
@@ -1081,6 +1082,9 @@ fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
         assert_eq!(p["start"], lines[0]["step"]["before"][i]);
         assert_eq!(p["end"], state["params"][i]["value"]);
         assert_eq!(p["last_c"], lines[19]["probe"]["c"][i]);
+        // From tune.json beside the history: the range and c, r at the end.
+        assert_eq!(p["range"], serde_json::json!([state["params"][i]["min"], state["params"][i]["max"]]));
+        assert_eq!((&p["c_end"], &p["r_end"]), (&state["params"][i]["c_end"], &state["params"][i]["r_end"]));
         let values: Vec<f64> = std::iter::once(&lines[0]["step"]["before"][i])
             .chain(lines.iter().map(|l| &l["step"]["after"][i]))
             .map(|v| v.as_f64().unwrap())
@@ -1105,7 +1109,9 @@ fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
     let out = epd(&["report", "--tuning", &dir_arg]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains(": 20 iterations, 40 pairs\n"), "{text}");
+    let planned = state["schedule"]["iterations"].as_u64().unwrap();
+    assert!(text.contains(&format!(": 20 of {planned} iterations, 40 pairs\n")), "{text}");
+    assert!(text.lines().next_back().is_some() && text.contains("range    c_end    r_end\n"), "{text}");
     assert!(text.contains(&format!("+{w} ={dr} -{l}")), "{text}");
     assert!(text.contains("moving average over the last 2 iterations"), "a tenth of 20: {text}");
     assert!(text.contains("\nSkill Level: its value after the iteration"), "{text}");
@@ -1139,6 +1145,7 @@ fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
         assert_eq!(d.matches(['M', 'L']).count(), 21, "{name}: {d}");
         assert!(c.contains("class=\"probes\""), "{name}: the probes' band");
         assert!(dom.contains(&format!("<td class=\"l\">{name}</td>")), "{name} in the table");
+        assert!(dom.contains("<th>range from</th>") && dom.contains("<th>r_end</th>"), "the state's columns");
     }
     let r = chart(&dom, "result");
     assert_eq!(r.matches("class=\"point\"").count(), 20);
@@ -1163,6 +1170,7 @@ fn tuning_report_of_a_suite_history_and_what_is_refused() {
     // Means (50 + 45 + 60) / 3 and (40 + 55 + 50) / 3; the objective's
     // level 45, 50, 55, averaged over 2: 45, 47.5, 52.5.
     assert!(text.contains("(suite, points_percent): 3 iterations, 3 pairs"), "{text}");
+    assert!(!text.contains("r_end"), "no tune.json, no state's columns: {text}");
     assert!(text.contains("θ⁺ 51.67, θ⁻ 48.33"), "{text}");
     assert!(text.contains("          3       3       10          0             55       52.5\n"), "{text}");
     let page = String::from_utf8(epd(&["report", "--tuning", &h, "--format", "html"]).stdout).unwrap();
@@ -1195,4 +1203,13 @@ fn tuning_report_of_a_suite_history_and_what_is_refused() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A tune.json beside the history that is not a run's state: said, and
+    // the history reported without it.
+    std::fs::write(dir.path().join("tune.json"), "{\"params\": [{\"name\": \"X\"}]}").unwrap();
+    let out = epd(&["report", "--tuning", &h]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("tune.json:1:25: not a tuning state (epd tune's tune.json): missing field `min`"), "{err}");
+    assert!(err.trim_end().ends_with("; reported without it"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 iterations, 3 pairs"));
 }

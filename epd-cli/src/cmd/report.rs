@@ -110,7 +110,9 @@ pub struct Args {
     /// history.csv, or the run's directory that holds it (`-`: standard
     /// input). Each parameter's start, end, range and last c_k, its course
     /// (the HTML: a chart per parameter, its probes as a band), and the
-    /// iterations' results with their moving average.
+    /// iterations' results with their moving average; the run's tune.json
+    /// beside the history adds each parameter's bounds and the iterations
+    /// planned.
     #[arg(
         long,
         value_name = "HISTORY",
@@ -211,7 +213,20 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
         .read_to_end(&mut bytes)
         .map_err(|e| crate::files::file_error("read", name, &e))?;
     let history = tuning::read(&bytes, name)?;
-    let report = tuning::build(&history, name, args.window);
+    let mut report = tuning::build(&history, name, args.window);
+    // The run's state beside its history adds the ranges and the plan; a
+    // history read alone (from stdin, or copied away) goes without.
+    let state = (path != "-").then(|| std::path::Path::new(&path).with_file_name("tune.json")).filter(|p| p.is_file());
+    if let Some(state) = state {
+        let shown = state.to_string_lossy();
+        match std::fs::read(&state).map_err(|e| format!("{shown}: {}", crate::files::io_reason(&e))) {
+            Ok(read) => match tuning::read_state(&read, &shown) {
+                Ok(s) => report.add_state(&s),
+                Err(e) => eprintln!("epd: warning: {e}; reported without it"),
+            },
+            Err(e) => eprintln!("epd: warning: {e}; reported without it"),
+        }
+    }
     let mut out: Box<dyn Write> = match args.output.file.as_deref() {
         None | Some("-") => Box::new(BufWriter::new(stdout)),
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),

@@ -224,8 +224,14 @@ pub fn html(t: &Tuning) -> String {
         Mode::Games => "games (θ⁺ against θ⁻)".to_owned(),
         Mode::Suite { objective } => format!("suite ({objective})"),
     };
-    let mut cols: Vec<(&str, bool)> = vec![("mode", true), ("iterations", false), ("pairs", false)];
-    let mut row = vec![cell(mode), count(t.iterations), count(t.pairs)];
+    let mut cols: Vec<(&str, bool)> = vec![("mode", true), ("iterations", false)];
+    let mut row = vec![cell(mode), count(t.iterations)];
+    if let Some(n) = t.planned_iterations {
+        cols.push(("planned", false));
+        row.push(count(n));
+    }
+    cols.push(("pairs", false));
+    row.push(count(t.pairs));
     if let Some(g) = &t.games {
         cols.extend([
             ("games", false),
@@ -244,29 +250,45 @@ pub fn html(t: &Tuning) -> String {
     row.push(count(t.window as u64));
     table(&mut out, "run", "The run: its iterations, and what they measured, from θ⁺'s side.", &cols, &[row]);
     out.push_str("<h2>Parameters</h2>");
+    // The state's columns, when the run's tune.json was read.
+    let state = t.params.iter().any(|p| p.range.is_some());
     let rows: Vec<Vec<Cell>> = t
         .params
         .iter()
         .map(|p| {
-            vec![cell(p.name.clone()), opt(p.start), opt(p.end), opt(p.min), opt(p.max), opt(p.last_c), opt(p.last_a)]
+            let mut row = vec![
+                cell(p.name.clone()),
+                opt(p.start),
+                opt(p.end),
+                opt(p.min),
+                opt(p.max),
+                opt(p.last_c),
+                opt(p.last_a),
+            ];
+            if state {
+                row.extend([opt(p.range.map(|r| r[0])), opt(p.range.map(|r| r[1])), opt(p.c_end), opt(p.r_end)]);
+            }
+            row
         })
         .collect();
-    table(
-        &mut out,
-        "parameters",
-        "Each parameter: its start, its value at the end, the least and greatest values it took, and the last \
-         iteration's perturbation c_k and gain a_k.",
-        &[
-            ("parameter", true),
-            ("start", false),
-            ("end", false),
-            ("min", false),
-            ("max", false),
-            ("last c_k", false),
-            ("last a_k", false),
-        ],
-        &rows,
-    );
+    let mut cols = vec![
+        ("parameter", true),
+        ("start", false),
+        ("end", false),
+        ("min", false),
+        ("max", false),
+        ("last c_k", false),
+        ("last a_k", false),
+    ];
+    let mut caption = "Each parameter: its start, its value at the end, the least and greatest values it took, and \
+                       the last iteration's perturbation c_k and gain a_k"
+        .to_owned();
+    if state {
+        cols.extend([("range from", false), ("range to", false), ("c_end", false), ("r_end", false)]);
+        caption.push_str("; from the run's state, the range it is kept in and its c and r at the end of the run");
+    }
+    caption.push('.');
+    table(&mut out, "parameters", &caption, &cols, &rows);
     if t.iterations == 0 {
         out.push_str("<p class=\"empty\">No iterations yet: nothing to chart.</p>");
     } else {

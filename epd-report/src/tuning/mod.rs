@@ -20,11 +20,16 @@
 //! report ([`Tuning`], serialisable: schema [`TUNING_SCHEMA`]); [`text`],
 //! [`write_json`] and [`write_html`] render it. A header with no line
 //! under it is a run with no iteration yet.
+//!
+//! The run's state (`tune.json`, beside the history) adds what the
+//! history lacks: each parameter's range and its c and r at the end of
+//! the run, and the iterations planned. [`read_state`] reads only those
+//! fields of it, and [`Tuning::add_state`] puts them in the report.
 
 use std::fmt;
 use std::io;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 mod html;
 mod text;
@@ -322,6 +327,12 @@ pub struct ParamReport {
     pub last_c: Option<f64>,
     /// The last iteration's a_k.
     pub last_a: Option<f64>,
+    /// The range it is kept in, `[min, max]` (from the run's state).
+    pub range: Option<[f64; 2]>,
+    /// Its c at the end of the run (from the run's state).
+    pub c_end: Option<f64>,
+    /// Its r at the end of the run (from the run's state).
+    pub r_end: Option<f64>,
     /// Each iteration: its number and the parameter's step.
     pub points: Vec<ParamPoint>,
 }
@@ -373,6 +384,8 @@ pub struct Tuning {
     pub mode: Mode,
     /// Iterations in the history.
     pub iterations: u64,
+    /// Iterations the run plans in all (from its state).
+    pub planned_iterations: Option<u64>,
     /// Pairs counted after the last (SPSA's k; a suite counts an
     /// iteration as a pair).
     pub pairs: u64,
@@ -437,6 +450,9 @@ pub fn build(history: &History, file: &str, window: Option<usize>) -> Tuning {
                 max,
                 last_c: steps.last().map(|s| s.c),
                 last_a: steps.last().map(|s| s.a),
+                range: None,
+                c_end: None,
+                r_end: None,
                 points: its
                     .iter()
                     .zip(&steps)
@@ -509,12 +525,75 @@ pub fn build(history: &History, file: &str, window: Option<usize>) -> Tuning {
         file: file.to_owned(),
         mode: history.mode.clone(),
         iterations: its.len() as u64,
+        planned_iterations: None,
         pairs: its.last().map_or(0, |it| it.k),
         games,
         suite,
         window,
         params,
         series: all,
+    }
+}
+
+/// What [`read_state`] takes from a run's `tune.json`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct RunState {
+    /// Each parameter.
+    pub params: Vec<StateParam>,
+    /// The schedule.
+    pub schedule: StateSchedule,
+}
+
+/// A parameter of a run's state.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct StateParam {
+    /// Its name, as in the history.
+    pub name: String,
+    /// The least value it may take.
+    pub min: f64,
+    /// The greatest.
+    pub max: f64,
+    /// Its c at the end of the run.
+    pub c_end: f64,
+    /// Its r at the end of the run.
+    pub r_end: f64,
+}
+
+/// A run's schedule.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct StateSchedule {
+    /// The iterations planned.
+    pub iterations: u64,
+}
+
+/// Reads a run's state (`epd tune`'s `tune.json`, read from `file`): the
+/// fields [`RunState`] names; the others are left alone.
+///
+/// # Errors
+/// Not JSON, or without those fields: the message names the file and the
+/// line and column at fault.
+pub fn read_state(bytes: &[u8], file: &str) -> Result<RunState, TuningError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        // serde_json's words end with " at line L column C": said first.
+        let words = e.to_string();
+        let words = words.split(" at line ").next().unwrap_or(&words).to_owned();
+        TuningError(format!("{file}:{}:{}: not a tuning state (epd tune's tune.json): {words}", e.line(), e.column()))
+    })
+}
+
+impl Tuning {
+    /// Adds what the run's state tells: each parameter's range, c_end and
+    /// r_end (matched by name; one the state lacks keeps none), and the
+    /// iterations planned.
+    pub fn add_state(&mut self, state: &RunState) {
+        self.planned_iterations = Some(state.schedule.iterations);
+        for p in &mut self.params {
+            if let Some(s) = state.params.iter().find(|s| s.name == p.name) {
+                p.range = Some([s.min, s.max]);
+                p.c_end = Some(s.c_end);
+                p.r_end = Some(s.r_end);
+            }
+        }
     }
 }
 

@@ -307,3 +307,55 @@ fn damaged_histories_never_panic() {
         }
     }
 }
+
+/// A run's state: the fields the report takes, matched to the history's
+/// parameters by name (Skill Level is not in this one), the others left
+/// alone; refused with the file, line and column when it is not a state.
+#[test]
+fn a_state_adds_ranges_and_the_plan() {
+    let state = br#"{
+  "params": [
+    {"name": "Margin", "value": 120.0, "min": 0.0, "max": 400.0, "c_end": 20.0, "r_end": 0.002},
+    {"name": "Other", "value": 1.0, "min": -5.0, "max": 5.0, "c_end": 1.0, "r_end": 0.1}
+  ],
+  "schedule": {"iterations": 40, "alpha": 0.602, "gamma": 0.101, "big_a": 4.0},
+  "k": 8,
+  "rng": 7
+}"#;
+    let s = read_state(state, "tune.json").unwrap();
+    assert_eq!(s.schedule.iterations, 40);
+    let mut t = build(&read(GAMES.as_bytes(), "h.csv").unwrap(), "h.csv", None);
+    let plain = text(&t);
+    assert!(plain.contains(": 4 iterations, 8 pairs\n") && !plain.contains("r_end"), "{plain}");
+    t.add_state(&s);
+    assert_eq!(t.planned_iterations, Some(40));
+    assert_eq!(
+        (t.params[0].range, t.params[0].c_end, t.params[0].r_end),
+        (Some([0.0, 400.0]), Some(20.0), Some(0.002))
+    );
+    assert_eq!((t.params[1].range, t.params[1].c_end), (None, None));
+    let out = text(&t);
+    assert!(out.contains(": 4 of 40 iterations, 8 pairs\n"), "{out}");
+    let margin = out.lines().find(|l| l.trim_start().starts_with("Margin ")).unwrap();
+    assert!(margin.ends_with("        0..400       20    0.002"), "{margin:?}");
+    let skill = out.lines().find(|l| l.trim_start().starts_with("Skill Level ")).unwrap();
+    assert!(skill.ends_with("             -        -        -"), "{skill:?}");
+    let page = html(&t);
+    assert!(page.contains("<th>planned</th>") && page.contains("<th>range from</th>"), "the state's columns");
+    let mut json = Vec::new();
+    write_json(&t, &mut json).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["params"][0]["range"], serde_json::json!([0.0, 400.0]));
+    assert!(v["params"][1]["range"].is_null());
+    for (bytes, want) in [
+        (&b"not json"[..], "tune.json:1:2: not a tuning state (epd tune's tune.json): expected ident"),
+        (b"{\"params\": []}", "tune.json:1:14: not a tuning state (epd tune's tune.json): missing field `schedule`"),
+        (
+            b"{\"params\": [{\"name\": 3}]}",
+            "tune.json:1:22: not a tuning state (epd tune's tune.json): invalid type: integer `3`, expected a string",
+        ),
+    ] {
+        let e = read_state(bytes, "tune.json").unwrap_err().to_string();
+        assert!(e.starts_with(want), "{e}");
+    }
+}

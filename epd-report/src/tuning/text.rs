@@ -76,7 +76,11 @@ pub fn text(t: &Tuning) -> String {
         );
         return out;
     }
-    let _ = writeln!(out, "{}, {}", plural(t.iterations, "iteration", "iterations"), plural(t.pairs, "pair", "pairs"));
+    let iterations = match t.planned_iterations {
+        Some(n) => format!("{} of {n} iterations", t.iterations),
+        None => plural(t.iterations, "iteration", "iterations"),
+    };
+    let _ = writeln!(out, "{iterations}, {}", plural(t.pairs, "pair", "pairs"));
     if let Some(g) = &t.games {
         let _ = writeln!(
             out,
@@ -98,14 +102,20 @@ pub fn text(t: &Tuning) -> String {
         );
     }
     let width = t.params.iter().map(|p| p.name.chars().count()).max().unwrap_or(0).clamp(9, 40);
+    // The state's columns, when the run's tune.json was read.
+    let state = t.params.iter().any(|p| p.range.is_some());
     out.push('\n');
-    let _ = writeln!(
+    let _ = write!(
         out,
         "  {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "parameter", "start", "end", "min", "max", "last c_k", "last a_k"
     );
+    if state {
+        let _ = write!(out, " {:>15} {:>8} {:>8}", "range", "c_end", "r_end");
+    }
+    out.push('\n');
     for p in &t.params {
-        let _ = writeln!(
+        let _ = write!(
             out,
             "  {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
             p.name,
@@ -116,6 +126,11 @@ pub fn text(t: &Tuning) -> String {
             opt(p.last_c),
             opt(p.last_a)
         );
+        if state {
+            let range = p.range.map_or_else(|| "-".to_owned(), |[lo, hi]| format!("{}..{}", figure(lo), figure(hi)));
+            let _ = write!(out, " {range:>15} {:>8} {:>8}", opt(p.c_end), opt(p.r_end));
+        }
+        out.push('\n');
     }
     let marks = checkpoints(t.iterations as usize);
     let k_of = |i: usize| t.series.first().and_then(|s| s.points.get(i)).map_or(0, |p| p.k);
