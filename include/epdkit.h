@@ -2274,6 +2274,15 @@ epd_status epd_search_request_position(const struct epd_search_request *request,
 epd_status epd_search_request_record(const struct epd_search_request *request, const struct epd_record **out_record);
 
 /**
+ * Whether the run that made this request asks the search to end: 1 in
+ * *out_stopped once the engine's cancel flag (epd_engine_set_cancel) is
+ * raised, else 0. A callback that searches for long polls it and, on 1,
+ * returns at once (what it sets in the result is not used: the run fails
+ * with EPD_STATUS_CANCELLED). Any thread may raise the flag meanwhile.
+ */
+epd_status epd_search_request_stopped(const struct epd_search_request *request, int *out_stopped);
+
+/**
  * What the search is for (EPD_SEARCH_ANALYZE; later verbs add goals).
  */
 epd_status epd_search_request_goal(const struct epd_search_request *request, epd_search_goal *out_goal);
@@ -2345,9 +2354,9 @@ epd_status epd_search_result_set_error(struct epd_search_result *result, const c
  * call at a time: calls from several threads wait for each other.
  * Fails with EPD_STATUS_NO_POSITION for a record without a playable
  * position, EPD_STATUS_ENGINE when the callback fails or gives no
- * move or no score, EPD_STATUS_CANCELLED when a program engine's cancel
- * flag is raised (epd_engine_set_cancel); on failure the record is
- * unchanged.
+ * move or no score, EPD_STATUS_CANCELLED when the engine's cancel flag
+ * is raised (epd_engine_set_cancel; for a callback engine, raised by the
+ * time the callback returns); on failure the record is unchanged.
  */
 epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd_record *record);
 
@@ -2365,9 +2374,13 @@ epd_status epd_engine_set_jobs(struct epd_engine *engine, unsigned int jobs);
  * engine made by epd_engine_new_builtin or epd_engine_new_uci)
  * epd_engine_analyze_record fail with EPD_STATUS_CANCELLED when it is
  * raised before or during them, the search in progress stopped and the
- * file verbs having written every record finished before (a search
- * callback is not interrupted: the run stops after it returns). The engine keeps a reference of its own: the
- * handle may be freed before the engine. Replaces the flag set before.
+ * file verbs having written every record finished before. A search
+ * callback is not interrupted: it sees the flag through
+ * epd_search_request_stopped, and the run stops when it returns (with a
+ * callback engine, epd_engine_analyze_record fails with
+ * EPD_STATUS_CANCELLED too, the record unchanged). The engine keeps a
+ * reference of its own: the handle may be freed before the engine.
+ * Replaces the flag set before.
  */
 epd_status epd_engine_set_cancel(struct epd_engine *engine, const struct epd_cancel *cancel);
 

@@ -144,6 +144,8 @@ pub struct epd_search_request {
     time_ms: u64,
     nodes: Option<i64>,
     goal: epd_search_goal,
+    /// The run's stop flag (NULL: none), for epd_search_request_stopped.
+    stop: *const AtomicBool,
 }
 
 /// Where the search callback puts what it found. Borrowed; valid only
@@ -239,6 +241,26 @@ pub extern "C" fn epd_search_request_record(
     guard(|| {
         let r = arg_ref(request, "request")?;
         Out::new(out_record, "out_record")?.set(r.record);
+        Ok(())
+    })
+}
+
+/// Whether the run that made this request asks the search to end: 1 in
+/// *out_stopped once the engine's cancel flag (epd_engine_set_cancel) is
+/// raised, else 0. A callback that searches for long polls it and, on 1,
+/// returns at once (what it sets in the result is not used: the run fails
+/// with EPD_STATUS_CANCELLED). Any thread may raise the flag meanwhile.
+#[no_mangle]
+pub extern "C" fn epd_search_request_stopped(
+    request: *const epd_search_request,
+    out_stopped: *mut c_int,
+) -> epd_status {
+    guard(|| {
+        let r = arg_ref(request, "request")?;
+        // SAFETY: set by Hook::search to a flag that outlives the call,
+        // during which the request is valid; NULL when there is none.
+        let stopped = unsafe { r.stop.as_ref() }.is_some_and(|s| s.load(Ordering::SeqCst));
+        Out::new(out_stopped, "out_stopped")?.set(c_int::from(stopped));
         Ok(())
     })
 }
@@ -433,8 +455,14 @@ impl Hook {
     }
 
     /// Calls the callback on `pos` (which has a legal move); `record` is
-    /// what epd_search_request_record hands out (NULL allowed).
-    fn search(&self, pos: Position, record: *const epd_record) -> core::result::Result<Found, String> {
+    /// what epd_search_request_record hands out (NULL allowed), `stop`
+    /// what epd_search_request_stopped reads.
+    fn search(
+        &self,
+        pos: Position,
+        record: *const epd_record,
+        stop: Option<&AtomicBool>,
+    ) -> core::result::Result<Found, String> {
         let request = epd_search_request {
             position: epd_position { pos },
             record,
@@ -442,6 +470,7 @@ impl Hook {
             time_ms: self.time_ms,
             nodes: self.nodes,
             goal: self.goal,
+            stop: stop.map_or(core::ptr::null(), core::ptr::from_ref),
         };
         let mut result = epd_search_result {
             position: pos,
@@ -516,13 +545,13 @@ impl Hook {
         pos: &Position,
         record: *const epd_record,
         _: &Limits,
-        _: &AtomicBool,
+        stop: &AtomicBool,
     ) -> core::result::Result<Analysis, EngineError> {
         if !pos.has_legal_moves() {
             return Ok(Analysis::no_moves(pos));
         }
         let start = Instant::now();
-        let found = self.search(*pos, record).map_err(|detail| EngineError::Refused { detail })?;
+        let found = self.search(*pos, record, Some(stop)).map_err(|detail| EngineError::Refused { detail })?;
         let elapsed = found.seconds.map_or_else(|| start.elapsed(), Duration::from_secs);
         Ok(Analysis {
             best: found.pv.first().copied(),
@@ -551,9 +580,9 @@ impl Hook {
 /// call at a time: calls from several threads wait for each other.
 /// Fails with EPD_STATUS_NO_POSITION for a record without a playable
 /// position, EPD_STATUS_ENGINE when the callback fails or gives no
-/// move or no score, EPD_STATUS_CANCELLED when a program engine's cancel
-/// flag is raised (epd_engine_set_cancel); on failure the record is
-/// unchanged.
+/// move or no score, EPD_STATUS_CANCELLED when the engine's cancel flag
+/// is raised (epd_engine_set_cancel; for a callback engine, raised by the
+/// time the callback returns); on failure the record is unchanged.
 #[no_mangle]
 pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *mut epd_record) -> epd_status {
     guard(|| {
@@ -602,7 +631,10 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
             arg_mut(record, "record")?.rec = updated;
             return Ok(());
         }
-        let found = hook.search(pos, rec_ptr).map_err(engine_error)?;
+        let found = hook.search(pos, rec_ptr, e.cancel.as_deref()).map_err(engine_error)?;
+        if e.cancel.as_deref().is_some_and(|c| c.load(Ordering::SeqCst)) {
+            return Err(crate::cancel::cancelled("the search"));
+        }
         let pv = found.pv;
         let score = found.score.ok_or_else(|| engine_error("the search callback gave no score".into()))?;
         let moves: Vec<OperandInput<'_>> = pv.iter().map(|&m| OperandInput::Move(m)).collect();
@@ -645,9 +677,13 @@ pub extern "C" fn epd_engine_set_jobs(engine: *mut epd_engine, jobs: c_uint) -> 
 /// engine made by epd_engine_new_builtin or epd_engine_new_uci)
 /// epd_engine_analyze_record fail with EPD_STATUS_CANCELLED when it is
 /// raised before or during them, the search in progress stopped and the
-/// file verbs having written every record finished before (a search
-/// callback is not interrupted: the run stops after it returns). The engine keeps a reference of its own: the
-/// handle may be freed before the engine. Replaces the flag set before.
+/// file verbs having written every record finished before. A search
+/// callback is not interrupted: it sees the flag through
+/// epd_search_request_stopped, and the run stops when it returns (with a
+/// callback engine, epd_engine_analyze_record fails with
+/// EPD_STATUS_CANCELLED too, the record unchanged). The engine keeps a
+/// reference of its own: the handle may be freed before the engine.
+/// Replaces the flag set before.
 #[no_mangle]
 pub extern "C" fn epd_engine_set_cancel(
     engine: *mut epd_engine,

@@ -1134,3 +1134,81 @@ fn a_cancel_stops_the_pgn_conversion_between_games() {
     epd_cancel_free(cancel);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A callback that searches "until told to stop": it polls
+/// epd_search_request_stopped every millisecond (for at most 20 s), then
+/// plays its first legal move. `user` counts the polls that read 0.
+extern "C" fn search_until_stopped(
+    user: *mut c_void,
+    request: *const epd_search_request,
+    result: *mut epd_search_result,
+) -> c_int {
+    let polls = unsafe { &*(user as *const std::sync::atomic::AtomicUsize) };
+    let start = std::time::Instant::now();
+    loop {
+        let mut stopped = -1;
+        assert_eq!(epd_search_request_stopped(request, &mut stopped), EPD_STATUS_OK);
+        if stopped == 1 || start.elapsed() > std::time::Duration::from_secs(20) {
+            break;
+        }
+        assert_eq!(stopped, 0);
+        polls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let mut pos: *const epd_position = ptr::null();
+    assert_eq!(epd_search_request_position(request, &mut pos), EPD_STATUS_OK);
+    let mut moves = [epd_move { from: 0, to: 0, role: 0, promotion: 0, kind: 0 }; 256];
+    let mut n = 0usize;
+    assert_eq!(epd_position_legal_moves(pos, moves.as_mut_ptr(), moves.len(), &mut n), EPD_STATUS_OK);
+    assert_eq!(epd_search_result_set_best_move(result, moves[0]), EPD_STATUS_OK);
+    assert_eq!(epd_search_result_set_ce(result, 0), EPD_STATUS_OK);
+    0
+}
+
+/// A C callback engine sees its cancel flag through
+/// epd_search_request_stopped: raised from another thread 300 ms into a
+/// search that would otherwise take 20 s, the callback returns and the
+/// call fails with EPD_STATUS_CANCELLED at once, the record unchanged;
+/// a file verb stops the same way with nothing half written.
+#[test]
+fn a_callback_engine_polls_its_cancel_flag() {
+    let polls = std::sync::atomic::AtomicUsize::new(0);
+    let mut engine = ptr::null_mut();
+    let user = std::ptr::from_ref(&polls) as *mut c_void;
+    assert_eq!(epd_engine_new(Some(search_until_stopped), user, &mut engine), EPD_STATUS_OK);
+    let mut cancel = ptr::null_mut();
+    assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
+    assert_eq!(epd_engine_set_cancel(engine, cancel), EPD_STATUS_OK);
+    let handle = cancel as usize;
+    let raise_later = move || {
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            assert_eq!(epd_cancel_raise(handle as *const epd_cancel), EPD_STATUS_OK);
+            std::time::Instant::now()
+        })
+    };
+    let line = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id \"x\";";
+    let (_, rec) = parse(line, EPD_PARSE_STRICT);
+    let raiser = raise_later();
+    let status = epd_engine_analyze_record(engine, rec);
+    let (ended, raised) = (std::time::Instant::now(), raiser.join().unwrap());
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert!(ended.duration_since(raised) < std::time::Duration::from_millis(200), "{:?}", ended - raised);
+    assert!(polls.load(std::sync::atomic::Ordering::SeqCst) > 10, "the callback polled while it searched");
+    assert_eq!(canonical(rec), line, "the record is unchanged");
+
+    assert_eq!(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    let text = format!("{line}\n{line}\n");
+    let raiser = raise_later();
+    let (mut out, mut len) = (0x55 as *mut c_char, 77usize);
+    let mut s = epd_analysis_summary::default();
+    let status =
+        epd_engine_run_memory(engine, EPD_SEARCH_ANALYZE, text.as_ptr().cast(), text.len(), &mut out, &mut len, &mut s);
+    let (ended, raised) = (std::time::Instant::now(), raiser.join().unwrap());
+    assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
+    assert!(ended.duration_since(raised) < std::time::Duration::from_millis(200), "{:?}", ended - raised);
+    assert_eq!((out as usize, len), (0x55, 77), "no out-parameter is written on failure");
+    epd_record_free(rec);
+    epd_cancel_free(cancel);
+    epd_engine_free(engine);
+}

@@ -421,8 +421,11 @@ static void test_select(void)
 
 static int failing_engine(void *user, const epd_search_request *req, epd_search_result *res)
 {
+    int stopped = -1;
     (void)user;
-    (void)req;
+    /* No cancel flag is watched: the run never asks it to stop. */
+    CHECK(epd_search_request_stopped(req, &stopped) == EPD_STATUS_OK && stopped == 0);
+    CHECK(epd_search_request_stopped(req, NULL) == EPD_STATUS_NULL_POINTER);
     epd_search_result_set_error(res, "out of coffee");
     return 1;
 }
