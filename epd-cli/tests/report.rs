@@ -502,6 +502,19 @@ fn run_chromium(bin: &str, profile: &Path, args: &[&str], page: &Path) -> (Strin
     (read(&out), read(&err))
 }
 
+/// The page's DOM after Chromium ran its scripts, checked as every report
+/// page must be: its script ran, it loaded nothing, and it logged nothing
+/// to the console.
+fn clean_dom(bin: &str, profile: &Path, page: &Path) -> String {
+    let (dom, log) = run_chromium(bin, profile, &["--dump-dom"], page);
+    assert!(dom.contains("data-ready=\"1\""), "the page's script did not run");
+    assert!(dom.contains("data-resources=\"0\""), "the page loaded something");
+    for l in log.lines() {
+        assert!(!l.contains("CONSOLE") && !l.contains("Uncaught") && !l.contains("Content Security Policy"), "{l}");
+    }
+    dom
+}
+
 /// The markup of the chart of `kind` in `dom`.
 fn chart<'a>(dom: &'a str, kind: &str) -> &'a str {
     let start = dom.find(&format!("data-kind=\"{kind}\"")).unwrap_or_else(|| panic!("no {kind} chart"));
@@ -577,13 +590,7 @@ fn html_report_in_headless_chromium() {
         .collect();
     let of = |f: &str| -> Vec<&Vec<String>> { rows.iter().filter(|r| r[1] == f).collect() };
     let profile = d.join("profile");
-    let (dom, log) = run_chromium(bin, &profile, &["--dump-dom"], &page);
-    // Scripts ran, nothing was loaded, nothing was logged to the console.
-    assert!(dom.contains("data-ready=\"1\""), "the page's script did not run");
-    assert!(dom.contains("data-resources=\"0\""), "the page loaded something");
-    for l in log.lines() {
-        assert!(!l.contains("CONSOLE") && !l.contains("Uncaught") && !l.contains("Content Security Policy"), "{l}");
-    }
+    let dom = clean_dom(bin, &profile, &page);
     let labels: Vec<&str> = (0..2).map(|i| r["runs"][i]["label"].as_str().unwrap()).collect();
     // Every chart: both axes titled with their unit, ticks, and a legend.
     for (kind, x, y) in [
@@ -1125,12 +1132,7 @@ fn tuning_report_of_a_run_in_three_formats_and_in_headless_chromium() {
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains(" src="), "no reference out");
     let Some(bin) = epd_testkit::chromium() else { return };
     let profile = d.join("profile");
-    let (dom, log) = run_chromium(bin, &profile, &["--dump-dom"], &page);
-    assert!(dom.contains("data-ready=\"1\""), "the page's script did not run");
-    assert!(dom.contains("data-resources=\"0\""), "the page loaded something");
-    for l in log.lines() {
-        assert!(!l.contains("CONSOLE") && !l.contains("Uncaught") && !l.contains("Content Security Policy"), "{l}");
-    }
+    let dom = clean_dom(bin, &profile, &page);
     // One chart per parameter and the results' chart, each an SVG with
     // both axes titled and ticked.
     assert_eq!(dom.matches("<figure class=\"chart\"").count(), 3);

@@ -910,7 +910,7 @@ mod tests {
         assert!(s.interrupted);
         assert_eq!((s.games, s.complete, s.records), (2, 1, 3 + 2));
         assert!(out.ends_with(b"\n") && !String::from_utf8_lossy(&out).contains("/2P5/"), "game 3 was converted");
-        // Lowered, the same converter goes on from the next input.
+        // Lowered, a converter watching the flag reads every game.
         stop.store(false, Ordering::SeqCst);
         let mut c = Converter::new(EpdOptions::default()).with_stop(stop);
         let s = c.convert(&text[..], Vec::new(), |_| {}).unwrap();

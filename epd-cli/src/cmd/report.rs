@@ -219,11 +219,11 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
     let state = (path != "-").then(|| std::path::Path::new(&path).with_file_name("tune.json")).filter(|p| p.is_file());
     if let Some(state) = state {
         let shown = state.to_string_lossy();
-        match std::fs::read(&state).map_err(|e| format!("{shown}: {}", crate::files::io_reason(&e))) {
-            Ok(read) => match tuning::read_state(&read, &shown) {
-                Ok(s) => report.add_state(&s),
-                Err(e) => eprintln!("epd: warning: {e}; reported without it"),
-            },
+        let read = std::fs::read(&state)
+            .map_err(|e| format!("{shown}: {}", crate::files::io_reason(&e)))
+            .and_then(|bytes| tuning::read_state(&bytes, &shown).map_err(|e| e.0));
+        match read {
+            Ok(s) => report.add_state(&s),
             Err(e) => eprintln!("epd: warning: {e}; reported without it"),
         }
     }
