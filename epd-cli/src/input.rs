@@ -29,8 +29,10 @@ pub fn position_arg(text: &str) -> Result<Position, BadRecord> {
     let bytes = text.as_bytes();
     let parsed = parse_fields(bytes, ParseMode::Lenient, Counters::Optional)
         .map_err(|e| bad(Code::PositionSyntax, e.offset, e.to_string(), text))?;
-    Position::from_setup(parsed.setup)
-        .map_err(|e| bad(Code::IllegalPosition, 0, format!("illegal position: {e}"), text))
+    Position::from_setup(parsed.setup).map_err(|e| {
+        let code = if e.is_impossible_check() { Code::ImpossibleCheck } else { Code::IllegalPosition };
+        bad(code, 0, format!("illegal position: {e}"), text)
+    })
 }
 
 /// What a FILE-or-RECORD argument is, decided the same way by every

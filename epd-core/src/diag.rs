@@ -77,6 +77,7 @@ codes! {
     PositionWarning = "E032": "a position no legal game reaches, accepted for move generation",
     TrailingText = "E033": "text after the last operation",
     EngineFault = "E034": "the analysis engine failed on this record (crash, hang, protocol error)",
+    ImpossibleCheck = "E035": "a check no legal last move gives (too many checkers, or ruled out by en passant)",
     PerftUnreadable = "P001": "a perft suite line that cannot be read (its position or a depth count)",
     PerftNoCount = "P002": "a perft depth without a node count to check",
     PerftMismatch = "P003": "a perft node count that differs from the move generator's",

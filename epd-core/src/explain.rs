@@ -55,7 +55,7 @@ impl Code {
                  exactly one king, a side not to move that is in check, pawns on the first or eighth \
                  rank, castling rights without the king and rook at home, an en passant square no double \
                  step explains. With --lenient, problems that still let moves be generated (too many \
-                 pawns, say) are accepted as E032; the others stay errors.",
+                 pawns, say) are accepted as E032 and impossible checks as E035; the others stay errors.",
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQQBNR w KQkq - id \"x\";",
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"x\";",
             ),
@@ -307,6 +307,19 @@ impl Code {
                  Try a longer --grace, fewer --threads, or another engine.",
                 start!("id \"x\";"),
                 "",
+            ),
+            Code::ImpossibleCheck => (
+                "§4 (a position that can arise in a legal game)",
+                ERROR_LENIENT_WARNING,
+                "The side to move is in check in a way no legal last move explains: more than two pieces \
+                 give check; two checkers that one move cannot have given together (on one line with the \
+                 king, two pawns, two knights); or an en passant square, which says the opponent's last \
+                 move was the double step behind it, with a check that step cannot have given (two \
+                 checkers, or a checker other than the pawn whose line was already open before the pawn \
+                 moved). python-chess reports these as TOO_MANY_CHECKERS and IMPOSSIBLE_CHECK. Usually \
+                 the en passant square is a leftover: drop it, or fix the placement.",
+                "b7/8/8/rPpK4/8/5k2/6p1/7Q w - c6 id \"x\";",
+                "b7/8/8/rPpK4/8/5k2/6p1/7Q w - - id \"x\";",
             ),
             Code::PerftUnreadable => (
                 "perft suites (FEN ;D1 20 ;D2 400, a community layout outside the specification)",

@@ -93,23 +93,57 @@ impl Setup {
             if board.attackers_of(their_king, self.turn, board.occupied()).any() {
                 out.push(PositionError::OppositeCheck);
             }
-            let checkers = board.attackers_of(our_king, self.turn.other(), board.occupied());
-            if checkers.count() > 2 {
-                out.push(PositionError::ImpossibleCheck);
-            } else if checkers.count() == 2 {
-                // Two checkers arise only from a discovered check; two
-                // pieces that could not both have been uncovered by one
-                // move (two pawns, two knights, or aligned with the king)
-                // are impossible.
-                let mut it = checkers.into_iter();
-                let (a, b) = (it.next().unwrap_or(our_king), it.next().unwrap_or(our_king));
-                let same_leaper = |r: Role| board.by_role(r).contains(a) && board.by_role(r).contains(b);
-                if same_leaper(Role::Pawn) || same_leaper(Role::Knight) || attacks::aligned(a, b, our_king) {
-                    out.push(PositionError::ImpossibleCheck);
-                }
+            if let Some(problem) = self.check_problem(our_king) {
+                out.push(problem);
             }
         }
         out
+    }
+
+    /// Why the check on the side to move (whose king is on `our_king`)
+    /// cannot have been given by the last move, if it cannot; python-chess's
+    /// `Board.status()` rules (`TOO_MANY_CHECKERS`, `IMPOSSIBLE_CHECK`),
+    /// and one more: two pawns or two knights never check together.
+    ///
+    /// A valid en passant square says the last move was the double step
+    /// behind it; then only that pawn, or a piece the pawn uncovered on
+    /// leaving its square, can give check, and only one of them.
+    fn check_problem(&self, our_king: Square) -> Option<PositionError> {
+        let board = &self.board;
+        let occupied = board.occupied();
+        let checkers = board.attackers_of(our_king, self.turn.other(), occupied);
+        if checkers.is_empty() {
+            return None;
+        }
+        if checkers.count() > 2 {
+            return Some(PositionError::TooManyCheckers);
+        }
+        let ep = self.ep_square.filter(|&ep| ep_problem(board, self.turn, ep).is_none());
+        if let Some(ep) = ep {
+            let dir = if self.turn.is_white() { 8 } else { -8 };
+            let (Some(pushed_to), Some(pushed_from)) = (ep.offset(-dir), ep.offset(dir)) else {
+                return None;
+            };
+            // The same pieces, with the pawn back on its square.
+            let before = (occupied & !Bitboard::from_square(pushed_to)) | Bitboard::from_square(pushed_from);
+            let checked_before = board.attackers_of(our_king, self.turn.other(), before).any();
+            if checkers.more_than_one() || (!checkers.contains(pushed_to) && checked_before) {
+                return Some(PositionError::EnPassantCheck(ep));
+            }
+            return None;
+        }
+        if checkers.count() == 2 {
+            // Two checkers arise only from a discovered check; two pieces
+            // that could not both have been uncovered by one move (two
+            // pawns, two knights, or aligned with the king) are impossible.
+            let mut it = checkers.into_iter();
+            let (a, b) = (it.next().unwrap_or(our_king), it.next().unwrap_or(our_king));
+            let same_leaper = |r: Role| board.by_role(r).contains(a) && board.by_role(r).contains(b);
+            if same_leaper(Role::Pawn) || same_leaper(Role::Knight) || attacks::aligned(a, b, our_king) {
+                return Some(PositionError::ImpossibleCheck);
+            }
+        }
+        None
     }
 
     /// The pieces checking the side to move, if this setup plainly has
@@ -273,9 +307,16 @@ pub enum PositionError {
     InvalidEnPassant(Square, &'static str),
     /// The side not to move is in check.
     OppositeCheck,
-    /// A check no legal last move could have given (three checkers, or
-    /// two that one move could not have uncovered together).
+    /// More than two pieces give check: no move gives more than two.
+    TooManyCheckers,
+    /// Two checkers that one move could not have given together (aligned
+    /// with the king, two pawns, two knights).
     ImpossibleCheck,
+    /// The en passant square (given) says the last move was the double
+    /// step behind it, and that move cannot have given this check: there
+    /// are two checkers, or the checker is not the pawn and the king was
+    /// already attacked with the pawn on its square.
+    EnPassantCheck(Square),
 }
 
 impl PositionError {
@@ -291,7 +332,20 @@ impl PositionError {
             PositionError::TooManyPawns(_)
                 | PositionError::TooManyPieces(_)
                 | PositionError::PromotionBudget(_)
+                | PositionError::TooManyCheckers
                 | PositionError::ImpossibleCheck
+                | PositionError::EnPassantCheck(_)
+        )
+    }
+
+    /// `true` for the checks no legal last move gives
+    /// ([`PositionError::TooManyCheckers`], [`PositionError::ImpossibleCheck`],
+    /// [`PositionError::EnPassantCheck`]): diagnostic E035.
+    #[must_use]
+    pub fn is_impossible_check(&self) -> bool {
+        matches!(
+            self,
+            PositionError::TooManyCheckers | PositionError::ImpossibleCheck | PositionError::EnPassantCheck(_)
         )
     }
 }
@@ -323,7 +377,15 @@ impl fmt::Display for PositionError {
             }
             PositionError::InvalidEnPassant(sq, why) => write!(f, "en passant square {sq} {why}"),
             PositionError::OppositeCheck => f.write_str("the side not to move is in check"),
-            PositionError::ImpossibleCheck => f.write_str("impossible check (no legal last move gives it)"),
+            PositionError::TooManyCheckers => f.write_str("impossible check: more than two pieces give check"),
+            PositionError::ImpossibleCheck => {
+                f.write_str("impossible check: no single move gives check with both of these pieces")
+            }
+            PositionError::EnPassantCheck(ep) => write!(
+                f,
+                "impossible check: the en passant square {ep} says the last move was a double step, \
+                 which cannot have given this check"
+            ),
         }
     }
 }

@@ -431,7 +431,14 @@ impl Parser<'_, '_> {
         let problems = self.rec.setup.problems();
         let mut position_ok = true;
         for problem in &problems {
-            if problem.prevents_play() || !self.lenient() {
+            if problem.is_impossible_check() {
+                // Its own code, an error read strictly, a warning (and the
+                // position kept) read leniently.
+                let severity = if self.lenient() { Severity::Warning } else { Severity::Error };
+                position_ok &= self.lenient();
+                let verb = if self.lenient() { "unreachable position accepted" } else { "illegal position" };
+                self.diag(severity, Code::ImpossibleCheck, 0, None, None, format!("{verb}: {problem}"));
+            } else if problem.prevents_play() || !self.lenient() {
                 self.error(Code::IllegalPosition, 0, format!("illegal position: {problem}"));
                 position_ok = false;
             } else {
@@ -559,27 +566,40 @@ impl Parser<'_, '_> {
                 if p < n {
                     p += 1;
                 }
-                let shown = String::from_utf8_lossy(text).into_owned();
-                // Kept as a noop string only if it can be one: a control
-                // byte (tab included) is no string content, so its
-                // canonical form would not read back.
+                let shown = shorten(&String::from_utf8_lossy(text));
+                // Kept as noop strings only if it can be: a control byte
+                // (tab included) is no string content, so its canonical
+                // form would not read back. A text of MAX_STRING bytes or
+                // more is kept as several strings, each within the limit.
                 let stringable = !text.iter().any(|&b| b < 0x20 || b == 0x7f);
-                if self.lenient() && !text.is_empty() && text.len() < MAX_STRING && stringable {
+                if self.lenient() && !text.is_empty() && stringable {
+                    let pieces = string_pieces(text);
+                    let kept = if pieces.len() == 1 {
+                        "kept as a noop operand".to_owned()
+                    } else {
+                        format!(
+                            "its {} bytes kept as {} noop operands (a string holds at most {} bytes)",
+                            text.len(),
+                            pieces.len(),
+                            MAX_STRING - 1
+                        )
+                    };
                     self.diag(
                         Severity::Warning,
                         Code::BadOpcode,
                         op_start,
                         None,
                         None,
-                        format!("{shown:?} is not an operation; kept as a noop operand"),
+                        format!("{shown} is not an operation; {kept}"),
                     );
-                    noop_extra.push((op_start, text.to_vec()));
+                    noop_extra.extend(pieces.into_iter().map(|piece| (op_start, piece.to_vec())));
                 } else {
-                    self.error(
-                        Code::BadOpcode,
-                        op_start,
-                        format!("{shown:?} is not an opcode: expected a letter, then up to 14 letters, digits or '_'"),
-                    );
+                    let why = if self.lenient() || !stringable {
+                        "it holds a control byte, so it cannot be kept as a noop string either"
+                    } else {
+                        "expected a letter, then up to 14 letters, digits or '_' (--lenient keeps such text as noop)"
+                    };
+                    self.error(Code::BadOpcode, op_start, format!("{shown} is not an opcode: {why}"));
                 }
                 continue;
             }
@@ -833,6 +853,33 @@ fn bytes_less(a: &[u8], b: &[u8]) -> bool {
     a.len() < b.len()
 }
 
+/// `text` cut into pieces of at most `MAX_STRING - 1` bytes, each cut
+/// made before a UTF-8 lead byte so no character is split: the noop
+/// strings that keep a text too long for one.
+fn string_pieces(mut text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    while text.len() > MAX_STRING - 1 {
+        let mut cut = MAX_STRING - 1;
+        while cut > 1 && (text[cut] & 0xc0) == 0x80 {
+            cut -= 1;
+        }
+        out.push(&text[..cut]);
+        text = &text[cut..];
+    }
+    out.push(text);
+    out
+}
+
+/// A text quoted for a message: whole up to 60 characters, else its
+/// first 40 and its length.
+fn shorten(text: &str) -> String {
+    if text.chars().count() <= 60 {
+        return format!("{text:?}");
+    }
+    let head: String = text.chars().take(40).collect();
+    format!("{head:?}… ({} bytes)", text.len())
+}
+
 fn trim_blanks(s: &[u8]) -> &[u8] {
     let a = s.iter().position(|&b| !is_blank(b) && b != 0).unwrap_or(s.len());
     let b = s.iter().rposition(|&b| !is_blank(b) && b != 0).map_or(a, |i| i + 1);
@@ -865,5 +912,48 @@ mod tests {
         {
             assert_eq!(bytes_less(a.as_bytes(), b.as_bytes()), a < b, "{a} < {b}");
         }
+    }
+
+    /// A mate-suite file's free text longer than a string: read leniently,
+    /// kept whole as several noop strings, with a warning that says so;
+    /// read strictly, refused for what it is (not an opcode).
+    #[test]
+    fn free_text_longer_than_a_string_is_kept_in_pieces() {
+        let words = "Duals(117) ".repeat(40);
+        let line = format!("8/8/8/8/8/8/8/k1K5 w - - {}; id \"x\";", words.trim_end());
+        let (rec, diags) = Record::parse(line.as_bytes(), ParseMode::Lenient);
+        assert!(!crate::has_errors(&diags), "{diags:?}");
+        let warning = diags.iter().find(|d| d.code == Code::BadOpcode).expect("a warning");
+        assert_eq!(warning.severity, Severity::Warning);
+        assert!(warning.message.contains("its 439 bytes kept as 2 noop operands"), "{}", warning.message);
+        assert!(warning.message.contains("at most 255 bytes"), "{}", warning.message);
+        let noop = rec.get("noop").expect("noop");
+        let kept: Vec<&[u8]> = noop.operands().map(|o| o.text()).collect();
+        assert_eq!(kept.concat(), words.trim_end().as_bytes());
+        assert!(kept.iter().all(|k| k.len() <= MAX_STRING - 1), "{kept:?}");
+        // The canonical text reads back strictly, unchanged.
+        let text = rec.to_string();
+        let (again, diags) = Record::parse(text.as_bytes(), ParseMode::Strict);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(again.to_string(), text);
+
+        let (_, diags) = Record::parse(line.as_bytes(), ParseMode::Strict);
+        let error = diags.iter().find(|d| d.code == Code::BadOpcode).expect("an error");
+        assert_eq!(error.severity, Severity::Error);
+        assert!(
+            error.message.starts_with("\"Duals(117) Duals(117) Duals(117) Duals(1\"… (439 bytes)"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn string_pieces_never_split_a_character() {
+        let text = "é".repeat(300);
+        let pieces = string_pieces(text.as_bytes());
+        assert_eq!(pieces.len(), 3);
+        assert!(pieces.iter().all(|p| p.len() <= MAX_STRING - 1 && std::str::from_utf8(p).is_ok()));
+        assert_eq!(pieces.concat(), text.as_bytes());
+        assert_eq!(string_pieces(b"short"), vec![&b"short"[..]]);
     }
 }
