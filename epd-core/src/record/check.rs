@@ -6,34 +6,12 @@
 //! the same codes.
 
 use super::encode::itoa;
-use super::model::{OperandSlot, Span, Value, MAX_STRING};
+use super::model::{OperandSlot, Span, Token, Value, MAX_STRING};
 use super::parse::Parser;
 use crate::diag::{Code, Severity};
 use crate::opcode::{Arity, OperandType, Order, REFCOM_COMMANDS, REFREQ_REQUESTS};
 use crate::operand::{is_float, is_identifier, parse_integer, Clock, Date, IntegerError, TimeOfDay};
 use crate::{Move, Opcode, Position, SanError, SanMode};
-
-/// A lexed operand before typing.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Token {
-    /// Raw text span in the line (for strings: the content, escapes
-    /// included).
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) quoted: bool,
-    pub(super) escaped: bool,
-    /// What an edit gave for the operand; `None` for the reader's tokens.
-    pub(super) given: Option<Given>,
-}
-
-/// An operand an edit gave: its basetype (`Any` for verbatim text), and
-/// for a move the move itself (its token's text is then only for
-/// messages).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Given {
-    pub(super) kind: OperandType,
-    pub(super) mv: Option<Move>,
-}
 
 impl Parser<'_, '_> {
     /// Types and checks the operands of one operation, appending them to

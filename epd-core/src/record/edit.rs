@@ -6,10 +6,9 @@
 //! leaves the record as it was. So a record built by edits from a valid
 //! one always reads back, strictly, as itself.
 
-use super::check::{Given, Token};
 use super::cross::{self, Finding};
 use super::encode::itoa;
-use super::model::{Name, OpSlot, Record, Span};
+use super::model::{Given, Name, OpSlot, Record, Span, Token};
 use super::parse::Parser;
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::opcode::{is_valid_opcode, CrossCheck, OperandType};

@@ -3,11 +3,10 @@
 //! beside it, and the borrowed views ([`Operation`], [`Operand`]) the API
 //! hands out.
 
+use crate::opcode::OperandType;
 use crate::operand::{Clock, Date, TimeOfDay};
 use crate::{Move, Opcode, Position, Score, Setup, Validation};
 use core::ops::Range;
-
-use super::check::Token;
 
 /// The longest line the specification asks readers to handle (§4).
 pub const MAX_SPEC_LINE: usize = 4096;
@@ -397,4 +396,26 @@ impl Record {
         out.sort_by_key(|r| r.start);
         out
     }
+}
+
+/// A lexed operand before typing.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Token {
+    /// Raw text span in the line (for strings: the content, escapes
+    /// included).
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) quoted: bool,
+    pub(super) escaped: bool,
+    /// What an edit gave for the operand; `None` for the reader's tokens.
+    pub(super) given: Option<Given>,
+}
+
+/// An operand an edit gave: its basetype (`Any` for verbatim text), and
+/// for a move the move itself (its token's text is then only for
+/// messages).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Given {
+    pub(super) kind: OperandType,
+    pub(super) mv: Option<Move>,
 }

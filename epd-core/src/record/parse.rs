@@ -4,11 +4,11 @@
 //! finding a diagnostic with its code. Canonical lines take the fast path
 //! (`fast`) first, which proves a line clean or hands it back here.
 
-use super::check::{mate_notation, Token};
+use super::check::mate_notation;
 use super::cross;
 use super::encode::itoa;
 use super::fast;
-use super::model::{Name, OpSlot, OperandSlot, Record, Span, Value, MAX_DIAGNOSTICS, MAX_SPEC_LINE, MAX_STRING};
+use super::model::{Name, OpSlot, OperandSlot, Record, Span, Token, Value, MAX_DIAGNOSTICS, MAX_SPEC_LINE, MAX_STRING};
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::opcode::is_valid_opcode;
 use crate::{parse_fields, Counters, Opcode, ParseMode, Position, Score, Setup};
