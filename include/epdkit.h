@@ -381,6 +381,26 @@ typedef struct epd_piece {
 } epd_piece;
 
 /**
+ * A signed 64-bit integer in ANSI C (C89 has no 64-bit type): the value
+ * is hi * 2^32 + lo, where `hi` is the signed high half (-2^31 .. 2^31-1)
+ * and `lo` the unsigned low half (0 .. 2^32-1, whatever the width of
+ * unsigned long). With a 64-bit type at hand:
+ * value = ((long long)hi << 32) | lo, or hi * 4294967296.0 + lo as a
+ * double. Used for operand integers (acn can exceed 2^32) and node counts;
+ * the exact decimal text is also available (epd_record_operand_text).
+ */
+typedef struct epd_int64 {
+    /**
+     * The high 32 bits, signed.
+     */
+    long hi;
+    /**
+     * The low 32 bits, unsigned.
+     */
+    unsigned long lo;
+} epd_int64;
+
+/**
  * A move, as a small value. Squares are numbered 0 (a1), 1 (b1) .. 7 (h1),
  * 8 (a2) .. 63 (h8): square = 8 * rank + file, both 0-based.
  *
@@ -476,26 +496,6 @@ typedef struct epd_diagnostic {
  * The basetype of an operand (epd_record_operand_kind).
  */
 typedef int epd_operand_kind;
-
-/**
- * A signed 64-bit integer in ANSI C (C89 has no 64-bit type): the value
- * is hi * 2^32 + lo, where `hi` is the signed high half (-2^31 .. 2^31-1)
- * and `lo` the unsigned low half (0 .. 2^32-1, whatever the width of
- * unsigned long). With a 64-bit type at hand:
- * value = ((long long)hi << 32) | lo, or hi * 4294967296.0 + lo as a
- * double. Used for operand integers (acn can exceed 2^32) and node counts;
- * the exact decimal text is also available (epd_record_operand_text).
- */
-typedef struct epd_int64 {
-    /**
-     * The high 32 bits, signed.
-     */
-    long hi;
-    /**
-     * The low 32 bits, unsigned.
-     */
-    unsigned long lo;
-} epd_int64;
 
 /**
  * A date operand (ts, section 5.2.5).
@@ -960,6 +960,13 @@ typedef int epd_move_kind;
 #define EPD_STATUS_CANCELLED 21
 
 /**
+ * The engine's program exited or closed its pipes (killed, crashed),
+ * before the call or during it; the call that meets it fails with this
+ * status, and the next call on the engine starts the program again.
+ */
+#define EPD_STATUS_ENGINE_TERMINATED 22
+
+/**
  * Read exactly what the specification allows.
  */
 #define EPD_PARSE_STRICT 0
@@ -1365,6 +1372,17 @@ epd_status epd_position_counters(const struct epd_position *position, unsigned l
  * What stands on `square` (0 = a1 .. 63 = h8) in *out_piece.
  */
 epd_status epd_position_piece_at(const struct epd_position *position, unsigned int square, struct epd_piece *out_piece);
+
+/**
+ * Perft: the number of leaf nodes of the legal move tree `depth` plies
+ * deep (1 for depth 0), in *out_nodes, as `epd perft` counts them. The
+ * moves from the position are counted one after another; between two,
+ * a raised `cancel` (see epd_cancel; NULL: none) ends the count with
+ * EPD_STATUS_CANCELLED, *out_nodes unwritten. Depth 1 to 6 takes from
+ * microseconds to a second from the start position; each ply more about
+ * 30 times longer.
+ */
+epd_status epd_position_perft(const struct epd_position *position, unsigned int depth, const struct epd_cancel *cancel, struct epd_int64 *out_nodes);
 
 /**
  * The game status by the rules on the board, as EPD_POSITION_... bits in
@@ -2351,10 +2369,14 @@ epd_status epd_search_result_set_error(struct epd_search_result *result, const c
  * An engine made by epd_engine_new_builtin or epd_engine_new_uci runs
  * its program once for all calls (started on the first, or by
  * epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
- * call at a time: calls from several threads wait for each other.
+ * call at a time: calls from several threads wait for each other. The
+ * calls are one game, the program's hash kept from one to the next,
+ * until epd_engine_new_game asks for a new one.
  * Fails with EPD_STATUS_NO_POSITION for a record without a playable
  * position, EPD_STATUS_ENGINE when the callback fails or gives no
- * move or no score, EPD_STATUS_CANCELLED when the engine's cancel flag
+ * move or no score, EPD_STATUS_ENGINE_TERMINATED when the program died
+ * (before the call or during it; the next call starts it again, in a
+ * new game), EPD_STATUS_CANCELLED when the engine's cancel flag
  * is raised (epd_engine_set_cancel; for a callback engine, raised by the
  * time the callback returns); on failure the record is unchanged.
  */
@@ -2458,13 +2480,47 @@ epd_status epd_engine_add_uci_option(struct epd_engine *engine, const char *name
  * Starts the program of an engine made by epd_engine_new_builtin or
  * epd_engine_new_uci now, and keeps it for epd_engine_analyze_record,
  * which otherwise starts it on first use. EPD_STATUS_ENGINE when the
- * program cannot be started, does not complete the UCI handshake, or
- * does not declare an option given with epd_engine_add_uci_option; then
- * nothing is kept. Does nothing if the program is running already.
+ * program cannot be started, does not complete the UCI handshake, does
+ * not declare an option given with epd_engine_add_uci_option, or
+ * declares it with a type or range the value given is outside of (a
+ * spin option's min and max, a check option's true and false, a combo
+ * option's vars); EPD_STATUS_ENGINE_TERMINATED when it exits during the
+ * handshake; EPD_STATUS_CANCELLED when the engine's cancel flag
+ * (epd_engine_set_cancel) is raised during the handshake, which is then
+ * given up at once (the program killed); in each case nothing is kept. Does nothing if the program is running already.
  * Other engines give EPD_STATUS_INVALID_ARGUMENT. The file verbs start
  * instances of their own, one per job.
  */
 epd_status epd_engine_start(struct epd_engine *engine);
+
+/**
+ * Sets a UCI option of an engine made by epd_engine_new_uci or
+ * epd_engine_new_builtin from now on, as python-chess's `configure`: a
+ * running UCI program is sent `setoption name NAME value VALUE` at once
+ * (only when the value differs from the one it has), the built-in
+ * engine is made again with it (its hash emptied); either way the value
+ * replaces one given before for later starts. EPD_STATUS_ENGINE for an
+ * option the engine does not declare or a value outside its declared
+ * type or range (nothing changes then); a UCI program not running
+ * checks it when it starts. Other engines give
+ * EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_engine_set_uci_option(struct epd_engine *engine, const char *name, const char *value);
+
+/**
+ * Starts a new game on the program kept by an engine made by
+ * epd_engine_new_builtin or epd_engine_new_uci: the next
+ * epd_engine_analyze_position or epd_engine_analyze_record sends it
+ * `ucinewgame` and `isready` (the built-in engine clears its hash)
+ * before its search. Searches between two new games are one game, as
+ * python-chess's are: the engine keeps its hash from one to the next.
+ * The first search after the program starts (epd_engine_start, or a
+ * restart after it died) is a new game without this call. The file
+ * verbs (epd_engine_run_files, epd_engine_run_memory) start a new game
+ * for every record, as `epd analyze` does. Other engines give
+ * EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_engine_new_game(struct epd_engine *engine);
 
 /**
  * Stops the program that epd_engine_start or epd_engine_analyze_record
@@ -2568,16 +2624,19 @@ epd_status epd_limits_set_lines(struct epd_limits *limits, unsigned int lines);
  * _time_limit, _node_limit). Nothing of the engine's settings changes.
  *
  * An engine made by epd_engine_new_builtin or epd_engine_new_uci runs on
- * the program kept for epd_engine_analyze_record (started if need be; a
- * new game first, so a search does not depend on the one before), given
- * 1 s when it has no time, depth or node limit. A UCI engine that
+ * the program kept for epd_engine_analyze_record (started if need be;
+ * in the game of the search before, its hash kept, unless
+ * epd_engine_new_game asked for a new one), given 1 s when it has no
+ * time, depth or node limit. A UCI engine that
  * declares MultiPV is set to the number of lines asked for before the
  * search. A callback engine (epd_engine_new) is given the depth, time and
  * node limits and gives one line.
  *
  * A position without a legal move is not searched: one line with no move
  * and the score checkmated or, for stalemate, 0 centipawns. Fails with
- * EPD_STATUS_ENGINE when the engine cannot be started or fails, and
+ * EPD_STATUS_ENGINE when the engine cannot be started or fails,
+ * EPD_STATUS_ENGINE_TERMINATED when its program died, before the call
+ * or during it (the next call starts it again, in a new game), and
  * EPD_STATUS_CANCELLED when its cancel flag (epd_engine_set_cancel) is
  * raised; then *out_analysis is not written.
  */

@@ -5,8 +5,8 @@
 //! which come as new accessor functions: the ABI never breaks.
 
 use crate::error::{
-    epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_INVALID_ARGUMENT,
-    EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
+    epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_ENGINE_TERMINATED, EPD_STATUS_ILLEGAL_MOVE,
+    EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
 };
 use crate::position::{boxed, epd_int64, epd_move, epd_position, free_boxed};
 use crate::ptr::{arg_mut, arg_ref, c_str, slice, Out};
@@ -73,6 +73,12 @@ pub struct epd_engine {
     /// epd_engine_stop or epd_engine_free, so that one record after another
     /// costs no new process and the engine keeps what it learned.
     pub(crate) kept: std::sync::Mutex<Option<Box<dyn Engine>>>,
+    /// Whether the next search on the kept program starts a new game
+    /// (UCI `ucinewgame`, `isready`): set when the engine is made, by
+    /// epd_engine_new_game and epd_engine_stop, and when the program
+    /// died; cleared by that search. Searches in one game keep the
+    /// engine's hash, as python-chess's do.
+    pub(crate) new_game: AtomicBool,
     /// The cancel flag the engine's runs watch (epd_engine_set_cancel).
     cancel: Option<Arc<AtomicBool>>,
 }
@@ -89,11 +95,14 @@ pub(crate) enum Program {
 
 impl Program {
     /// Starts the program; a UCI engine that does not declare an option
-    /// it is given is refused (EngineError::UnknownOption).
-    pub(crate) fn start(&self) -> core::result::Result<Box<dyn Engine>, EngineError> {
+    /// it is given is refused (EngineError::UnknownOption), and so is a
+    /// value outside the option's declared type or range
+    /// (EngineError::OptionValue). A raised `stop` ends a UCI handshake
+    /// at once (the program killed).
+    pub(crate) fn start(&self, stop: Option<&AtomicBool>) -> core::result::Result<Box<dyn Engine>, EngineError> {
         Ok(match self {
             Program::Builtin { hash_mb, options } => Box::new(Builtin::with_options(*hash_mb, options)?),
-            Program::Uci(config) => Box::new(UciEngine::start(config.clone())?),
+            Program::Uci(config) => Box::new(UciEngine::start_watched(config.clone(), stop)?),
         })
     }
 }
@@ -115,6 +124,7 @@ impl epd_engine {
             jobs: 1,
             counters: false,
             kept: std::sync::Mutex::new(None),
+            new_game: AtomicBool::new(true),
             cancel: None,
         }
     }
@@ -577,10 +587,14 @@ impl Hook {
 /// An engine made by epd_engine_new_builtin or epd_engine_new_uci runs
 /// its program once for all calls (started on the first, or by
 /// epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
-/// call at a time: calls from several threads wait for each other.
+/// call at a time: calls from several threads wait for each other. The
+/// calls are one game, the program's hash kept from one to the next,
+/// until epd_engine_new_game asks for a new one.
 /// Fails with EPD_STATUS_NO_POSITION for a record without a playable
 /// position, EPD_STATUS_ENGINE when the callback fails or gives no
-/// move or no score, EPD_STATUS_CANCELLED when the engine's cancel flag
+/// move or no score, EPD_STATUS_ENGINE_TERMINATED when the program died
+/// (before the call or during it; the next call starts it again, in a
+/// new game), EPD_STATUS_CANCELLED when the engine's cancel flag
 /// is raised (epd_engine_set_cancel; for a callback engine, raised by the
 /// time the callback returns); on failure the record is unchanged.
 #[no_mangle]
@@ -605,8 +619,15 @@ pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *
                 Some(engine) => engine,
                 None => kept.insert(start_program(e)?),
             };
-            run_engine_on(e, EPD_SEARCH_ANALYZE, &line[..], &mut output, &mut summary, "record", vec![engine])?;
+            // One game across calls: the verb's new game per record is
+            // sent only when one was asked for (see epd_engine_new_game).
+            let mut game = OneGame { engine: &mut **engine, new_game: &e.new_game, failure: None };
+            run_engine_on(e, EPD_SEARCH_ANALYZE, &line[..], &mut output, &mut summary, "record", vec![&mut game])?;
+            let failure = game.failure.take();
             drop(kept);
+            if let Some(err) = failure {
+                return Err(engine_failure("the engine", &err));
+            }
             if summary.faults > 0 || summary.analyzed != 1 {
                 return Err(engine_error("the engine gave no analysis".into()));
             }
@@ -747,6 +768,76 @@ impl From<&AnalysisSummary> for epd_analysis_summary {
     }
 }
 
+/// The kept program seen by the analysis verb for one
+/// epd_engine_analyze_record: its `new_game` is sent only when the
+/// engine's flag asks for one, and the error of a failed search is kept
+/// (the verb turns it into a diagnostic), so the caller can tell a
+/// program that died from one that failed otherwise.
+struct OneGame<'a> {
+    engine: &'a mut dyn Engine,
+    new_game: &'a AtomicBool,
+    failure: Option<EngineError>,
+}
+
+impl OneGame<'_> {
+    fn keep<T>(&mut self, r: core::result::Result<T, EngineError>) -> core::result::Result<T, EngineError> {
+        if let Err(err) = &r {
+            // A failed search may have cost the process (restarted by the
+            // next call): that call starts a new game.
+            self.new_game.store(true, Ordering::SeqCst);
+            self.failure = Some(err.clone());
+        }
+        r
+    }
+}
+
+impl Engine for OneGame<'_> {
+    fn name(&self) -> &str {
+        self.engine.name()
+    }
+    fn new_game(&mut self) -> core::result::Result<(), EngineError> {
+        // As in search_position: UCI_AnalyseMode on, if declared.
+        if let Err(err @ (EngineError::Crashed { .. } | EngineError::Io { .. } | EngineError::Timeout { .. })) =
+            self.engine.set_option("UCI_AnalyseMode", "true")
+        {
+            return self.keep(Err(err));
+        }
+        if self.new_game.swap(false, Ordering::SeqCst) {
+            let r = self.engine.new_game();
+            return self.keep(r);
+        }
+        Ok(())
+    }
+    fn analyze(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        let r = self.engine.analyze(pos, limits, stop);
+        self.keep(r)
+    }
+    fn analyze_record(
+        &mut self,
+        rec: &epd_core::Record,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        let r = self.engine.analyze_record(rec, pos, limits, stop);
+        self.keep(r)
+    }
+}
+
+/// An engine's failure as a status: EPD_STATUS_ENGINE_TERMINATED when its
+/// program exited or closed its pipes (EngineError::Crashed), else
+/// EPD_STATUS_ENGINE.
+pub(crate) fn engine_failure(name: &str, err: &EngineError) -> Error {
+    let status =
+        if matches!(err, EngineError::Crashed { .. }) { EPD_STATUS_ENGINE_TERMINATED } else { EPD_STATUS_ENGINE };
+    Error::new(status, format!("{name}: {err}"))
+}
+
 fn run_engine(
     e: &epd_engine,
     goal: epd_search_goal,
@@ -761,14 +852,25 @@ fn run_engine(
         (None, Some(hook)) => (0..jobs).map(|_| Box::new(hook) as Box<dyn Engine>).collect(),
         (None, None) => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the engine has no search")),
     };
-    let engines: Vec<&mut Box<dyn Engine>> = engines.iter_mut().collect();
+    let engines: Vec<&mut dyn Engine> = engines.iter_mut().map(|b| &mut **b as &mut dyn Engine).collect();
     run_engine_on(e, goal, input, output, out_summary, what, engines)
 }
 
-/// Starts the engine's program, as EPD_STATUS_ENGINE when it cannot.
-fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
+/// Starts the engine's program, as EPD_STATUS_ENGINE when it cannot
+/// (EPD_STATUS_ENGINE_TERMINATED when it exited during the handshake,
+/// EPD_STATUS_CANCELLED when the engine's cancel flag was raised): the
+/// next search on it starts a new game.
+pub(crate) fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
     let program = e.program.as_ref().ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, "not a program engine"))?;
-    program.start().map_err(|err| engine_error(format!("cannot start the engine: {err}")))
+    e.new_game.store(true, Ordering::SeqCst);
+    let stop = e.cancel.as_deref();
+    program.start(stop).map_err(|err| {
+        if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+            crate::cancel::cancelled("the engine's start")
+        } else {
+            engine_failure("cannot start the engine", &err)
+        }
+    })
 }
 
 /// The limits set on the engine (epd_engine_set_depth, _time_limit,
@@ -785,8 +887,9 @@ pub(crate) fn engine_limits(e: &epd_engine) -> Limits {
 /// Searches `pos` under `limits` with the engine: its callback (which is
 /// given the depth, time and node limits), or its kept program, started
 /// if need be (given every limit, 1 s when it has none of time, depth
-/// and nodes). Program engines start a new game first, as for
-/// epd_engine_analyze_record, so a search does not depend on the last.
+/// and nodes). Program engines start a new game only when one is asked
+/// for (epd_engine_new_game; the first search after the start), so one
+/// search may use the hash of the last, as python-chess's do.
 ///
 /// The engine's cancel flag stops the search: then the result is
 /// EPD_STATUS_CANCELLED.
@@ -817,10 +920,22 @@ fn search_watched(e: &epd_engine, pos: &Position, limits: &Limits, stop: &Atomic
         Some(engine) => engine,
         None => kept.insert(start_program(e)?),
     };
-    engine
-        .new_game()
-        .and_then(|()| engine.analyze(pos, &limits, stop))
-        .map_err(|err| engine_error(format!("{}: {err}", engine.name())))
+    // As python-chess's analyse: an engine that declares UCI_AnalyseMode
+    // is told it analyses (sent once: set_option sends only a change).
+    let analysing = match engine.set_option("UCI_AnalyseMode", "true") {
+        Err(err @ (EngineError::Crashed { .. } | EngineError::Io { .. } | EngineError::Timeout { .. })) => Err(err),
+        _ => Ok(()),
+    };
+    let fresh = e.new_game.swap(false, Ordering::SeqCst);
+    let found = analysing
+        .and_then(|()| if fresh { engine.new_game() } else { Ok(()) })
+        .and_then(|()| engine.analyze(pos, &limits, stop));
+    found.map_err(|err| {
+        // A failed search may have cost the process (restarted by the
+        // next call): that call starts a new game.
+        e.new_game.store(true, Ordering::SeqCst);
+        engine_failure(engine.name(), &err)
+    })
 }
 
 /// A program engine given no limit searches 1 s per position, as `epd
@@ -840,7 +955,7 @@ fn run_engine_on(
     output: impl Write,
     out_summary: *mut epd_analysis_summary,
     what: &str,
-    mut engines: Vec<&mut Box<dyn Engine>>,
+    mut engines: Vec<&mut dyn Engine>,
 ) -> Result<()> {
     let verb = match goal {
         EPD_SEARCH_ANALYZE => Verb::Analyze,
@@ -856,7 +971,7 @@ fn run_engine_on(
     options.solution_time = e.solution_time;
     let local = AtomicBool::new(false);
     let stop = e.cancel.as_deref().unwrap_or(&local);
-    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut ***h, &options, stop)).collect();
+    let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut **h, &options, stop)).collect();
     let input = BufReader::with_capacity(64 << 10, input);
     let output = BufWriter::with_capacity(64 << 10, output);
     let config = Config { flush_each: true, stop: Some(stop), ..Config::default() };

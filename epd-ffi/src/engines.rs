@@ -4,14 +4,14 @@
 // C functions take their options as arguments, outputs last.
 #![allow(clippy::too_many_arguments)]
 
-use crate::analysis::{epd_engine, Program};
+use crate::analysis::{epd_engine, start_program, Program};
 use crate::cancel::epd_cancel;
-use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_INVALID_ARGUMENT};
+use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT};
 use crate::position::boxed;
 use crate::ptr::{arg_mut, bytes, c_utf8, owned_string, slice, Out};
 use crate::verbs::{io_error, open_pair};
 use ::epd_engine::mate::{MateOptions, MateProver};
-use ::epd_engine::UciConfig;
+use ::epd_engine::{Engine as _, UciConfig};
 use core::ffi::{c_char, c_int, c_uint, c_ulong};
 use core::ptr;
 use epd_core::pipeline::{self, Config};
@@ -102,25 +102,114 @@ pub extern "C" fn epd_engine_add_uci_option(
 /// Starts the program of an engine made by epd_engine_new_builtin or
 /// epd_engine_new_uci now, and keeps it for epd_engine_analyze_record,
 /// which otherwise starts it on first use. EPD_STATUS_ENGINE when the
-/// program cannot be started, does not complete the UCI handshake, or
-/// does not declare an option given with epd_engine_add_uci_option; then
-/// nothing is kept. Does nothing if the program is running already.
+/// program cannot be started, does not complete the UCI handshake, does
+/// not declare an option given with epd_engine_add_uci_option, or
+/// declares it with a type or range the value given is outside of (a
+/// spin option's min and max, a check option's true and false, a combo
+/// option's vars); EPD_STATUS_ENGINE_TERMINATED when it exits during the
+/// handshake; EPD_STATUS_CANCELLED when the engine's cancel flag
+/// (epd_engine_set_cancel) is raised during the handshake, which is then
+/// given up at once (the program killed); in each case nothing is kept. Does nothing if the program is running already.
 /// Other engines give EPD_STATUS_INVALID_ARGUMENT. The file verbs start
 /// instances of their own, one per job.
 #[no_mangle]
 pub extern "C" fn epd_engine_start(engine: *mut epd_engine) -> epd_status {
     guard(|| {
         let e = arg_mut(engine, "engine")?;
-        let Some(program) = e.program.clone() else {
+        if e.program.is_none() {
             return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "only a program engine is started"));
-        };
-        let kept = e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if kept.is_none() {
-            let started = program
-                .start()
-                .map_err(|err| Error::new(EPD_STATUS_ENGINE, format!("cannot start the engine: {err}")))?;
-            *kept = Some(started);
         }
+        if e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).is_none() {
+            let started = start_program(e)?;
+            *e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(started);
+        }
+        Ok(())
+    })
+}
+
+/// Sets a UCI option of an engine made by epd_engine_new_uci or
+/// epd_engine_new_builtin from now on, as python-chess's `configure`: a
+/// running UCI program is sent `setoption name NAME value VALUE` at once
+/// (only when the value differs from the one it has), the built-in
+/// engine is made again with it (its hash emptied); either way the value
+/// replaces one given before for later starts. EPD_STATUS_ENGINE for an
+/// option the engine does not declare or a value outside its declared
+/// type or range (nothing changes then); a UCI program not running
+/// checks it when it starts. Other engines give
+/// EPD_STATUS_INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn epd_engine_set_uci_option(
+    engine: *mut epd_engine,
+    name: *const c_char,
+    value: *const c_char,
+) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        let name = c_utf8(name, "name")?.trim().to_owned();
+        let value = c_utf8(value, "value")?.trim().to_owned();
+        if name.is_empty() {
+            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the option name is empty"));
+        }
+        let set = |options: &mut Vec<(String, String)>| {
+            options.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+            options.push((name.clone(), value.clone()));
+        };
+        let mut program = e.program.clone();
+        let kept = e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &mut program {
+            Some(Program::Uci(UciConfig { options, .. })) => {
+                if let Some(running) = kept.as_mut() {
+                    running
+                        .set_option(&name, &value)
+                        .map_err(|err| crate::analysis::engine_failure("cannot set the option", &err))?;
+                }
+                set(options);
+            }
+            Some(Program::Builtin { options, .. }) => {
+                set(options);
+                // Made again at once, running or not, so a bad value is
+                // refused here and not at the next start.
+                let fresh = program
+                    .as_ref()
+                    .map(|p| p.start(None))
+                    .transpose()
+                    .map_err(|err| crate::analysis::engine_failure("cannot set the option", &err))?;
+                if kept.is_some() {
+                    *kept = fresh;
+                    e.new_game.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+            None => {
+                return Err(Error::new(
+                    EPD_STATUS_INVALID_ARGUMENT,
+                    "UCI options are for engines made by epd_engine_new_uci or epd_engine_new_builtin",
+                ))
+            }
+        }
+        e.program = program;
+        Ok(())
+    })
+}
+
+/// Starts a new game on the program kept by an engine made by
+/// epd_engine_new_builtin or epd_engine_new_uci: the next
+/// epd_engine_analyze_position or epd_engine_analyze_record sends it
+/// `ucinewgame` and `isready` (the built-in engine clears its hash)
+/// before its search. Searches between two new games are one game, as
+/// python-chess's are: the engine keeps its hash from one to the next.
+/// The first search after the program starts (epd_engine_start, or a
+/// restart after it died) is a new game without this call. The file
+/// verbs (epd_engine_run_files, epd_engine_run_memory) start a new game
+/// for every record, as `epd analyze` does. Other engines give
+/// EPD_STATUS_INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn epd_engine_new_game(engine: *mut epd_engine) -> epd_status {
+    guard(|| {
+        let e = arg_mut(engine, "engine")?;
+        if e.program.is_none() {
+            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "only a program engine starts a new game"));
+        }
+        e.new_game.store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     })
 }

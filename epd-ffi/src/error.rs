@@ -70,8 +70,12 @@ pub const EPD_STATUS_PANIC: epd_status = 20;
 /// The run saw its cancel flag raised (epd_cancel_raise) and stopped: a
 /// file verb's output holds the records finished before, each whole.
 pub const EPD_STATUS_CANCELLED: epd_status = 21;
+/// The engine's program exited or closed its pipes (killed, crashed),
+/// before the call or during it; the call that meets it fails with this
+/// status, and the next call on the engine starts the program again.
+pub const EPD_STATUS_ENGINE_TERMINATED: epd_status = 22;
 
-const STATUS_MESSAGES: [&str; 22] = [
+const STATUS_MESSAGES: [&str; 23] = [
     "ok\0",
     "null pointer argument\0",
     "invalid argument\0",
@@ -94,6 +98,7 @@ const STATUS_MESSAGES: [&str; 22] = [
     "the analysis engine failed\0",
     "internal error (panic)\0",
     "cancelled\0",
+    "the engine's program terminated\0",
 ];
 
 /// A failure on its way to the caller: the status and a detailed message.
@@ -250,7 +255,7 @@ mod tests {
 
     #[test]
     fn every_status_has_a_message() {
-        for s in 0..=EPD_STATUS_CANCELLED {
+        for s in 0..=EPD_STATUS_ENGINE_TERMINATED {
             // SAFETY: epd_status_message returns a static NUL-terminated string.
             let m = unsafe { CStr::from_ptr(epd_status_message(s)) };
             assert!(!m.to_bytes().is_empty(), "{s}");

@@ -407,6 +407,45 @@ pub extern "C" fn epd_position_piece_at(
     })
 }
 
+/// Perft: the number of leaf nodes of the legal move tree `depth` plies
+/// deep (1 for depth 0), in *out_nodes, as `epd perft` counts them. The
+/// moves from the position are counted one after another; between two,
+/// a raised `cancel` (see epd_cancel; NULL: none) ends the count with
+/// EPD_STATUS_CANCELLED, *out_nodes unwritten. Depth 1 to 6 takes from
+/// microseconds to a second from the start position; each ply more about
+/// 30 times longer.
+#[no_mangle]
+pub extern "C" fn epd_position_perft(
+    position: *const epd_position,
+    depth: c_uint,
+    cancel: *const crate::cancel::epd_cancel,
+    out_nodes: *mut epd_int64,
+) -> epd_status {
+    guard(|| {
+        let p = arg_ref(position, "position")?.pos;
+        let cancel = crate::cancel::watched(cancel)?;
+        let out = Out::new(out_nodes, "out_nodes")?;
+        let stopped = || cancel.as_deref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
+        let nodes = if depth <= 1 {
+            epd_core::perft(&p, depth)
+        } else {
+            let mut n: u64 = 0;
+            for &m in &p.legal_moves() {
+                if stopped() {
+                    return Err(crate::cancel::cancelled("perft"));
+                }
+                n += epd_core::perft(&p.played(m), depth - 1);
+            }
+            n
+        };
+        if stopped() {
+            return Err(crate::cancel::cancelled("perft"));
+        }
+        out.set(epd_int64::from_i64(i64::try_from(nodes).unwrap_or(i64::MAX)));
+        Ok(())
+    })
+}
+
 /// The game status by the rules on the board, as EPD_POSITION_... bits in
 /// *out_flags: CHECK, CHECKMATE, STALEMATE, INSUFFICIENT_MATERIAL,
 /// FIFTY_MOVES, SEVENTY_FIVE_MOVES (0 means play goes on, no check).

@@ -132,16 +132,19 @@ pub struct epd_analysis {
 /// _time_limit, _node_limit). Nothing of the engine's settings changes.
 ///
 /// An engine made by epd_engine_new_builtin or epd_engine_new_uci runs on
-/// the program kept for epd_engine_analyze_record (started if need be; a
-/// new game first, so a search does not depend on the one before), given
-/// 1 s when it has no time, depth or node limit. A UCI engine that
+/// the program kept for epd_engine_analyze_record (started if need be;
+/// in the game of the search before, its hash kept, unless
+/// epd_engine_new_game asked for a new one), given 1 s when it has no
+/// time, depth or node limit. A UCI engine that
 /// declares MultiPV is set to the number of lines asked for before the
 /// search. A callback engine (epd_engine_new) is given the depth, time and
 /// node limits and gives one line.
 ///
 /// A position without a legal move is not searched: one line with no move
 /// and the score checkmated or, for stalemate, 0 centipawns. Fails with
-/// EPD_STATUS_ENGINE when the engine cannot be started or fails, and
+/// EPD_STATUS_ENGINE when the engine cannot be started or fails,
+/// EPD_STATUS_ENGINE_TERMINATED when its program died, before the call
+/// or during it (the next call starts it again, in a new game), and
 /// EPD_STATUS_CANCELLED when its cancel flag (epd_engine_set_cancel) is
 /// raised; then *out_analysis is not written.
 #[no_mangle]

@@ -1212,3 +1212,113 @@ fn a_callback_engine_polls_its_cancel_flag() {
     epd_cancel_free(cancel);
     epd_engine_free(engine);
 }
+
+/// The calls on a kept program are one game (issue 45): `ucinewgame`
+/// goes with the first search and after epd_engine_new_game only, never
+/// per call; an option's value outside its declared range is refused at
+/// the start and by epd_engine_set_uci_option; a program killed between
+/// calls fails the next call with EPD_STATUS_ENGINE_TERMINATED, and the
+/// call after starts it again.
+#[test]
+fn a_kept_program_plays_one_game_until_a_new_game() {
+    let dir = std::env::temp_dir().join(format!("epdkit-game-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("sent");
+    let pid = dir.join("pid");
+    let script = dir.join("engine");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nwhile read -r line; do echo \"$line\" >> '{}'; case \"$line\" in \
+             uci) echo 'id name probe'; echo 'option name Hash type spin default 16 min 1 max 1024'; \
+             echo 'option name Style type combo default Normal var Solid var Normal'; echo uciok;; \
+             isready) echo readyok;; \
+             go*) echo 'info depth 1 score cp 10 pv e2e4'; echo 'bestmove e2e4';; quit) exit 0;; esac; done\n",
+            pid.display(),
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    let program = std::ffi::CString::new(script.to_str().unwrap()).unwrap();
+    let sent =
+        |command: &str| std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| *l == command).count();
+    let cstr = |s: &str| std::ffi::CString::new(s).unwrap();
+
+    for (name, value) in [("Hash", "-5"), ("Hash", "2000"), ("Hash", "x"), ("Style", "Wild")] {
+        let mut engine = ptr::null_mut();
+        assert_eq!(epd_engine_new_uci(program.as_ptr(), ptr::null(), 0, &mut engine), EPD_STATUS_OK);
+        assert_eq!(epd_engine_add_uci_option(engine, cstr(name).as_ptr(), cstr(value).as_ptr()), EPD_STATUS_OK);
+        assert_eq!(epd_engine_start(engine), EPD_STATUS_ENGINE, "{name} {value}");
+        assert!(last_message().contains(&format!("option {name}: \"{value}\" is not")), "{}", last_message());
+        epd_engine_free(engine);
+    }
+    std::fs::remove_file(&log).unwrap();
+
+    let mut engine = ptr::null_mut();
+    assert_eq!(epd_engine_new_uci(program.as_ptr(), ptr::null(), 0, &mut engine), EPD_STATUS_OK);
+    assert_eq!(epd_engine_set_depth(engine, 2), EPD_STATUS_OK);
+    assert_eq!(epd_engine_start(engine), EPD_STATUS_OK, "{}", last_message());
+    let analyse = |engine: *mut epd_engine| {
+        let (_, rec) = parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", EPD_PARSE_STRICT);
+        let st = epd_engine_analyze_record(engine, rec);
+        epd_record_free(rec);
+        st
+    };
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_new(&mut pos), EPD_STATUS_OK);
+    for _ in 0..3 {
+        assert_eq!(analyse(engine), EPD_STATUS_OK, "{}", last_message());
+        let mut analysis = ptr::null_mut();
+        assert_eq!(epd_engine_analyze_position(engine, pos, ptr::null(), &mut analysis), EPD_STATUS_OK);
+        epd_analysis_free(analysis);
+    }
+    assert_eq!((sent("ucinewgame"), sent("go depth 2")), (1, 6));
+    assert_eq!(epd_engine_new_game(engine), EPD_STATUS_OK);
+    assert_eq!(sent("ucinewgame"), 1, "sent with the next search");
+    assert_eq!(analyse(engine), EPD_STATUS_OK);
+    assert_eq!(analyse(engine), EPD_STATUS_OK);
+    assert_eq!(sent("ucinewgame"), 2);
+
+    // Options while it runs: a change is sent once, a bad value refused.
+    assert_eq!(epd_engine_set_uci_option(engine, cstr("Hash").as_ptr(), cstr("64").as_ptr()), EPD_STATUS_OK);
+    assert_eq!(epd_engine_set_uci_option(engine, cstr("hash").as_ptr(), cstr("64").as_ptr()), EPD_STATUS_OK);
+    assert_eq!(analyse(engine), EPD_STATUS_OK, "a round trip: the engine has logged what came before");
+    assert_eq!(sent("setoption name Hash value 64"), 1);
+    assert_eq!(epd_engine_set_uci_option(engine, cstr("Hash").as_ptr(), cstr("0").as_ptr()), EPD_STATUS_ENGINE);
+    assert_eq!(epd_engine_set_uci_option(engine, cstr("Nope").as_ptr(), cstr("1").as_ptr()), EPD_STATUS_ENGINE);
+
+    // Killed between two calls.
+    let child: i32 = std::fs::read_to_string(&pid).unwrap().trim().parse().unwrap();
+    std::process::Command::new("kill").arg("-9").arg(child.to_string()).status().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(analyse(engine), EPD_STATUS_ENGINE_TERMINATED, "{}", last_message());
+    assert_eq!(analyse(engine), EPD_STATUS_OK, "{}", last_message());
+    assert_eq!(sent("uci"), 2, "started again");
+    assert_eq!(sent("ucinewgame"), 3, "a new process, a new game");
+    assert_eq!(sent("setoption name Hash value 64"), 2, "the option kept for the restart");
+    epd_position_free(pos);
+    epd_engine_free(engine);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Perft through the C ABI counts as `epd perft`; a raised cancel flag
+/// stops it.
+#[test]
+fn perft_counts_and_stops_when_cancelled() {
+    let mut pos = ptr::null_mut();
+    assert_eq!(epd_position_new(&mut pos), EPD_STATUS_OK);
+    let mut nodes = epd_int64 { hi: -1, lo: 0 };
+    for (depth, want) in [(0, 1), (1, 20), (3, 8902), (4, 197_281)] {
+        assert_eq!(epd_position_perft(pos, depth, ptr::null(), &mut nodes), EPD_STATUS_OK);
+        assert_eq!((nodes.hi, nodes.lo), (0, want), "depth {depth}");
+    }
+    let mut cancel = ptr::null_mut();
+    assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
+    assert_eq!(epd_cancel_raise(cancel), EPD_STATUS_OK);
+    let mut untouched = epd_int64 { hi: 7, lo: 7 };
+    assert_eq!(epd_position_perft(pos, 5, cancel, &mut untouched), EPD_STATUS_CANCELLED);
+    assert_eq!((untouched.hi, untouched.lo), (7, 7));
+    epd_cancel_free(cancel);
+    epd_position_free(pos);
+}

@@ -280,7 +280,8 @@ pub enum EngineError {
         declared: Vec<String>,
     },
     /// An option's value the engine does not take (the built-in engine
-    /// checks its options; a UCI engine is trusted to).
+    /// checks its options; a UCI engine's are checked against the type
+    /// and range it declares).
     OptionValue {
         /// The option.
         name: String,
@@ -345,6 +346,21 @@ pub trait Engine: Send {
         Ok(())
     }
 
+    /// Sets an option of the running engine (UCI `setoption name N value
+    /// V`, sent only when the value differs from the one the engine has),
+    /// kept for its restarts. The default refuses: an engine that takes
+    /// options only when it starts.
+    ///
+    /// # Errors
+    /// [`EngineError::UnknownOption`] or [`EngineError::OptionValue`] for
+    /// an option the engine does not declare or a value it does not
+    /// take; [`EngineError::Refused`] from an engine without live
+    /// options; an error reaching the engine.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let _ = value;
+        Err(EngineError::Refused { detail: format!("option {name} cannot be set while the engine runs") })
+    }
+
     /// Analyses `pos` within `limits`. Setting `stop` asks the engine to
     /// stop early and return what it has.
     ///
@@ -400,6 +416,9 @@ impl<E: Engine + ?Sized> Engine for Box<E> {
     }
     fn set_chess960(&mut self, on: bool) -> Result<(), EngineError> {
         (**self).set_chess960(on)
+    }
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        (**self).set_option(name, value)
     }
     fn analyze(&mut self, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis, EngineError> {
         (**self).analyze(pos, limits, stop)

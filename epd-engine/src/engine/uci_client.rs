@@ -292,6 +292,17 @@ impl UciEngine {
     /// `config` (names compared without regard to case); a crash, timeout
     /// or protocol error during the handshake.
     pub fn start(config: UciConfig) -> Result<UciEngine, EngineError> {
+        UciEngine::start_watched(config, None)
+    }
+
+    /// As [`UciEngine::start`], watching `stop` during the handshake: when
+    /// it is raised the program is killed and the start fails at once
+    /// ([`EngineError::Refused`], "stopped"), without waiting for the
+    /// handshake's timeout (an engine that never answers `uci`).
+    ///
+    /// # Errors
+    /// As [`UciEngine::start`].
+    pub fn start_watched(config: UciConfig, stop: Option<&AtomicBool>) -> Result<UciEngine, EngineError> {
         let name = std::path::Path::new(&config.program)
             .file_name()
             .map_or_else(|| config.program.clone(), |n| n.to_string_lossy().into_owned());
@@ -307,7 +318,7 @@ impl UciEngine {
             choices: Vec::new(),
             last: PositionCommand::default(),
         };
-        engine.ensure_running()?;
+        engine.ensure_running(stop)?;
         Ok(engine)
     }
 
@@ -349,7 +360,7 @@ impl UciEngine {
         self.starts
     }
 
-    fn ensure_running(&mut self) -> Result<(), EngineError> {
+    fn ensure_running(&mut self, stop: Option<&AtomicBool>) -> Result<(), EngineError> {
         if self.process.is_some() {
             return Ok(());
         }
@@ -374,19 +385,19 @@ impl UciEngine {
             return Err(EngineError::Spawn { program: self.config.program.clone(), detail: "no pipes".into() });
         };
         self.process = Some(Process { child, stdin, lines: Lines::new(stdout) });
-        let result = self.handshake();
+        let result = self.handshake(stop);
         if result.is_err() {
             self.discard();
         }
         result
     }
 
-    fn handshake(&mut self) -> Result<(), EngineError> {
+    fn handshake(&mut self, stop: Option<&AtomicBool>) -> Result<(), EngineError> {
         let timeout = self.config.handshake_timeout;
         self.send("uci")?;
         let deadline = Instant::now() + timeout;
         loop {
-            let line = self.recv_until(deadline, "uciok", timeout)?;
+            let line = self.recv_watched(deadline, "uciok", timeout, stop)?;
             if line == "uciok" {
                 break;
             }
@@ -406,6 +417,9 @@ impl UciEngine {
         }
         if let Some((name, _)) = self.config.options.iter().find(|(n, _)| !self.has_option(n)) {
             return Err(EngineError::UnknownOption { name: name.clone(), declared: self.declared.clone() });
+        }
+        for (name, value) in &self.config.options {
+            self.check_value(name, value)?;
         }
         for (name, value) in self.config.options.clone() {
             // A value the engine has already (its default) is not sent, as
@@ -431,7 +445,31 @@ impl UciEngine {
             .or_else(|| declared.and_then(|i| self.defaults[i].as_deref()))
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(1);
-        self.sync()
+        self.sync_watched(stop)
+    }
+
+    /// Refuses a value the engine's declaration of the option `name` does
+    /// not allow, as python-chess does: a spin option takes a whole number
+    /// within its `min` and `max`, a check option `true` or `false`, a
+    /// combo option one of its `var`s (compared without regard to case).
+    /// Button and string options, and options declared without a type the
+    /// kit reads, take anything.
+    fn check_value(&self, name: &str, value: &str) -> Result<(), EngineError> {
+        let refuse =
+            |expected: String| EngineError::OptionValue { name: name.to_owned(), value: value.to_owned(), expected };
+        let v = value.trim();
+        if let Some((min, max)) = self.spin_range(name) {
+            return match v.parse::<i64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(()),
+                _ => Err(refuse(format!("a whole number from {min} to {max}"))),
+            };
+        }
+        if let Some(choices) = self.option_choices(name) {
+            if !choices.iter().any(|c| c.eq_ignore_ascii_case(v)) {
+                return Err(refuse(format!("one of {}", choices.join(", "))));
+            }
+        }
+        Ok(())
     }
 
     /// `setoption name MultiPV` when `limits` ask for another number of
@@ -462,11 +500,43 @@ impl UciEngine {
 
     /// `isready` → `readyok`.
     fn sync(&mut self) -> Result<(), EngineError> {
+        self.sync_watched(None)
+    }
+
+    /// `isready` → `readyok`, given up (the engine killed) when `stop` is
+    /// raised.
+    fn sync_watched(&mut self, stop: Option<&AtomicBool>) -> Result<(), EngineError> {
         let timeout = self.config.handshake_timeout;
         self.send("isready")?;
         let deadline = Instant::now() + timeout;
-        while self.recv_until(deadline, "readyok", timeout)? != "readyok" {}
+        while self.recv_watched(deadline, "readyok", timeout, stop)? != "readyok" {}
         Ok(())
+    }
+
+    /// As `recv_until`, looking at `stop` every 50 ms: when it is raised
+    /// the engine is killed and the wait fails at once.
+    fn recv_watched(
+        &mut self,
+        deadline: Instant,
+        waiting_for: &'static str,
+        after: Duration,
+        stop: Option<&AtomicBool>,
+    ) -> Result<String, EngineError> {
+        let Some(stop) = stop else { return self.recv_until(deadline, waiting_for, after) };
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                self.discard();
+                return Err(EngineError::Refused { detail: format!("stopped while waiting for {waiting_for}") });
+            }
+            let slice = deadline.min(Instant::now() + Duration::from_millis(50));
+            if let Some(line) = self.recv(slice)? {
+                return Ok(line);
+            }
+            if Instant::now() >= deadline {
+                self.discard();
+                return Err(EngineError::Timeout { waiting_for, after });
+            }
+        }
     }
 
     fn send(&mut self, command: &str) -> Result<(), EngineError> {
@@ -579,7 +649,7 @@ impl Engine for UciEngine {
     }
 
     fn new_game(&mut self) -> Result<(), EngineError> {
-        self.ensure_running()?;
+        self.ensure_running(None)?;
         self.send("ucinewgame")?;
         self.sync()
     }
@@ -591,6 +661,28 @@ impl Engine for UciEngine {
         self.config.chess960 = on;
         if self.process.is_some() {
             self.send_chess960(on)?;
+        }
+        Ok(())
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        self.ensure_running(None)?;
+        let Some(i) = self.declared.iter().position(|d| d.eq_ignore_ascii_case(name)) else {
+            return Err(EngineError::UnknownOption { name: name.to_owned(), declared: self.declared.clone() });
+        };
+        let value = value.trim();
+        self.check_value(name, value)?;
+        // The value it has: the last one given, else its default.
+        let given = self.config.options.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name));
+        let current = given.map(|(_, v)| v.as_str()).or(self.defaults[i].as_deref());
+        let changed = !current.is_some_and(|c| c.trim().eq_ignore_ascii_case(value));
+        self.config.options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.config.options.push((self.declared[i].clone(), value.to_owned()));
+        if changed {
+            self.send(&format!("setoption name {} value {value}", self.declared[i]))?;
+            if self.declared[i].eq_ignore_ascii_case("MultiPV") {
+                self.multipv = value.parse().unwrap_or(1);
+            }
         }
         Ok(())
     }
@@ -624,7 +716,7 @@ impl UciEngine {
         limits: &Limits,
         stop: &AtomicBool,
     ) -> Result<Analysis, EngineError> {
-        self.ensure_running()?;
+        self.ensure_running(Some(stop))?;
         self.set_multipv(limits)?;
         let (mut search, command) = UciSearch::start(position, *pos, limits, Instant::now());
         self.send(&command)?;
