@@ -124,8 +124,12 @@ def test_build_and_change_a_record() -> None:
     copy = rec.copy()
     copy["ce"] = 12
     assert "ce" not in rec and copy["ce"] == [12]
-    on_fen = epdkit.Record("8/8/8/8/8/8/8/K6k b - - 0 1")
-    assert str(on_fen) == "8/8/8/8/8/8/8/K6k b - -"
+    on_fields = epdkit.Record("8/8/8/8/8/8/8/K6k b - -")
+    assert str(on_fields) == "8/8/8/8/8/8/8/K6k b - -"
+    # FEN's counters are no EPD field: kept as hmvc/fmvn leniently,
+    # refused (E027) strictly, never dropped (issue 45; test_bridge.py).
+    on_fen = epdkit.Record("8/8/8/8/8/8/8/K6k b - - 0 1", mode="lenient")
+    assert str(on_fen) == "8/8/8/8/8/8/8/K6k b - - fmvn 1; hmvc 0;"
 
 
 def test_an_edit_the_reader_would_refuse_raises_with_its_code() -> None:

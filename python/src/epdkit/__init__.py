@@ -38,23 +38,31 @@ from ctypes import byref, c_char_p, c_double, c_int, c_long, c_size_t, c_uint, c
 from dataclasses import dataclass, field
 from typing import (
     IO,
+    TYPE_CHECKING,
     Any,
     Callable,
     Dict,
+    ItemsView,
     Iterable,
     Iterator,
+    KeysView,
     List,
     Literal,
     Mapping,
+    MutableMapping,
     Optional,
     Sequence,
     Tuple,
     Union,
+    ValuesView,
     cast,
     overload,
 )
 
 from . import _ffi as _c
+
+if TYPE_CHECKING:  # python-chess, for the bridge's types only (never imported at run time unless used)
+    import chess
 
 __all__ = [
     "AnalysisInfo",
@@ -62,6 +70,7 @@ __all__ = [
     "Diagnostic",
     "Engine",
     "EngineError",
+    "EngineTerminatedError",
     "EpdError",
     "EpdFileNotFoundError",
     "EpdIOError",
@@ -94,6 +103,7 @@ __all__ = [
     "normalize",
     "normalize_text",
     "parse",
+    "perft",
     "purge",
     "purge_text",
     "read",
@@ -295,6 +305,13 @@ class EngineError(EpdError, RuntimeError):
     """An engine that cannot be started or gives no analysis."""
 
 
+class EngineTerminatedError(EngineError):
+    """The engine's program exited (killed, crashed) before the call or
+    during it, as python-chess's EngineTerminatedError. The call that
+    meets it raises this; the next call on the Engine starts the program
+    again, in a new game."""
+
+
 _CLASSES = {
     _c.INVALID_ARGUMENT: EpdValueError,
     _c.REFUSED: EpdValueError,
@@ -307,6 +324,7 @@ _CLASSES = {
     _c.NOT_CANONICAL: MoveError,
     _c.IO: EpdIOError,
     _c.ENGINE: EngineError,
+    _c.ENGINE_TERMINATED: EngineTerminatedError,
 }
 
 
@@ -756,9 +774,9 @@ class Position:
         `legal_moves`)."""
         return MoveList(self._san_of(m) for m in self._moves())
 
-    def _parse(self, move: str, lenient: bool = True) -> _c.Move:
+    def _parse(self, move: Union[str, "chess.Move"], lenient: bool = True) -> _c.Move:
         if not isinstance(move, str):
-            raise TypeError(f"a move must be str, not {type(move).__name__}")
+            move = _uci_of_move(move)
         data = move.encode()
         m = _c.Move()
         if _UCI.match(move):
@@ -771,15 +789,15 @@ class Position:
             raise MoveError(e.status, f"{move!r}: {e.message}", column=e.column)
         return m
 
-    def san(self, move: str) -> str:
+    def san(self, move: Union[str, "chess.Move"]) -> str:
         """The canonical SAN of a legal move given in UCI or SAN."""
         return self._san_of(self._parse(move))
 
-    def uci(self, move: str) -> str:
+    def uci(self, move: Union[str, "chess.Move"]) -> str:
         """The UCI text of a legal move given in SAN or UCI."""
         return self._uci_of(self._parse(move))
 
-    def is_legal(self, move: str) -> bool:
+    def is_legal(self, move: Union[str, "chess.Move"]) -> bool:
         """Whether `move` (UCI or SAN) is legal here."""
         try:
             self._parse(move)
@@ -787,7 +805,7 @@ class Position:
             return False
         return True
 
-    def is_capture(self, move: str) -> bool:
+    def is_capture(self, move: Union[str, "chess.Move"]) -> bool:
         """Whether the legal move `move` (UCI or SAN) takes a piece (en
         passant included). Raises MoveError for a move that is not legal.
 
@@ -798,9 +816,10 @@ class Position:
         _check(_c.position_is_capture(self._ptr, self._parse(move), byref(c)))
         return bool(c.value)
 
-    def push(self, move: str) -> str:
-        """Plays a legal move (UCI or SAN); returns its SAN. Raises
-        MoveError, leaving the position unchanged, if it is not legal."""
+    def push(self, move: Union[str, "chess.Move"]) -> str:
+        """Plays a legal move (UCI or SAN, or a python-chess `chess.Move`);
+        returns its SAN. Raises MoveError, leaving the position unchanged,
+        if it is not legal."""
         m = self._parse(move)
         san = self._san_of(m)
         before = self._clone_ptr()
@@ -825,6 +844,27 @@ class Position:
     def move_stack(self) -> List[str]:
         """The moves played with `push`, in SAN, oldest first."""
         return [san for _, san in self._stack]
+
+    @classmethod
+    def from_board(cls, board: "chess.Board") -> "Position":
+        """The position of a python-chess `chess.Board`, with its moves
+        (replayed from the board's root, so `pop` takes them back).
+        Needs python-chess only to have made the board."""
+        root = board.root()
+        pos = cls(root.fen(en_passant="fen"))
+        for m in board.move_stack:
+            pos.push(m)
+        return pos
+
+    def to_board(self) -> "chess.Board":
+        """A python-chess `chess.Board` of this position, with the moves
+        pushed on it (needs python-chess installed: `pip install chess`)."""
+        pc = _python_chess()
+        root = self.fen if not self._stack else Position._adopt(_clone(self._stack[0][0])).fen
+        board: "chess.Board" = pc.Board(root)
+        for san in self.move_stack:
+            board.push_san(san)
+        return board
 
     def _flags(self) -> int:
         f = c_uint()
@@ -1084,6 +1124,53 @@ def _opcode_list(opcodes: Any) -> List[str]:
     return out
 
 
+def _python_chess() -> Any:
+    """python-chess, imported when a bridge method is used (never a
+    dependency of epdkit: GPL, and not needed for anything else)."""
+    try:
+        import chess as module
+    except ImportError as e:
+        raise ImportError("this needs python-chess: pip install chess") from e
+    return module
+
+
+def _uci_of_move(move: Any) -> str:
+    """A python-chess chess.Move (anything with .uci()) as UCI text."""
+    uci = getattr(move, "uci", None)
+    if not callable(uci) or not hasattr(move, "from_square"):
+        raise TypeError(f"a move must be str or chess.Move, not {type(move).__name__}")
+    text = uci()
+    if not isinstance(text, str):
+        raise TypeError(f"a move must be str or chess.Move, not {type(move).__name__}")
+    return text
+
+
+def _clone(ptr: c_void_p) -> c_void_p:
+    out = c_void_p()
+    _check(_c.position_clone(ptr, byref(out)))
+    return out
+
+
+def perft(position: Union[Position, Text, None], depth: int) -> int:
+    """Perft: the leaf nodes of the legal move tree `depth` plies deep
+    from `position` (a Position, FEN or EPD text, None for the start
+    position), as `epd perft` counts them. Ctrl-C ends it.
+
+    >>> perft(None, 3)
+    8902
+    """
+    if not isinstance(depth, int) or isinstance(depth, bool):
+        raise TypeError(f"depth must be an int, not {type(depth).__name__}")
+    if not 0 <= depth <= 0xFFFFFFFF:
+        raise ValueError("depth must be from 0 to 2**32 - 1")
+    pos = position if isinstance(position, Position) else Position(position) if position is None else _position_of(position)
+    nodes = _c.Int64()
+    with _lock_of(pos):
+        ptr = pos._ptr
+        _with_cancel(lambda cancel: int(_c.position_perft(ptr, depth, cancel, byref(nodes))))
+    return (int(nodes.hi) << 32) | int(nodes.lo)
+
+
 def _position_from(fen: str, moves: List[str]) -> Position:
     """A pickled Position: its start and the moves pushed since."""
     pos = Position(fen, lenient=True)
@@ -1153,15 +1240,29 @@ def _op_property(opcode: str, many: bool, doc: str) -> Any:
     return property(get, put, drop, doc)
 
 
+_MISSING: Any = object()
+
+
 @_serialized
-class Record(Mapping[str, List[Operand]]):
+class Record(MutableMapping[str, List[Operand]]):
     """An EPD record: a position and its operations, in canonical order.
 
     A mapping of opcode to the list of its typed operands (moves as SAN,
     integers as int, strings as str, dates as datetime.date, ...):
     `rec["bm"]`, `rec.get("ce")`, `"id" in rec`, `for opcode in rec`,
     `rec.items()`. It can be changed: `rec["ce"] = 35`, `rec["bm"] =
-    ["Qg6"]`, `del rec["c0"]`. `str(rec)` is the canonical text.
+    ["Qg6"]`, `del rec["c0"]`, and every `MutableMapping` method
+    (`update`, `pop`, `popitem`, `setdefault`, `clear`), each one step
+    under the record's lock. `keys()`, `items()` and `values()` are
+    snapshots, taken whole under the lock, so another thread's change
+    never breaks them half-way. `str(rec)` is the canonical text.
+
+    `Record(position)` makes a record of a Position (its four position
+    fields: a Position's move counters are not part of a record) or of
+    position text: FEN or the four EPD fields. FEN's counters are no EPD
+    field: by default (`mode="strict"`) they are refused with E027 (as
+    `epd check` does), and with `mode="lenient"` kept as the operations
+    hmvc and fmvn (as `epd repair` does); never dropped without a word.
 
     Records read from a file carry `line` (1-based) and `diagnostics`
     (warnings; a record with errors is not a Record but an Invalid).
@@ -1182,17 +1283,56 @@ class Record(Mapping[str, List[Operand]]):
     acn = _op_property("acn", False, "`acn`: the nodes analysed (int), or None.")
     acs = _op_property("acs", False, "`acs`: the seconds of analysis (int), or None.")
 
-    def __init__(self, position: Union[Position, Text, None] = None) -> None:
+    def __init__(self, position: Union[Position, Text, None] = None, *, mode: str = "strict") -> None:
+        _mode(mode)
+        if isinstance(position, (str, bytes)) and len(_bytes(position).split()) > 4:
+            # FEN counters (or anything past the position fields) go
+            # through the reader: E027 strictly, hmvc/fmvn leniently.
+            fields = _bytes(position).split()
+            if len(fields) != 6 or not (fields[4].isdigit() and fields[5].isdigit()):
+                raise FenError(_c.FEN_SYNTAX, "a position is FEN (six fields) or the four EPD position fields")
+            parsed = Record.parse(position, mode=mode)
+            self._ptr: Optional[c_void_p] = parsed._ptr
+            parsed._ptr = None
+            self._owner: Any = None
+            self._slot = -1
+            self.line = 0
+            self.diagnostics: List[Diagnostic] = parsed.diagnostics
+            return
         if not isinstance(position, Position):
             position = Position(position)
         ptr = c_void_p()
         with _lock_of(position):
             _check(_c.record_new(position._ptr, byref(ptr)))
-        self._ptr: Optional[c_void_p] = ptr
-        self._owner: Any = None
+        self._ptr = ptr
+        self._owner = None
         self._slot = -1
         self.line = 0
-        self.diagnostics: List[Diagnostic] = []
+        self.diagnostics = []
+
+    @classmethod
+    def from_board(cls, board: "chess.Board", **operations: Any) -> "Record":
+        """A record of a python-chess `chess.Board`'s position (its four
+        fields) with `operations`, as python-chess's `board.epd(**ops)`:
+        `Record.from_board(board, bm=move, id="x")`; a chess.Move, or a
+        list of them, is written in SAN from the board's position."""
+        rec = cls(Position.from_board(board))
+        for opcode, value in operations.items():
+            if hasattr(value, "from_square"):
+                value = board.san(value)
+            elif isinstance(value, (list, tuple)) and value and all(hasattr(v, "from_square") for v in value):
+                if opcode in ("pv", "sv"):
+                    # A variation: each move from the position the last one left.
+                    line = board.copy(stack=False)
+                    sans = []
+                    for v in value:
+                        sans.append(line.san(v))
+                        line.push(v)
+                    value = sans
+                else:
+                    value = [board.san(v) for v in value]
+            rec[opcode] = value
+        return rec
 
     @classmethod
     def _adopt(cls, ptr: c_void_p, owner: Any = None, line: int = 0) -> "Record":
@@ -1326,6 +1466,72 @@ class Record(Mapping[str, List[Operand]]):
 
     def __iter__(self) -> Iterator[str]:
         return iter([self._opcode(i) for i in range(len(self))])
+
+    def _snapshot(self) -> Dict[str, List[Operand]]:
+        """Every opcode and its operands, read under the lock in one go."""
+        out: Dict[str, List[Operand]] = {}
+        for op in range(len(self)):
+            out.setdefault(self._opcode(op), [v for _, v in self._operands(op)])
+        return out
+
+    def keys(self) -> KeysView[str]:
+        """The opcodes, in record order: a snapshot."""
+        return self._snapshot().keys()
+
+    def items(self) -> ItemsView[str, List[Operand]]:
+        """(opcode, operands) pairs, in record order: a snapshot taken
+        under the record's lock, so `dict(rec.items())` is one state of
+        the record even while another thread changes it."""
+        return self._snapshot().items()
+
+    def values(self) -> ValuesView[List[Operand]]:
+        """The operand lists, in record order: a snapshot."""
+        return self._snapshot().values()
+
+    def pop(self, opcode: str, default: Any = _MISSING) -> Any:
+        """Removes `opcode` and returns its operands; `default` (or
+        KeyError) when it is absent."""
+        i = self._index(opcode)
+        if i is None:
+            if default is _MISSING:
+                raise KeyError(opcode)
+            return default
+        value = [v for _, v in self._operands(i)]
+        self.remove(opcode)
+        return value
+
+    def popitem(self) -> Tuple[str, List[Operand]]:
+        """Removes and returns the last operation (KeyError when none)."""
+        n = len(self)
+        if n == 0:
+            raise KeyError("popitem(): the record has no operation")
+        opcode = self._opcode(n - 1)
+        return opcode, self.pop(opcode)
+
+    def setdefault(self, opcode: str, default: Any = None) -> Any:
+        """The operands of `opcode`; when absent, sets it to `default`
+        first (None sets nothing and gives None)."""
+        i = self._index(opcode)
+        if i is not None:
+            return [v for _, v in self._operands(i)]
+        if default is None:
+            return None
+        self[opcode] = default
+        return self[opcode]
+
+    def update(self, other: Any = (), /, **kwds: Any) -> None:
+        """Sets each opcode of `other` (a mapping or (opcode, operands)
+        pairs) and of the keyword arguments, in order, under the lock."""
+        pairs = other.items() if isinstance(other, Mapping) else other
+        for k, v in pairs:
+            self[k] = v
+        for k, v in kwds.items():
+            self[k] = v
+
+    def clear(self) -> None:
+        """Removes every operation (the position stays)."""
+        for opcode in list(self):
+            self.remove(opcode)
 
     def _index(self, opcode: str) -> Optional[int]:
         if not isinstance(opcode, str):
@@ -1745,19 +1951,18 @@ def _run_files(
 def _run_text(
     verb: str, text: Text, mode: str, drop_invalid: bool, opcodes: Iterable[str] = (), max_diagnostics: int = 1000
 ) -> Tuple[str, Summary]:
+    data = _bytes(text)
     c = _Collector(max_diagnostics)
     cfg = _verb_config(verb, mode, drop_invalid, opcodes, c)
-    data = _bytes(text)
+    out = c_void_p()
+    n = c_size_t()
+    s = _c.VerbSummary()
     try:
-        out = c_void_p()
-        n = c_size_t()
-        s = _c.VerbSummary()
-        status = _c.verb_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s))
+        # Ctrl-C ends the run between two records (see _run_config).
+        run = lambda: int(_c.verb_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s)))  # noqa: E731
+        _run_config(_c.verb_config_set_cancel, cfg, run, c)
     finally:
         _c.verb_config_free(cfg)
-    if c.error is not None:
-        raise c.error
-    _check(status)
     return _take(out, n.value).decode("utf-8", "replace"), _summary(s, c)
 
 
@@ -1975,16 +2180,15 @@ def select_text(
     data = _bytes(text)
     c = _Collector(max_diagnostics)
     cfg = _select_config(mode, id, regex, lines, has, lacks, where, invert, c)
+    out = c_void_p()
+    n = c_size_t()
+    s = _c.SelectSummary()
     try:
-        out = c_void_p()
-        n = c_size_t()
-        s = _c.SelectSummary()
-        status = _c.select_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s))
+        # Ctrl-C ends the run between two records (see _run_config).
+        run = lambda: int(_c.select_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s)))  # noqa: E731
+        _run_config(_c.select_config_set_cancel, cfg, run, c)
     finally:
         _c.select_config_free(cfg)
-    if c.error is not None:
-        raise c.error
-    _check(status)
     return _take(out, n.value).decode("utf-8", "replace"), _select_summary(s, c)
 
 
@@ -2026,10 +2230,11 @@ class Engine:
     on the file verbs.
     """
 
-    __slots__ = ("_ptr", "name", "_lock", "_limits")
+    __slots__ = ("_ptr", "name", "_lock", "_limits", "_game")
     _ptr: Optional[c_void_p]
     name: str
     _limits: Tuple[Optional[int], Optional[int], Optional[float]]
+    _game: object
 
     def __init__(self) -> None:
         raise TypeError("use Engine.builtin(...) or Engine.uci(...)")
@@ -2040,6 +2245,7 @@ class Engine:
         self = cls.__new__(cls)
         self._ptr = ptr
         self.name = name
+        self._game = None
         try:
             self._set_limits(depth, nodes, movetime, "movetime")
             if jobs < 1:
@@ -2073,7 +2279,7 @@ class Engine:
         _add_options(ptr, options)
         engine = cls._make(ptr, "builtin", depth, nodes, movetime, jobs)
         if options:
-            _check(_c.engine_start(engine._ptr))
+            engine._interruptibly(lambda: _c.engine_start(engine._ptr))
         return engine
 
     @classmethod
@@ -2093,10 +2299,14 @@ class Engine:
         The program is started here and kept for `analyze_record` (one
         process for every record, its hash kept) until `close()`, the end
         of a `with` block, or the engine's end: a program that cannot be
-        started, or that does not declare an option given, raises
-        EngineError here. The file verbs start instances of their own."""
+        started, that does not declare an option given, or that declares
+        it with a type or range the value is outside of (a spin's min and
+        max, a check's true and false, a combo's vars) raises EngineError
+        here, as python-chess does. Ctrl-C ends a handshake the program
+        never answers at once (the program killed). The file verbs start
+        instances of their own."""
         engine = cls._uci(program, args, depth, nodes, movetime, jobs, options)
-        _check(_c.engine_start(engine._ptr))
+        engine._interruptibly(lambda: _c.engine_start(engine._ptr))
         return engine
 
     @classmethod
@@ -2129,6 +2339,37 @@ class Engine:
         _check(_c.engine_set_node_limit(self._ptr, _int64("nodes", nodes if nodes is not None else -1)))
         _check(_c.engine_set_time_limit(self._ptr, max(1, int(round(movetime * 1000))) if movetime else 0))
 
+    def configure(self, options: Mapping[str, Any]) -> None:
+        """Sets options from now on, as python-chess's `configure`: a
+        running UCI program is sent `setoption` at once (only for a value
+        it does not have already), the built-in engine is made again with
+        them; the values hold for later starts too. An option the program
+        does not declare, or a value outside its declared type or range,
+        raises EngineError (the options before it are set)."""
+        if not isinstance(options, Mapping):
+            raise TypeError(f"options must be a mapping, not {type(options).__name__}")
+        for k, v in options.items():
+            value = ("true" if v else "false") if isinstance(v, bool) else str(v)
+            _check(_c.engine_set_uci_option(self._ptr, str(k).encode(), value.encode()))
+
+    def new_game(self) -> None:
+        """Starts a new game: the next search (analyse, play,
+        analyze_record) sends the program `ucinewgame` and `isready` first
+        (the built-in engine clears its hash). Searches between two new
+        games are one game, the engine's hash kept, as in python-chess;
+        the first search after the program starts is a new game without
+        this call. `game=` of analyse does the same when the object
+        changes."""
+        _check(_c.engine_new_game(self._ptr))
+
+    def _enter_game(self, game: object) -> None:
+        """python-chess's `game=`: a search with another game object than
+        the last one's starts a new game (None is a game object too, the
+        default: searches that never name one are one game)."""
+        if game is not self._game and game != self._game:
+            _check(_c.engine_new_game(self._ptr))
+        self._game = game
+
     def _interruptibly(self, call: Callable[[], int]) -> None:
         """Runs `call`, a library call on this engine, so that Ctrl-C ends
         it (see _interruptible): with a cancel flag of its own, watched by
@@ -2159,6 +2400,7 @@ class Engine:
         time: Optional[float] = ...,
         mate: Optional[int] = ...,
         multipv: None = ...,
+        game: object = ...,
     ) -> "AnalysisInfo": ...
 
     @overload
@@ -2171,6 +2413,7 @@ class Engine:
         time: Optional[float] = ...,
         mate: Optional[int] = ...,
         multipv: int,
+        game: object = ...,
     ) -> List["AnalysisInfo"]: ...
 
     def analyse(
@@ -2182,6 +2425,7 @@ class Engine:
         time: Optional[float] = None,
         mate: Optional[int] = None,
         multipv: Optional[int] = None,
+        game: object = None,
     ) -> Union["AnalysisInfo", List["AnalysisInfo"]]:
         """Analyses `position` (a Position, or FEN or EPD text), as
         python-chess's `engine.analyse(board, Limit(...), multipv=...)`.
@@ -2193,12 +2437,19 @@ class Engine:
         without. They hold for this call only: nothing of the engine
         changes. The engine's program is the one kept for analyze_record.
 
+        `game` is python-chess's: searches with the same game object (None
+        by default) are one game, the engine's hash kept from one to the
+        next; another object starts a new game (`ucinewgame`), as
+        new_game() does.
+
         Returns an AnalysisInfo (score as Score, pv in SAN, best move,
         depth, seldepth, nodes, nps, time, multipv); with `multipv` (1 to
         256 lines) a list of them, best first, each line starting with
         another move (fewer when the position has fewer legal moves).
         """
         _check_limits(depth, nodes, time, mate=mate, multipv=multipv)
+        if not isinstance(position, (Position, str, bytes)):
+            raise TypeError(f"position must be a Position, or FEN or EPD text, not {type(position).__name__}")
         pos = position if isinstance(position, Position) else _position_of(position)
         if depth is None and nodes is None and time is None and mate is None:
             depth, nodes, time = self._limits
@@ -2211,6 +2462,7 @@ class Engine:
             _check(_c.limits_set_time(limits, max(1, int(round(time * 1000))) if time else 0))
             _check(_c.limits_set_mate(limits, mate or 0))
             _check(_c.limits_set_lines(limits, multipv or 1))
+            self._enter_game(game)
             with _lock_of(pos):
                 self._interruptibly(lambda: _c.engine_analyze_position(self._ptr, pos._ptr, limits, byref(analysis)))
                 start = pos.copy()
@@ -2228,10 +2480,11 @@ class Engine:
         nodes: Optional[int] = None,
         time: Optional[float] = None,
         mate: Optional[int] = None,
+        game: object = None,
     ) -> Optional[str]:
         """The move the engine plays in `position` (SAN), with these limits
-        (as analyse); None in a position without a legal move."""
-        return self.analyse(position, depth=depth, nodes=nodes, time=time, mate=mate).best
+        and `game` (as analyse); None in a position without a legal move."""
+        return self.analyse(position, depth=depth, nodes=nodes, time=time, mate=mate, game=game).best
 
     def close(self) -> None:
         """Stops the engine's program (a UCI engine is sent quit); a later
@@ -2254,11 +2507,13 @@ class Engine:
     def __repr__(self) -> str:
         return f"<epdkit.Engine {self.name}>"
 
-    def analyze_record(self, record: Record) -> Record:
+    def analyze_record(self, record: Record, *, game: object = None) -> Record:
         """Analyses one record in place (pv, pm, ce; acd/acn/acs with
-        counters) and returns it."""
+        counters) and returns it. `game` as for analyse: records analysed
+        one after another are one game, the engine's hash kept."""
         if not isinstance(record, Record):
             raise TypeError(f"analyze_record takes a Record, not {type(record).__name__}")
+        self._enter_game(game)
         with _lock_of(record):
             handle = record._p  # here: the worker thread must take no lock the caller holds
             self._interruptibly(lambda: _c.engine_analyze_record(self._ptr, handle))
@@ -2314,8 +2569,13 @@ def _check_limits(
         raise ValueError("mate is too large")
     if multipv is not None and multipv > _c.MAX_LINES:
         raise ValueError(f"multipv must be at most {_c.MAX_LINES}")
+    if time is not None and (not isinstance(time, (int, float)) or isinstance(time, bool)):
+        raise TypeError(f"{time_name} must be a number of seconds, not {type(time).__name__}")
     if time is not None and not time > 0:
         raise ValueError(f"{time_name} must be positive")
+    if time is not None and not time * 1000 < 2**32:
+        # Also inf: the library takes whole milliseconds in 32 bits.
+        raise ValueError(f"{time_name} must be finite and below {2**32 // 1000} s, not {time!r}")
 
 
 def _infos(analysis: c_void_p, start: Position) -> List[AnalysisInfo]:

@@ -51,6 +51,7 @@ CALLBACK = 18
 ENGINE = 19
 PANIC = 20
 CANCELLED = 21
+ENGINE_TERMINATED = 22
 
 STRICT = 0
 LENIENT = 1
@@ -226,6 +227,7 @@ position_parse_san = fn("epd_position_parse_san", P, c_char_p, c_size_t, c_int, 
 position_uci = fn("epd_position_uci", P, Move, PP)
 position_parse_uci = fn("epd_position_parse_uci", P, c_char_p, c_size_t, POINTER(Move))
 position_is_capture = fn("epd_position_is_capture", P, Move, POINTER(c_int))
+position_perft = fn("epd_position_perft", P, c_uint, P, POINTER(Int64))
 
 # Records.
 record_parse = fn("epd_record_parse", c_char_p, c_size_t, c_int, P, PP)
@@ -315,6 +317,8 @@ engine_new_uci = fn("epd_engine_new_uci", c_char_p, POINTER(c_char_p), c_size_t,
 engine_add_uci_option = fn("epd_engine_add_uci_option", P, c_char_p, c_char_p)
 engine_start = fn("epd_engine_start", P)
 engine_stop = fn("epd_engine_stop", P)
+engine_new_game = fn("epd_engine_new_game", P)
+engine_set_uci_option = fn("epd_engine_set_uci_option", P, c_char_p, c_char_p)
 engine_set_depth = fn("epd_engine_set_depth", P, c_uint)
 engine_set_time_limit = fn("epd_engine_set_time_limit", P, c_ulong)
 engine_set_node_limit = fn("epd_engine_set_node_limit", P, Int64)
