@@ -14,6 +14,24 @@ rust/ (a workspace of epd-core, epd-engine, epd-referee, epd-report and
 epd-ffi, their dev-dependencies and benches left out, and the workspace's
 Cargo.lock cut down to them), and a build from the sdist uses those.
 
+The library is named plainly libepdkit.so (libepdkit.dylib on macOS),
+not with the interpreter's suffix (libepdkit.cpython-311-x86_64-linux-gnu.so)
+that setuptools-rust gives a module: it is no module, and a py3-none wheel
+must carry nothing tagged for one interpreter.
+
+Which Linux the wheel installs on is set by the glibc the library is
+linked against. cargo links against the build machine's (the wheel is
+then manylinux_2_34 on glibc 2.34, say); with EPDKIT_GLIBC set, e.g.
+EPDKIT_GLIBC=2.17, the library is built by cargo-zigbuild, with zig as
+the linker, for that glibc (`--target x86_64-unknown-linux-gnu.2.17`), and
+auditwheel makes the wheel manylinux_2_17 (manylinux2014: CentOS 7,
+RHEL 8, Debian 10, Ubuntu 18.04 and later). Both come from PyPI as build
+requirements then (the cargo-zigbuild and ziglang packages, pinned
+below), so pip installs them into the isolated build environment; a
+build without isolation needs them installed (or cargo-zigbuild from
+`cargo install --locked cargo-zigbuild`, with zig on PATH). Without
+EPDKIT_GLIBC the build needs cargo only, as before.
+
 Licensed under MIT OR Apache-2.0.
 """
 
@@ -21,6 +39,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import List, Tuple
 
@@ -28,6 +47,7 @@ from setuptools import setup
 from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.sdist import sdist
 from setuptools_rust import Binding, RustExtension, Strip
+from setuptools_rust.build import build_rust
 
 HERE = Path(__file__).resolve().parent
 # The crates libepdkit is built from, in dependency order.
@@ -35,6 +55,13 @@ CRATES = ("epd-core", "epd-engine", "epd-referee", "epd-report", "epd-ffi")
 # Manifest sections a build of the library does not need; their paths
 # (dev-dependencies on the test kit, bench files) are not in the sdist.
 DEV_ONLY = re.compile(r"^\[(\[(bench|test|example)\]|dev-dependencies|target\..*\.dev-dependencies)\]$")
+# The glibc to build for with cargo-zigbuild ("2.17"); empty: cargo, the
+# build machine's glibc.
+GLIBC = os.environ.get("EPDKIT_GLIBC", "").strip()
+# What EPDKIT_GLIBC adds to the build requirements: cargo-zigbuild (a
+# binary wheel) and the zig it links with, versions that work together
+# and with this workspace's rustc.
+ZIG_REQUIRES = ["cargo-zigbuild==0.24.1", "ziglang==0.15.2"]
 
 
 class PlatformWheel(bdist_wheel):  # type: ignore[misc]
@@ -43,6 +70,66 @@ class PlatformWheel(bdist_wheel):  # type: ignore[misc]
     def get_tag(self) -> Tuple[str, str, str]:
         _, _, plat = super().get_tag()
         return "py3", "none", plat
+
+
+def _library_name() -> str:
+    """The library's file name: what the loader in _ffi.py looks for."""
+    if sys.platform == "darwin":
+        return "libepdkit.dylib"
+    if sys.platform == "win32":
+        return "epdkit.dll"
+    return "libepdkit.so"
+
+
+def _rust_host() -> str:
+    """rustc's host triple (x86_64-unknown-linux-gnu)."""
+    out = subprocess.run(["rustc", "-vV"], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("host: "):
+            return line[len("host: "):].strip()
+    raise RuntimeError(f"no host triple in `rustc -vV`: {out!r}")
+
+
+class BuildLibrary(build_rust):  # type: ignore[misc]
+    """setuptools-rust's build of the library, with two changes: the file
+    is named plainly (libepdkit.so), and with EPDKIT_GLIBC set it is built
+    by cargo-zigbuild for that glibc."""
+
+    def run_for_extension(self, ext: RustExtension) -> None:
+        if GLIBC:
+            if not re.fullmatch(r"2\.[0-9]+", GLIBC):
+                raise RuntimeError(f"EPDKIT_GLIBC={GLIBC!r}: expected a glibc version such as 2.17")
+            host = _rust_host()
+            if not host.endswith("-linux-gnu"):
+                raise RuntimeError(f"EPDKIT_GLIBC applies to Linux with glibc only, not {host}")
+            # The build requirement's, in an isolated build.
+            zigbuild = shutil.which("cargo-zigbuild")
+            if zigbuild is None:
+                raise RuntimeError(
+                    "EPDKIT_GLIBC is set but cargo-zigbuild is not on PATH: build with pip's "
+                    "build isolation, `pip install cargo-zigbuild ziglang`, or unset EPDKIT_GLIBC"
+                )
+            # `cargo-zigbuild rustc` takes cargo's arguments; the target's
+            # suffix is the glibc to link against (cargo-zigbuild strips it
+            # for cargo).
+            self.cargo = zigbuild
+            ext.args = [*(ext.args or []), "--target", f"{host}.{GLIBC}"]
+            # zig from the ziglang build requirement, run by this Python.
+            os.environ.setdefault("CARGO_ZIGBUILD_PYTHON_PATH", sys.executable)
+            # A target directory of its own (target/glibc-2.17 of the
+            # workspace): cargo-zigbuild sets zig as the linker of build
+            # scripts and proc-macros too, and cargo fingerprints the
+            # linker, so sharing target/ with plain cargo builds would
+            # rebuild those (and all that depends on them) each time either
+            # runs.
+            workspace = Path(ext.path).resolve().parent.parent
+            os.environ.setdefault("CARGO_TARGET_DIR", str(workspace / "target" / f"glibc-{GLIBC}"))
+        super().run_for_extension(ext)
+
+    def get_dylib_ext_path(self, ext: RustExtension, target_fname: str) -> str:
+        # Where build_ext would put the module epdkit.libepdkit, renamed.
+        module_path = super().get_dylib_ext_path(ext, target_fname)
+        return os.path.join(os.path.dirname(module_path), _library_name())
 
 
 def _without_dev_sections(manifest: str) -> str:
@@ -119,7 +206,10 @@ def _manifest() -> str:
 
 
 setup(
-    cmdclass={"bdist_wheel": PlatformWheel, "sdist": SelfContainedSdist},
+    cmdclass={"bdist_wheel": PlatformWheel, "build_rust": BuildLibrary, "sdist": SelfContainedSdist},
+    # For an older glibc, cargo-zigbuild and zig: build requirements
+    # (setuptools' build_meta asks pip for these, with build-system.requires).
+    setup_requires=ZIG_REQUIRES if GLIBC else [],
     # NoBinding: a plain cdylib (libepdkit.so) copied into the package,
     # loaded with ctypes.
     rust_extensions=[
