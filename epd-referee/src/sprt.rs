@@ -125,10 +125,15 @@ fn mle_score(p: &[f64; 5], s: f64) -> [f64; 5] {
     core::array::from_fn(|i| p[i] / (1.0 + theta * y[i]))
 }
 
-/// The most likely distribution near `p` with `(mean − ½) / σ = t`.
+/// The most likely distribution near `p` with `(mean − ½) / σ = t`, by
+/// Van den Bergh's fixed-point iteration from the uniform distribution,
+/// as fishtest and fastchess run it: at most ten steps, stopping when no
+/// probability moves by 1e-4 (so that an LLR near a bound gives the same
+/// verdict as theirs; on nearly degenerate counts, all draws but one
+/// pair, the iteration has not settled after ten steps).
 fn mle_t(p: &[f64; 5], t: f64) -> [f64; 5] {
     let mut q = [0.2; 5];
-    for _ in 0..100 {
+    for _ in 0..10 {
         let (mu, var) = moments(&q);
         let sigma = var.sqrt().max(1e-9);
         let y: [f64; 5] =
@@ -137,7 +142,7 @@ fn mle_t(p: &[f64; 5], t: f64) -> [f64; 5] {
         let next: [f64; 5] = core::array::from_fn(|i| p[i] / (1.0 + theta * y[i]));
         let change = next.iter().zip(&q).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         q = next;
-        if change < 1e-12 {
+        if change < 1e-4 {
             break;
         }
     }
@@ -247,33 +252,65 @@ impl fmt::Display for Sprt {
     }
 }
 
-/// What the counts say about the first engine against the second.
+/// What the counts say about the first engine against the second, as
+/// fastchess computes it from the pentanomial counts (`EloPentanomial`):
+/// the figures are fastchess's where its are finite, and their limits
+/// where fastchess's are `inf` or `nan` (an Elo of ±∞ at a score of 0 % or
+/// 100 %, an interval bound of ±∞ where `s ± 1.96·σ/√n` leaves (0, 1), a
+/// LOS of 0 % or 100 % when every pair scored alike).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
     /// The mean score fraction per game.
     pub score: f64,
-    /// Logistic Elo and its 95 % interval.
+    /// Logistic Elo and its 95 % interval (each may be ±∞).
     pub elo: (f64, f64, f64),
-    /// Normalized Elo and its 95 % interval.
+    /// Normalized Elo and its 95 % interval (±∞ when every pair scored
+    /// alike, away from ½).
     pub nelo: (f64, f64, f64),
     /// The likelihood of superiority: Φ((score − ½) / its standard error).
     pub los: f64,
-    /// The fraction of games drawn.
+    /// The fraction of pairs that scored one point of two (fastchess's
+    /// DrawRatio with pentanomial statistics): DD and WL.
     pub draw_ratio: f64,
 }
 
-/// Φ, the standard normal distribution function (Abramowitz and Stegun
-/// 7.1.26 for erf: an error below 1.5e-7).
+/// erf(x), exact to a few units in the last place: the series
+/// `erf x = 2/√π · e^(−x²) · Σ 2ⁿ x^(2n+1) / (1·3·…·(2n+1))`, whose terms
+/// are all positive (no cancellation); past |x| = 6, erf is ±1 in f64.
+fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    let a = x.abs();
+    if a >= 6.0 {
+        return x.signum();
+    }
+    let (mut term, mut sum) = (a, a);
+    let mut k = 0.0;
+    while term > sum * 1e-17 {
+        k += 1.0;
+        term *= 2.0 * a * a / (2.0 * k + 1.0);
+        sum += term;
+    }
+    let v = 2.0 / core::f64::consts::PI.sqrt() * (-a * a).exp() * sum;
+    v.min(1.0).copysign(x)
+}
+
+/// Φ, the standard normal distribution function; Φ(±∞) is 1 or 0.
 fn phi(z: f64) -> f64 {
-    let x = z.abs() / core::f64::consts::SQRT_2;
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly =
-        t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let erf = 1.0 - poly * (-x * x).exp();
-    if z >= 0.0 {
-        0.5 * (1.0 + erf)
+    0.5 * (1.0 + erf(z / core::f64::consts::SQRT_2))
+}
+
+/// The logistic Elo of a score fraction, `−400 log10(1/s − 1)`: ±∞ at and
+/// beyond 0 and 1 (where fastchess's logarithm gives `inf` or `nan`), and
+/// never −0.
+fn elo_of(s: f64) -> f64 {
+    if s >= 1.0 {
+        f64::INFINITY
+    } else if s <= 0.0 {
+        f64::NEG_INFINITY
     } else {
-        0.5 * (1.0 - erf)
+        -400.0 * (1.0 / s - 1.0).log10() + 0.0
     }
 }
 
@@ -288,22 +325,71 @@ pub fn estimate(penta: &Penta) -> Option<Estimate> {
     let q = penta.counts.map(|c| c as f64 / n as f64);
     let (mu, var) = moments(&q);
     let se = (var / n as f64).sqrt();
-    let elo = (score_to_elo(mu), score_to_elo(mu - Z95 * se), score_to_elo(mu + Z95 * se));
-    let nelo = if var > 0.0 {
-        let c = NELO / (2.0 * var).sqrt();
-        let half = Z95 * NELO / (2.0 * n as f64).sqrt();
-        let v = (mu - 0.5) * c;
-        (v, v - half, v + half)
+    let elo = (elo_of(mu), elo_of(mu - Z95 * se), elo_of(mu + Z95 * se));
+    // nElo = (s − ½) / √(2σ²) · 800/ln 10; its half-interval, 1.96 σ/√n
+    // through the same scale, is 1.96 · 800/ln 10 / √(2n) whatever σ:
+    // also its limit as σ → 0.
+    let half = Z95 * NELO / (2.0 * n as f64).sqrt();
+    let v = if var > 0.0 {
+        (mu - 0.5) / (2.0 * var).sqrt() * NELO + 0.0
+    } else if mu == 0.5 {
+        0.0
     } else {
-        (0.0, 0.0, 0.0)
+        f64::INFINITY.copysign(mu - 0.5)
     };
-    let los = if se > 0.0 { phi((mu - 0.5) / se) } else { 0.5 };
-    let games = penta.wdl.iter().sum::<u64>().max(1);
-    Some(Estimate { score: mu, elo, nelo, los, draw_ratio: penta.wdl[1] as f64 / games as f64 })
+    let nelo = (v, v - half, v + half);
+    let los = if se > 0.0 {
+        phi((mu - 0.5) / se)
+    } else if mu == 0.5 {
+        0.5
+    } else if mu > 0.5 {
+        1.0
+    } else {
+        0.0
+    };
+    Some(Estimate { score: mu, elo, nelo, los, draw_ratio: q[2] })
 }
 
-/// The cutechess/fastchess results block: score, Elo, nElo, LOS, the
-/// pentanomial counts and, with a test, the SPRT line.
+/// `x` to `decimals` places, never `-0.0` (a negative figure that rounds
+/// to zero is zero).
+fn fixed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_owned(),
+        _ => text,
+    }
+}
+
+/// A figure for the results block: one decimal, a sign on infinities.
+fn figure(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 { "+inf" } else { "-inf" }.to_owned()
+    } else {
+        fixed(x, 1)
+    }
+}
+
+/// `value +/- half` as cutechess and fastchess print it, where both ends
+/// of the interval are finite; else the value and its interval, an
+/// infinite end open: `470.0 [267.3, +inf)`, or the value alone when it
+/// is itself infinite.
+fn with_interval(value: f64, low: f64, high: f64) -> String {
+    if value.is_infinite() {
+        figure(value)
+    } else if low.is_finite() && high.is_finite() {
+        format!("{} +/- {}", figure(value), figure((high - low) / 2.0))
+    } else {
+        let open = if low.is_finite() { '[' } else { '(' };
+        let close = if high.is_finite() { ']' } else { ')' };
+        format!("{} {open}{}, {}{close}", figure(value), figure(low), figure(high))
+    }
+}
+
+/// The results block, in cutechess's format (the `Score of` lines that
+/// fishtest-era scripts and OpenBench read): score, Elo, nElo, LOS, the
+/// draw ratio, the pentanomial counts and, with a test, the SPRT line
+/// with its `[elo0, elo1]`. The figures are fastchess's
+/// ([`estimate`]). Nothing before the first pair is complete.
 #[must_use]
 pub fn results_block(first: &str, second: &str, penta: &Penta, sprt: Option<&Sprt>) -> String {
     let [w, d, l] = penta.wdl;
@@ -313,11 +399,9 @@ pub fn results_block(first: &str, second: &str, penta: &Penta, sprt: Option<&Spr
     out.push_str(&format!("Score of {first} vs {second}: {w} - {l} - {d}  [{ratio:.3}] {games}\n"));
     if let Some(e) = estimate(penta) {
         out.push_str(&format!(
-            "Elo difference: {:.1} +/- {:.1}, nElo: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %\n",
-            e.elo.0,
-            (e.elo.2 - e.elo.1) / 2.0,
-            e.nelo.0,
-            (e.nelo.2 - e.nelo.1) / 2.0,
+            "Elo difference: {}, nElo: {}, LOS: {:.1} %, DrawRatio: {:.1} %\n",
+            with_interval(e.elo.0, e.elo.1, e.elo.2),
+            with_interval(e.nelo.0, e.nelo.1, e.nelo.2),
             e.los * 100.0,
             e.draw_ratio * 100.0
         ));
@@ -332,9 +416,16 @@ pub fn results_block(first: &str, second: &str, penta: &Penta, sprt: Option<&Spr
             Verdict::H0 => " - H0 was accepted",
             Verdict::Continue => "",
         };
+        let model = match s.model {
+            Model::Normalized => "nElo",
+            Model::Logistic => "Elo",
+        };
         out.push_str(&format!(
-            "SPRT: llr {llr:.2} ({:.1}%), lbound {lo:.2}, ubound {hi:.2}{verdict}\n",
-            100.0 * llr / if llr >= 0.0 { hi } else { -lo }
+            "SPRT: llr {} ({}%), lbound {lo:.2}, ubound {hi:.2}, [{}, {}] {model}{verdict}\n",
+            fixed(llr, 2),
+            fixed(100.0 * llr / if llr >= 0.0 { hi } else { -lo }, 1),
+            fixed(s.elo0, 2),
+            fixed(s.elo1, 2)
         ));
     }
     out
@@ -405,11 +496,75 @@ mod tests {
         assert!((e.elo.0 - (-400.0 * (1.0f64 / 0.55 - 1.0).log10())).abs() < 1e-9);
         assert!((e.elo.1 - score_to_elo(0.55 - 1.959_963_984_540_054 * se)).abs() < 1e-9);
         assert!((e.nelo.0 - 0.05 / (2.0 * var).sqrt() * 800.0 / 10f64.ln()).abs() < 1e-9);
-        assert!((e.los - 0.5 * (1.0 + erf_series(0.05 / se / 2f64.sqrt()))).abs() < 1e-6);
-        assert!((e.draw_ratio - 0.6).abs() < 1e-12);
+        assert!((e.los - 0.5 * (1.0 + erf_series(0.05 / se / 2f64.sqrt()))).abs() < 1e-14);
+        // Draw ratio over pairs, as fastchess: the 4 pairs of one point.
+        assert!((e.draw_ratio - 0.4).abs() < 1e-12);
         let block = results_block("a", "b", &p, Some(&s));
         assert!(block.starts_with("Score of a vs b: 4 - 4 - 12  [0.500] 20\n"), "{block}");
         assert!(block.contains("Ptnml(0-2): [0, 2, 4, 4, 0]"), "{block}");
+    }
+
+    /// Where fastchess prints `inf` or `nan`, the limits; the block says
+    /// them as `+inf` and open intervals, never `-0.0`.
+    #[test]
+    fn the_extremes_give_their_limits() {
+        let half = 1.959_963_984_540_054 * NELO / (2.0 * 75.0f64).sqrt();
+        let inf = f64::INFINITY;
+        for (counts, elo, nelo, los, draws, line) in [
+            (
+                [0, 0, 0, 0, 75],
+                (inf, inf, inf),
+                (inf, inf, inf),
+                1.0,
+                0.0,
+                "Elo difference: +inf, nElo: +inf, LOS: 100.0 %, DrawRatio: 0.0 %",
+            ),
+            (
+                [75, 0, 0, 0, 0],
+                (-inf, -inf, -inf),
+                (-inf, -inf, -inf),
+                0.0,
+                0.0,
+                "Elo difference: -inf, nElo: -inf, LOS: 0.0 %, DrawRatio: 0.0 %",
+            ),
+            (
+                [0, 0, 75, 0, 0],
+                (0.0, 0.0, 0.0),
+                (0.0, -half, half),
+                0.5,
+                1.0,
+                "Elo difference: 0.0 +/- 0.0, nElo: 0.0 +/- 55.6, LOS: 50.0 %, DrawRatio: 100.0 %",
+            ),
+        ] {
+            let e = estimate(&penta(counts)).unwrap();
+            assert_eq!((e.elo, e.los, e.draw_ratio), (elo, los, draws), "{counts:?}");
+            assert!((e.nelo.0 - nelo.0).abs() < 1e-12 || e.nelo.0 == nelo.0, "{counts:?}: {:?} vs {nelo:?}", e.nelo);
+            assert!(e.nelo.1 == nelo.1 || (e.nelo.1 - nelo.1).abs() < 1e-12, "{counts:?}");
+            let block = results_block("a", "b", &penta(counts), None);
+            assert!(block.contains(line), "{block}");
+            assert!(!block.contains("-0.0") && !block.contains("NaN") && !block.contains("nan"), "{block}");
+        }
+        // 9 WW pairs and one of a point: 95 %, whose interval reaches
+        // past 100 %: an open upper end, as the standings print it.
+        let e = estimate(&penta([0, 0, 1, 0, 9])).unwrap();
+        assert!(e.elo.0.is_finite() && e.elo.1.is_finite() && e.elo.2 == inf, "{e:?}");
+        let block = results_block("a", "b", &penta([0, 0, 1, 0, 9]), None);
+        assert!(block.contains(&format!("Elo difference: {:.1} [{:.1}, +inf)", e.elo.0, e.elo.1)), "{block}");
+    }
+
+    #[test]
+    fn erf_is_exact_to_the_last_digits() {
+        for (x, want) in [
+            (0.0, 0.0),
+            (0.5, 0.520_499_877_813_046_5),
+            (1.0, 0.842_700_792_949_714_9),
+            (2.0, 0.995_322_265_018_952_7),
+            (3.0, 0.999_977_909_503_001_4),
+            (-1.5, -0.966_105_146_475_310_7),
+        ] {
+            assert!((erf(x) - want).abs() < 1e-15, "erf({x}) = {} not {want}", erf(x));
+        }
+        assert_eq!((erf(7.0), erf(-7.0), phi(f64::INFINITY), phi(f64::NEG_INFINITY)), (1.0, -1.0, 1.0, 0.0));
     }
 
     /// erf by its Taylor series, to check Φ.

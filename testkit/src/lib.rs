@@ -53,6 +53,25 @@ pub fn bench_corpus_path() -> PathBuf {
     shared_dir("EPDKIT_BENCH", "bench", "bench-100k.epd").join("bench-100k.epd")
 }
 
+/// A file of the benchmark peers' sources (`shared/peers`, or the
+/// directory named by `$EPDKIT_PEERS`): fastchess's tarball, say. Panics
+/// if the directory is not there.
+#[must_use]
+pub fn peer_path(name: &str) -> PathBuf {
+    shared_dir("EPDKIT_PEERS", "peers", "README.md").join(name)
+}
+
+/// The workspace's target directory (`$CARGO_TARGET_DIR`, else `target`
+/// beside the workspace), where tests cache what they build from the
+/// peers' sources.
+#[must_use]
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("target"),
+    }
+}
+
 /// Debian's Chromium, for the tests of pages in a real browser; `None`
 /// (said on stderr) when it is not installed, a panic when
 /// `$EPDKIT_REQUIRE_CHROMIUM` says it must be (CI).

@@ -326,7 +326,9 @@ impl Director {
         self.done.insert(k);
         self.count(k, r.sched.white, e.result);
         let every = self.event.rating_interval as usize;
-        if every > 0 && (self.finished.is_multiple_of(every) || self.verdict.is_some()) {
+        // Nothing to print before a pair is complete (the counts are of
+        // pairs): no `0 - 0 - 0` block after the first game.
+        if every > 0 && self.penta.pairs() > 0 && (self.finished.is_multiple_of(every) || self.verdict.is_some()) {
             if let Some(block) = self.results() {
                 self.out.push_back(Output::Say(block.trim_end().to_owned()));
             }
