@@ -270,3 +270,16 @@ def test_bad_limits_and_positions_raise_value_and_type_errors() -> None:
         with pytest.raises(TypeError, match="position must be a Position"):
             engine.play(42)  # type: ignore[arg-type]
 
+
+
+def test_the_builtin_engine_checks_configured_values_at_once() -> None:
+    """configure() on the built-in engine, started or not, refuses a
+    value out of its range there, and nothing changes."""
+    engine = epdkit.Engine.builtin(depth=2)
+    with pytest.raises(epdkit.EngineError, match="PawnValue"):
+        engine.configure({"PawnValue": 5})
+    engine.configure({"PawnValue": 120})
+    assert engine.play("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - -") == "Rd8#"
+    with pytest.raises(epdkit.EngineError, match="no option"):
+        engine.configure({"Nope": 1})
+    engine.close()
