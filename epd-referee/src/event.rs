@@ -305,12 +305,15 @@ struct File {
     players: Vec<Player>,
 }
 
-/// `draw_adjudication`: a draw when, from move `movenumber`, both sides'
-/// last `movecount` moves scored within `score` centipawns of 0.
+/// `draw_adjudication`: a draw when the last `2 × movecount` plies, none
+/// before the last capture or pawn move, scored within `score`
+/// centipawns of 0, once the move number less one reaches `movenumber`
+/// (fastchess's rule and units).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawRule {
-    /// The first full move number the rule applies from.
+    /// The rule applies once the board's move number less one (the full
+    /// moves behind) reaches it.
     #[serde(default)]
     pub movenumber: u32,
     /// Moves of each side in a row.
@@ -319,9 +322,11 @@ pub struct DrawRule {
     pub score: i32,
 }
 
-/// `resign_adjudication`: a side whose last `movecount` moves scored
-/// `score` centipawns or more against it loses (with `twosided`, only
-/// when its opponent's last `movecount` scores agree).
+/// `resign_adjudication`: the side that just moved loses when its last
+/// `movecount` moves scored `score` centipawns or more against it; with
+/// `twosided`, when the last `2 × movecount` plies of both sides scored
+/// `score` or more from 0 and its own score is below 0 (fastchess's
+/// rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResignRule {
@@ -537,14 +542,14 @@ pub const KEYS: &[Key] = &[
         "draw_adjudication",
         "none",
         "table: movenumber, movecount, score",
-        "a draw when, from full move movenumber, both sides' last movecount replies scored within score cp",
+        "a draw when the last 2 x movecount plies, none before a capture or pawn move, scored within score cp, once the move number less one reaches movenumber",
         "{ movenumber = 34, movecount = 8, score = 20 }",
     ),
     key(
         "resign_adjudication",
         "none",
         "table: movecount, score, twosided",
-        "a loss for the side whose last movecount replies scored -score cp or less (twosided: the opponent agrees)",
+        "a loss for the side whose last movecount replies scored -score cp or less (twosided: the last 2 x movecount plies scored score cp or more from 0, the loser's below 0)",
         "{ movecount = 3, score = 600 }",
     ),
     key("max_moves", "none", "full moves", "a draw by adjudication when the game reaches this many moves", "200"),

@@ -484,8 +484,11 @@ fn resign_adjudication_one_and_two_sided() {
     let mut b = Bench::new("resign_adjudication = { movecount = 3, score = 600, twosided = true }");
     b.sign_on(1, "a");
     b.sign_on(2, "b");
-    assert_eq!(b.shuffle(12, -700, 650), 6, "Black agrees from its third move");
+    // fastchess's rule: six plies in a row scored 600 or more from 0;
+    // at the sixth Black (+650) moved, so White loses at its next move.
+    assert_eq!(b.shuffle(12, -700, 650), 7, "six agreeing plies, then White's own");
     assert_eq!(b.ends(), ["0-1"]);
+    assert!(b.last_pgn().contains("White resigns, both engines' scores 600 cp or more from 0 for 3 moves"));
 }
 
 /// draw_adjudication from move movenumber, both sides within the score
@@ -495,8 +498,10 @@ fn draw_adjudication_and_max_moves() {
     let mut b = Bench::new("draw_adjudication = { movenumber = 3, movecount = 2, score = 20 }");
     b.sign_on(1, "a");
     b.sign_on(2, "b");
-    // After ply 4 the move number is 3 and each side has two scores of 10.
-    assert_eq!(b.shuffle(10, 10, -10), 4);
+    // fastchess's units: the board's move number less one must reach
+    // 3, which it does after ply 6 (move number 4), the last four plies
+    // scored within 20.
+    assert_eq!(b.shuffle(10, 10, -10), 6);
     assert_eq!(b.ends(), ["1/2-1/2"]);
     assert!(b.last_pgn().contains("a draw, both engines' scores within 20 cp for 2 moves"), "{}", b.last_pgn());
 
@@ -512,6 +517,27 @@ fn draw_adjudication_and_max_moves() {
     assert_eq!(b.shuffle(10, 0, 0), 6);
     assert_eq!(b.ends(), ["1/2-1/2"]);
     assert!(b.last_pgn().contains("a draw, the game reached 3 moves"), "{}", b.last_pgn());
+}
+
+/// draw_adjudication counts no score from before the last capture or
+/// pawn move, as fastchess's counter restarts there: four drawish plies
+/// in a row end in a pawn move, so three more are needed.
+#[test]
+fn draw_adjudication_restarts_at_a_pawn_move() {
+    let mut b = Bench::new("draw_adjudication = { movenumber = 0, movecount = 2, score = 20 }");
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    let mut played = 0;
+    for (i, uci) in ["g1f3", "g8f6", "f3g1", "e7e5", "g1f3", "b8c6", "f3g1", "c6b8"].iter().enumerate() {
+        if !b.ends().is_empty() {
+            break;
+        }
+        b.after(1);
+        b.reply_scored(if i % 2 == 0 { 1 } else { 2 }, uci, 5);
+        played += 1;
+    }
+    assert_eq!(played, 7, "the pawn move at ply 4 starts the run: plies 4 to 7");
+    assert_eq!(b.ends(), ["1/2-1/2"]);
 }
 
 /// Time odds: a player's own time_control is its clock's, its inform's

@@ -1,7 +1,20 @@
 //! Adjudication from the engines' scores (their replies' `ce`) and the
 //! game's length: draws, resignations and a maximum number of moves, as
 //! the event's `draw_adjudication`, `resign_adjudication` and `max_moves`
-//! say. A move whose reply carried no score breaks a run of scores.
+//! say, by fastchess's rules and units (its `DrawTracker`,
+//! `ResignTracker` and `MaxMovesTracker`):
+//! - draw: the last `2 × movecount` plies each scored within `score` of
+//!   0, none of them before the last capture or pawn move (that move
+//!   itself counts), once the board's move number less one reaches
+//!   `movenumber`;
+//! - resign, one-sided: the side that just moved scored `-score` or less
+//!   on each of its last `movecount` moves, and loses;
+//! - resign, two-sided: the last `2 × movecount` plies each scored at
+//!   least `score` away from 0, and the side that just moved, its score
+//!   below 0, loses;
+//! - max_moves: `2 × max_moves` plies played.
+//!
+//! A move whose reply carried no score breaks a run of scores.
 
 use super::*;
 
@@ -31,34 +44,47 @@ impl Director {
         let mover = r.game.position().turn().other();
         let mut verdict: Option<(GameResult, String)> = None;
         if let Some(rule) = rules.resign {
-            for (offset, side) in [(0, mover), (1, mover.other())] {
-                let Some(own) = last_scores(moves, offset, rule.movecount) else { continue };
-                if !own.iter().all(|&s| s <= -rule.score) {
-                    continue;
-                }
-                let agreed = !rule.twosided
-                    || last_scores(moves, 1 - offset, rule.movecount)
-                        .is_some_and(|o| o.iter().all(|&s| s >= rule.score));
-                if agreed {
-                    let name = if side == Color::White { "White" } else { "Black" };
-                    let why = format!(
-                        "{name} resigns, its engine's score {} cp or less for {} moves{}",
-                        -rule.score,
-                        rule.movecount,
-                        if rule.twosided { ", its opponent's agreeing" } else { "" }
-                    );
-                    verdict = Some((GameResult::win(side.other()), why));
-                    break;
-                }
+            let n = rule.movecount as usize;
+            let lost = if rule.twosided {
+                // The last 2 × movecount plies, whoever made them.
+                let plies = moves.len();
+                let all = plies >= 2 * n
+                    && moves[plies - 2 * n..].iter().all(|m| m.eval.as_ref().is_some_and(|e| e.ce.abs() >= rule.score));
+                all
+            } else {
+                last_scores(moves, 0, rule.movecount).is_some_and(|s| s.iter().all(|&c| c <= -rule.score))
+            };
+            let below_zero = moves.last().and_then(|m| m.eval.as_ref()).is_some_and(|e| e.ce < 0);
+            if n > 0 && lost && below_zero {
+                let name = if mover == Color::White { "White" } else { "Black" };
+                let why = if rule.twosided {
+                    format!(
+                        "{name} resigns, both engines' scores {} cp or more from 0 for {} moves, its own below 0",
+                        rule.score, rule.movecount
+                    )
+                } else {
+                    format!(
+                        "{name} resigns, its engine's score {} cp or less for {} moves",
+                        -rule.score, rule.movecount
+                    )
+                };
+                verdict = Some((GameResult::win(mover.other()), why));
             }
         }
         if verdict.is_none() {
             if let Some(rule) = rules.draw {
-                let from = r.game.position().fullmoves() >= rule.movenumber;
-                let near = |offset| {
-                    last_scores(moves, offset, rule.movecount).is_some_and(|s| s.iter().all(|&c| c.abs() <= rule.score))
-                };
-                if from && near(0) && near(1) {
+                let pos = r.game.position();
+                let plies = 2 * rule.movecount as usize;
+                let from = pos.fullmoves().saturating_sub(1) >= rule.movenumber;
+                // The run may start at the last capture or pawn move, not
+                // before: the board's halfmove clock counts the plies since.
+                let since_reset = pos.halfmoves() as usize + 1 >= plies;
+                let near = plies > 0
+                    && moves.len() >= plies
+                    && moves[moves.len() - plies..]
+                        .iter()
+                        .all(|m| m.eval.as_ref().is_some_and(|e| e.ce.abs() <= rule.score));
+                if from && since_reset && near {
                     let why =
                         format!("a draw, both engines' scores within {} cp for {} moves", rule.score, rule.movecount);
                     verdict = Some((GameResult::Draw, why));
