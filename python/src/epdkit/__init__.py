@@ -31,6 +31,7 @@ import io
 import threading
 import json
 import os
+import queue
 import re
 import shutil
 import stat
@@ -345,13 +346,40 @@ def _check(status: int) -> None:
         raise _error(status)
 
 
+_CALLS_LOCK = threading.Lock()
+_CALLS: Optional[Tuple[int, "queue.SimpleQueue[Callable[[], None]]"]] = None
+
+
+def _calls() -> "queue.SimpleQueue[Callable[[], None]]":
+    """The queue of the thread that runs the main thread's library calls
+    for _interruptible: one daemon thread, started on first use (and
+    again in a forked child, where it does not exist), so a call costs a
+    hand-over and not a thread's start (about 1 ms here: 200 analyses at
+    nodes=1 took 5x python-chess's time)."""
+    global _CALLS
+    current = _CALLS
+    if current is not None and current[0] == os.getpid():
+        return current[1]
+    with _CALLS_LOCK:
+        if _CALLS is None or _CALLS[0] != os.getpid():
+            jobs: "queue.SimpleQueue[Callable[[], None]]" = queue.SimpleQueue()
+
+            def serve() -> None:
+                while True:
+                    jobs.get()()
+
+            threading.Thread(target=serve, name="epdkit-call", daemon=True).start()
+            _CALLS = (os.getpid(), jobs)
+        return _CALLS[1]
+
+
 def _interruptible(call: Callable[[], int], cancel: c_void_p) -> None:
     """Runs `call` (a library call that returns a status) and raises its
     error, if any, so that Ctrl-C can end it.
 
     Python handles SIGINT only on the main thread and only between
     bytecodes, never during a library call. So on the main thread the call
-    runs on a worker thread while the main thread waits for it: on
+    runs on a worker thread (one, kept: _calls) while the main thread waits for it: on
     KeyboardInterrupt the `cancel` flag (an epd_cancel the call watches)
     is raised, the call is waited for (it stops within the engine's reply
     to `stop`, having written the records it finished), and
@@ -378,13 +406,12 @@ def _interruptible(call: Callable[[], int], cancel: c_void_p) -> None:
         finally:
             done.release()
 
-    worker = threading.Thread(target=work, name="epdkit-call", daemon=True)
     interrupted = False
     try:
-        worker.start()
+        _calls().put(work)
     except KeyboardInterrupt:
-        # Ctrl-C while the thread was being started: it may or may not run
-        # the call; with the flag raised, a call that begins ends at once.
+        # Ctrl-C while the call was being handed over: it may or may not
+        # run; with the flag raised, a call that begins ends at once.
         _c.cancel_raise(cancel)
         done.acquire(timeout=10)
         raise
