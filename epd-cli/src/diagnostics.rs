@@ -19,8 +19,6 @@ use anstyle::{AnsiColor, Style};
 use epd_core::pipeline::{self, Config, LineReport, PipelineError, Processor, Summary};
 use epd_core::{Code, Diagnostic, ParseMode, Severity};
 
-use crate::flags::DiagArgs;
-
 /// How diagnostics are printed.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DiagFormat {
@@ -312,20 +310,22 @@ pub struct Printer {
 }
 
 impl Printer {
-    /// A printer for these options; `quiet` leaves warnings out.
+    /// A printer in `format`, showing at most `max_errors` diagnostics
+    /// (0: all; none given: 200 on a terminal in text, else all);
+    /// `quiet` leaves warnings out.
     #[must_use]
-    pub fn new(args: &DiagArgs, quiet: bool) -> Printer {
+    pub fn new(format: DiagFormat, max_errors: Option<u64>, quiet: bool) -> Printer {
         let terminal = io::stderr().is_terminal();
-        let cap = match args.cap.max_errors {
+        let cap = match max_errors {
             Some(0) => None,
             Some(n) => Some(n),
-            None if terminal && args.format == DiagFormat::Text => Some(TERMINAL_MAX),
+            None if terminal && format == DiagFormat::Text => Some(TERMINAL_MAX),
             None => None,
         };
         Printer {
-            format: args.format,
+            format,
             quiet,
-            color: args.format == DiagFormat::Text && stderr_color(),
+            color: format == DiagFormat::Text && stderr_color(),
             left: cap,
             hidden: 0,
             binary: false,

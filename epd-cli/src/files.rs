@@ -12,6 +12,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use epd_core::pipeline::{PipelineError, Summary};
 
+use crate::input::file_error;
+
 /// Raised by SIGINT or SIGTERM: the run takes no new record, writes
 /// every finished one, prints its summary and exits 128 + the signal.
 /// A second signal while the first is being handled ends the process at
@@ -276,13 +278,6 @@ fn rewrite<C>(
 }
 
 pub use epd_core::io_reason;
-
-/// Every file error in one voice: `cannot open FILE: No such file or
-/// directory` (`action` is open, read, create, write).
-#[must_use]
-pub fn file_error(action: &str, path: &str, e: &io::Error) -> anyhow::Error {
-    anyhow::anyhow!("cannot {action} {path}: {}", io_reason(e))
-}
 
 /// A compression format recognised by its magic bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

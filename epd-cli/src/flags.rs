@@ -80,7 +80,7 @@ impl Diagnostics {
     /// The printer of these options.
     #[must_use]
     pub fn printer(&self) -> Printer {
-        Printer::new(&self.diag, self.quiet)
+        Printer::new(self.diag.format, self.diag.cap.max_errors, self.quiet)
     }
 }
 

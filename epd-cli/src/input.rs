@@ -49,6 +49,13 @@ pub enum Source {
     Text(String),
 }
 
+/// Every file error in one voice: `cannot open FILE: No such file or
+/// directory` (`action` is open, read, create, write).
+#[must_use]
+pub fn file_error(action: &str, path: &str, e: &std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!("cannot {action} {path}: {}", epd_core::io_reason(e))
+}
+
 /// Classifies one argument (see [`Source`]).
 ///
 /// # Errors
@@ -64,7 +71,7 @@ pub fn source(arg: &str) -> anyhow::Result<Source> {
         Err(e) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
             Ok(_) => Ok(Source::Text(arg.to_owned())),
             // A path that is not there: the file error, not a FEN's.
-            Err(_) if looks_like_path(arg) => Err(crate::files::file_error("open", arg, &e)),
+            Err(_) if looks_like_path(arg) => Err(file_error("open", arg, &e)),
             Err(fen) => anyhow::bail!("no such file, and not a position: {arg} ({fen})"),
         },
     }

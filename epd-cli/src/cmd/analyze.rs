@@ -195,7 +195,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     let mut workers: Vec<_> = engines.iter_mut().map(|e| Analyzer::new(&mut **e, &options, stop.flag())).collect();
     let quiet = args.quiet;
     let summary = args.summary.or((!quiet).then_some(SummaryFormat::Text));
-    let mut printer = Printer::new(&args.diag, quiet);
+    let mut printer = Printer::new(args.diag.format, args.diag.cap.max_errors, quiet);
     let mut per_file = Vec::new();
     let drop_invalid = args.invalid.drop_invalid;
     let total = plan.run(stdout, |display, input, _, out| {

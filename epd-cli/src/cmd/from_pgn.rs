@@ -167,7 +167,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             let _ = err.write_all(&line);
         };
         let mut input = BufReader::with_capacity(1 << 16, crate::files::open_input(name)?.reader);
-        let head = io::BufRead::fill_buf(&mut input).map_err(|e| crate::files::file_error("read", display, &e))?;
+        let head = io::BufRead::fill_buf(&mut input).map_err(|e| crate::input::file_error("read", display, &e))?;
         if let Some(why) = crate::diagnostics::sniff(head) {
             // Not PGN: converting it would invent a start-position game.
             let mut line = Vec::new();
@@ -188,7 +188,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
                 if e.kind() == io::ErrorKind::BrokenPipe {
                     anyhow::Error::from(e)
                 } else {
-                    crate::files::file_error("read", display, &e)
+                    crate::input::file_error("read", display, &e)
                 }
             })?;
         total.games += s.games;
@@ -205,7 +205,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     out.flush()?;
     if let Some(f) = file_out {
         let path = args.output.file.as_deref().unwrap_or_default();
-        f.finish().map_err(|e| crate::files::file_error("write", path, &e))?;
+        f.finish().map_err(|e| crate::input::file_error("write", path, &e))?;
     }
     let filtered = args.unique || args.plies.is_some() || args.final_ || args.pieces.is_some();
     if args.label {

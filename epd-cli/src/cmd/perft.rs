@@ -70,7 +70,7 @@ fn read_jobs(files: &[String]) -> anyhow::Result<Vec<Job>> {
         let reader = std::io::BufReader::new(crate::files::open_input(&name)?.reader);
         let display = if name == "-" { "<stdin>".to_string() } else { name.clone() };
         for (i, line) in reader.split(b'\n').enumerate() {
-            let text = line.map_err(|e| crate::files::file_error("read", &display, &e))?;
+            let text = line.map_err(|e| crate::input::file_error("read", &display, &e))?;
             if text.iter().all(|b| b.is_ascii_whitespace() || *b == 0) {
                 continue;
             }

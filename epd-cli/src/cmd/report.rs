@@ -14,7 +14,7 @@ use epd_report::render::{self, CsvRows};
 use epd_report::{Grouping, Input, KeyBook, Options, Report};
 
 use crate::diagnostics::{DiagFormat, Printer};
-use crate::flags::{DiagArgs, MaxErrors, Output};
+use crate::flags::{MaxErrors, Output};
 use crate::Outcome;
 
 pub const EXAMPLES: &str = "Examples:
@@ -211,7 +211,7 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
     crate::files::open_input(&path)?
         .reader
         .read_to_end(&mut bytes)
-        .map_err(|e| crate::files::file_error("read", name, &e))?;
+        .map_err(|e| crate::input::file_error("read", name, &e))?;
     let history = tuning::read(&bytes, name)?;
     let mut report = tuning::build(&history, name, args.window);
     // The run's state beside its history adds the ranges and the plan; a
@@ -274,7 +274,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         let path = (f != "-").then(|| std::path::PathBuf::from(f));
         let mut reader = open(f)?;
         // The first block, for the binary-data check of the diagnostics.
-        heads.push(reader.fill_buf().map_err(|e| crate::files::file_error("read", &names[i], &e))?[..].to_vec());
+        heads.push(reader.fill_buf().map_err(|e| crate::input::file_error("read", &names[i], &e))?[..].to_vec());
         inputs.push(Input { label, file: names[i].clone(), reader, path });
     }
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
@@ -287,8 +287,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         None | Some("-") => Box::new(BufWriter::new(stdout)),
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
     };
-    let diag = DiagArgs { format: DiagFormat::Text, cap: args.cap };
-    let mut printer = Printer::new(&diag, true);
+    let mut printer = Printer::new(DiagFormat::Text, args.cap.max_errors, true);
     let mut err = BufWriter::new(io::stderr().lock());
     let report: Report = {
         // CSV rows go out as the records are read.

@@ -6,9 +6,9 @@ use std::io::{self, Write};
 use epd_core::pipeline::{Config, Interrupted, Job, NoCounts, Processor};
 use epd_core::{diagram, ParseMode, Record};
 
-use crate::diagnostics::Printer;
+use crate::diagnostics::{DiagFormat, Printer};
 use crate::files::{Plan, Stop};
-use crate::flags::{DiagArgs, Files};
+use crate::flags::Files;
 use crate::Outcome;
 
 pub const SHOW_EXAMPLES: &str = "Examples:
@@ -107,7 +107,7 @@ fn run_lines<P: Processor<Counts = NoCounts>>(
     let stop = Stop::install()?;
     let config = Config { drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = io::BufWriter::new(io::stderr().lock());
-    let mut printer = Printer::new(&DiagArgs::default(), false);
+    let mut printer = Printer::new(DiagFormat::Text, None, false);
     let total = plan.run(out, |display, input, _, out| {
         printer.run_file(display, input, out, std::slice::from_mut(proc), &config, &mut err)
     })?;
