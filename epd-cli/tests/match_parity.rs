@@ -31,3 +31,28 @@ fn option_values_are_checked_before_the_first_game() {
     // Generous: starting two engines takes milliseconds.
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+/// A fastchess option `epd match` lacks is named as typed (clap alone
+/// said "unexpected argument '-r'" for `-report`), and each file option
+/// lists its own keys.
+#[test]
+fn unknown_options_and_keys_are_named_as_typed() {
+    for (args, want) in [
+        (vec!["-report", "penta=true"], "epd match: -report is not an option of epd match"),
+        (vec!["-log", "file=x", "compress=true"], "-log: compress=true is not supported; it takes file=NAME [level="),
+        (vec!["-pgnout", "file=x", "level=info"], "-pgnout: level=info is not supported; it takes file=NAME [append"),
+        (
+            vec!["-epdout", "file=x", "notation=san"],
+            "-epdout: notation=san is not supported; it takes file=NAME [append",
+        ),
+    ] {
+        let out = Command::new(EPD)
+            .args(["match", "-engine", "cmd=a", "-engine", "cmd=b", "-each", "depth=1"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

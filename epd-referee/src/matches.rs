@@ -363,14 +363,31 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
 /// `-pgnout file=NAME` (or a bare name): the file; other keys refused
 /// unless they ask for what the PGN has anyway.
 fn file_of(option: &str, words: &[String]) -> Result<Option<String>, MatchError> {
-    let forms = "file=NAME [append=true] [notation=san]";
+    // Each option's own keys, as fastchess spells them; the file is
+    // appended to, as fastchess does by default.
+    let forms = match option {
+        "-pgnout" => "file=NAME [append=true] [notation=san]",
+        "-log" => "file=NAME [level=trace|info|warn|err|fatal] [append=true] [engine=false]",
+        _ => "file=NAME [append=true]",
+    };
     let mut file = None;
     for w in words {
-        match w.split_once('=') {
-            None => file = Some(w.clone()),
-            Some(("file", f)) => file = Some(f.to_owned()),
-            Some(("append", "true") | ("notation", "san") | ("level", _) | ("engine", "false")) => {}
-            Some((k, v)) => return Err(err(option, format!("{k}={v} is not supported; it takes {forms}"))),
+        let known = match w.split_once('=') {
+            None => {
+                file = Some(w.clone());
+                true
+            }
+            Some(("file", f)) => {
+                file = Some(f.to_owned());
+                true
+            }
+            Some(("append", "true")) => true,
+            Some(("notation", "san")) => option == "-pgnout",
+            Some(("level", "trace" | "info" | "warn" | "err" | "fatal") | ("engine", "false")) => option == "-log",
+            Some(_) => false,
+        };
+        if !known {
+            return Err(err(option, format!("{w} is not supported; it takes {forms}")));
         }
     }
     Ok(file)

@@ -205,6 +205,12 @@ pub fn normalize(args: Vec<std::ffi::OsString>) -> anyhow::Result<Vec<std::ffi::
         if let Some((_, why)) = NOT_YET.iter().find(|(n, _)| *n == name && option) {
             anyhow::bail!("epd match: {s}: {why}; `epd match --help` lists what it takes");
         }
+        // A one-dash word of several letters that is not an option here:
+        // said as typed (clap would read `-report` as `-r`).
+        let single = s.starts_with('-') && !s.starts_with("--") && name.len() > 1;
+        if option && single && !LONG.contains(&name) && name.parse::<f64>().is_err() {
+            anyhow::bail!("epd match: {s} is not an option of epd match; `epd match --help` lists what it takes");
+        }
         if let Some(words) = group.as_mut() {
             words.push(s.to_owned());
         } else if option && LONG.contains(&name) {
