@@ -56,3 +56,96 @@ fn unknown_options_and_keys_are_named_as_typed() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// The `[FEN]` of each game of a PGN, by its round (`1.1`, `1.2` ...),
+/// in round order.
+fn openings_by_round(pgn: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for game in pgn.split("[Event ").skip(1) {
+        let tag = |name: &str| {
+            let key = format!("[{name} \"");
+            game.find(&key).map(|i| {
+                let rest = &game[i + key.len()..];
+                rest[..rest.find('"').unwrap()].to_owned()
+            })
+        };
+        out.push((tag("Round").unwrap(), tag("FEN").unwrap_or_default()));
+    }
+    out.sort_by_key(|(round, _)| round.split('.').map(|n| n.parse::<u32>().unwrap()).collect::<Vec<_>>());
+    out
+}
+
+/// A random opening order drawn from the clock survives Ctrl-C: the seed
+/// is kept with the match, the interruption names where and the command
+/// that goes on, and that command plays the openings an uninterrupted
+/// match with the same seed plays; a finished match's files then do not
+/// block a new match in the same directory.
+#[test]
+fn an_interrupted_random_order_match_resumes_with_its_openings() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = epd_testkit::corpus_path("wacnew.epd").display().to_string();
+    let engine = format!("cmd={EPD}");
+    let args = [
+        "match",
+        "-engine",
+        &engine,
+        "args=uci",
+        "name=a",
+        "-engine",
+        &engine,
+        "args=uci",
+        "name=b",
+        "-each",
+        "depth=1",
+        "-rounds",
+        "12",
+        "-openings",
+        &format!("file={book}"),
+        "format=epd",
+        "order=random",
+        "-pgnout",
+        "file=g.pgn",
+    ];
+    let pgn = dir.path().join("g.pgn");
+    let child = Command::new(EPD).args(args).current_dir(dir.path()).stderr(std::process::Stdio::piped()).spawn();
+    let child = child.unwrap();
+    let start = Instant::now();
+    while std::fs::metadata(&pgn).map_or(true, |m| m.len() == 0) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no game finished");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("the match is kept in referee.journal (its finished games in g.pgn); to go on:"), "{err}");
+    let command = err.lines().last().unwrap().trim();
+    assert!(command.starts_with(EPD) && command.ends_with(" --resume"), "{command}");
+    let before = openings_by_round(&std::fs::read_to_string(&pgn).unwrap()).len();
+    assert!(before < 24, "interrupted after {before} games");
+
+    // The printed command, word by word (none needs quoting here).
+    let words: Vec<&str> = command.split(' ').collect();
+    let out = Command::new(words[0]).args(&words[1..]).current_dir(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let resumed = openings_by_round(&std::fs::read_to_string(&pgn).unwrap());
+    assert_eq!(resumed.len(), 24, "every game once");
+
+    // The seed the journal kept gives the same openings uninterrupted.
+    let journal = std::fs::read(dir.path().join("referee.journal")).unwrap();
+    let text = String::from_utf8_lossy(&journal);
+    let at = text.find("\"openings_seed\":").expect("the seed in the journal") + "\"openings_seed\":".len();
+    let seed: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    let fresh = tempfile::tempdir().unwrap();
+    let mut again: Vec<&str> = args.to_vec();
+    again.extend(["-srand", &seed]);
+    let out = Command::new(EPD).args(&again).current_dir(fresh.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let straight = openings_by_round(&std::fs::read_to_string(fresh.path().join("g.pgn")).unwrap());
+    assert_eq!(resumed, straight, "the resumed match plays the uninterrupted one's openings");
+
+    // Finished: the same command in the same directory starts afresh.
+    let out = Command::new(EPD).args(args).current_dir(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(openings_by_round(&std::fs::read_to_string(&pgn).unwrap()).len(), 48, "the PGN gains a match");
+}

@@ -532,7 +532,7 @@ impl Sim {
                 self.clocks.retain(|&(k, _), _| k != game);
                 self.aborted.entry(game).or_default().push(g);
             }
-            Entry::Begin { .. } | Entry::Pause { .. } | Entry::Unpause { .. } => {}
+            Entry::Begin { .. } | Entry::Pause { .. } | Entry::Unpause { .. } | Entry::Over => {}
             Entry::Standby { .. } => return Err("a standby entry with no standby".into()),
         }
         Ok(())

@@ -260,21 +260,25 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
     };
     let _ = args.recover;
     let random = spec.openings.iter().any(|w| w == "order=random");
-    anyhow::ensure!(
-        !(args.resume && random && spec.srand.is_none()),
-        "--resume with order=random needs the first run's -srand (or: epd referee FILE --resume, with the file \
-         --write-event wrote), so the openings are the same"
-    );
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
-    let text = event_text(&spec, seed)?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
     let (dir, name) = match &args.write_event {
-        Some(path) => {
-            std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?;
-            (path.parent().map(PathBuf::from).unwrap_or_default(), path.display().to_string())
-        }
+        Some(path) => (path.parent().map(PathBuf::from).unwrap_or_default(), path.display().to_string()),
         None => (PathBuf::new(), "the match".to_owned()),
     };
+    // A random order drawn from the clock is kept in the journal's first
+    // entry: a resumed match reads it there, and plays the same openings.
+    let seed = if args.resume && random && spec.srand.is_none() {
+        let probe = Event::parse(&event_text(&spec, now)?, &dir).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        saved_seed(&probe.journal)?
+    } else {
+        now
+    };
+    let text = event_text(&spec, seed)?;
+    if let Some(path) = &args.write_event {
+        std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let event = Event::parse(&text, &dir).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let (journal, pgn) = (event.journal.clone(), event.pgn.clone());
     let options = Options {
         console: false,
         listen: None,
@@ -286,5 +290,45 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
     };
     let outcome = runtime::run_blocking(event, options)?;
     write!(out, "{}", outcome.report)?;
+    if outcome.interrupted.is_some() {
+        // Where the match is kept, and the command that goes on with it.
+        let mut words: Vec<String> = std::env::args().map(|a| shell_word(&a)).collect();
+        if !words.iter().any(|w| w == "--resume") {
+            words.push("--resume".into());
+        }
+        eprintln!(
+            "epd match: interrupted; the match is kept in {} (its finished games in {}); to go on:\n  {}",
+            journal.display(),
+            pgn.display(),
+            words.join(" ")
+        );
+    }
     Ok(outcome.interrupted.map_or(Outcome::Ok, Outcome::Interrupted))
+}
+
+/// The seed of the random opening order that the match's journal kept
+/// (its first entry).
+fn saved_seed(journal: &std::path::Path) -> anyhow::Result<u64> {
+    use epd_referee::journal::entry::Entry;
+    let entries = epd_referee::journal::read_entries(journal)
+        .map_err(|e| anyhow::anyhow!("--resume: {}: {e}", journal.display()))?;
+    let first = entries.first().and_then(|e| serde_json::from_slice::<Entry>(e).ok());
+    match first {
+        Some(Entry::Begin { openings_seed: Some(seed), .. }) => Ok(seed),
+        _ => anyhow::bail!(
+            "--resume: {} keeps no opening seed (a match begun by an older version): give its -srand, or \
+             epd referee FILE --resume with the file --write-event wrote",
+            journal.display()
+        ),
+    }
+}
+
+/// `word` as a shell reads it back: bare when plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_=./:,+@%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }

@@ -576,7 +576,14 @@ impl Director {
             }
         }
         d.standings = standings;
-        let begin = Entry::Begin { epoch, event: d.event.name.clone(), games: d.schedule.len(), date: d.date.clone() };
+        let openings_seed = d.event.openings.as_ref().filter(|b| b.order == crate::BookOrder::Random).map(|b| b.seed);
+        let begin = Entry::Begin {
+            epoch,
+            event: d.event.name.clone(),
+            games: d.schedule.len(),
+            date: d.date.clone(),
+            openings_seed,
+        };
         d.write_ahead(&begin);
         d.commit();
         d.note(&format!(
@@ -855,6 +862,9 @@ impl Director {
             if self.conns.remove(&f.id).is_some() {
                 self.out.push_back(Output::Close { id: f.id });
             }
+        }
+        if self.is_over() {
+            self.write_ahead(&Entry::Over);
         }
         self.publish(false);
         self.out.push_back(Output::Report(self.report()));

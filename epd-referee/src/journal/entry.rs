@@ -5,8 +5,20 @@
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum Entry {
-    /// The referee starts (`epoch` 1) or resumes (one more each time).
-    Begin { epoch: u64, event: String, games: usize, date: String },
+    /// The referee starts (`epoch` 1) or resumes (one more each time),
+    /// with the seed of a random opening order (so `epd match --resume`
+    /// finds the order its first run drew).
+    Begin {
+        epoch: u64,
+        event: String,
+        games: usize,
+        date: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        openings_seed: Option<u64>,
+    },
+    /// The event is over: every game played, or the SPRT decided. A
+    /// journal that ends so is not resumed; a new event may replace it.
+    Over,
     /// Scheduled game `game` (its index in the schedule) starts.
     Start { game: usize },
     /// A move of a game in progress, the time it took, and whether its

@@ -54,7 +54,7 @@ pub(crate) fn replay(
         let entry: Entry = serde_json::from_slice(bytes).map_err(|e| bad_journal(path, n, e))?;
         let scheduled = |k: usize| schedule.get(k).copied().ok_or_else(|| bad_journal(path, n, "no such game"));
         match entry {
-            Entry::Begin { epoch, event: name, games, date } => {
+            Entry::Begin { epoch, event: name, games, date, .. } => {
                 if name != event.name || games != schedule.len() {
                     return Err(bad_journal(
                         path,
@@ -110,6 +110,7 @@ pub(crate) fn replay(
             Entry::Unpause { game } => {
                 r.paused.remove(&game);
             }
+            Entry::Over => {}
             Entry::Standby { listen, heartbeat_ms } => {
                 r.standby = Some((listen, Duration::from_millis(heartbeat_ms)));
             }
@@ -134,7 +135,13 @@ mod tests {
         let text = "event = \"e\"\ntime_control = \"60\"\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n";
         let event = Event::parse(text, std::path::Path::new(".")).unwrap();
         let schedule = event.schedule(0);
-        let begin = Entry::Begin { epoch: 1, event: "e".into(), games: schedule.len(), date: "2026.11.24".into() };
+        let begin = Entry::Begin {
+            epoch: 1,
+            event: "e".into(),
+            games: schedule.len(),
+            date: "2026.11.24".into(),
+            openings_seed: None,
+        };
         let mv = |uci: &str| Entry::Move { game: 0, uci: uci.into(), ns: 1_000_000, offer: false, eval: None };
         let log = [begin, Entry::Start { game: 0 }, mv("e2e4"), Entry::Pause { game: 0 }, mv("e7e5")];
         let r = replay(&event, &[], &schedule, &entries(&log)).unwrap();

@@ -34,6 +34,7 @@ use tokio::sync::mpsc;
 
 use crate::director::{Config, ConnId, Director, Done, Input, Output, Snapshot, Stopped};
 use crate::event::{Event, JournalSync};
+use crate::journal::entry::Entry;
 use crate::journal::Journal;
 
 mod ask;
@@ -205,6 +206,14 @@ fn open_journal(event: &Event, resume: bool, verbose: bool) -> std::io::Result<(
         }
         return Ok((j, Some(rec.entries)));
     }
+    if event.journal.exists() && finished(&event.journal) {
+        // A finished event's journal does not block a new one (fastchess
+        // starts afresh): it is replaced; its games are in the PGN.
+        if verbose {
+            eprintln!("argus: {}: the journal of a finished event: starting afresh", event.journal.display());
+        }
+        std::fs::remove_file(&event.journal).map_err(|e| with_path(&event.journal, e))?;
+    }
     if event.journal.exists() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
@@ -216,6 +225,14 @@ fn open_journal(event: &Event, resume: bool, verbose: bool) -> std::io::Result<(
     }
     let j = Journal::create(&event.journal).map_err(|e| with_path(&event.journal, e))?;
     Ok((j, None))
+}
+
+/// `true` if the journal at `path` ends with the event over
+/// ([`Entry::Over`]): every game played, or the SPRT decided.
+fn finished(path: &std::path::Path) -> bool {
+    crate::journal::read_entries(path).is_ok_and(|entries| {
+        entries.last().is_some_and(|e| matches!(serde_json::from_slice::<Entry>(e), Ok(Entry::Over)))
+    })
 }
 
 /// [`run`], on `listener` if given (a standby's, bound when it started),
