@@ -76,8 +76,18 @@ pub struct Objective {
     pub plus: f64,
     /// θ⁻'s.
     pub minus: f64,
-    /// The positions of the sample.
+    /// The positions of the sample, those skipped included.
     pub positions: u64,
+    /// Positions left out of both probes' scores because the engine
+    /// failed on them under either (as `epd target` writes such a record
+    /// without analysis and goes on).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Times in a row an iteration is tried before the run gives up.
@@ -297,10 +307,21 @@ fn describe(state: &Spsa, e: &Entry) -> String {
         Measure::Games(s) => {
             format!("iteration {} (pairs {n}/{of}): +{} ={} -{}, {values}", e.iteration, s.wins, s.draws, s.losses)
         }
-        Measure::Suite(o) => format!(
-            "iteration {}/{of}: {} {:.2} against {:.2} on {} positions, {values}",
-            e.iteration, o.name, o.plus, o.minus, o.positions
-        ),
+        Measure::Suite(o) => {
+            let skipped = if o.skipped > 0 {
+                format!(" ({} skipped: the engine failed on them)", o.skipped)
+            } else {
+                String::new()
+            };
+            format!(
+                "iteration {}/{of}: {} {:.2} against {:.2} on {} positions{skipped}, {values}",
+                e.iteration,
+                o.name,
+                o.plus,
+                o.minus,
+                o.positions - o.skipped
+            )
+        }
     }
 }
 

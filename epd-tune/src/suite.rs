@@ -119,11 +119,16 @@ impl Suite {
     /// Plays an iteration in `dir` (made afresh): the sample searched with
     /// each probe's values, both results scored.
     ///
+    /// A record the engine failed on under either probe (a crash, a hang,
+    /// `bestmove (none)`) is left out of both probes' scores, as `epd
+    /// target` writes it without analysis and goes on: the objective
+    /// compares the same positions. `progress` is told which.
+    ///
     /// # Errors
-    /// The directory cannot be written; an engine could not start or
-    /// failed on a record (the iteration is then played again by the
-    /// run); `stop` was raised ([`TuneError::Interrupted`] with 0: the
-    /// caller knows the signal).
+    /// The directory cannot be written; an engine could not start, or
+    /// failed on half the sample or more (the iteration is then played
+    /// again by the run); `stop` was raised ([`TuneError::Interrupted`]
+    /// with 0: the caller knows the signal).
     pub fn play(
         &self,
         dir: &Path,
@@ -141,19 +146,56 @@ impl Suite {
         let mut text = sample.join("\n");
         text.push('\n');
         std::fs::write(&suite, text).map_err(|e| io(&suite, e))?;
+        let mut failed = std::collections::BTreeMap::new();
+        for label in ["plus", "minus"] {
+            let out = dir.join(format!("{label}.epd"));
+            let probe = if label == "plus" { plus } else { minus };
+            for (line, why) in self.search(&suite, &out, params, probe, stop, label)? {
+                failed.entry(line).or_insert(format!("θ{}: {why}", sign(label)));
+            }
+        }
+        if failed.len() * 2 >= sample.len() {
+            return Err(TuneError::Engine(format!(
+                "the engine failed on {} of {} records ({})",
+                failed.len(),
+                sample.len(),
+                failed.values().next().map_or("", String::as_str)
+            )));
+        }
         let mut values = [0.0; 2];
         let mut name = "";
-        for (i, (label, probe)) in [("plus", plus), ("minus", minus)].into_iter().enumerate() {
+        for (i, label) in ["plus", "minus"].into_iter().enumerate() {
             let out = dir.join(format!("{label}.epd"));
-            self.search(&suite, &out, params, probe, stop, label)?;
+            if !failed.is_empty() {
+                // Both results without the records either probe failed
+                // on: the output has one line per record of the sample.
+                let text = std::fs::read_to_string(&out).map_err(|e| io(&out, e))?;
+                let kept: Vec<&str> =
+                    text.lines().enumerate().filter(|(k, _)| !failed.contains_key(&(k + 1))).map(|(_, l)| l).collect();
+                std::fs::write(&out, kept.join("\n") + "\n").map_err(|e| io(&out, e))?;
+            }
             let (n, v) = self.score(&out)?;
             name = n;
             values[i] = v;
         }
-        Ok(Objective { name: name.to_owned(), plus: values[0], minus: values[1], positions: sample.len() as u64 })
+        let skipped = failed.len() as u64;
+        if !failed.is_empty() {
+            // What was left out, and why, beside the iteration's results.
+            let list = dir.join("skipped.txt");
+            let text: String = failed.iter().map(|(l, w)| format!("{}\t{w}\n", sample[l - 1])).collect();
+            std::fs::write(&list, text).map_err(|e| io(&list, e))?;
+        }
+        Ok(Objective {
+            name: name.to_owned(),
+            plus: values[0],
+            minus: values[1],
+            positions: sample.len() as u64,
+            skipped,
+        })
     }
 
-    /// Searches `suite` with these values of the parameters into `out`.
+    /// Searches `suite` with these values of the parameters into `out`;
+    /// the records the engine failed on, by line, with the reason.
     fn search(
         &self,
         suite: &Path,
@@ -162,7 +204,7 @@ impl Suite {
         values: &[f64],
         stop: &AtomicBool,
         label: &str,
-    ) -> Result<(), TuneError> {
+    ) -> Result<Vec<(usize, String)>, TuneError> {
         let tuned = params.iter().zip(values).map(|(p, v)| (p.name.clone(), p.option_value(*v))).collect();
         let config = self.engine.config(tuned)?;
         let program = self.engine.program();
@@ -176,12 +218,19 @@ impl Suite {
         let output = std::fs::File::create(out).map_err(|e| TuneError::Io(format!("{}: {e}", out.display())))?;
         let config = Config { stop: Some(stop), ..Config::default() };
         let mut faults = Vec::new();
+        // One fault a line, "LINE<TAB>MESSAGE", taken apart below.
         let render = |r: &pipeline::LineReport<'_>, buf: &mut Vec<u8>| {
-            for d in r.diagnostics {
-                buf.extend_from_slice(format!("line {}: {}\n", r.line_no, d.message).as_bytes());
+            for d in r.diagnostics.iter().filter(|d| d.severity == epd_core::Severity::Error) {
+                buf.extend_from_slice(format!("{}\t{}\n", r.line_no, d.message).as_bytes());
             }
         };
-        let mut emit = |bytes: &[u8]| faults.push(String::from_utf8_lossy(bytes).trim_end().to_owned());
+        let mut emit = |bytes: &[u8]| {
+            for line in String::from_utf8_lossy(bytes).lines() {
+                if let Some((n, why)) = line.split_once('\t') {
+                    faults.push((n.parse().unwrap_or(0), why.to_owned()));
+                }
+            }
+        };
         let summary = pipeline::run(
             BufReader::new(input),
             BufWriter::new(output),
@@ -195,16 +244,7 @@ impl Suite {
         if summary.interrupted {
             return Err(TuneError::Interrupted(0));
         }
-        if summary.counts.faults > 0 {
-            return Err(TuneError::Engine(format!(
-                "θ{}: the engine failed on {} of {} records ({})",
-                sign(label),
-                summary.counts.faults,
-                summary.counts.analyzed + summary.counts.faults,
-                faults.first().map_or("", String::as_str)
-            )));
-        }
-        Ok(())
+        Ok(faults)
     }
 
     /// The objective of a results file, as the report computes it.
