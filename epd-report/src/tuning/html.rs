@@ -226,12 +226,13 @@ pub fn html(t: &Tuning) -> String {
     };
     let mut cols: Vec<(&str, bool)> = vec![("mode", true), ("iterations", false)];
     let mut row = vec![cell(mode), count(t.iterations)];
-    if let Some(n) = t.planned_iterations {
-        cols.push(("planned", false));
-        row.push(count(n));
-    }
     cols.push(("pairs", false));
     row.push(count(t.pairs));
+    if let Some(n) = t.planned_iterations {
+        // SPSA's N, in pairs (an iteration of --batch B plays B).
+        cols.push(("pairs planned", false));
+        row.push(count(n));
+    }
     if let Some(g) = &t.games {
         cols.extend([
             ("games", false),

@@ -384,7 +384,9 @@ pub struct Tuning {
     pub mode: Mode,
     /// Iterations in the history.
     pub iterations: u64,
-    /// Iterations the run plans in all (from its state).
+    /// What the run plans in all (from its state): SPSA's N, counted in
+    /// pairs like [`Tuning::pairs`] (an iteration of `--batch B` plays B
+    /// pairs; a suite counts an iteration as a pair).
     pub planned_iterations: Option<u64>,
     /// Pairs counted after the last (SPSA's k; a suite counts an
     /// iteration as a pair).

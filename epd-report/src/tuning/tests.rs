@@ -335,13 +335,15 @@ fn a_state_adds_ranges_and_the_plan() {
     );
     assert_eq!((t.params[1].range, t.params[1].c_end), (None, None));
     let out = text(&t);
-    assert!(out.contains(": 4 of 40 iterations, 8 pairs\n"), "{out}");
+    // The plan is in pairs (SPSA's N): set against the pairs, not the
+    // iterations (each of which played two here).
+    assert!(out.contains(": 4 iterations, 8 of 40 pairs\n"), "{out}");
     let margin = out.lines().find(|l| l.trim_start().starts_with("Margin ")).unwrap();
     assert!(margin.ends_with("        0..400       20    0.002"), "{margin:?}");
     let skill = out.lines().find(|l| l.trim_start().starts_with("Skill Level ")).unwrap();
     assert!(skill.ends_with("             -        -        -"), "{skill:?}");
     let page = html(&t);
-    assert!(page.contains("<th>planned</th>") && page.contains("<th>range from</th>"), "the state's columns");
+    assert!(page.contains("<th>pairs planned</th>") && page.contains("<th>range from</th>"), "the state's columns");
     let mut json = Vec::new();
     write_json(&t, &mut json).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&json).unwrap();

@@ -76,11 +76,20 @@ pub fn text(t: &Tuning) -> String {
         );
         return out;
     }
-    let iterations = match t.planned_iterations {
-        Some(n) => format!("{} of {n} iterations", t.iterations),
-        None => plural(t.iterations, "iteration", "iterations"),
+    // The plan (SPSA's N) counts pairs: with --batch an iteration plays
+    // several, so it is set against the pairs, not the iterations.
+    let pairs = match t.planned_iterations {
+        Some(n) => format!("{} of {n} pairs", t.pairs),
+        None => plural(t.pairs, "pair", "pairs"),
     };
-    let _ = writeln!(out, "{iterations}, {}", plural(t.pairs, "pair", "pairs"));
+    match (&t.mode, t.planned_iterations) {
+        (Mode::Suite { .. }, Some(n)) => {
+            let _ = writeln!(out, "{} of {n} iterations", t.iterations);
+        }
+        _ => {
+            let _ = writeln!(out, "{}, {pairs}", plural(t.iterations, "iteration", "iterations"));
+        }
+    }
     if let Some(g) = &t.games {
         let _ = writeln!(
             out,
