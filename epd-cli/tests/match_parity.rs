@@ -149,3 +149,48 @@ fn an_interrupted_random_order_match_resumes_with_its_openings() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(openings_by_round(&std::fs::read_to_string(&pgn).unwrap()).len(), 48, "the PGN gains a match");
 }
+
+/// An executable script `name` in `dir` that logs every line it is sent
+/// to `name.log`, then passes it to `program`.
+fn logging_engine(dir: &std::path::Path, name: &str, program: &str) -> String {
+    let path = dir.join(name);
+    let log = dir.join(format!("{name}.log"));
+    std::fs::write(&path, format!("#!/bin/sh\ntee -a '{}' | '{program}'\n", log.display())).unwrap();
+    assert!(Command::new("chmod").arg("+x").arg(&path).status().unwrap().success());
+    path.display().to_string()
+}
+
+/// Search limits without a clock are sent as fastchess sends them: `go
+/// nodes N` and `go depth N`, no wtime or btime (an engine that follows
+/// its clock thought for minutes under the 24-hour clock that used to
+/// stand in); the PGN says `TimeControl "-"` and writes no `[%clk]`.
+/// Stockfish at nodes=20000 against itself at depth 8, one pair of at
+/// most 40 moves a game (the whole pair's time is in BENCHMARKS.md; the
+/// bound here only catches a hang).
+#[test]
+fn depth_and_nodes_without_a_clock_are_sent_as_such() {
+    let Some(sf) = epd_testkit::stockfish() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = logging_engine(dir.path(), "nodes", sf);
+    let depth = logging_engine(dir.path(), "depth", sf);
+    let started = Instant::now();
+    let out = Command::new(EPD)
+        .current_dir(dir.path())
+        .args(["match", "-engine", &format!("cmd={nodes}"), "name=n", "nodes=20000", "option.Threads=1"])
+        .args(["-engine", &format!("cmd={depth}"), "name=d", "depth=8", "option.Threads=1"])
+        .args(["-rounds", "1", "-repeat", "-maxmoves", "40", "-pgnout", "file=g.pgn"])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(took < Duration::from_secs(150), "one pair took {took:?}");
+    for (name, want) in [("nodes", "go nodes 20000"), ("depth", "go depth 8")] {
+        let log = std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap();
+        let gos: Vec<&str> = log.lines().filter(|l| l.starts_with("go")).collect();
+        assert!(!gos.is_empty(), "{log}");
+        assert!(gos.iter().all(|g| *g == want), "{name}: {gos:?}");
+    }
+    let pgn = std::fs::read_to_string(dir.path().join("g.pgn")).unwrap();
+    assert_eq!(pgn.matches("[TimeControl \"-\"]").count(), 2, "{pgn}");
+    assert!(!pgn.contains("[%clk") && pgn.contains("[%emt"), "{pgn}");
+}

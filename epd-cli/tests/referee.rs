@@ -534,7 +534,7 @@ fn a_double_round_robin_of_real_engines() {
     assert_eq!(g.len(), n * (n - 1) * 2, "every game of the double round robin");
     assert!(g.iter().all(|x| ["1-0", "0-1", "1/2-1/2"].contains(&tag(x, "Result"))));
     let path = dir.path().join("games.pgn");
-    check_with_python_chess(&path, 4.0, 0.05);
+    check_with_python_chess(&path, Some((4.0, 0.05)));
     if check_with_pgn_extract(&path, g.len()) {
         let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
         assert!(report.contains("Crosstable"), "{report}");
@@ -588,7 +588,7 @@ fn local_uci_players_play_without_a_bridge() {
     }
     assert!(!log.contains("exited"), "no engine exited early: {log}");
     let path = dir.path().join("games.pgn");
-    check_with_python_chess(&path, 4.0, 0.05);
+    check_with_python_chess(&path, Some((4.0, 0.05)));
     check_with_pgn_extract(&path, g.len());
 }
 
@@ -676,7 +676,7 @@ fn a_fastchess_command_line_runs_as_epd_match() {
     assert!(report.contains("4 games of 4") && report.contains("Engine1") && report.contains("Engine2"), "{report}");
     let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
     assert_eq!(games(&pgn).len(), 4);
-    check_with_python_chess(&dir.path().join("games.pgn"), 2.0, 0.05);
+    check_with_python_chess(&dir.path().join("games.pgn"), Some((2.0, 0.05)));
     let event = std::fs::read_to_string(dir.path().join("match.toml")).unwrap();
     for line in ["time_control = \"2+0.05\"", "rounds = 2", "concurrency = 2", "uci = [\"./Engine1.exe\"]"] {
         assert!(event.contains(line), "{line}: {event}");
@@ -746,7 +746,7 @@ fn chess960_and_dfrc_openings_play_by_the_rules() {
     let g = games(&pgn);
     assert_eq!(g.len(), 24);
     assert!(g.iter().all(|x| tag(x, "Variant") == "Chess960" && !tag(x, "FEN").is_empty()));
-    check_with_python_chess(&path, 86400.0, 0.0);
+    check_with_python_chess(&path, None);
     let script = r#"
 import sys, chess, chess.pgn
 book = [l.split(" ;")[0] for l in open(sys.argv[2]) if l.strip()]
@@ -826,12 +826,13 @@ fn an_sprt_between_two_depths_stops_early() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(report.contains("- H1 was accepted"), "{report}");
     let path = dir.path().join("games.pgn");
-    check_with_python_chess(&path, 86400.0, 0.0);
+    check_with_python_chess(&path, None);
     // Every move carries its engine's score, depth and time as cutechess
-    // writes them, beside [%clk]; python-chess reads the comments.
+    // writes them, beside [%emt] (no clock: the engines search to a
+    // depth); python-chess reads the comments.
     let script = r#"
 import sys, re, chess.pgn
-pat = re.compile(r'^[+-](\d+\.\d\d|M\d+)/\d+ (\d+\.\d{3})s \[%clk')
+pat = re.compile(r'^[+-](\d+\.\d\d|M\d+)/\d+ (\d+\.\d{3})s \[%emt')
 f = open(sys.argv[1]); n = adjudicated = 0
 while (g := chess.pgn.read_game(f)) is not None:
     n += 1
@@ -888,21 +889,28 @@ print(n, adjudicated)
 /// position gives (mate, stalemate, dead position, 75 moves, fivefold)
 /// or one the termination explains, and each side's `[%clk]` equal to
 /// the previous one less the `[%emt]` plus the increment.
-fn check_with_python_chess(path: &Path, base: f64, inc: f64) {
+fn check_with_python_chess(path: &Path, clock: Option<(f64, f64)>) {
     let script = r#"
 import sys, chess, chess.pgn
-base, inc = float(sys.argv[2]), float(sys.argv[3])
+timed = sys.argv[2] != "none"
+base, inc = (float(sys.argv[2]), float(sys.argv[3])) if timed else (0.0, 0.0)
 f = open(sys.argv[1]); n = 0
 while True:
     g = chess.pgn.read_game(f)
     if g is None: break
     n += 1
     if g.errors: sys.exit(f"game {n}: {g.errors}")
+    if not timed and g.headers.get("TimeControl") != "-": sys.exit(f"game {n}: TimeControl {g.headers.get('TimeControl')}")
     b = g.board(); clock = {chess.WHITE: base, chess.BLACK: base}
     for node in g.mainline():
         side = b.turn
         if not b.is_legal(node.move): sys.exit(f"game {n}: illegal {node.move}")
         b.push(node.move)
+        if node.emt() is None: sys.exit(f"game {n} ply {b.ply()}: no [%emt]")
+        if not timed:
+            # No clock: the move's time, and no clock to show.
+            if node.clock() is not None: sys.exit(f"game {n} ply {b.ply()}: a [%clk] with no clock")
+            continue
         want = clock[side] - node.emt() + inc
         if abs(node.clock() - want) > 0.0015: sys.exit(f"game {n} ply {b.ply()}: clk {node.clock()} != {want}")
         clock[side] = node.clock()
@@ -919,8 +927,8 @@ while True:
         if b.turn != loser: sys.exit(f"game {n}: time forfeit by the side not to move")
 print(n)
 "#;
-    let out =
-        Command::new("python3").args(["-c", script]).arg(path).arg(base.to_string()).arg(inc.to_string()).output();
+    let (base, inc) = clock.map_or(("none".to_owned(), "0".to_owned()), |(b, i)| (b.to_string(), i.to_string()));
+    let out = Command::new("python3").args(["-c", script]).arg(path).arg(base).arg(inc).output();
     match out {
         Ok(o) if o.status.success() => {}
         Ok(o) if String::from_utf8_lossy(&o.stderr).contains("No module named 'chess'") => {
@@ -1096,7 +1104,7 @@ fn the_referee_killed_twenty_times_loses_no_game() {
     rounds.sort_unstable();
     rounds.dedup();
     assert_eq!(rounds.len(), 56, "each game exactly once");
-    check_with_python_chess(&pgn_path, 120.0, 0.5);
+    check_with_python_chess(&pgn_path, Some((120.0, 0.5)));
     // Every acknowledged move is in its game.
     if let Some(acked) = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&dir.path().join("referee.log")]) {
         assert!(acked > 1000, "{acked} acknowledged moves checked");
@@ -1166,7 +1174,7 @@ fn a_player_started_by_the_referee_that_crashes_is_started_again() {
     assert!(dir.path().join("crashed").exists(), "the crash happened");
     let g = games(&pgn);
     assert_eq!(g.len(), 4, "every game");
-    check_with_python_chess(&dir.path().join("games.pgn"), 60.0, 0.1);
+    check_with_python_chess(&dir.path().join("games.pgn"), Some((60.0, 0.1)));
     let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
     assert!(log.contains("player crasher exited (exit status: 1); starting it again"), "{log}");
     assert!(log.contains("crasher is back"), "the new client took the game over");
@@ -1235,7 +1243,7 @@ fn clients_fail_over_to_a_referee_resumed_at_another_address() {
     rounds.sort_unstable();
     rounds.dedup();
     assert_eq!(rounds.len(), 12, "each once");
-    check_with_python_chess(&dir.path().join("games.pgn"), 60.0, 0.1);
+    check_with_python_chess(&dir.path().join("games.pgn"), Some((60.0, 0.1)));
     let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
     assert!(log.contains(&format!("listening on {b}")), "{log}");
     let after = log.split("resumed from the journal").nth(1).expect("the second referee resumed");
@@ -1371,7 +1379,7 @@ impl Standby {
         rounds.sort_unstable();
         rounds.dedup();
         assert_eq!((g.len(), rounds.len()), (30, 30), "every game of the round robin, each once");
-        check_with_python_chess(&pgn_path, 60.0, 0.1);
+        check_with_python_chess(&pgn_path, Some((60.0, 0.1)));
         let acked = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&self.log_a(), &self.log_b()]);
         let log = std::fs::read_to_string(self.log_b()).unwrap();
         let after = log.split("the primary is gone").nth(1).expect("the standby took over").to_owned();
@@ -1555,7 +1563,7 @@ fn a_primary_restarted_while_its_standby_was_frozen_holds_its_records() {
         rounds.sort_unstable();
         rounds.dedup();
         assert_eq!((g.len(), rounds.len()), (30, 30), "every game of the round robin, each once");
-        check_with_python_chess(&pgn_path, 60.0, 0.1);
+        check_with_python_chess(&pgn_path, Some((60.0, 0.1)));
         let acked = acknowledged_moves_are_in_the_pgn(&pgn_path, &[&pair.log_a()]);
         eprintln!("the standby followed the restarted primary again ({acked:?} moves)");
     }
@@ -1692,7 +1700,7 @@ fn hostile_clients_cost_the_referee_nothing() {
     for x in &g {
         assert!(!["abandoned", "rules infraction"].contains(&tag(x, "Termination")), "{}", x.1);
     }
-    check_with_python_chess(&dir.path().join("games.pgn"), 60.0, 0.1);
+    check_with_python_chess(&dir.path().join("games.pgn"), Some((60.0, 0.1)));
     let worst = pgn
         .match_indices("[%emt ")
         .map(|(i, _)| {
@@ -1817,7 +1825,7 @@ fn a_match_over_two_serial_lines() {
     assert_eq!(g.len(), 4, "{pgn}");
     let whites: Vec<&str> = g.iter().map(|x| tag(x, "White")).collect();
     assert_eq!(whites, ["left", "right", "left", "right"]);
-    check_with_python_chess(&dir.path().join("games.pgn"), 20.0, 0.1);
+    check_with_python_chess(&dir.path().join("games.pgn"), Some((20.0, 0.1)));
     let log = std::fs::read_to_string(dir.path().join("referee.log")).unwrap();
     for end in [&lines[0].ends.0, &lines[1].ends.0] {
         assert!(log.contains(&format!("from {}", end.display())), "{log}");

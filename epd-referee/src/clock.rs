@@ -6,8 +6,11 @@
 //! each move; or the whole control is `*SECONDS`, a fixed time for every
 //! move. Seconds may have a fraction down to the millisecond (`5+0.05`).
 //! When the last period has a move count it repeats (`40/7200` is 40
-//! moves in two hours, then 40 more in two more hours ...). `?` and `-`
-//! (unknown, none) are not time controls a referee can keep.
+//! moves in two hours, then 40 more in two more hours ...). `-` is no
+//! clock at all: the players' own limits (depth, nodes, a time per move)
+//! bound each search, nothing runs down and nobody loses on time, and the
+//! PGN says `TimeControl "-"` as fastchess writes it. `?` (unknown) is
+//! not a time control a referee can keep.
 
 use core::fmt;
 use std::time::Duration;
@@ -31,6 +34,8 @@ pub enum TimeControl {
     Periods(Vec<Period>),
     /// The same time for every move, none carried over (`*SECONDS`).
     PerMove(Duration),
+    /// No clock (`-`): searches are bounded by the players' own limits.
+    Unlimited,
 }
 
 /// Why a `TimeControl` string could not be read.
@@ -90,10 +95,13 @@ impl core::str::FromStr for TimeControl {
             }
             return Ok(TimeControl::PerMove(t));
         }
-        if s == "?" || s == "-" || s.is_empty() {
+        if s == "-" {
+            return Ok(TimeControl::Unlimited);
+        }
+        if s == "?" || s.is_empty() {
             return Err(TimeControlError {
                 offset: 0,
-                message: format!("{s:?} sets no clock; write 300+3, 40/5400+30 or *10"),
+                message: format!("{s:?} sets no clock; write 300+3, 40/5400+30, *10 or - (none)"),
             });
         }
         let mut periods = Vec::new();
@@ -131,6 +139,7 @@ impl fmt::Display for TimeControl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TimeControl::PerMove(t) => write!(f, "*{}", show_seconds(*t)),
+            TimeControl::Unlimited => f.write_str("-"),
             TimeControl::Periods(ps) => {
                 for (i, p) in ps.iter().enumerate() {
                     if i > 0 {
@@ -183,6 +192,7 @@ impl Clock {
         let remaining = match control {
             TimeControl::PerMove(t) => *t,
             TimeControl::Periods(ps) => ps.first().map_or(Duration::ZERO, |p| p.time),
+            TimeControl::Unlimited => Duration::ZERO,
         };
         Clock { control: control.clone(), remaining, period: 0, made: 0 }
     }
@@ -199,15 +209,22 @@ impl Clock {
         c
     }
 
-    /// The time left for the current move (or period).
+    /// The time left for the current move (or period); zero, and not to
+    /// be shown, when the clock does not run ([`Clock::is_running`]).
     #[must_use]
     pub fn remaining(&self) -> Duration {
         self.remaining
     }
 
+    /// `false` under no clock (`-`): no time to show, no flag to fall.
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        self.control != TimeControl::Unlimited
+    }
+
     fn current(&self) -> Option<&Period> {
         match &self.control {
-            TimeControl::PerMove(_) => None,
+            TimeControl::PerMove(_) | TimeControl::Unlimited => None,
             TimeControl::Periods(ps) => ps.get(self.period.min(ps.len().saturating_sub(1))),
         }
     }
@@ -218,6 +235,7 @@ impl Clock {
     pub fn moves_to_go(&self) -> Option<u32> {
         match &self.control {
             TimeControl::PerMove(_) => Some(1),
+            TimeControl::Unlimited => None,
             TimeControl::Periods(_) => self.current().and_then(|p| p.moves).map(|m| m - self.made),
         }
     }
@@ -234,6 +252,9 @@ impl Clock {
     /// # Errors
     /// [`Flagged`] when `used` is more than the time left.
     pub fn charge(&mut self, used: Duration) -> Result<(), Flagged> {
+        if !self.is_running() {
+            return Ok(());
+        }
         if used > self.remaining {
             let f = Flagged { used, remaining: self.remaining };
             self.remaining = Duration::ZERO;
@@ -248,6 +269,7 @@ impl Clock {
     /// period's moves are made; a fresh allowance under `*SECONDS`.
     fn advance(&mut self) {
         match &self.control {
+            TimeControl::Unlimited => {}
             TimeControl::PerMove(t) => self.remaining = *t,
             TimeControl::Periods(ps) => {
                 let last = ps.len().saturating_sub(1);
@@ -303,6 +325,7 @@ mod tests {
             ),
             ("*10", TimeControl::PerMove(ms(10_000))),
             ("*0.5", TimeControl::PerMove(ms(500))),
+            ("-", TimeControl::Unlimited),
         ] {
             let parsed: TimeControl = text.parse().unwrap();
             assert_eq!(parsed, tc, "{text}");
@@ -310,7 +333,6 @@ mod tests {
         }
         for (bad, at) in [
             ("?", 1),
-            ("-", 1),
             ("", 1),
             ("40/", 4),
             ("/300", 1),
@@ -360,6 +382,18 @@ mod tests {
         // Resumed after 3 moves of 2/10:5+1 with 7 s left.
         let c = Clock::resumed(&"2/10:5+1".parse().unwrap(), 3, ms(7000));
         assert_eq!((c.remaining(), c.moves_to_go(), c.increment()), (ms(7000), None, ms(1000)));
+    }
+
+    /// No clock: nothing runs down, nothing flags, nothing to show.
+    #[test]
+    fn no_clock_never_flags() {
+        let mut c = Clock::new(&TimeControl::Unlimited);
+        assert!(!c.is_running());
+        for _ in 0..3 {
+            assert_eq!(c.charge(ms(86_400_000 * 7)), Ok(()));
+        }
+        assert_eq!((c.remaining(), c.moves_to_go(), c.increment()), (Duration::ZERO, None, Duration::ZERO));
+        assert!(Clock::new(&"1+0.1".parse().unwrap()).is_running());
     }
 
     #[test]

@@ -410,7 +410,7 @@ pub const KEYS: &[Key] = &[
         "time_control",
         "required",
         "PGN TimeControl",
-        "40/5400+30, 300+3, *10 (moves/seconds+increment)",
+        "40/5400+30, 300+3, *10 (moves/seconds+increment), or - (no clock: the players' depth, nodes or movetime)",
         "\"5+0.05\"",
     ),
     key("rounds", "1", "count", "round-robin cycles; each pairing plays both colours in a cycle", "2"),

@@ -272,7 +272,9 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
             }
             first.clone()
         }
-        None if players.iter().all(limited) => "86400".to_owned(),
+        // No clock, as fastchess runs such a match: each engine's own
+        // limit bounds its searches (`go depth 8`, `go nodes 20000`).
+        None if players.iter().all(limited) => "-".to_owned(),
         None => {
             return Err(err("-each", "no time control: give tc=[MOVES/]TIME[+INC] (or st=, nodes=, depth= per engine)"))
         }

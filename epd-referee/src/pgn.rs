@@ -135,7 +135,12 @@ pub fn write(tags: &Tags, game: &Game) -> String {
         let clk = round_ms(m.clock.as_nanos() + used[side]).saturating_sub(after);
         let (clk, emt) = (Duration::from_millis(clk), Duration::from_millis(after - before));
         let score = m.eval.as_ref().map_or_else(String::new, |e| format!("{} ", cutechess_score(e, emt)));
-        lines.word(&format!("{{{score}[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
+        if game.clock(turn).is_running() {
+            lines.word(&format!("{{{score}[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
+        } else {
+            // No clock: the time the move took, and no clock to show.
+            lines.word(&format!("{{{score}[%emt {}]}}", hms(emt)));
+        }
         if turn == Color::Black {
             number += 1;
         }

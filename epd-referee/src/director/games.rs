@@ -271,7 +271,9 @@ impl Director {
         let mut o = Outgoing::new(Command::Respond, &pos);
         o.sm = sm;
         o.consumed = Some((consumed(Color::White), consumed(Color::Black)));
-        o.remaining = Some((r.game.clock(Color::White).remaining(), r.game.clock(Color::Black).remaining()));
+        // Clocks are told only where they run (not under `-`).
+        let (white, black) = (r.game.clock(Color::White), r.game.clock(Color::Black));
+        o.remaining = (white.is_running() && black.is_running()).then(|| (white.remaining(), black.remaining()));
         o.game = Some(r.sched.number as u64);
         o.draw_offer = r.offer == Some(side.other());
         let line = o.to_line();

@@ -1067,7 +1067,9 @@ impl Director {
             return None;
         }
         let side = r.game.position().turn();
-        Some(asked + r.game.clock(side).remaining() + self.event.lag)
+        // No clock (`-`), no flag: the player's own limits bound it.
+        let clock = r.game.clock(side);
+        clock.is_running().then(|| asked + clock.remaining() + self.event.lag)
     }
 
     /// Acts on what has fallen due (each checked against the state: a

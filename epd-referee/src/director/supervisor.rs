@@ -54,8 +54,8 @@ impl Director {
                             self.event.players[r.sched.white].name,
                             self.event.players[r.sched.black].name,
                             r.game.moves().len(),
-                            crate::clock::hms(r.game.clock(Color::White).remaining()),
-                            crate::clock::hms(r.game.clock(Color::Black).remaining()),
+                            shown_clock(r.game.clock(Color::White)),
+                            shown_clock(r.game.clock(Color::Black)),
                             if r.paused.is_some() { ", paused" } else { "" },
                             r.game.position().fen()
                         )
@@ -198,5 +198,14 @@ impl Director {
     pub(super) fn game_by_number(&self, n: &str) -> Option<usize> {
         let n: usize = n.parse().ok()?;
         self.running.iter().find(|(_, r)| r.sched.number == n).map(|(&k, _)| k)
+    }
+}
+
+/// A clock for the console: its time, or `-` where none runs.
+fn shown_clock(c: &crate::clock::Clock) -> String {
+    if c.is_running() {
+        crate::clock::hms(c.remaining())
+    } else {
+        "-".to_owned()
     }
 }

@@ -78,8 +78,8 @@ impl Director {
                 moves: g.moves().iter().map(|m| m.san.clone()).collect(),
                 last,
                 turn: side(g.position().turn()),
-                white_ms: ms(g.clock(Color::White).remaining()),
-                black_ms: ms(g.clock(Color::Black).remaining()),
+                white_ms: g.clock(Color::White).is_running().then(|| ms(g.clock(Color::White).remaining())),
+                black_ms: g.clock(Color::Black).is_running().then(|| ms(g.clock(Color::Black).remaining())),
                 thinking_ms: r.asked_at.filter(|_| ticking).map(|t| ms(now.saturating_duration_since(t))),
                 paused: r.paused.is_some(),
                 away: r.away.map(|(c, _)| side(c)),
@@ -200,10 +200,11 @@ pub struct LiveGame {
     pub last: Option<[String; 2]>,
     /// `"white"` or `"black"`.
     pub turn: &'static str,
-    /// White's time left, in milliseconds, before the move being thought.
-    pub white_ms: u64,
+    /// White's time left, in milliseconds, before the move being thought;
+    /// `null` where no clock runs (time control `-`).
+    pub white_ms: Option<u64>,
     /// Black's.
-    pub black_ms: u64,
+    pub black_ms: Option<u64>,
     /// How long the side to move has been thinking, in milliseconds,
     /// when its clock runs (it was asked, the game is not paused and no
     /// one is away); the page counts down from here.

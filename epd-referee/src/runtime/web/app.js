@@ -91,6 +91,8 @@ function clockText(ms) {
 
 function clock(game, side) {
   const base = side === "white" ? game.white_ms : game.black_ms;
+  // No clock runs under time control "-": nothing to show.
+  if (base === null || base === undefined) return el("span", { class: "no-clock", "data-side": side });
   const running = game.turn === side && game.thinking_ms !== null;
   const c = el("span", {
     class: "clock", "data-side": side, "data-ms": base,
