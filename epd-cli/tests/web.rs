@@ -783,3 +783,72 @@ fn a_spectator_follows_long_games_and_sees_how_games_ended() {
     let _ = referee.kill();
     let _ = referee.wait();
 }
+
+/// No clock (`time_control = "-"`, the event `epd match` runs for engines
+/// given only depth, nodes or a time per move): `/api/state` has no time
+/// for either side and the page draws no clock, in headless Chromium.
+#[test]
+fn without_a_clock_the_state_and_the_page_show_none() {
+    let Some(bin) = epd_testkit::chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, web) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"No clock\"\nlisten = \"{addr}\"\nweb = \"{web}\"\ntime_control = \"-\"\nreset_delay = 0\n\
+             conclude_delay = 0\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+        ),
+    )
+    .unwrap();
+    let mut referee = Command::new(EPD)
+        .args(["referee", "event.toml", "--background"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut clients: Vec<Child> = ["a", "b"]
+        .iter()
+        .map(|n| {
+            Command::new(EPD)
+                .args(["play", "--referee", &addr, "--name", n, "--movetime", "400"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let start = Instant::now();
+    let s = loop {
+        if TcpStream::connect(&web).is_ok() {
+            let s = state(&web);
+            if s["running"].as_array().is_some_and(|r| r.len() == 1 && r[0]["moves"].as_array().unwrap().len() >= 2) {
+                break s;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the game did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let game = &s["running"][0];
+    assert!(game["white_ms"].is_null() && game["black_ms"].is_null(), "{game}");
+    let profile = dir.path().join("profile");
+    let mut browser = Browser::start(bin, &profile);
+    browser.call("Page.enable", json!({}));
+    browser.call("Page.navigate", json!({"url": format!("http://{web}/")}));
+    std::thread::sleep(Duration::from_millis(2500));
+    let page = read_page(&mut browser);
+    let cards = page["games"].as_array().unwrap();
+    assert!(!cards.is_empty(), "{page}");
+    for card in cards {
+        assert_eq!(card["clocks"].as_array().map(Vec::len), Some(0), "no clock drawn: {card}");
+    }
+    let none = browser.eval("document.querySelectorAll('.no-clock').length");
+    assert_eq!(none.as_u64(), Some(2 * cards.len() as u64), "{none}");
+    for c in &mut clients {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let _ = referee.kill();
+    let _ = referee.wait();
+}
