@@ -59,6 +59,34 @@ fn state(web: &str) -> Value {
     serde_json::from_str(&body).unwrap()
 }
 
+/// `epd referee event.toml --background` in `dir`, its output dropped.
+fn spawn_referee(dir: &Path) -> Child {
+    Command::new(EPD)
+        .args(["referee", "event.toml", "--background"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// An `epd play` client for each of `names` on the referee at `addr`,
+/// searching `movetime` milliseconds a move.
+fn spawn_players(addr: &str, names: &[&str], movetime: &str) -> Vec<Child> {
+    names
+        .iter()
+        .map(|n| {
+            Command::new(EPD)
+                .args(["play", "--referee", addr, "--name", n, "--movetime", movetime])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect()
+}
+
 /// A headless Chromium and one page of it, over the DevTools protocol.
 struct Browser {
     child: Child,
@@ -287,25 +315,8 @@ fn the_live_display_in_headless_chromium() {
         ),
     )
     .unwrap();
-    let mut referee = Command::new(EPD)
-        .args(["referee", "event.toml", "--background"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut clients: Vec<Child> = ["alpha", "beta", "gamma", "delta"]
-        .iter()
-        .map(|n| {
-            Command::new(EPD)
-                .args(["play", "--referee", &addr, "--name", n, "--movetime", "700"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let mut referee = spawn_referee(dir.path());
+    let mut clients = spawn_players(&addr, &["alpha", "beta", "gamma", "delta"], "700");
     let start = Instant::now();
     loop {
         if TcpStream::connect(&web).is_ok() {
@@ -464,14 +475,7 @@ fn the_live_display_lingers_after_the_event() {
         ),
     )
     .unwrap();
-    let mut referee = Command::new(EPD)
-        .args(["referee", "event.toml", "--background"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut referee = spawn_referee(dir.path());
     let log = dir.path().join("referee.log");
     let start = Instant::now();
     while !std::fs::read_to_string(&log).unwrap_or_default().contains("event over") {
@@ -627,14 +631,7 @@ fn a_spectator_follows_long_games_and_sees_how_games_ended() {
         ),
     )
     .unwrap();
-    let mut referee = Command::new(EPD)
-        .args(["referee", "event.toml", "--background"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut referee = spawn_referee(dir.path());
     let start = Instant::now();
     while TcpStream::connect(&addr).is_err() {
         assert!(start.elapsed() < Duration::from_secs(10), "the referee did not start");
@@ -800,25 +797,8 @@ fn without_a_clock_the_state_and_the_page_show_none() {
         ),
     )
     .unwrap();
-    let mut referee = Command::new(EPD)
-        .args(["referee", "event.toml", "--background"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut clients: Vec<Child> = ["a", "b"]
-        .iter()
-        .map(|n| {
-            Command::new(EPD)
-                .args(["play", "--referee", &addr, "--name", n, "--movetime", "400"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let mut referee = spawn_referee(dir.path());
+    let mut clients = spawn_players(&addr, &["a", "b"], "400");
     let start = Instant::now();
     let s = loop {
         if TcpStream::connect(&web).is_ok() {

@@ -72,6 +72,24 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// `true` if python-chess (the GPL test oracle, run as a separate
+/// program) can be imported by `python3`; `false`, said on stderr, when
+/// not, and a panic when `$EPDKIT_REQUIRE_PYTHON_CHESS=1` says it must be
+/// there (CI).
+#[must_use]
+pub fn python_chess() -> bool {
+    let found =
+        std::process::Command::new("python3").args(["-c", "import chess"]).output().is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("EPDKIT_REQUIRE_PYTHON_CHESS").as_deref() != Ok("1"),
+            "python-chess is required (EPDKIT_REQUIRE_PYTHON_CHESS=1): pip install chess==1.11.2"
+        );
+        eprintln!("skipped: python-chess is not installed (pip install chess==1.11.2)");
+    }
+    found
+}
+
 /// Debian's Chromium, for the tests of pages in a real browser; `None`
 /// (said on stderr) when it is not installed, a panic when
 /// `$EPDKIT_REQUIRE_CHROMIUM` says it must be (CI).

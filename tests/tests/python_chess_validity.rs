@@ -277,18 +277,9 @@ fn corpus_setups() -> (Vec<Setup>, usize, usize) {
     (out, lines, unread)
 }
 
-fn python_chess_available() -> bool {
-    Command::new("python3").args(["-c", "import chess"]).output().is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn validity_agrees_with_python_chess_status() {
-    if !python_chess_available() {
-        assert!(
-            std::env::var("EPDKIT_REQUIRE_PYTHON_CHESS").as_deref() != Ok("1"),
-            "python-chess is required (EPDKIT_REQUIRE_PYTHON_CHESS=1): pip install chess==1.11.2"
-        );
-        eprintln!("skipped: python-chess is not installed (pip install chess==1.11.2)");
+    if !epd_testkit::python_chess() {
         return;
     }
     let (corpus, lines, unread) = corpus_setups();
