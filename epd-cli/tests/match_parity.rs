@@ -194,3 +194,47 @@ fn depth_and_nodes_without_a_clock_are_sent_as_such() {
     assert_eq!(pgn.matches("[TimeControl \"-\"]").count(), 2, "{pgn}");
     assert!(!pgn.contains("[%clk") && pgn.contains("[%emt"), "{pgn}");
 }
+
+/// SIGTERM while both engines search and neither ever answers (deaf to
+/// `stop`): `epd match` still ends at once (the local players' tasks are
+/// given a second, then aborted and their engines killed), exits
+/// 128 + 15, says how to resume, and leaves no engine running. It took
+/// 109 s before.
+#[test]
+fn sigterm_ends_a_match_whose_engines_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("hang.sh");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nwhile read -r l; do\n  case \"$l\" in\n    uci) echo 'id name hang'; echo uciok;;\n    \
+         isready) echo readyok;;\n    quit) exit 0;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    assert!(Command::new("chmod").arg("+x").arg(&engine).status().unwrap().success());
+    let cmd = format!("cmd={}", engine.display());
+    let child = Command::new(EPD)
+        .current_dir(dir.path())
+        .args(["match", "-engine", &cmd, "name=a", "-engine", &cmd, "name=b", "-each", "st=100", "-rounds", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first search is under way once the game's start is journalled.
+    let journal = dir.path().join("referee.journal");
+    let start = Instant::now();
+    while std::fs::metadata(&journal).map_or(true, |m| m.len() < 100) {
+        assert!(start.elapsed() < Duration::from_secs(30), "the match never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let took = sent.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    // It takes about a second (the grace); a bound five times that.
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    assert!(err.contains("to go on:"), "{err}");
+    let left = Command::new("pgrep").args(["-f", &engine.display().to_string()]).output().unwrap();
+    assert!(left.stdout.is_empty(), "engines left running: {}", String::from_utf8_lossy(&left.stdout));
+}

@@ -64,6 +64,11 @@ struct Spec {
     conduct: Conduct,
 }
 
+/// How long the referee's end waits for its local players' tasks before
+/// it aborts them (and so kills their engines): an interrupted match
+/// exits at once even when an engine searches on or hangs.
+const FINISH_GRACE: Duration = Duration::from_secs(1);
+
 /// What the runtime keeps of its local players: their tasks, and the
 /// gate that lets them in.
 pub(super) struct Local {
@@ -79,7 +84,9 @@ impl Local {
     }
 
     /// Waits for the players' tasks to end (each stops its engine:
-    /// `quit`, then a kill after 200 ms). The director's inbox must be
+    /// `quit`, then a kill after 200 ms), [`FINISH_GRACE`] at most: a task
+    /// still waiting then (its engine searching, or hung, deaf to `stop`)
+    /// is aborted, which kills its engine. The director's inbox must be
     /// gone already (a player still connecting then hears the referee
     /// stopped); players that never began are called off.
     pub(super) async fn finish(self) {
@@ -90,8 +97,12 @@ impl Local {
             }
             first
         });
-        for t in self.tasks {
-            let _ = t.await;
+        let deadline = tokio::time::Instant::now() + FINISH_GRACE;
+        for mut t in self.tasks {
+            if tokio::time::timeout_at(deadline, &mut t).await.is_err() {
+                t.abort();
+                let _ = t.await;
+            }
         }
     }
 }
