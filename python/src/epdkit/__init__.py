@@ -565,7 +565,7 @@ def _code_table() -> Tuple[Tuple[str, str], ...]:
 
 
 def diagnostic_codes() -> Dict[str, str]:
-    """Every diagnostic code the library gives ("E001" .. "E034" for
+    """Every diagnostic code the library gives ("E001" .. "E035" for
     records, "P001" .. "P011" for perft suites and PGN), each with one
     line on what it means: the library's own table, as `epd explain` and
     docs/diagnostics.md give it. Codes are strings: the P codes share

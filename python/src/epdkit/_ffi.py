@@ -63,11 +63,15 @@ def _candidates() -> List[str]:
     if override:
         found.append(override)
     here = os.path.dirname(os.path.abspath(__file__))
-    # The wheel carries the library beside this file.
+    # The wheel carries the library beside this file, by its plain name;
+    # an older build's tagged name (libepdkit.cpython-...so) only after it.
+    for name in ("libepdkit.so", "libepdkit.dylib"):
+        if os.path.exists(os.path.join(here, name)):
+            found.append(os.path.join(here, name))
     found.extend(sorted(glob.glob(os.path.join(here, "libepdkit*.so"))))
     found.extend(sorted(glob.glob(os.path.join(here, "libepdkit*.dylib"))))
     found.extend(sorted(glob.glob(os.path.join(here, "epdkit*.dll"))))
-    return found
+    return list(dict.fromkeys(found))
 
 
 def _load() -> ctypes.CDLL:
