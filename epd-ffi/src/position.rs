@@ -289,8 +289,9 @@ pub extern "C" fn epd_position_new(out_position: *mut *mut epd_position) -> epd_
 /// across the library: lenient reading accepts the legacy dialects of the
 /// fields and a position no legal game reaches but on which moves are
 /// defined (an impossible check, say), exactly the positions
-/// epd_record_parse accepts leniently (with warning E032); strict reading
-/// wants a position a legal game reaches. On success *out_position
+/// epd_record_parse accepts leniently (with warning E032, or E035 for an
+/// impossible check); strict reading wants a position a legal game
+/// reaches. On success *out_position
 /// receives a new position (free it with epd_position_free). Fails with
 /// EPD_STATUS_FEN_SYNTAX (column in epd_last_error_column()) or
 /// EPD_STATUS_ILLEGAL_POSITION.
