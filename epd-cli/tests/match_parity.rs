@@ -238,3 +238,31 @@ fn sigterm_ends_a_match_whose_engines_hang() {
     let left = Command::new("pgrep").args(["-f", &engine.display().to_string()]).output().unwrap();
     assert!(left.stdout.is_empty(), "engines left running: {}", String::from_utf8_lossy(&left.stdout));
 }
+
+/// The results block when the SPRT decides: printed once on standard
+/// error (it was printed again for each game of the pairs still under
+/// way), and once more in the report at the end.
+#[test]
+fn the_sprt_verdict_block_is_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = epd_testkit::corpus_path("wacnew.epd").display().to_string();
+    let engine = format!("cmd={EPD}");
+    let out = Command::new(EPD)
+        .current_dir(dir.path())
+        .args(["match", "-engine", &engine, "args=uci", "name=d3", "depth=3"])
+        .args(["-engine", &engine, "args=uci", "name=d1", "depth=1", "-rounds", "100", "-repeat"])
+        .args(["-concurrency", "2", "-sprt", "elo0=0", "elo1=50", "-ratinginterval", "10"])
+        .args(["-openings", &format!("file={book}"), "format=epd"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("was accepted").count(), 1, "{stderr}");
+    assert_eq!(stdout.matches("Score of d3 vs d1").count(), 1, "{stdout}");
+    assert!(stdout.contains("- H1 was accepted"), "{stdout}");
+    // Before it, one block each 10 games: the last one is the verdict's.
+    let blocks: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Score of d3 vs d1: ")).collect();
+    assert!(blocks.len() >= 2, "{stderr}");
+    let last = stderr.lines().rev().find(|l| l.starts_with("SPRT: ")).unwrap();
+    assert!(last.ends_with("- H1 was accepted"), "the verdict's block is the last: {stderr}");
+}

@@ -326,11 +326,15 @@ impl Director {
         self.standings.add(r.sched.white, r.sched.black, e.result);
         self.finished += 1;
         self.done.insert(k);
+        let undecided = self.verdict.is_none();
         self.count(k, r.sched.white, e.result);
+        // The block at its interval, and once when the SPRT decides (not
+        // again for each game of the pairs that finish after: the report
+        // at the end has the last one). Nothing before a pair is complete
+        // (the counts are of pairs): no `0 - 0 - 0` block after game 1.
+        let decided = undecided && self.verdict.is_some();
         let every = self.event.rating_interval as usize;
-        // Nothing to print before a pair is complete (the counts are of
-        // pairs): no `0 - 0 - 0` block after the first game.
-        if every > 0 && self.penta.pairs() > 0 && (self.finished.is_multiple_of(every) || self.verdict.is_some()) {
+        if every > 0 && self.penta.pairs() > 0 && (self.finished.is_multiple_of(every) || decided) {
             if let Some(block) = self.results() {
                 self.out.push_back(Output::Say(block.trim_end().to_owned()));
             }
