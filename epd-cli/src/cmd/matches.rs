@@ -27,8 +27,12 @@ cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; 
 -sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N,
 -draw movenumber= movecount= score=, -resign movecount= score= twosided=, -maxmoves N,
 -variant standard|fischerandom, -noswap, -reverse, -epdout file=.
-Refused with a message: -games other than 2, restart=on, and the
-options Argus does not have (-tb, -config, -autosaveinterval, -output).";
+Engines given only st=, nodes= or depth= play without a clock (TimeControl \"-\"),
+sent go movetime, go nodes or go depth as fastchess sends them; -draw, -resign and
+-maxmoves follow fastchess's rules and units. Refused with a message: -games other
+than 2, restart=on, an option.NAME=VALUE outside the engine's declared range, and
+the options Argus does not have (-tb, -config, -autosaveinterval, -output, -report
+and any other one-dash word). Interrupted, epd match prints the command that resumes it.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
