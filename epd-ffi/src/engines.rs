@@ -80,12 +80,7 @@ pub extern "C" fn epd_engine_add_uci_option(
     value: *const c_char,
 ) -> epd_status {
     guard(|| {
-        let e = arg_mut(engine, "engine")?;
-        let name = c_utf8(name, "name")?.trim().to_owned();
-        let value = c_utf8(value, "value")?.trim().to_owned();
-        if name.is_empty() {
-            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the option name is empty"));
-        }
+        let (e, name, value) = option_args(engine, name, value)?;
         match &mut e.program {
             Some(Program::Uci(UciConfig { options, .. }) | Program::Builtin { options, .. }) => {
                 options.push((name, value));
@@ -144,12 +139,7 @@ pub extern "C" fn epd_engine_set_uci_option(
     value: *const c_char,
 ) -> epd_status {
     guard(|| {
-        let e = arg_mut(engine, "engine")?;
-        let name = c_utf8(name, "name")?.trim().to_owned();
-        let value = c_utf8(value, "value")?.trim().to_owned();
-        if name.is_empty() {
-            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the option name is empty"));
-        }
+        let (e, name, value) = option_args(engine, name, value)?;
         let set = |options: &mut Vec<(String, String)>| {
             options.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
             options.push((name.clone(), value.clone()));
@@ -392,4 +382,20 @@ pub extern "C" fn epd_mate_run_memory_cancellable(
         out_l.set(n);
         Ok(())
     })
+}
+
+/// The engine, and an option's name and value as both option setters
+/// take them: UTF-8, trimmed, the name not empty.
+fn option_args<'a>(
+    engine: *mut epd_engine,
+    name: *const c_char,
+    value: *const c_char,
+) -> Result<(&'a mut epd_engine, String, String)> {
+    let e = arg_mut(engine, "engine")?;
+    let name = c_utf8(name, "name")?.trim().to_owned();
+    let value = c_utf8(value, "value")?.trim().to_owned();
+    if name.is_empty() {
+        return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the option name is empty"));
+    }
+    Ok((e, name, value))
 }
