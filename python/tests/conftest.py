@@ -26,7 +26,9 @@ def _corpora() -> Path:
     for p in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "corpora"]:
         if (p / "MANIFEST.tsv").is_file():
             return p
-    raise RuntimeError("corpora not found: set EPDKIT_CORPORA (the shared/corpora folder)")
+    raise RuntimeError(
+        "corpora not found: set EPDKIT_CORPORA (the shared/corpora folder; `scripts/fetch-corpora DIR` fetches them)"
+    )
 
 
 @pytest.fixture(scope="session")

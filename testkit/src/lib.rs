@@ -18,11 +18,13 @@ fn shared_dir(var: &str, sub: &str, marker: &str) -> PathBuf {
         return PathBuf::from(dir);
     }
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let hint =
+        if sub == "corpora" { "; or fetch them: scripts/fetch-corpora DIR, then EPDKIT_CORPORA=DIR" } else { "" };
     manifest
         .ancestors()
         .map(|a| a.join("shared").join(sub))
         .find(|c| c.join(marker).is_file())
-        .unwrap_or_else(|| panic!("shared/{sub} not found beside the workspace: set {var} to its directory"))
+        .unwrap_or_else(|| panic!("shared/{sub} not found beside the workspace: set {var} to its directory{hint}"))
 }
 
 /// The directory of the real-world corpora (`shared/corpora`): the
