@@ -88,12 +88,36 @@ impl Entry {
     fn depth(self) -> u8 {
         self.win.max(self.no_win)
     }
+
+    /// The entry as the table keeps it: the key, then the two lengths.
+    fn to_words(self) -> Slot {
+        [self.key, u64::from(self.win) | u64::from(self.no_win) << 8]
+    }
+
+    fn from_words(w: Slot) -> Entry {
+        Entry { key: w[0], win: w[1] as u8, no_win: (w[1] >> 8) as u8 }
+    }
+}
+
+/// An entry in the table: plain words, all zero when empty, so that a
+/// table is allocated zeroed and costs memory only where it is written
+/// (a prover per worker makes `--jobs 16` cost what the work does, not
+/// sixteen tables).
+type Slot = [u64; 2];
+
+/// A bucket of two entries.
+type Bucket = [Slot; 2];
+
+/// `n` empty buckets, allocated zeroed (the standard library asks the
+/// allocator for zeroed pages for a vector of zero integers).
+fn empty_table(n: usize) -> Vec<Bucket> {
+    vec![[[0u64; 2]; 2]; n]
 }
 
 /// The exact mate prover. Holds a transposition table (reused across
 /// positions: its facts depend on the position only) and counters.
 pub struct MateSolver {
-    table: Vec<[Entry; 2]>,
+    table: Vec<Bucket>,
     mask: usize,
     nodes: u64,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
@@ -134,7 +158,7 @@ impl MateSolver {
     pub fn with_table_bits(bits: u32) -> MateSolver {
         let n = 1usize << bits.clamp(4, 28);
         MateSolver {
-            table: vec![[Entry::default(); 2]; n],
+            table: empty_table(n),
             mask: n - 1,
             nodes: 0,
             killers: [[None; 2]; MAX_PLY + 2],
@@ -187,9 +211,10 @@ impl MateSolver {
         self.nodes = 0;
     }
 
-    /// Forgets everything the table holds.
+    /// Forgets everything the table holds (a fresh zeroed table: the
+    /// pages the old one touched go back to the system).
     pub fn clear(&mut self) {
-        self.table.iter_mut().for_each(|b| *b = [Entry::default(); 2]);
+        self.table = empty_table(self.table.len());
         self.killers = [[None; 2]; MAX_PLY + 2];
     }
 
@@ -287,12 +312,13 @@ impl MateSolver {
 
     fn probe(&self, key: u64) -> Option<Entry> {
         let b = &self.table[(key as usize) & self.mask];
-        b.iter().copied().find(|e| e.key == key && e.depth() > 0)
+        b.iter().map(|&w| Entry::from_words(w)).find(|e| e.key == key && e.depth() > 0)
     }
 
     fn store(&mut self, key: u64, n: u32, win: bool) {
         let n = n as u8;
-        let bucket = &mut self.table[(key as usize) & self.mask];
+        let words = &mut self.table[(key as usize) & self.mask];
+        let mut bucket = [Entry::from_words(words[0]), Entry::from_words(words[1])];
         let slot = if let Some(i) = bucket.iter().position(|e| e.key == key && e.depth() > 0) {
             i
         } else if n >= bucket[0].depth() {
@@ -312,6 +338,7 @@ impl MateSolver {
         } else if n > e.no_win {
             e.no_win = n;
         }
+        *words = [bucket[0].to_words(), bucket[1].to_words()];
     }
 
     /// Attacker node: can the side to move mate within `n` (≥ 1) moves?

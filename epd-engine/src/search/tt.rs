@@ -1,7 +1,7 @@
 //! The transposition table: buckets of four entries keyed by the Zobrist
 //! hash, replacing the shallowest or oldest entry of a full bucket.
 
-use epd_core::Move;
+use epd_core::{Move, MoveKind, Role, Square};
 
 /// What a stored score means relative to the true value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -29,7 +29,75 @@ pub(crate) struct Entry {
 const EMPTY: Entry = Entry { key: 0, mv: None, score: 0, depth: -1, bound: Bound::Upper, generation: 0 };
 const BUCKET: usize = 4;
 
-type Bucket = [Entry; BUCKET];
+/// An entry as the table keeps it: three words, all zero when empty, so
+/// that a table is allocated zeroed and costs memory only where a search
+/// writes (an engine per worker makes `--jobs 16` cost what the work
+/// does, not sixteen full tables). Word 0 is the key; word 1 the move
+/// (bit 20 set when there is one: from, to, role, kind, promotion); word
+/// 2 the score, depth + 1 (0: empty), bound and generation.
+type Slot = [u64; 3];
+
+type Bucket = [Slot; BUCKET];
+
+impl Entry {
+    fn pack(self) -> Slot {
+        let mv = self.mv.map_or(0, |m| {
+            let (kind, promotion) = match m.kind() {
+                MoveKind::Normal => (0, 0),
+                MoveKind::Promotion(r) => (1, r.index() as u64),
+                MoveKind::EnPassant => (2, 0),
+                MoveKind::Castle => (3, 0),
+            };
+            1 << 20
+                | m.from().index() as u64
+                | (m.to().index() as u64) << 6
+                | (m.role().index() as u64) << 12
+                | kind << 15
+                | promotion << 17
+        });
+        let bound = match self.bound {
+            Bound::Exact => 0,
+            Bound::Lower => 1,
+            Bound::Upper => 2,
+        };
+        let rest = u64::from(self.score as u16)
+            | u64::from((i16::from(self.depth) + 1) as u8) << 16
+            | bound << 24
+            | u64::from(self.generation) << 32;
+        [self.key, mv, rest]
+    }
+
+    fn unpack(w: Slot) -> Entry {
+        let [key, mv, rest] = w;
+        let depth = depth_of(&w);
+        if depth < 0 {
+            return EMPTY;
+        }
+        let mv = (mv & 1 << 20 != 0).then(|| {
+            let from = Square::from_index((mv & 63) as u32);
+            let to = Square::from_index((mv >> 6 & 63) as u32);
+            let role = Role::ALL[(mv >> 12 & 7) as usize % 6];
+            match mv >> 15 & 3 {
+                1 => Move::promotion(from, to, Role::ALL[(mv >> 17 & 7) as usize % 6]),
+                2 => Move::en_passant(from, to),
+                3 => Move::castle(from, to),
+                _ => Move::normal(role, from, to),
+            }
+        });
+        let bound = match rest >> 24 & 3 {
+            0 => Bound::Exact,
+            1 => Bound::Lower,
+            _ => Bound::Upper,
+        };
+        Entry { key, mv, score: rest as u16 as i16, depth: depth as i8, bound, generation: (rest >> 32) as u8 }
+    }
+}
+
+/// `n` empty buckets, allocated zeroed (the standard library asks the
+/// allocator for zeroed pages for a vector of zero integers).
+fn empty_buckets(n: usize) -> Vec<Bucket> {
+    vec![[[0u64; 3]; BUCKET]; n]
+}
 
 /// A fixed-size hash table of search results.
 #[derive(Debug)]
@@ -43,12 +111,13 @@ impl Table {
     pub(crate) fn new(mb: usize) -> Table {
         let bytes = mb.saturating_mul(1 << 20);
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        Table { buckets: vec![[EMPTY; BUCKET]; n], generation: 0 }
+        Table { buckets: empty_buckets(n), generation: 0 }
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry (a fresh zeroed table: the pages the old one
+    /// touched go back to the system).
     pub(crate) fn clear(&mut self) {
-        self.buckets.iter_mut().for_each(|b| *b = [EMPTY; BUCKET]);
+        self.buckets = empty_buckets(self.buckets.len());
         self.generation = 0;
     }
 
@@ -65,7 +134,7 @@ impl Table {
     /// The entry for `key`, if stored.
     #[inline]
     pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
-        self.buckets[self.index(key)].iter().find(|e| e.key == key && e.depth >= 0).copied()
+        self.buckets[self.index(key)].iter().find(|w| w[0] == key && depth_of(w) >= 0).map(|&w| Entry::unpack(w))
     }
 
     /// Stores a result, keeping the old move when the new one has none.
@@ -74,13 +143,13 @@ impl Table {
         let generation = self.generation;
         let i = self.index(key);
         let bucket = &mut self.buckets[i];
-        let slot = match bucket.iter().position(|e| e.key == key) {
+        let slot = match bucket.iter().position(|w| w[0] == key) {
             Some(s) => s,
             None => {
                 // The least valuable: stale generations first, then shallow.
-                let worth = |e: &Entry| {
-                    let age = i32::from(generation.wrapping_sub(e.generation));
-                    i32::from(e.depth) - 8 * age
+                let worth = |w: &Slot| {
+                    let age = i32::from(generation.wrapping_sub(generation_of(w)));
+                    i32::from(depth_of(w)) - 8 * age
                 };
                 let mut best = 0;
                 for s in 1..BUCKET {
@@ -91,7 +160,7 @@ impl Table {
                 best
             }
         };
-        let old = bucket[slot];
+        let old = Entry::unpack(bucket[slot]);
         let keep_deeper =
             old.key == key && old.generation == generation && i32::from(old.depth) > depth + 2 && bound != Bound::Exact;
         if keep_deeper {
@@ -104,8 +173,21 @@ impl Table {
             depth: depth.clamp(0, 127) as i8,
             bound,
             generation,
-        };
+        }
+        .pack();
     }
+}
+
+/// A kept entry's depth (-1: empty), read without unpacking it.
+#[inline(always)]
+fn depth_of(w: &Slot) -> i16 {
+    i16::from((w[2] >> 16) as u8) - 1
+}
+
+/// A kept entry's generation, read without unpacking it.
+#[inline(always)]
+fn generation_of(w: &Slot) -> u8 {
+    (w[2] >> 32) as u8
 }
 
 #[cfg(test)]
