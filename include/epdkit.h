@@ -2540,44 +2540,6 @@ epd_status epd_engine_stop(struct epd_engine *engine);
 epd_status epd_engine_set_solution_time(struct epd_engine *engine, int on);
 
 /**
- * pfms (section 7.3) over the file at `input_path`, writing the file at
- * `output_path` (created or truncated; NUL-terminated paths naming
- * different files): each valid record whose side to move forces mate in
- * at most `moves` (1 to 60) fullmoves gets dm (the shortest such mate, or
- * with `single_pass` non-zero the spec's one pass: dm `moves` for any
- * mate within it), pm and pv; records keep their order; invalid records
- * are copied through unchanged. `jobs` threads search at once (0 is taken
- * as 1); the output is the same with any number. Counts go to
- * *out_summary unless it is NULL. The status reports only I/O errors and
- * bad arguments.
- */
-epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int jobs, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
-
-/**
- * As epd_mate_run_files, watching `cancel` (see epd_cancel; NULL: none):
- * a run that sees it raised stops the search in progress (within a few
- * thousand nodes), takes no new record and fails with
- * EPD_STATUS_CANCELLED, the output file holding every record finished
- * before, each whole; *out_summary is then left unwritten.
- */
-epd_status epd_mate_run_files_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
-
-/**
- * As epd_mate_run_files, over `len` bytes of text at `input`; the output
- * is returned as a new string in *out_text (owned: free it with
- * epd_string_free; it may contain NUL bytes copied from invalid lines, so
- * use *out_len, which receives its length).
- */
-epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
-
-/**
- * As epd_mate_run_memory, watching `cancel` as
- * epd_mate_run_files_cancellable does; a cancelled run writes none of
- * the out-parameters.
- */
-epd_status epd_mate_run_memory_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
-
-/**
  * Creates limits in *out_limits (free them with epd_limits_free): no
  * depth, time, node or mate limit, one line.
  */
@@ -2682,6 +2644,44 @@ epd_status epd_analysis_line_moves(const struct epd_analysis *analysis, size_t i
  * search took. Any out-parameter may be NULL if not wanted.
  */
 epd_status epd_analysis_counters(const struct epd_analysis *analysis, long *out_depth, long *out_seldepth, struct epd_int64 *out_nodes, unsigned long *out_milliseconds);
+
+/**
+ * pfms (section 7.3) over the file at `input_path`, writing the file at
+ * `output_path` (created or truncated; NUL-terminated paths naming
+ * different files): each valid record whose side to move forces mate in
+ * at most `moves` (1 to 60) fullmoves gets dm (the shortest such mate, or
+ * with `single_pass` non-zero the spec's one pass: dm `moves` for any
+ * mate within it), pm and pv; records keep their order; invalid records
+ * are copied through unchanged. `jobs` threads search at once (0 is taken
+ * as 1); the output is the same with any number. Counts go to
+ * *out_summary unless it is NULL. The status reports only I/O errors and
+ * bad arguments.
+ */
+epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int jobs, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
+
+/**
+ * As epd_mate_run_files, watching `cancel` (see epd_cancel; NULL: none):
+ * a run that sees it raised stops the search in progress (within a few
+ * thousand nodes), takes no new record and fails with
+ * EPD_STATUS_CANCELLED, the output file holding every record finished
+ * before, each whole; *out_summary is then left unwritten.
+ */
+epd_status epd_mate_run_files_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
+
+/**
+ * As epd_mate_run_files, over `len` bytes of text at `input`; the output
+ * is returned as a new string in *out_text (owned: free it with
+ * epd_string_free; it may contain NUL bytes copied from invalid lines, so
+ * use *out_len, which receives its length).
+ */
+epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
+
+/**
+ * As epd_mate_run_memory, watching `cancel` as
+ * epd_mate_run_files_cancellable does; a cancelled run writes none of
+ * the out-parameters.
+ */
+epd_status epd_mate_run_memory_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
 
 /**
  * The diagnostic code of a problem given to an epd_pgn_report_callback,

@@ -44,11 +44,9 @@ mod select;
 
 mod batch;
 
-mod analysis;
+mod engine;
 
-mod engines;
-
-mod search;
+mod mate;
 
 mod pgn;
 
@@ -56,12 +54,12 @@ mod pgn;
 mod referee;
 mod report;
 
-pub use analysis::*;
 pub use batch::*;
 pub use cancel::*;
 pub use diag::*;
-pub use engines::*;
+pub use engine::*;
 pub use error::*;
+pub use mate::*;
 pub use pgn::*;
 pub use position::*;
 pub use ptr::epd_string_free;
@@ -71,7 +69,6 @@ pub use registers::*;
 pub use report::*;
 pub use san::*;
 pub use score::*;
-pub use search::*;
 pub use select::*;
 pub use verbs::*;
 
