@@ -1,14 +1,16 @@
 /*
  * tiny_engine: a two-ply material search plugged into the analysis hook.
  * For each record of an EPD file it runs epd_engine_analyze_record, which
- * calls search() below and writes pv, pm, ce, acn and acd into the record,
- * then prints the record in canonical form.
+ * calls search() below and writes pv, pm, ce, and (as the engine is set to
+ * write its counters) acd, acn and acs into the record, then prints the
+ * record in canonical form.
  *
  *   tiny_engine FILE
  *
  * Given an output file too, it runs the library's target search (pfts)
  * over the whole file with the same callback, writes the analysed records
- * (acd, acn, acs included) to OUT and prints the solved/missed counts:
+ * (as analyze_record writes them) to OUT and prints the solved/missed
+ * counts:
  *
  *   tiny_engine FILE OUT
  *
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
     }
     state = (struct search_state *)malloc(sizeof *state);
     if (state == NULL || epd_engine_new(engine_search, state, &engine) != EPD_STATUS_OK ||
-        epd_engine_set_depth(engine, 2) != EPD_STATUS_OK) {
+        epd_engine_set_depth(engine, 2) != EPD_STATUS_OK || epd_engine_set_counters(engine, 1) != EPD_STATUS_OK) {
         fprintf(stderr, "tiny_engine: %s\n", epd_last_error_message());
         free(state);
         fclose(f);
@@ -160,10 +162,7 @@ int main(int argc, char **argv)
         epd_status st;
         fclose(f);
         memset(state, 0, sizeof *state);
-        st = epd_engine_set_counters(engine, 1);
-        if (st == EPD_STATUS_OK) {
-            st = epd_engine_run_files(engine, EPD_SEARCH_TARGET, argv[1], argv[2], &sum);
-        }
+        st = epd_engine_run_files(engine, EPD_SEARCH_TARGET, argv[1], argv[2], &sum);
         if (st != EPD_STATUS_OK) {
             fprintf(stderr, "tiny_engine: %s\n", epd_last_error_message());
             epd_engine_free(engine);

@@ -215,8 +215,9 @@ typedef struct epd_cancel epd_cancel;
 typedef struct epd_diagnostics epd_diagnostics;
 
 /**
- * An analysis engine: a search callback and its limits. Created by
- * epd_engine_new, freed with epd_engine_free. Settings come as setter
+ * An analysis engine: a search callback (epd_engine_new), the built-in
+ * search (epd_engine_new_builtin) or a UCI program (epd_engine_new_uci),
+ * and its settings. Freed with epd_engine_free. Settings come as setter
  * functions, so new ones never break the ABI.
  *
  * Thread safety: may be used from any thread; not changed while an
@@ -309,8 +310,8 @@ typedef struct epd_search_request epd_search_request;
 
 /**
  * Where the search callback puts what it found. Borrowed; valid only
- * during the callback, on the thread running it. Every setter checks its value (moves must be legal)
- * and may be called again to replace it.
+ * during the callback, on the thread running it. Every setter checks its
+ * value (moves must be legal) and may be called again to replace it.
  */
 typedef struct epd_search_result epd_search_result;
 
@@ -2360,25 +2361,33 @@ epd_status epd_search_result_set_seconds(struct epd_search_result *result, unsig
 epd_status epd_search_result_set_error(struct epd_search_result *result, const char *message);
 
 /**
- * Runs the engine's search over the record's position and writes the
- * result into the record, replacing earlier analysis: pv (the variation),
- * pm (its first move), ce (the score), and acn, acs, acd when the
- * callback reported nodes, seconds, depth (else they are removed).
+ * Searches the record's position with the engine and writes what it
+ * found into the record, as the file verbs (epd_engine_run_files with
+ * EPD_SEARCH_ANALYZE) write each record: pv (the variation), ce (the
+ * score; left out when the search gave no exact score), pm (the first
+ * move of pv), replacing what the record held; with
+ * epd_engine_set_counters, acd, acn and acs (a counter the engine did
+ * not report is removed), and with epd_engine_set_solution_time,
+ * Solve_ms, Solve_acn and Solve_acd. The record's other operations are
+ * kept. During a callback, epd_search_request_record gives this record.
  *
  * A checkmated or stalemated position is not searched: it gets an empty
- * pv, no pm, and ce -32767 (checkmated) or 0 (stalemate), as section 7.2 asks.
+ * pv, no pm, and ce -32767 (checkmated) or 0 (stalemate), as section 7.2
+ * asks.
+ *
  * An engine made by epd_engine_new_builtin or epd_engine_new_uci runs
  * its program once for all calls (started on the first, or by
  * epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
  * call at a time: calls from several threads wait for each other. The
  * calls are one game, the program's hash kept from one to the next,
  * until epd_engine_new_game asks for a new one.
+ *
  * Fails with EPD_STATUS_NO_POSITION for a record without a playable
- * position, EPD_STATUS_ENGINE when the callback fails or gives no
- * move or no score, EPD_STATUS_ENGINE_TERMINATED when the program died
- * (before the call or during it; the next call starts it again, in a
- * new game), EPD_STATUS_CANCELLED when the engine's cancel flag
- * is raised (epd_engine_set_cancel; for a callback engine, raised by the
+ * position, EPD_STATUS_ENGINE when the callback fails or gives no move,
+ * or the program fails, EPD_STATUS_ENGINE_TERMINATED when the program
+ * died (before the call or during it; the next call starts it again, in
+ * a new game), EPD_STATUS_CANCELLED when the engine's cancel flag is
+ * raised (epd_engine_set_cancel; for a callback engine, raised by the
  * time the callback returns); on failure the record is unchanged.
  */
 epd_status epd_engine_analyze_record(const struct epd_engine *engine, struct epd_record *record);
@@ -2408,8 +2417,10 @@ epd_status epd_engine_set_jobs(struct epd_engine *engine, unsigned int jobs);
 epd_status epd_engine_set_cancel(struct epd_engine *engine, const struct epd_cancel *cancel);
 
 /**
- * Whether the file verbs write acd, acn and acs (the depth, nodes and
- * seconds the callback reports); non-zero for yes. Off by default.
+ * Whether the file verbs and epd_engine_analyze_record write acd, acn
+ * and acs (the depth, nodes and seconds the engine reports; a callback
+ * that reports no seconds gets the time its search took); non-zero for
+ * yes. Off by default.
  */
 epd_status epd_engine_set_counters(struct epd_engine *engine, int counters);
 
@@ -2532,10 +2543,11 @@ epd_status epd_engine_new_game(struct epd_engine *engine);
 epd_status epd_engine_stop(struct epd_engine *engine);
 
 /**
- * Whether the file verbs write Solve_ms, Solve_acn and Solve_acd (when
- * the move played first led the principal variation and then held it);
- * non-zero for yes. Off by default. Only the built-in and UCI engines
- * report it; a callback engine writes nothing.
+ * Whether the file verbs and epd_engine_analyze_record write Solve_ms,
+ * Solve_acn and Solve_acd (when the move played first led the principal
+ * variation and then held it); non-zero for yes. Off by default. Only
+ * the built-in and UCI engines report when that was; for a callback
+ * engine it is the end of its search.
  */
 epd_status epd_engine_set_solution_time(struct epd_engine *engine, int on);
 

@@ -4,9 +4,9 @@
 
 use crate::diag::{epd_diagnostic, Owned};
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_INVALID_RECORD};
-use crate::position::{boxed, epd_parse_mode, free_boxed, parse_mode};
-use crate::ptr::{arg_mut, arg_ref, bytes, Out};
-use crate::record::epd_record;
+use crate::position::{epd_parse_mode, parse_mode};
+use crate::ptr::{arg_mut, arg_ref, bytes, free_boxed, lend_mut, to_boxed, Castable, Out, OwnershipBox};
+use crate::record::{epd_record, RecordBuf};
 use core::ffi::{c_char, c_ulong};
 use core::ptr;
 use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
@@ -42,6 +42,17 @@ pub struct epd_batch_entry {
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_batch {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_batch {
+    type Ownership = OwnershipBox;
+    type RustType = Batch;
+}
+
+/// The Rust value behind an epd_batch handle.
+#[derive(Debug)]
+pub(crate) struct Batch {
     entries: Vec<epd_batch_entry>,
     diagnostics: Vec<Owned>,
     /// Every entry's text, one after the other: the canonical form of a
@@ -50,7 +61,7 @@ pub struct epd_batch {
     /// Where each entry's text ends in `text`.
     ends: Vec<usize>,
     /// Records built so far, by entry (boxed: their addresses never move).
-    records: Vec<Option<Box<epd_record>>>,
+    records: Vec<Option<Box<RecordBuf>>>,
     /// The mode the text was read in, which its records are built in: a
     /// record read leniently (an unreachable position, say) is written
     /// in a canonical form that only a lenient reading takes back.
@@ -83,8 +94,8 @@ impl Processor for Collect {
     }
 }
 
-impl epd_batch {
-    fn parse(text: &[u8], mode: ParseMode, lines_before: u64) -> Result<epd_batch> {
+impl Batch {
+    fn parse(text: &[u8], mode: ParseMode, lines_before: u64) -> Result<Batch> {
         let mut collect = Collect { mode, valid: Vec::new(), text: Vec::with_capacity(text.len()) };
         let mut invalid: Vec<(u64, Vec<u8>, Vec<Diagnostic>)> = Vec::new();
         let config = Config { lines_before, ..Config::default() };
@@ -96,7 +107,7 @@ impl epd_batch {
         pipeline::run_serial(text, io::sink(), &mut collect, &config, &mut report, &mut |_| {})
             .map_err(|e| Error::new(EPD_STATUS_INVALID_ARGUMENT, e.to_string()))?;
         let n = collect.valid.len() + invalid.len();
-        let mut batch = epd_batch {
+        let mut batch = Batch {
             entries: Vec::with_capacity(n),
             diagnostics: Vec::new(),
             text: Vec::with_capacity(collect.text.len()),
@@ -172,8 +183,8 @@ pub extern "C" fn epd_batch_parse(
         let text = bytes(text, len, "text")?;
         let mode = parse_mode(mode)?;
         let out = Out::new(out_batch, "out_batch")?;
-        let batch = epd_batch::parse(text, mode, u64::from(lines_before))?;
-        out.set(boxed(batch));
+        let batch = Batch::parse(text, mode, u64::from(lines_before))?;
+        out.set(to_boxed(batch));
         Ok(())
     })
 }
@@ -282,10 +293,10 @@ pub extern "C" fn epd_batch_record(
                 // in the mode it was read in.
                 return Err(Error::new(EPD_STATUS_INVALID_RECORD, "the record's canonical text does not read back"));
             }
-            b.records[index] = Some(Box::new(epd_record::new(rec)));
+            b.records[index] = Some(Box::new(RecordBuf::new(rec)));
         }
         let rec = b.records[index].as_deref_mut().ok_or_else(|| Error::new(EPD_STATUS_INVALID_RECORD, "no record"))?;
-        out.set(rec);
+        out.set(lend_mut(rec));
         Ok(())
     })
 }

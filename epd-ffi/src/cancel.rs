@@ -2,8 +2,7 @@
 //! engine's runs watch, raised with epd_cancel_raise.
 
 use crate::error::{epd_status, guard, Error, EPD_STATUS_CANCELLED};
-use crate::position::{boxed, free_boxed};
-use crate::ptr::{arg_ref, Out};
+use crate::ptr::{arg_ref, free_boxed, to_boxed, Castable, Out, OwnershipBox};
 use core::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -30,9 +29,15 @@ use std::sync::Arc;
 /// no call uses it; an engine keeps the flag alive itself, so the handle
 /// may be freed before the engine.
 #[allow(non_camel_case_types)]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct epd_cancel {
-    pub(crate) flag: Arc<AtomicBool>,
+    _private: [u8; 0],
+}
+
+impl Castable for epd_cancel {
+    type Ownership = OwnershipBox;
+    /// Shared with the configurations and engines that watch it.
+    type RustType = Arc<AtomicBool>;
 }
 
 /// Creates a lowered cancel flag in *out_cancel (free it with
@@ -40,7 +45,7 @@ pub struct epd_cancel {
 #[no_mangle]
 pub extern "C" fn epd_cancel_new(out_cancel: *mut *mut epd_cancel) -> epd_status {
     guard(|| {
-        Out::new(out_cancel, "out_cancel")?.set(boxed(epd_cancel::default()));
+        Out::new(out_cancel, "out_cancel")?.set(to_boxed(Arc::default()));
         Ok(())
     })
 }
@@ -60,7 +65,7 @@ pub extern "C" fn epd_cancel_raise(cancel: *const epd_cancel) -> epd_status {
     // With a valid handle this is one atomic store (the panic boundary
     // costs nothing when nothing panics), which a signal handler may do.
     guard(|| {
-        arg_ref(cancel, "cancel")?.flag.store(true, Ordering::SeqCst);
+        arg_ref(cancel, "cancel")?.store(true, Ordering::SeqCst);
         Ok(())
     })
 }
@@ -69,7 +74,7 @@ pub extern "C" fn epd_cancel_raise(cancel: *const epd_cancel) -> epd_status {
 #[no_mangle]
 pub extern "C" fn epd_cancel_reset(cancel: *const epd_cancel) -> epd_status {
     guard(|| {
-        arg_ref(cancel, "cancel")?.flag.store(false, Ordering::SeqCst);
+        arg_ref(cancel, "cancel")?.store(false, Ordering::SeqCst);
         Ok(())
     })
 }
@@ -79,7 +84,7 @@ pub extern "C" fn epd_cancel_reset(cancel: *const epd_cancel) -> epd_status {
 pub extern "C" fn epd_cancel_is_raised(cancel: *const epd_cancel, out_raised: *mut c_int) -> epd_status {
     guard(|| {
         let c = arg_ref(cancel, "cancel")?;
-        Out::new(out_raised, "out_raised")?.set(c_int::from(c.flag.load(Ordering::SeqCst)));
+        Out::new(out_raised, "out_raised")?.set(c_int::from(c.load(Ordering::SeqCst)));
         Ok(())
     })
 }
@@ -89,7 +94,7 @@ pub(crate) fn watched(cancel: *const epd_cancel) -> Result<Option<Arc<AtomicBool
     if cancel.is_null() {
         return Ok(None);
     }
-    Ok(Some(Arc::clone(&arg_ref(cancel, "cancel")?.flag)))
+    Ok(Some(Arc::clone(arg_ref(cancel, "cancel")?)))
 }
 
 /// The failure of a run that saw its cancel flag raised.

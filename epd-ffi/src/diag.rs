@@ -1,8 +1,8 @@
 //! Diagnostics: what is wrong with a record, where, with a stable code.
 
 use crate::error::{c_string_lossy, epd_status, guard, Error, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_NOT_FOUND};
-use crate::position::{boxed, free_boxed};
-use crate::ptr::{arg_mut, arg_ref, c_utf8, Out};
+
+use crate::ptr::{arg_mut, arg_ref, c_utf8, free_boxed, to_boxed, Castable, Out, OwnershipBox};
 use core::ffi::{c_char, c_int, c_long, c_ulong};
 use core::ptr;
 use epd_core::{Code, Diagnostic, Severity};
@@ -112,12 +112,23 @@ impl Owned {
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_diagnostics {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_diagnostics {
+    type Ownership = OwnershipBox;
+    type RustType = Diagnostics;
+}
+
+/// The Rust value behind an epd_diagnostics handle.
+#[derive(Debug)]
+pub(crate) struct Diagnostics {
     pub(crate) items: Vec<Owned>,
     pub(crate) errors: usize,
     pub(crate) line: u64,
 }
 
-impl epd_diagnostics {
+impl Diagnostics {
     /// Replaces the contents with `diags`.
     pub(crate) fn fill(&mut self, diags: &[Diagnostic]) {
         self.items.clear();
@@ -137,7 +148,7 @@ impl epd_diagnostics {
 pub extern "C" fn epd_diagnostics_new(out_diagnostics: *mut *mut epd_diagnostics) -> epd_status {
     guard(|| {
         let out = Out::new(out_diagnostics, "out_diagnostics")?;
-        out.set(boxed(epd_diagnostics { items: Vec::new(), errors: 0, line: 1 }));
+        out.set(to_boxed(Diagnostics { items: Vec::new(), errors: 0, line: 1 }));
         Ok(())
     })
 }

@@ -12,16 +12,18 @@ use crate::error::{
     epd_status, guard, Error, Result, EPD_STATUS_ENGINE, EPD_STATUS_ENGINE_TERMINATED, EPD_STATUS_ILLEGAL_MOVE,
     EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_NOT_FOUND, EPD_STATUS_NULL_POINTER, EPD_STATUS_OUT_OF_RANGE,
 };
-use crate::position::{boxed, epd_int64, epd_move, epd_position, free_boxed};
-use crate::ptr::{arg_mut, arg_ref, c_str, c_utf8, slice, write_array, Out};
-use crate::record::{epd_record, no_position};
+use crate::position::{epd_int64, epd_move, epd_position};
+use crate::ptr::{
+    arg_mut, arg_ref, c_str, c_utf8, free_boxed, lend, lend_mut, slice, to_boxed, write_array, Castable, Out,
+    OwnershipBox, OwnershipRef,
+};
+use crate::record::{epd_record, no_position, RecordBuf};
 use crate::score::epd_score;
-use ::epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
+use ::epd_engine::analysis::{apply, AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer};
 use ::epd_engine::{Analysis, Builtin, Engine, EngineError, Limits, UciConfig, UciEngine};
 use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong, c_void};
-use core::ptr;
 use epd_core::pipeline::{self, Config};
-use epd_core::{Move, OperandInput, Position, Score};
+use epd_core::{Move, Position, Score};
 use std::fmt;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,21 +55,42 @@ pub const EPD_SEARCH_ANALYZE: epd_search_goal = 0;
 /// judged against the record's bm and am.
 pub const EPD_SEARCH_TARGET: epd_search_goal = 1;
 
-/// An analysis engine: a search callback and its limits. Created by
-/// epd_engine_new, freed with epd_engine_free. Settings come as setter
+/// An analysis engine: a search callback (epd_engine_new), the built-in
+/// search (epd_engine_new_builtin) or a UCI program (epd_engine_new_uci),
+/// and its settings. Freed with epd_engine_free. Settings come as setter
 /// functions, so new ones never break the ABI.
 ///
 /// Thread safety: may be used from any thread; not changed while an
 /// analysis runs. The callback and its user pointer are the caller's to
 /// make thread-safe if engines are used from several threads.
 #[allow(non_camel_case_types)]
+#[derive(Debug)]
 pub struct epd_engine {
-    callback: Option<unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int>,
-    user: *mut c_void,
-    /// A program the library runs instead of the callback (one instance
-    /// per job): the built-in engine or a UCI engine.
-    pub(crate) program: Option<Program>,
-    pub(crate) solution_time: bool,
+    _private: [u8; 0],
+}
+
+impl Castable for epd_engine {
+    type Ownership = OwnershipBox;
+    type RustType = AnalysisEngine;
+}
+
+/// The C search callback, never NULL.
+type SearchFn = unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int;
+
+/// What searches for an engine.
+#[derive(Debug)]
+pub(crate) enum Search {
+    /// The caller's callback, called with its user pointer.
+    Callback { callback: SearchFn, user: *mut c_void },
+    /// A program the library runs itself (one instance per job of a file
+    /// verb, one kept for the searches of one record or position).
+    Program(Program),
+}
+
+/// The Rust value behind an epd_engine handle.
+pub(crate) struct AnalysisEngine {
+    search: Search,
+    solution_time: bool,
     depth: u32,
     time_ms: u64,
     nodes: Option<i64>,
@@ -77,13 +100,13 @@ pub struct epd_engine {
     /// on first use (or by epd_engine_start) and kept until
     /// epd_engine_stop or epd_engine_free, so that one record after another
     /// costs no new process and the engine keeps what it learned.
-    pub(crate) kept: std::sync::Mutex<Option<Box<dyn Engine>>>,
+    kept: std::sync::Mutex<Option<Box<dyn Engine>>>,
     /// Whether the next search on the kept program starts a new game
     /// (UCI `ucinewgame`, `isready`): set when the engine is made, by
     /// epd_engine_new_game and epd_engine_stop, and when the program
     /// died; cleared by that search. Searches in one game keep the
     /// engine's hash, as python-chess's do.
-    pub(crate) new_game: AtomicBool,
+    new_game: AtomicBool,
     /// The cancel flag the engine's runs watch (epd_engine_set_cancel).
     cancel: Option<Arc<AtomicBool>>,
 }
@@ -104,7 +127,7 @@ impl Program {
     /// value outside the option's declared type or range
     /// (EngineError::OptionValue). A raised `stop` ends a UCI handshake
     /// at once (the program killed).
-    pub(crate) fn start(&self, stop: Option<&AtomicBool>) -> core::result::Result<Box<dyn Engine>, EngineError> {
+    fn start(&self, stop: Option<&AtomicBool>) -> core::result::Result<Box<dyn Engine>, EngineError> {
         Ok(match self {
             Program::Builtin { hash_mb, options } => Box::new(Builtin::with_options(*hash_mb, options)?),
             Program::Uci(config) => Box::new(UciEngine::start_watched(config.clone(), stop)?),
@@ -112,16 +135,10 @@ impl Program {
     }
 }
 
-impl epd_engine {
-    pub(crate) fn with(
-        callback: Option<unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int>,
-        user: *mut c_void,
-        program: Option<Program>,
-    ) -> epd_engine {
-        epd_engine {
-            callback,
-            user,
-            program,
+impl AnalysisEngine {
+    fn new(search: Search) -> AnalysisEngine {
+        AnalysisEngine {
+            search,
             solution_time: false,
             depth: 0,
             time_ms: 0,
@@ -133,17 +150,31 @@ impl epd_engine {
             cancel: None,
         }
     }
+
+    /// The program of a program engine; None for a callback engine.
+    fn program(&self) -> Option<&Program> {
+        match &self.search {
+            Search::Program(p) => Some(p),
+            Search::Callback { .. } => None,
+        }
+    }
+
+    /// The program, or EPD_STATUS_INVALID_ARGUMENT naming what only a
+    /// program engine does.
+    fn program_for(&self, what: &str) -> Result<&Program> {
+        self.program().ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("only a program engine {what}")))
+    }
 }
 
-impl fmt::Debug for epd_engine {
+impl fmt::Debug for AnalysisEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("epd_engine")
+        f.debug_struct("AnalysisEngine")
+            .field("search", &self.search)
             .field("depth", &self.depth)
             .field("time_ms", &self.time_ms)
             .field("nodes", &self.nodes)
             .field("jobs", &self.jobs)
             .field("counters", &self.counters)
-            .field("program", &self.program)
             .finish_non_exhaustive()
     }
 }
@@ -153,7 +184,18 @@ impl fmt::Debug for epd_engine {
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_search_request {
-    position: epd_position,
+    _private: [u8; 0],
+}
+
+impl Castable for epd_search_request {
+    type Ownership = OwnershipRef;
+    type RustType = SearchRequest;
+}
+
+/// The Rust value behind an epd_search_request handle.
+#[derive(Debug)]
+pub(crate) struct SearchRequest {
+    position: Position,
     record: *const epd_record,
     depth: u32,
     time_ms: u64,
@@ -164,11 +206,22 @@ pub struct epd_search_request {
 }
 
 /// Where the search callback puts what it found. Borrowed; valid only
-/// during the callback, on the thread running it. Every setter checks its value (moves must be legal)
-/// and may be called again to replace it.
+/// during the callback, on the thread running it. Every setter checks its
+/// value (moves must be legal) and may be called again to replace it.
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_search_result {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_search_result {
+    type Ownership = OwnershipRef;
+    type RustType = SearchResult;
+}
+
+/// The Rust value behind an epd_search_result handle.
+#[derive(Debug)]
+pub(crate) struct SearchResult {
     position: Position,
     pv: Vec<Move>,
     best: Option<Move>,
@@ -191,7 +244,7 @@ pub extern "C" fn epd_engine_new(
     guard(|| {
         let out = Out::new(out_engine, "out_engine")?;
         let callback = callback.ok_or_else(|| Error::new(EPD_STATUS_NULL_POINTER, "callback is NULL"))?;
-        out.set(boxed(epd_engine::with(Some(callback), user, None)));
+        out.set(to_boxed(AnalysisEngine::new(Search::Callback { callback, user })));
         Ok(())
     })
 }
@@ -241,7 +294,7 @@ pub extern "C" fn epd_search_request_position(
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(request, "request")?;
-        Out::new(out_position, "out_position")?.set(&r.position);
+        Out::new(out_position, "out_position")?.set(lend(&r.position));
         Ok(())
     })
 }
@@ -318,7 +371,7 @@ pub extern "C" fn epd_search_request_limits(
     })
 }
 
-fn result_mut<'a>(result: *mut epd_search_result) -> Result<&'a mut epd_search_result> {
+fn result_mut<'a>(result: *mut epd_search_result) -> Result<&'a mut SearchResult> {
     arg_mut(result, "result")
 }
 
@@ -438,7 +491,7 @@ fn engine_error(message: String) -> Error {
 /// worker threads can own a copy.
 #[derive(Clone, Copy)]
 struct Hook {
-    callback: unsafe extern "C" fn(*mut c_void, *const epd_search_request, *mut epd_search_result) -> c_int,
+    callback: SearchFn,
     user: *mut c_void,
     depth: u32,
     time_ms: u64,
@@ -463,10 +516,16 @@ struct Found {
 }
 
 impl Hook {
-    /// The callback of a callback engine (None for a program engine).
-    fn of(e: &epd_engine, goal: epd_search_goal) -> Option<Hook> {
-        let callback = e.callback?;
-        Some(Hook { callback, user: e.user, depth: e.depth, time_ms: e.time_ms, nodes: e.nodes, goal })
+    /// The callback with the depth, time and node limits of `limits`.
+    fn new(callback: SearchFn, user: *mut c_void, limits: &Limits, goal: epd_search_goal) -> Hook {
+        Hook {
+            callback,
+            user,
+            depth: limits.depth.unwrap_or(0),
+            time_ms: limits.movetime.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+            nodes: limits.nodes.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+            goal,
+        }
     }
 
     /// Calls the callback on `pos` (which has a legal move); `record` is
@@ -478,8 +537,8 @@ impl Hook {
         record: *const epd_record,
         stop: Option<&AtomicBool>,
     ) -> core::result::Result<Found, String> {
-        let request = epd_search_request {
-            position: epd_position { pos },
+        let request = SearchRequest {
+            position: pos,
             record,
             depth: self.depth,
             time_ms: self.time_ms,
@@ -487,7 +546,7 @@ impl Hook {
             goal: self.goal,
             stop: stop.map_or(core::ptr::null(), core::ptr::from_ref),
         };
-        let mut result = epd_search_result {
+        let mut result = SearchResult {
             position: pos,
             pv: Vec::new(),
             best: None,
@@ -501,7 +560,7 @@ impl Hook {
         // and a request and a result that live for the call, as
         // epd_search_callback documents; the moves it reports go through
         // the checked epd_search_result_ functions.
-        let rc = unsafe { (self.callback)(self.user, &request, &mut result) };
+        let rc = unsafe { (self.callback)(self.user, lend(&request), lend_mut(&mut result)) };
         if rc != 0 {
             let why = result.error.take().unwrap_or_else(|| format!("the search callback returned {rc}"));
             return Err(format!("engine failed: {why}"));
@@ -521,45 +580,13 @@ impl Hook {
         }
         Ok(Found { pv, score: result.score, nodes: result.nodes, depth: result.depth, seconds: result.seconds })
     }
-}
 
-impl Engine for Hook {
-    fn name(&self) -> &str {
-        "the C search callback"
-    }
-
-    fn new_game(&mut self) -> core::result::Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn analyze(
-        &mut self,
-        pos: &Position,
-        limits: &Limits,
-        stop: &AtomicBool,
-    ) -> core::result::Result<Analysis, EngineError> {
-        self.analyze_with(pos, core::ptr::null(), limits, stop)
-    }
-
-    fn analyze_record(
-        &mut self,
-        rec: &epd_core::Record,
-        pos: &Position,
-        limits: &Limits,
-        stop: &AtomicBool,
-    ) -> core::result::Result<Analysis, EngineError> {
-        // The callback may read the record (bm, am, id) through the request.
-        let handle = epd_record::new(rec.clone());
-        self.analyze_with(pos, &handle, limits, stop)
-    }
-}
-
-impl Hook {
+    /// The callback's search of `pos` as an analysis; a position without
+    /// a legal move is not searched.
     fn analyze_with(
         &self,
         pos: &Position,
         record: *const epd_record,
-        _: &Limits,
         stop: &AtomicBool,
     ) -> core::result::Result<Analysis, EngineError> {
         if !pos.has_legal_moves() {
@@ -582,105 +609,79 @@ impl Hook {
     }
 }
 
-/// Runs the engine's search over the record's position and writes the
-/// result into the record, replacing earlier analysis: pv (the variation),
-/// pm (its first move), ce (the score), and acn, acs, acd when the
-/// callback reported nodes, seconds, depth (else they are removed).
+impl Engine for Hook {
+    fn name(&self) -> &str {
+        "the C search callback"
+    }
+
+    fn new_game(&mut self) -> core::result::Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn analyze(
+        &mut self,
+        pos: &Position,
+        _: &Limits,
+        stop: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        self.analyze_with(pos, core::ptr::null(), stop)
+    }
+
+    fn analyze_record(
+        &mut self,
+        rec: &epd_core::Record,
+        pos: &Position,
+        _: &Limits,
+        stop: &AtomicBool,
+    ) -> core::result::Result<Analysis, EngineError> {
+        // The callback may read the record (bm, am, id) through the request.
+        let handle = RecordBuf::new(rec.clone());
+        self.analyze_with(pos, lend(&handle), stop)
+    }
+}
+
+/// Searches the record's position with the engine and writes what it
+/// found into the record, as the file verbs (epd_engine_run_files with
+/// EPD_SEARCH_ANALYZE) write each record: pv (the variation), ce (the
+/// score; left out when the search gave no exact score), pm (the first
+/// move of pv), replacing what the record held; with
+/// epd_engine_set_counters, acd, acn and acs (a counter the engine did
+/// not report is removed), and with epd_engine_set_solution_time,
+/// Solve_ms, Solve_acn and Solve_acd. The record's other operations are
+/// kept. During a callback, epd_search_request_record gives this record.
 ///
 /// A checkmated or stalemated position is not searched: it gets an empty
-/// pv, no pm, and ce -32767 (checkmated) or 0 (stalemate), as section 7.2 asks.
+/// pv, no pm, and ce -32767 (checkmated) or 0 (stalemate), as section 7.2
+/// asks.
+///
 /// An engine made by epd_engine_new_builtin or epd_engine_new_uci runs
 /// its program once for all calls (started on the first, or by
 /// epd_engine_start; stopped by epd_engine_stop or epd_engine_free), one
 /// call at a time: calls from several threads wait for each other. The
 /// calls are one game, the program's hash kept from one to the next,
 /// until epd_engine_new_game asks for a new one.
+///
 /// Fails with EPD_STATUS_NO_POSITION for a record without a playable
-/// position, EPD_STATUS_ENGINE when the callback fails or gives no
-/// move or no score, EPD_STATUS_ENGINE_TERMINATED when the program died
-/// (before the call or during it; the next call starts it again, in a
-/// new game), EPD_STATUS_CANCELLED when the engine's cancel flag
-/// is raised (epd_engine_set_cancel; for a callback engine, raised by the
+/// position, EPD_STATUS_ENGINE when the callback fails or gives no move,
+/// or the program fails, EPD_STATUS_ENGINE_TERMINATED when the program
+/// died (before the call or during it; the next call starts it again, in
+/// a new game), EPD_STATUS_CANCELLED when the engine's cancel flag is
+/// raised (epd_engine_set_cancel; for a callback engine, raised by the
 /// time the callback returns); on failure the record is unchanged.
 #[no_mangle]
 pub extern "C" fn epd_engine_analyze_record(engine: *const epd_engine, record: *mut epd_record) -> epd_status {
     guard(|| {
         let e = arg_ref(engine, "engine")?;
         // Shared access only while the callback may read the record through
-        // the request; the exclusive borrow comes after it returns.
-        let rec_ptr: *const epd_record = record;
-        let r = arg_ref(rec_ptr, "record")?;
+        // the request; the exclusive borrow comes after the search.
+        let shared: *const epd_record = record;
+        let r = arg_ref(shared, "record")?;
         let pos = *r.rec.position().ok_or_else(no_position)?;
-        let Some(hook) = Hook::of(e, EPD_SEARCH_ANALYZE) else {
-            // A program engine: the record goes through the file verb's
-            // own analysis, one line in memory, on the kept instance.
-            let mut line = Vec::new();
-            r.rec.append_canonical(&mut line);
-            line.push(b'\n');
-            let mut output = Vec::new();
-            let mut summary = epd_analysis_summary::default();
-            let mut kept = e.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let engine = match kept.as_mut() {
-                Some(engine) => engine,
-                None => kept.insert(start_program(e)?),
-            };
-            // One game across calls: the verb's new game per record is
-            // sent only when one was asked for (see epd_engine_new_game).
-            let mut game = OneGame { engine: &mut **engine, new_game: &e.new_game, failure: None };
-            run_engine_on(e, EPD_SEARCH_ANALYZE, &line[..], &mut output, &mut summary, "record", vec![&mut game])?;
-            let failure = game.failure.take();
-            drop(kept);
-            if let Some(err) = failure {
-                return Err(engine_failure("the engine", &err));
-            }
-            if summary.faults > 0 || summary.analyzed != 1 {
-                return Err(engine_error("the engine gave no analysis".into()));
-            }
-            let (rec, diags) = epd_core::Record::parse(output.trim_ascii_end(), epd_core::ParseMode::Strict);
-            if epd_core::has_errors(&diags) {
-                return Err(engine_error("the engine's analysis is not a valid record".into()));
-            }
-            arg_mut(record, "record")?.rec = rec;
-            return Ok(());
-        };
+        let options = analysis_options(e, Verb::Analyze);
+        let found = search_position(e, &pos, Some((&r.rec, shared)), &options.limits)?;
         let mut updated = r.rec.clone();
-        let set = |rec: &mut epd_core::Record, op: &str, inputs: &[OperandInput<'_>]| {
-            rec.set(op, inputs).map_err(|err| engine_error(format!("cannot write {op}: {err}")))
-        };
-        if !pos.has_legal_moves() {
-            let ce = if pos.is_check() { Score::Checkmated.to_ce() } else { 0 };
-            for op in ["pm", "acn", "acs", "acd"] {
-                updated.remove(op);
-            }
-            set(&mut updated, "pv", &[])?;
-            set(&mut updated, "ce", &[OperandInput::Integer(ce)])?;
-            arg_mut(record, "record")?.rec = updated;
-            return Ok(());
-        }
-        let found = hook.search(pos, rec_ptr, e.cancel.as_deref()).map_err(engine_error)?;
-        if e.cancel.as_deref().is_some_and(|c| c.load(Ordering::SeqCst)) {
-            return Err(crate::cancel::cancelled("the search"));
-        }
-        let pv = found.pv;
-        let score = found.score.ok_or_else(|| engine_error("the search callback gave no score".into()))?;
-        let moves: Vec<OperandInput<'_>> = pv.iter().map(|&m| OperandInput::Move(m)).collect();
-        // pm must be the first move of pv (E012): the old pm goes first.
-        updated.remove("pm");
-        set(&mut updated, "pv", &moves)?;
-        set(&mut updated, "pm", &moves[..1])?;
-        set(&mut updated, "ce", &[OperandInput::Integer(score.to_ce())])?;
-        for (op, value) in [
-            ("acn", found.nodes),
-            ("acs", found.seconds.map(|s| i64::try_from(s).unwrap_or(i64::MAX))),
-            ("acd", found.depth.map(i64::from)),
-        ] {
-            match value {
-                Some(v) => set(&mut updated, op, &[OperandInput::Integer(v)])?,
-                None => {
-                    updated.remove(op);
-                }
-            }
-        }
+        apply(&mut updated, &found, &options)
+            .map_err(|err| engine_error(format!("the analysis cannot be written: {err}")))?;
         arg_mut(record, "record")?.rec = updated;
         Ok(())
     })
@@ -722,8 +723,10 @@ pub extern "C" fn epd_engine_set_cancel(
     })
 }
 
-/// Whether the file verbs write acd, acn and acs (the depth, nodes and
-/// seconds the callback reports); non-zero for yes. Off by default.
+/// Whether the file verbs and epd_engine_analyze_record write acd, acn
+/// and acs (the depth, nodes and seconds the engine reports; a callback
+/// that reports no seconds gets the time its search took); non-zero for
+/// yes. Off by default.
 #[no_mangle]
 pub extern "C" fn epd_engine_set_counters(engine: *mut epd_engine, counters: c_int) -> epd_status {
     guard(|| {
@@ -773,67 +776,6 @@ impl From<&AnalysisSummary> for epd_analysis_summary {
     }
 }
 
-/// The kept program seen by the analysis verb for one
-/// epd_engine_analyze_record: its `new_game` is sent only when the
-/// engine's flag asks for one, and the error of a failed search is kept
-/// (the verb turns it into a diagnostic), so the caller can tell a
-/// program that died from one that failed otherwise.
-struct OneGame<'a> {
-    engine: &'a mut dyn Engine,
-    new_game: &'a AtomicBool,
-    failure: Option<EngineError>,
-}
-
-impl OneGame<'_> {
-    fn keep<T>(&mut self, r: core::result::Result<T, EngineError>) -> core::result::Result<T, EngineError> {
-        if let Err(err) = &r {
-            // A failed search may have cost the process (restarted by the
-            // next call): that call starts a new game.
-            self.new_game.store(true, Ordering::SeqCst);
-            self.failure = Some(err.clone());
-        }
-        r
-    }
-}
-
-impl Engine for OneGame<'_> {
-    fn name(&self) -> &str {
-        self.engine.name()
-    }
-    fn new_game(&mut self) -> core::result::Result<(), EngineError> {
-        // As in search_position: UCI_AnalyseMode on, if declared.
-        if let Err(err @ (EngineError::Crashed { .. } | EngineError::Io { .. } | EngineError::Timeout { .. })) =
-            self.engine.set_option("UCI_AnalyseMode", "true")
-        {
-            return self.keep(Err(err));
-        }
-        if self.new_game.swap(false, Ordering::SeqCst) {
-            let r = self.engine.new_game();
-            return self.keep(r);
-        }
-        Ok(())
-    }
-    fn analyze(
-        &mut self,
-        pos: &Position,
-        limits: &Limits,
-        stop: &AtomicBool,
-    ) -> core::result::Result<Analysis, EngineError> {
-        let r = self.engine.analyze(pos, limits, stop);
-        self.keep(r)
-    }
-    fn analyze_record(
-        &mut self,
-        rec: &epd_core::Record,
-        pos: &Position,
-        limits: &Limits,
-        stop: &AtomicBool,
-    ) -> core::result::Result<Analysis, EngineError> {
-        let r = self.engine.analyze_record(rec, pos, limits, stop);
-        self.keep(r)
-    }
-}
-
 /// An engine's failure as a status: EPD_STATUS_ENGINE_TERMINATED when its
 /// program exited or closed its pipes (EngineError::Crashed), else
 /// EPD_STATUS_ENGINE.
@@ -844,136 +786,27 @@ pub(crate) fn engine_failure(name: &str, err: &EngineError) -> Error {
 }
 
 fn run_engine(
-    e: &epd_engine,
+    e: &AnalysisEngine,
     goal: epd_search_goal,
     input: impl Read + Send,
     output: impl Write,
     out_summary: *mut epd_analysis_summary,
     what: &str,
-) -> Result<()> {
-    let jobs = e.jobs.max(1) as usize;
-    let mut engines: Vec<Box<dyn Engine>> = match (&e.program, Hook::of(e, goal)) {
-        (Some(_), _) => (0..jobs).map(|_| start_program(e)).collect::<Result<_>>()?,
-        (None, Some(hook)) => (0..jobs).map(|_| Box::new(hook) as Box<dyn Engine>).collect(),
-        (None, None) => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "the engine has no search")),
-    };
-    let engines: Vec<&mut dyn Engine> = engines.iter_mut().map(|b| &mut **b as &mut dyn Engine).collect();
-    run_engine_on(e, goal, input, output, out_summary, what, engines)
-}
-
-/// Starts the engine's program, as EPD_STATUS_ENGINE when it cannot
-/// (EPD_STATUS_ENGINE_TERMINATED when it exited during the handshake,
-/// EPD_STATUS_CANCELLED when the engine's cancel flag was raised): the
-/// next search on it starts a new game.
-pub(crate) fn start_program(e: &epd_engine) -> Result<Box<dyn Engine>> {
-    let program = e.program.as_ref().ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, "not a program engine"))?;
-    e.new_game.store(true, Ordering::SeqCst);
-    let stop = e.cancel.as_deref();
-    program.start(stop).map_err(|err| {
-        if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
-            crate::cancel::cancelled("the engine's start")
-        } else {
-            engine_failure("cannot start the engine", &err)
-        }
-    })
-}
-
-/// The limits set on the engine (epd_engine_set_depth, _time_limit,
-/// _node_limit), before any default.
-pub(crate) fn engine_limits(e: &epd_engine) -> Limits {
-    Limits {
-        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
-        depth: (e.depth > 0).then_some(e.depth),
-        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
-        ..Limits::default()
-    }
-}
-
-/// Searches `pos` under `limits` with the engine: its callback (which is
-/// given the depth, time and node limits), or its kept program, started
-/// if need be (given every limit, 1 s when it has none of time, depth
-/// and nodes). Program engines start a new game only when one is asked
-/// for (epd_engine_new_game; the first search after the start), so one
-/// search may use the hash of the last, as python-chess's do.
-///
-/// The engine's cancel flag stops the search: then the result is
-/// EPD_STATUS_CANCELLED.
-pub(crate) fn search_position(e: &epd_engine, pos: &Position, limits: &Limits) -> Result<Analysis> {
-    let local = AtomicBool::new(false);
-    let stop = e.cancel.as_deref().unwrap_or(&local);
-    if stop.load(Ordering::SeqCst) {
-        return Err(crate::cancel::cancelled("the search"));
-    }
-    let found = search_watched(e, pos, limits, stop);
-    if stop.load(Ordering::SeqCst) {
-        return Err(crate::cancel::cancelled("the search"));
-    }
-    found
-}
-
-fn search_watched(e: &epd_engine, pos: &Position, limits: &Limits, stop: &AtomicBool) -> Result<Analysis> {
-    if let Some(mut hook) = Hook::of(e, EPD_SEARCH_ANALYZE) {
-        hook.depth = limits.depth.unwrap_or(0);
-        hook.time_ms = limits.movetime.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
-        hook.nodes = limits.nodes.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
-        return hook.analyze_with(pos, core::ptr::null(), limits, stop).map_err(|err| engine_error(err.to_string()));
-    }
-    let mut limits = limits.clone();
-    default_time(&mut limits);
-    let mut kept = e.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let engine = match kept.as_mut() {
-        Some(engine) => engine,
-        None => kept.insert(start_program(e)?),
-    };
-    // As python-chess's analyse: an engine that declares UCI_AnalyseMode
-    // is told it analyses (sent once: set_option sends only a change).
-    let analysing = match engine.set_option("UCI_AnalyseMode", "true") {
-        Err(err @ (EngineError::Crashed { .. } | EngineError::Io { .. } | EngineError::Timeout { .. })) => Err(err),
-        _ => Ok(()),
-    };
-    let fresh = e.new_game.swap(false, Ordering::SeqCst);
-    let found = analysing
-        .and_then(|()| if fresh { engine.new_game() } else { Ok(()) })
-        .and_then(|()| engine.analyze(pos, &limits, stop));
-    found.map_err(|err| {
-        // A failed search may have cost the process (restarted by the
-        // next call): that call starts a new game.
-        e.new_game.store(true, Ordering::SeqCst);
-        engine_failure(engine.name(), &err)
-    })
-}
-
-/// A program engine given no limit searches 1 s per position, as `epd
-/// analyze` does: the built-in search would otherwise never end, and a
-/// UCI engine would be sent `go infinite`.
-fn default_time(limits: &mut Limits) {
-    if limits.movetime.is_none() && limits.depth.is_none() && limits.nodes.is_none() {
-        limits.movetime = Some(Duration::from_secs(1));
-    }
-}
-
-/// [`run_engine`] on engines already running.
-fn run_engine_on(
-    e: &epd_engine,
-    goal: epd_search_goal,
-    input: impl Read + Send,
-    output: impl Write,
-    out_summary: *mut epd_analysis_summary,
-    what: &str,
-    mut engines: Vec<&mut dyn Engine>,
 ) -> Result<()> {
     let verb = match goal {
         EPD_SEARCH_ANALYZE => Verb::Analyze,
         EPD_SEARCH_TARGET => Verb::Target,
         _ => return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown search goal {goal}"))),
     };
-    let mut limits = engine_limits(e);
-    if e.program.is_some() {
-        default_time(&mut limits);
-    }
-    let mut options = AnalysisOptions::new(verb, limits);
-    options.counters = e.counters;
-    options.solution_time = e.solution_time;
+    let options = analysis_options(e, verb);
+    let jobs = e.jobs.max(1) as usize;
+    let mut engines: Vec<Box<dyn Engine>> = match &e.search {
+        Search::Program(_) => (0..jobs).map(|_| start_program(e)).collect::<Result<_>>()?,
+        &Search::Callback { callback, user } => {
+            let hook = Hook::new(callback, user, &options.limits, goal);
+            (0..jobs).map(|_| Box::new(hook) as Box<dyn Engine>).collect()
+        }
+    };
     let local = AtomicBool::new(false);
     let stop = e.cancel.as_deref().unwrap_or(&local);
     let mut workers: Vec<_> = engines.iter_mut().map(|h| Analyzer::new(&mut **h, &options, stop)).collect();
@@ -992,6 +825,124 @@ fn run_engine_on(
         o.set(epd_analysis_summary::from(&summary));
     }
     Ok(())
+}
+
+/// What the analysis verb `verb` writes with this engine: its limits (1 s
+/// per position for a program engine given none), counters and solution
+/// times as set.
+fn analysis_options(e: &AnalysisEngine, verb: Verb) -> AnalysisOptions {
+    let mut limits = engine_limits(e);
+    if e.program().is_some() {
+        default_time(&mut limits);
+    }
+    let mut options = AnalysisOptions::new(verb, limits);
+    options.counters = e.counters;
+    options.solution_time = e.solution_time;
+    options
+}
+
+/// Starts the engine's program, as EPD_STATUS_ENGINE when it cannot
+/// (EPD_STATUS_ENGINE_TERMINATED when it exited during the handshake,
+/// EPD_STATUS_CANCELLED when the engine's cancel flag was raised): the
+/// next search on it starts a new game.
+fn start_program(e: &AnalysisEngine) -> Result<Box<dyn Engine>> {
+    let program = e.program_for("is started")?;
+    e.new_game.store(true, Ordering::SeqCst);
+    let stop = e.cancel.as_deref();
+    program.start(stop).map_err(|err| {
+        if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+            crate::cancel::cancelled("the engine's start")
+        } else {
+            engine_failure("cannot start the engine", &err)
+        }
+    })
+}
+
+/// The limits set on the engine (epd_engine_set_depth, _time_limit,
+/// _node_limit), before any default.
+fn engine_limits(e: &AnalysisEngine) -> Limits {
+    Limits {
+        movetime: (e.time_ms > 0).then(|| Duration::from_millis(e.time_ms)),
+        depth: (e.depth > 0).then_some(e.depth),
+        nodes: e.nodes.and_then(|n| u64::try_from(n).ok()),
+        ..Limits::default()
+    }
+}
+
+/// Searches `pos` under `limits` with the engine: its callback (which is
+/// given the depth, time and node limits), or its kept program, started
+/// if need be (given every limit, 1 s when it has none of time, depth
+/// and nodes). `record` is the record searched, if one is, with the
+/// handle the callback may read it through. Program engines start a new
+/// game only when one is asked for (epd_engine_new_game; the first search
+/// after the start), so one search may use the hash of the last, as
+/// python-chess's do.
+///
+/// The engine's cancel flag stops the search: then the result is
+/// EPD_STATUS_CANCELLED.
+fn search_position(
+    e: &AnalysisEngine,
+    pos: &Position,
+    record: Option<(&epd_core::Record, *const epd_record)>,
+    limits: &Limits,
+) -> Result<Analysis> {
+    let local = AtomicBool::new(false);
+    let stop = e.cancel.as_deref().unwrap_or(&local);
+    if stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled("the search"));
+    }
+    let found = search_watched(e, pos, record, limits, stop);
+    if stop.load(Ordering::SeqCst) {
+        return Err(crate::cancel::cancelled("the search"));
+    }
+    found
+}
+
+fn search_watched(
+    e: &AnalysisEngine,
+    pos: &Position,
+    record: Option<(&epd_core::Record, *const epd_record)>,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Result<Analysis> {
+    if let Search::Callback { callback, user } = e.search {
+        let hook = Hook::new(callback, user, limits, EPD_SEARCH_ANALYZE);
+        let handle = record.map_or(core::ptr::null(), |(_, handle)| handle);
+        return hook.analyze_with(pos, handle, stop).map_err(|err| engine_failure(hook.name(), &err));
+    }
+    let mut limits = limits.clone();
+    default_time(&mut limits);
+    let mut kept = e.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let engine = match kept.as_mut() {
+        Some(engine) => engine,
+        None => kept.insert(start_program(e)?),
+    };
+    // As python-chess's analyse: an engine that declares UCI_AnalyseMode
+    // is told it analyses (sent once: set_option sends only a change).
+    let analysing = match engine.set_option("UCI_AnalyseMode", "true") {
+        Err(err @ (EngineError::Crashed { .. } | EngineError::Io { .. } | EngineError::Timeout { .. })) => Err(err),
+        _ => Ok(()),
+    };
+    let fresh = e.new_game.swap(false, Ordering::SeqCst);
+    let found = analysing.and_then(|()| if fresh { engine.new_game() } else { Ok(()) }).and_then(|()| match record {
+        Some((rec, _)) => engine.analyze_record(rec, pos, &limits, stop),
+        None => engine.analyze(pos, &limits, stop),
+    });
+    found.map_err(|err| {
+        // A failed search may have cost the process (restarted by the
+        // next call): that call starts a new game.
+        e.new_game.store(true, Ordering::SeqCst);
+        engine_failure(engine.name(), &err)
+    })
+}
+
+/// A program engine given no limit searches 1 s per position, as `epd
+/// analyze` does: the built-in search would otherwise never end, and a
+/// UCI engine would be sent `go infinite`.
+fn default_time(limits: &mut Limits) {
+    if limits.movetime.is_none() && limits.depth.is_none() && limits.nodes.is_none() {
+        limits.movetime = Some(Duration::from_secs(1));
+    }
 }
 
 /// Runs general analysis (goal EPD_SEARCH_ANALYZE, section 7.2) or target
@@ -1066,11 +1017,7 @@ pub extern "C" fn epd_engine_new_builtin(hash_mb: c_uint, out_engine: *mut *mut 
     guard(|| {
         let out = Out::new(out_engine, "out_engine")?;
         let hash_mb = if hash_mb == 0 { 16 } else { hash_mb as usize };
-        out.set(boxed(epd_engine::with(
-            None,
-            ptr::null_mut(),
-            Some(Program::Builtin { hash_mb, options: Vec::new() }),
-        )));
+        out.set(to_boxed(AnalysisEngine::new(Search::Program(Program::Builtin { hash_mb, options: Vec::new() }))));
         Ok(())
     })
 }
@@ -1098,7 +1045,7 @@ pub extern "C" fn epd_engine_new_uci(
             return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "program is empty"));
         }
         let config = UciConfig { args, ..UciConfig::new(program) };
-        out.set(boxed(epd_engine::with(None, ptr::null_mut(), Some(Program::Uci(config)))));
+        out.set(to_boxed(AnalysisEngine::new(Search::Program(Program::Uci(config)))));
         Ok(())
     })
 }
@@ -1120,15 +1067,12 @@ pub extern "C" fn epd_engine_add_uci_option(
 ) -> epd_status {
     guard(|| {
         let (e, name, value) = option_args(engine, name, value)?;
-        match &mut e.program {
-            Some(Program::Uci(UciConfig { options, .. }) | Program::Builtin { options, .. }) => {
+        match &mut e.search {
+            Search::Program(Program::Uci(UciConfig { options, .. }) | Program::Builtin { options, .. }) => {
                 options.push((name, value));
                 Ok(())
             }
-            _ => Err(Error::new(
-                EPD_STATUS_INVALID_ARGUMENT,
-                "UCI options are for engines made by epd_engine_new_uci or epd_engine_new_builtin",
-            )),
+            Search::Callback { .. } => Err(not_for_callbacks()),
         }
     })
 }
@@ -1150,9 +1094,7 @@ pub extern "C" fn epd_engine_add_uci_option(
 pub extern "C" fn epd_engine_start(engine: *mut epd_engine) -> epd_status {
     guard(|| {
         let e = arg_mut(engine, "engine")?;
-        if e.program.is_none() {
-            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "only a program engine is started"));
-        }
+        e.program_for("is started")?;
         if e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).is_none() {
             let started = start_program(e)?;
             *e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(started);
@@ -1183,37 +1125,27 @@ pub extern "C" fn epd_engine_set_uci_option(
             options.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
             options.push((name.clone(), value.clone()));
         };
-        let mut program = e.program.clone();
+        let mut program = e.program().ok_or_else(not_for_callbacks)?.clone();
         let kept = e.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         match &mut program {
-            Some(Program::Uci(UciConfig { options, .. })) => {
+            Program::Uci(UciConfig { options, .. }) => {
                 if let Some(running) = kept.as_mut() {
                     running.set_option(&name, &value).map_err(|err| engine_failure("cannot set the option", &err))?;
                 }
                 set(options);
             }
-            Some(Program::Builtin { options, .. }) => {
+            Program::Builtin { options, .. } => {
                 set(options);
                 // Made again at once, running or not, so a bad value is
                 // refused here and not at the next start.
-                let fresh = program
-                    .as_ref()
-                    .map(|p| p.start(None))
-                    .transpose()
-                    .map_err(|err| engine_failure("cannot set the option", &err))?;
+                let fresh = program.start(None).map_err(|err| engine_failure("cannot set the option", &err))?;
                 if kept.is_some() {
-                    *kept = fresh;
-                    e.new_game.store(true, std::sync::atomic::Ordering::SeqCst);
+                    *kept = Some(fresh);
+                    e.new_game.store(true, Ordering::SeqCst);
                 }
             }
-            None => {
-                return Err(Error::new(
-                    EPD_STATUS_INVALID_ARGUMENT,
-                    "UCI options are for engines made by epd_engine_new_uci or epd_engine_new_builtin",
-                ))
-            }
         }
-        e.program = program;
+        e.search = Search::Program(program);
         Ok(())
     })
 }
@@ -1233,10 +1165,8 @@ pub extern "C" fn epd_engine_set_uci_option(
 pub extern "C" fn epd_engine_new_game(engine: *mut epd_engine) -> epd_status {
     guard(|| {
         let e = arg_mut(engine, "engine")?;
-        if e.program.is_none() {
-            return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "only a program engine starts a new game"));
-        }
-        e.new_game.store(true, std::sync::atomic::Ordering::SeqCst);
+        e.program_for("starts a new game")?;
+        e.new_game.store(true, Ordering::SeqCst);
         Ok(())
     })
 }
@@ -1255,10 +1185,11 @@ pub extern "C" fn epd_engine_stop(engine: *mut epd_engine) -> epd_status {
     })
 }
 
-/// Whether the file verbs write Solve_ms, Solve_acn and Solve_acd (when
-/// the move played first led the principal variation and then held it);
-/// non-zero for yes. Off by default. Only the built-in and UCI engines
-/// report it; a callback engine writes nothing.
+/// Whether the file verbs and epd_engine_analyze_record write Solve_ms,
+/// Solve_acn and Solve_acd (when the move played first led the principal
+/// variation and then held it); non-zero for yes. Off by default. Only
+/// the built-in and UCI engines report when that was; for a callback
+/// engine it is the end of its search.
 #[no_mangle]
 pub extern "C" fn epd_engine_set_solution_time(engine: *mut epd_engine, on: c_int) -> epd_status {
     guard(|| {
@@ -1267,13 +1198,21 @@ pub extern "C" fn epd_engine_set_solution_time(engine: *mut epd_engine, on: c_in
     })
 }
 
+/// The failure of a UCI option given to a callback engine.
+fn not_for_callbacks() -> Error {
+    Error::new(
+        EPD_STATUS_INVALID_ARGUMENT,
+        "UCI options are for engines made by epd_engine_new_uci or epd_engine_new_builtin",
+    )
+}
+
 /// The engine, and an option's name and value as both option setters
 /// take them: UTF-8, trimmed, the name not empty.
 fn option_args<'a>(
     engine: *mut epd_engine,
     name: *const c_char,
     value: *const c_char,
-) -> Result<(&'a mut epd_engine, String, String)> {
+) -> Result<(&'a mut AnalysisEngine, String, String)> {
     let e = arg_mut(engine, "engine")?;
     let name = c_utf8(name, "name")?.trim().to_owned();
     let value = c_utf8(value, "value")?.trim().to_owned();
@@ -1293,8 +1232,19 @@ pub const EPD_MAX_LINES: c_uint = 256;
 /// Thread safety: may be used from any thread; not changed by two at
 /// once, nor while a search that was given it runs.
 #[allow(non_camel_case_types)]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct epd_limits {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_limits {
+    type Ownership = OwnershipBox;
+    type RustType = SearchLimits;
+}
+
+/// The Rust value behind an epd_limits handle.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SearchLimits {
     depth: u32,
     time_ms: u64,
     nodes: Option<i64>,
@@ -1307,7 +1257,7 @@ pub struct epd_limits {
 #[no_mangle]
 pub extern "C" fn epd_limits_new(out_limits: *mut *mut epd_limits) -> epd_status {
     guard(|| {
-        Out::new(out_limits, "out_limits")?.set(boxed(epd_limits { lines: 1, ..epd_limits::default() }));
+        Out::new(out_limits, "out_limits")?.set(to_boxed(SearchLimits { lines: 1, ..SearchLimits::default() }));
         Ok(())
     })
 }
@@ -1390,6 +1340,17 @@ struct Line {
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_analysis {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_analysis {
+    type Ownership = OwnershipBox;
+    type RustType = AnalysisLines;
+}
+
+/// The Rust value behind an epd_analysis handle.
+#[derive(Debug)]
+pub(crate) struct AnalysisLines {
     lines: Vec<Line>,
     depth: Option<u32>,
     seldepth: Option<u32>,
@@ -1427,7 +1388,7 @@ pub extern "C" fn epd_engine_analyze_position(
 ) -> epd_status {
     guard(|| {
         let e = arg_ref(engine, "engine")?;
-        let pos = arg_ref(position, "position")?.pos;
+        let pos = *arg_ref(position, "position")?;
         let out = Out::new(out_analysis, "out_analysis")?;
         let limits = if limits.is_null() {
             engine_limits(e)
@@ -1442,11 +1403,11 @@ pub extern "C" fn epd_engine_analyze_position(
                 ..Limits::default()
             }
         };
-        let a = search_position(e, &pos, &limits)?;
+        let a = search_position(e, &pos, None, &limits)?;
         let mut lines = vec![Line { pv: a.pv, score: a.score }];
         lines.extend(a.lines.into_iter().map(|l| Line { pv: l.pv, score: l.score }));
         lines.truncate(limits.multipv.max(1) as usize);
-        out.set(boxed(epd_analysis {
+        out.set(to_boxed(AnalysisLines {
             lines,
             depth: a.depth,
             seldepth: a.seldepth,
@@ -1464,7 +1425,7 @@ pub extern "C" fn epd_analysis_free(analysis: *mut epd_analysis) {
 }
 
 fn line_of<'a>(analysis: *const epd_analysis, index: usize) -> Result<&'a Line> {
-    let a: &'a epd_analysis = arg_ref(analysis, "analysis")?;
+    let a: &'a AnalysisLines = arg_ref(analysis, "analysis")?;
     a.lines
         .get(index)
         .ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("line {index} of {}", a.lines.len())))

@@ -2,10 +2,12 @@
 //! game status; the small value types (moves, pieces, 64-bit integers).
 
 use crate::error::{
-    epd_status, guard, guard_void, Error, Result, EPD_STATUS_BUFFER_TOO_SMALL, EPD_STATUS_FEN_SYNTAX,
-    EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_ILLEGAL_POSITION, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_OUT_OF_RANGE,
+    epd_status, guard, Error, Result, EPD_STATUS_BUFFER_TOO_SMALL, EPD_STATUS_FEN_SYNTAX, EPD_STATUS_ILLEGAL_MOVE,
+    EPD_STATUS_ILLEGAL_POSITION, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_OUT_OF_RANGE,
 };
-use crate::ptr::{arg_mut, arg_ref, bytes, owned_string, write_array, Out};
+use crate::ptr::{
+    arg_mut, arg_ref, bytes, free_boxed, owned_string, to_boxed, write_array, Castable, Out, OwnershipBox,
+};
 use core::ffi::{c_char, c_int, c_long, c_uchar, c_uint, c_ulong};
 use epd_core::{Color, Move, MoveKind, ParseError, ParseMode, Position, Role, Square};
 
@@ -22,7 +24,12 @@ use epd_core::{Color, Move, MoveKind, ParseError, ParseMode, Position, Role, Squ
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_position {
-    pub(crate) pos: Position,
+    _private: [u8; 0],
+}
+
+impl Castable for epd_position {
+    type Ownership = OwnershipBox;
+    type RustType = Position;
 }
 
 /// How strictly text is read: EPD_PARSE_STRICT (the specification to the
@@ -247,22 +254,6 @@ pub(crate) fn parse_mode(mode: epd_parse_mode) -> Result<ParseMode> {
     }
 }
 
-pub(crate) fn boxed<T>(value: T) -> *mut T {
-    Box::into_raw(Box::new(value))
-}
-
-/// Frees a Box made by `boxed`.
-pub(crate) fn free_boxed<T>(p: *mut T) {
-    if p.is_null() {
-        return;
-    }
-    guard_void(|| {
-        // SAFETY: `p` came from Box::into_raw in `boxed` and is freed once
-        // (the caller's contract).
-        drop(unsafe { Box::from_raw(p) });
-    });
-}
-
 fn parse_error(e: ParseError) -> Error {
     match e {
         ParseError::Syntax(f) => Error::new(EPD_STATUS_FEN_SYNTAX, f.to_string()).at(f.offset + 1),
@@ -276,7 +267,7 @@ fn parse_error(e: ParseError) -> Error {
 pub extern "C" fn epd_position_new(out_position: *mut *mut epd_position) -> epd_status {
     guard(|| {
         let out = Out::new(out_position, "out_position")?;
-        out.set(boxed(epd_position { pos: Position::startpos() }));
+        out.set(to_boxed(Position::startpos()));
         Ok(())
     })
 }
@@ -307,7 +298,7 @@ pub extern "C" fn epd_position_from_fen(
         let mode = parse_mode(mode)?;
         let out = Out::new(out_position, "out_position")?;
         let pos = Position::from_fen_bytes(text, mode).map_err(parse_error)?;
-        out.set(boxed(epd_position { pos }));
+        out.set(to_boxed(pos));
         Ok(())
     })
 }
@@ -318,7 +309,7 @@ pub extern "C" fn epd_position_clone(position: *const epd_position, out_copy: *m
     guard(|| {
         let p = arg_ref(position, "position")?;
         let out = Out::new(out_copy, "out_copy")?;
-        out.set(boxed(epd_position { pos: p.pos }));
+        out.set(to_boxed(*p));
         Ok(())
     })
 }
@@ -337,7 +328,7 @@ pub extern "C" fn epd_position_fen(position: *const epd_position, out_fen: *mut 
         let p = arg_ref(position, "position")?;
         let out = Out::new(out_fen, "out_fen")?;
         let mut text = Vec::with_capacity(90);
-        p.pos.append_fen(&mut text);
+        p.append_fen(&mut text);
         out.set(owned_string(text)?);
         Ok(())
     })
@@ -351,7 +342,7 @@ pub extern "C" fn epd_position_epd(position: *const epd_position, out_epd: *mut 
         let p = arg_ref(position, "position")?;
         let out = Out::new(out_epd, "out_epd")?;
         let mut text = Vec::with_capacity(80);
-        p.pos.append_epd_fields(&mut text);
+        p.append_epd_fields(&mut text);
         out.set(owned_string(text)?);
         Ok(())
     })
@@ -362,7 +353,7 @@ pub extern "C" fn epd_position_epd(position: *const epd_position, out_epd: *mut 
 pub extern "C" fn epd_position_turn(position: *const epd_position, out_color: *mut epd_color) -> epd_status {
     guard(|| {
         let p = arg_ref(position, "position")?;
-        Out::new(out_color, "out_color")?.set(color_code(p.pos.turn()));
+        Out::new(out_color, "out_color")?.set(color_code(p.turn()));
         Ok(())
     })
 }
@@ -378,10 +369,10 @@ pub extern "C" fn epd_position_counters(
     guard(|| {
         let p = arg_ref(position, "position")?;
         if let Some(o) = Out::optional(out_halfmoves) {
-            o.set(c_ulong::from(p.pos.halfmoves()));
+            o.set(c_ulong::from(p.halfmoves()));
         }
         if let Some(o) = Out::optional(out_fullmoves) {
-            o.set(c_ulong::from(p.pos.fullmoves()));
+            o.set(c_ulong::from(p.fullmoves()));
         }
         Ok(())
     })
@@ -399,7 +390,7 @@ pub extern "C" fn epd_position_piece_at(
         let out = Out::new(out_piece, "out_piece")?;
         let sq = Square::new(square)
             .ok_or_else(|| Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("square {square} is not in 0..63")))?;
-        let piece = match p.pos.board().piece_at(sq) {
+        let piece = match p.board().piece_at(sq) {
             Some(pc) => epd_piece { role: c_int::from(role_code(pc.role)), color: color_code(pc.color) },
             None => epd_piece { role: EPD_ROLE_NONE, color: EPD_WHITE },
         };
@@ -423,7 +414,7 @@ pub extern "C" fn epd_position_perft(
     out_nodes: *mut epd_int64,
 ) -> epd_status {
     guard(|| {
-        let p = arg_ref(position, "position")?.pos;
+        let p = *arg_ref(position, "position")?;
         let cancel = crate::cancel::watched(cancel)?;
         let out = Out::new(out_nodes, "out_nodes")?;
         let stopped = || cancel.as_deref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
@@ -453,7 +444,7 @@ pub extern "C" fn epd_position_perft(
 #[no_mangle]
 pub extern "C" fn epd_position_status(position: *const epd_position, out_flags: *mut c_uint) -> epd_status {
     guard(|| {
-        let p = &arg_ref(position, "position")?.pos;
+        let p = arg_ref(position, "position")?;
         let out = Out::new(out_flags, "out_flags")?;
         let mut flags = 0;
         let moves = p.has_legal_moves();
@@ -493,7 +484,7 @@ pub extern "C" fn epd_position_legal_moves(
         if moves.is_null() && capacity != 0 {
             return Err(Error::new(crate::error::EPD_STATUS_NULL_POINTER, "moves is NULL"));
         }
-        let list = p.pos.legal_moves();
+        let list = p.legal_moves();
         if list.len() > capacity {
             out.set(list.len());
             return Err(Error::new(
@@ -520,7 +511,7 @@ pub extern "C" fn epd_position_is_legal(
         let p = arg_ref(position, "position")?;
         let out = Out::new(out_legal, "out_legal")?;
         let m = mv.to_move()?;
-        out.set(c_int::from(p.pos.is_legal(m)));
+        out.set(c_int::from(p.is_legal(m)));
         Ok(())
     })
 }
@@ -536,8 +527,8 @@ pub extern "C" fn epd_position_is_capture(
     guard(|| {
         let p = arg_ref(position, "position")?;
         let out = Out::new(out_capture, "out_capture")?;
-        let m = mv.to_legal(&p.pos)?;
-        out.set(c_int::from(p.pos.is_capture(m)));
+        let m = mv.to_legal(p)?;
+        out.set(c_int::from(p.is_capture(m)));
         Ok(())
     })
 }
@@ -549,8 +540,8 @@ pub extern "C" fn epd_position_is_capture(
 pub extern "C" fn epd_position_play(position: *mut epd_position, mv: epd_move) -> epd_status {
     guard(|| {
         let p = arg_mut(position, "position")?;
-        let m = mv.to_legal(&p.pos)?;
-        p.pos.play_unchecked(m);
+        let m = mv.to_legal(p)?;
+        p.play_unchecked(m);
         Ok(())
     })
 }
@@ -576,7 +567,7 @@ pub extern "C" fn epd_position_set_counters(
             .ok()
             .filter(|&f| f >= 1)
             .ok_or_else(|| Error::new(EPD_STATUS_OUT_OF_RANGE, "the fullmove number must be in 1..2^32-1"))?;
-        p.pos.set_counters(h, f);
+        p.set_counters(h, f);
         Ok(())
     })
 }

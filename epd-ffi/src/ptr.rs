@@ -1,6 +1,8 @@
 //! Pointer plumbing: every raw pointer from C passes through one of these
 //! helpers, which check it for NULL and turn it into a reference, a slice
-//! or an out-parameter slot.
+//! or an out-parameter slot. A handle pointer is cast only to its own
+//! handle's Rust type, and freed only if the handle is boxed
+//! ([`Castable`]).
 //!
 //! The exported functions are safe Rust functions (as in rustls-ffi): the
 //! C caller's contract (valid, aligned pointers that live for the call,
@@ -14,18 +16,78 @@ fn null(name: &str) -> Error {
     Error::new(EPD_STATUS_NULL_POINTER, format!("{name} is NULL"))
 }
 
-/// A shared reference to a caller's object.
-pub(crate) fn arg_ref<'a, T>(p: *const T, name: &str) -> Result<&'a T> {
-    // SAFETY: non-NULL pointers from C point to valid objects of type T for
-    // the duration of the call (the header's contract).
-    unsafe { p.as_ref() }.ok_or_else(|| null(name))
+/// What a pointer to a handle type points at, and who owns it: the
+/// scheme of rustls-ffi's `Castable`. Every opaque C type (`epd_record`,
+/// `epd_engine`, ...) is a zero-sized struct that C only ever sees behind
+/// a pointer; its `Castable` impl names the Rust value such a pointer
+/// points at (`RustType`) and how that value is owned (`Ownership`), so
+/// that a pointer is only ever cast to its own handle's Rust type, and
+/// only a handle the library hands out in a `Box` can be freed.
+pub(crate) trait Castable {
+    /// [`OwnershipBox`] or [`OwnershipRef`].
+    type Ownership;
+    /// The Rust value behind a pointer to the C type.
+    type RustType;
 }
 
-/// An exclusive reference to a caller's object.
-pub(crate) fn arg_mut<'a, T>(p: *mut T, name: &str) -> Result<&'a mut T> {
-    // SAFETY: as arg_ref; the caller does not use the object elsewhere
+/// A handle made by a `_new` (`_parse`, `_clone` ...) function as a `Box`
+/// and given back to its `_free` function, which drops it.
+#[derive(Debug)]
+pub(crate) struct OwnershipBox;
+
+/// A handle the library only lends (the request and result of a search
+/// callback, valid during the call): C never frees it, and no `Box` is
+/// ever made of it.
+#[derive(Debug)]
+pub(crate) struct OwnershipRef;
+
+/// A shared reference to the Rust value behind a handle from C.
+pub(crate) fn arg_ref<'a, C: Castable>(p: *const C, name: &str) -> Result<&'a C::RustType> {
+    // SAFETY: non-NULL handle pointers from C point to the handle's Rust
+    // value, made by this library (a `Box` from `to_boxed` or a lent
+    // reference from `lend`), valid for the call (the header's contract).
+    unsafe { p.cast::<C::RustType>().as_ref() }.ok_or_else(|| null(name))
+}
+
+/// An exclusive reference to the Rust value behind a handle from C.
+pub(crate) fn arg_mut<'a, C: Castable>(p: *mut C, name: &str) -> Result<&'a mut C::RustType> {
+    // SAFETY: as arg_ref; the caller does not use the handle elsewhere
     // during the call (no handle is documented as safe for that).
-    unsafe { p.as_mut() }.ok_or_else(|| null(name))
+    unsafe { p.cast::<C::RustType>().as_mut() }.ok_or_else(|| null(name))
+}
+
+/// A new boxed handle holding `value`, for C to free with the handle's
+/// `_free` function (which calls [`free_boxed`]).
+pub(crate) fn to_boxed<C: Castable<Ownership = OwnershipBox>>(value: C::RustType) -> *mut C {
+    Box::into_raw(Box::new(value)).cast()
+}
+
+/// Takes a boxed handle back from C: `None` for NULL.
+pub(crate) fn try_box_from_ptr<C: Castable<Ownership = OwnershipBox>>(p: *mut C) -> Option<Box<C::RustType>> {
+    // SAFETY: a non-NULL pointer to a boxed handle came from `to_boxed`
+    // (Box::into_raw of its Rust type) and is given back once (the
+    // caller's contract for _free functions).
+    (!p.is_null()).then(|| unsafe { Box::from_raw(p.cast::<C::RustType>()) })
+}
+
+/// Frees a boxed handle (the body of every `_free` function): NULL does
+/// nothing, and a panic in a destructor stays on this side.
+pub(crate) fn free_boxed<C: Castable<Ownership = OwnershipBox>>(p: *mut C) {
+    if p.is_null() {
+        return;
+    }
+    crate::error::guard_void(|| drop(try_box_from_ptr(p)));
+}
+
+/// Lends `value` to C as a handle pointer (valid as long as the borrow,
+/// which the function handing it out documents).
+pub(crate) fn lend<C: Castable>(value: &C::RustType) -> *const C {
+    core::ptr::from_ref(value).cast()
+}
+
+/// Lends `value` to C as a handle pointer it may change through.
+pub(crate) fn lend_mut<C: Castable>(value: &mut C::RustType) -> *mut C {
+    core::ptr::from_mut(value).cast()
 }
 
 /// An out-parameter slot, checked for NULL before any work is done and

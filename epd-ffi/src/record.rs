@@ -7,8 +7,11 @@ use crate::error::{
     EPD_STATUS_INVALID_RECORD, EPD_STATUS_NOT_FOUND, EPD_STATUS_NO_POSITION, EPD_STATUS_OUT_OF_RANGE,
     EPD_STATUS_REFUSED, EPD_STATUS_WRONG_TYPE,
 };
-use crate::position::{boxed, epd_int64, epd_move, epd_parse_mode, epd_position, free_boxed, parse_mode};
-use crate::ptr::{arg_mut, arg_ref, bytes, c_utf8, copy_to_buffer, owned_string, slice, Out};
+use crate::position::{epd_int64, epd_move, epd_parse_mode, epd_position, parse_mode};
+use crate::ptr::{
+    arg_mut, arg_ref, bytes, c_utf8, copy_to_buffer, free_boxed, owned_string, slice, to_boxed, Castable, Out,
+    OwnershipBox,
+};
 use crate::san::{epd_san_mode, san_error, san_mode};
 use core::ffi::{c_char, c_double, c_int, c_long};
 use epd_core::{
@@ -31,14 +34,25 @@ use epd_core::{
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_record {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_record {
+    type Ownership = OwnershipBox;
+    type RustType = RecordBuf;
+}
+
+/// The Rust value behind an epd_record handle.
+#[derive(Debug)]
+pub(crate) struct RecordBuf {
     pub(crate) rec: Record,
     /// Reused diagnostics buffer (no meaning of its own).
     scratch: Vec<Diagnostic>,
 }
 
-impl epd_record {
-    pub(crate) fn new(rec: Record) -> epd_record {
-        epd_record { rec, scratch: Vec::new() }
+impl RecordBuf {
+    pub(crate) fn new(rec: Record) -> RecordBuf {
+        RecordBuf { rec, scratch: Vec::new() }
     }
 }
 
@@ -196,7 +210,7 @@ pub extern "C" fn epd_record_parse(
         if has_errors(&diags) {
             return Err(first_error(&diags));
         }
-        out.set(boxed(epd_record::new(rec)));
+        out.set(to_boxed(RecordBuf::new(rec)));
         Ok(())
     })
 }
@@ -240,7 +254,7 @@ pub extern "C" fn epd_record_new(position: *const epd_position, out_record: *mut
     guard(|| {
         let p = arg_ref(position, "position")?;
         let out = Out::new(out_record, "out_record")?;
-        out.set(boxed(epd_record::new(Record::from_position(&p.pos))));
+        out.set(to_boxed(RecordBuf::new(Record::from_position(p))));
         Ok(())
     })
 }
@@ -251,7 +265,7 @@ pub extern "C" fn epd_record_clone(record: *const epd_record, out_copy: *mut *mu
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_copy, "out_copy")?;
-        out.set(boxed(epd_record::new(r.rec.clone())));
+        out.set(to_boxed(RecordBuf::new(r.rec.clone())));
         Ok(())
     })
 }
@@ -273,7 +287,7 @@ pub extern "C" fn epd_record_position(record: *const epd_record, out_position: *
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_position, "out_position")?;
         let pos = r.rec.position_with_counters().ok_or_else(no_position)?;
-        out.set(boxed(epd_position { pos }));
+        out.set(to_boxed(pos));
         Ok(())
     })
 }
@@ -728,6 +742,17 @@ impl Input {
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_operands {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_operands {
+    type Ownership = OwnershipBox;
+    type RustType = Operands;
+}
+
+/// The Rust value behind an epd_operands handle.
+#[derive(Debug)]
+pub(crate) struct Operands {
     items: Vec<Input>,
 }
 
@@ -736,7 +761,7 @@ pub struct epd_operands {
 #[no_mangle]
 pub extern "C" fn epd_operands_new(out_operands: *mut *mut epd_operands) -> epd_status {
     guard(|| {
-        Out::new(out_operands, "out_operands")?.set(boxed(epd_operands { items: Vec::new() }));
+        Out::new(out_operands, "out_operands")?.set(to_boxed(Operands { items: Vec::new() }));
         Ok(())
     })
 }
@@ -830,7 +855,7 @@ fn refused(e: SetError) -> Error {
     Error::new(EPD_STATUS_REFUSED, e.message).with_code(code)
 }
 
-fn set(r: &mut epd_record, opcode: &str, inputs: &[OperandInput<'_>]) -> Result<()> {
+fn set(r: &mut RecordBuf, opcode: &str, inputs: &[OperandInput<'_>]) -> Result<()> {
     r.rec.set(opcode, inputs).map_err(refused)
 }
 

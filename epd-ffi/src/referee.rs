@@ -7,8 +7,8 @@ use crate::error::{
     epd_status, guard, Error, Result, EPD_STATUS_ILLEGAL_MOVE, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO,
     EPD_STATUS_NOT_FOUND, EPD_STATUS_NO_POSITION,
 };
-use crate::position::{boxed, epd_move, epd_position, free_boxed};
-use crate::ptr::{arg_mut, arg_ref, c_utf8, owned_string, Out};
+use crate::position::{epd_move, epd_position};
+use crate::ptr::{arg_mut, arg_ref, c_utf8, free_boxed, owned_string, to_boxed, Castable, Out, OwnershipBox};
 use core::ffi::{c_char, c_int, c_uint, c_ulong};
 use epd_referee::client::{Client, Reply};
 use epd_referee::protocol::Command;
@@ -21,6 +21,17 @@ use std::time::Duration;
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_referee_client {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_referee_client {
+    type Ownership = OwnershipBox;
+    type RustType = RefereeClient;
+}
+
+/// The Rust value behind an epd_referee_client handle.
+#[derive(Debug)]
+pub(crate) struct RefereeClient {
     client: Option<Client>,
 }
 
@@ -86,7 +97,7 @@ pub extern "C" fn epd_referee_connect(
         }
         let c =
             Client::connect(address, name, token, Duration::from_millis(u64::from(timeout_ms).max(1))).map_err(io)?;
-        out.set(boxed(epd_referee_client { client: Some(c) }));
+        out.set(to_boxed(RefereeClient { client: Some(c) }));
         Ok(())
     })
 }
@@ -134,7 +145,7 @@ pub extern "C" fn epd_referee_position(
         if c.record().is_none() {
             return Err(Error::new(EPD_STATUS_NO_POSITION, "no record from the referee yet"));
         }
-        out.set(boxed(epd_position { pos: c.position() }));
+        out.set(to_boxed(c.position()));
         Ok(())
     })
 }

@@ -2,8 +2,8 @@
 //! (section 6.13, section 6.17) and the PGN tags of ptp (section 6.20).
 
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_NOT_FOUND};
-use crate::position::{boxed, free_boxed};
-use crate::ptr::{arg_mut, arg_ref, c_utf8, Out};
+
+use crate::ptr::{arg_mut, arg_ref, c_utf8, free_boxed, to_boxed, Castable, Out, OwnershipBox};
 use crate::record::epd_record;
 use core::ffi::{c_char, c_uint};
 use epd_core::Registers;
@@ -17,6 +17,17 @@ use epd_core::Registers;
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_registers {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_registers {
+    type Ownership = OwnershipBox;
+    type RustType = RegistersBuf;
+}
+
+/// The Rust value behind an epd_registers handle.
+#[derive(Debug)]
+pub(crate) struct RegistersBuf {
     regs: Registers,
 }
 
@@ -25,7 +36,7 @@ pub struct epd_registers {
 #[no_mangle]
 pub extern "C" fn epd_registers_new(out_registers: *mut *mut epd_registers) -> epd_status {
     guard(|| {
-        Out::new(out_registers, "out_registers")?.set(boxed(epd_registers { regs: Registers::new() }));
+        Out::new(out_registers, "out_registers")?.set(to_boxed(RegistersBuf { regs: Registers::new() }));
         Ok(())
     })
 }

@@ -1,8 +1,8 @@
 //! Gastric: the report over result files (`epd report`), as JSON.
 
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
-use crate::position::{boxed, free_boxed};
-use crate::ptr::{arg_mut, arg_ref, c_utf8, owned_string, Out};
+
+use crate::ptr::{arg_mut, arg_ref, c_utf8, free_boxed, owned_string, to_boxed, Castable, Out, OwnershipBox};
 use core::ffi::{c_char, c_int};
 use epd_report::{Grouping, Input, KeyBook, Options};
 use std::fs::File;
@@ -24,8 +24,19 @@ pub const EPD_REPORT_GROUP_BY_OPCODE: epd_report_grouping = 2;
 ///
 /// Thread safety: may be used from any thread, from one at a time.
 #[allow(non_camel_case_types)]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct epd_report_config {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_report_config {
+    type Ownership = OwnershipBox;
+    type RustType = ReportConfig;
+}
+
+/// The Rust value behind an epd_report_config handle.
+#[derive(Debug, Default)]
+pub(crate) struct ReportConfig {
     runs: Vec<(String, PathBuf)>,
     key: Option<PathBuf>,
     grouping: Grouping,
@@ -38,7 +49,7 @@ pub struct epd_report_config {
 #[no_mangle]
 pub extern "C" fn epd_report_config_new(out_config: *mut *mut epd_report_config) -> epd_status {
     guard(|| {
-        Out::new(out_config, "out_config")?.set(boxed(epd_report_config::default()));
+        Out::new(out_config, "out_config")?.set(to_boxed(ReportConfig::default()));
         Ok(())
     })
 }

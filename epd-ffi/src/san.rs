@@ -47,7 +47,7 @@ pub extern "C" fn epd_position_san(
     out_san: *mut *mut c_char,
 ) -> epd_status {
     guard(|| {
-        let p = &arg_ref(position, "position")?.pos;
+        let p = arg_ref(position, "position")?;
         let out = Out::new(out_san, "out_san")?;
         let m = mv.to_legal(p)?;
         let mut text = Vec::with_capacity(8);
@@ -71,7 +71,7 @@ pub extern "C" fn epd_position_parse_san(
     out_move: *mut epd_move,
 ) -> epd_status {
     guard(|| {
-        let p = &arg_ref(position, "position")?.pos;
+        let p = arg_ref(position, "position")?;
         let text = bytes(text, len, "text")?;
         let mode = san_mode(mode)?;
         let out = Out::new(out_move, "out_move")?;
@@ -91,7 +91,7 @@ pub extern "C" fn epd_position_play_san(
     mode: epd_san_mode,
 ) -> epd_status {
     guard(|| {
-        let p = &mut arg_mut(position, "position")?.pos;
+        let p = arg_mut(position, "position")?;
         let text = bytes(text, len, "text")?;
         let mode = san_mode(mode)?;
         let m = p.parse_san(text, mode).map_err(san_error)?;
@@ -110,7 +110,7 @@ pub extern "C" fn epd_position_uci(
     out_uci: *mut *mut c_char,
 ) -> epd_status {
     guard(|| {
-        let p = &arg_ref(position, "position")?.pos;
+        let p = arg_ref(position, "position")?;
         let out = Out::new(out_uci, "out_uci")?;
         let m = mv.to_legal(p)?;
         out.set(owned_string(p.uci(m).into_bytes())?);
@@ -128,7 +128,7 @@ pub extern "C" fn epd_position_parse_uci(
     out_move: *mut epd_move,
 ) -> epd_status {
     guard(|| {
-        let p = &arg_ref(position, "position")?.pos;
+        let p = arg_ref(position, "position")?;
         let text = bytes(text, len, "text")?;
         let out = Out::new(out_move, "out_move")?;
         let m = p.parse_uci(text).map_err(san_error)?;

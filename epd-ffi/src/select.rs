@@ -2,8 +2,8 @@
 //! exactly as they were read, over file paths or memory.
 
 use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT};
-use crate::position::{boxed, epd_parse_mode, free_boxed, parse_mode};
-use crate::ptr::{arg_mut, arg_ref, bytes, c_utf8, owned_string, Out};
+use crate::position::{epd_parse_mode, parse_mode};
+use crate::ptr::{arg_mut, arg_ref, bytes, c_utf8, free_boxed, owned_string, to_boxed, Castable, Out, OwnershipBox};
 use crate::verbs::{epd_report_callback, open_pair, run_reporting, sat};
 use core::ffi::{c_char, c_int, c_ulong, c_void};
 use epd_core::verbs::{self, SelectError, SelectOptions, SelectSummary, Selector};
@@ -23,16 +23,27 @@ use std::io::{Read, Write};
 /// uses it. The report callback runs on the thread that called
 /// epd_select_run_....
 #[allow(non_camel_case_types)]
+#[derive(Debug)]
 pub struct epd_select_config {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_select_config {
+    type Ownership = OwnershipBox;
+    type RustType = SelectConfig;
+}
+
+/// The Rust value behind an epd_select_config handle.
+pub(crate) struct SelectConfig {
     options: SelectOptions,
     reporter: epd_report_callback,
     reporter_user: *mut c_void,
     cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-impl fmt::Debug for epd_select_config {
+impl fmt::Debug for SelectConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("epd_select_config").field("options", &self.options).finish_non_exhaustive()
+        f.debug_struct("SelectConfig").field("options", &self.options).finish_non_exhaustive()
     }
 }
 
@@ -91,7 +102,7 @@ fn check(options: &SelectOptions) -> Result<()> {
 pub extern "C" fn epd_select_config_new(out_config: *mut *mut epd_select_config) -> epd_status {
     guard(|| {
         let out = Out::new(out_config, "out_config")?;
-        out.set(boxed(epd_select_config {
+        out.set(to_boxed(SelectConfig {
             options: SelectOptions::default(),
             reporter: None,
             reporter_user: core::ptr::null_mut(),
@@ -239,7 +250,7 @@ pub extern "C" fn epd_select_config_set_reporter(
 }
 
 fn run(
-    config: &epd_select_config,
+    config: &SelectConfig,
     selector: &Selector,
     input: impl Read,
     output: impl Write,

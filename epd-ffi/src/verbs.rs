@@ -6,8 +6,10 @@ use crate::error::{
     epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO,
     EPD_STATUS_NULL_POINTER,
 };
-use crate::position::{boxed, epd_parse_mode, free_boxed, parse_mode};
-use crate::ptr::{arg_mut, arg_ref, bytes, c_str, c_utf8, owned_string, Out};
+use crate::position::{epd_parse_mode, parse_mode};
+use crate::ptr::{
+    arg_mut, arg_ref, bytes, c_str, c_utf8, free_boxed, owned_string, to_boxed, Castable, Out, OwnershipBox,
+};
 use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_ulong, c_void};
 use epd_core::pipeline::{LineReport, PipelineError};
@@ -104,7 +106,18 @@ impl From<&VerbSummary> for epd_verb_summary {
 /// uses it. The report callback runs on the thread that called
 /// epd_verb_run_....
 #[allow(non_camel_case_types)]
+#[derive(Debug)]
 pub struct epd_verb_config {
+    _private: [u8; 0],
+}
+
+impl Castable for epd_verb_config {
+    type Ownership = OwnershipBox;
+    type RustType = VerbConfig;
+}
+
+/// The Rust value behind an epd_verb_config handle.
+pub(crate) struct VerbConfig {
     verb: epd_verb,
     mode: ParseMode,
     drop_invalid: bool,
@@ -114,9 +127,9 @@ pub struct epd_verb_config {
     cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-impl fmt::Debug for epd_verb_config {
+impl fmt::Debug for VerbConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("epd_verb_config")
+        f.debug_struct("VerbConfig")
             .field("verb", &self.verb)
             .field("mode", &self.mode)
             .field("drop_invalid", &self.drop_invalid)
@@ -137,7 +150,7 @@ pub extern "C" fn epd_verb_config_new(verb: epd_verb, out_config: *mut *mut epd_
         if !(EPD_VERB_CHECK..=EPD_VERB_REPAIR).contains(&verb) {
             return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown verb {verb}")));
         }
-        out.set(boxed(epd_verb_config {
+        out.set(to_boxed(VerbConfig {
             verb,
             mode: ParseMode::Strict,
             drop_invalid: false,
@@ -352,7 +365,7 @@ pub(crate) fn run_reporting<I: Read, O: Write, S>(
 }
 
 fn run(
-    config: &epd_verb_config,
+    config: &VerbConfig,
     input: impl Read,
     output: impl Write,
     out_summary: *mut epd_verb_summary,

@@ -231,12 +231,16 @@ fn san_round_tripper_rewrites_dialects_to_canonical_san() {
     }
 }
 
+/// What epd_engine_analyze_record writes with the engine's counters on:
+/// what the file verb writes (acs 0: each search takes milliseconds; the
+/// mated and stalemated positions are not searched, so they have acs but
+/// neither acd nor acn), the stale acn 12 replaced.
 const ANALYZED: &str = "\
-6k1/5ppp/8/8/8/8/8/R5K1 w - - acd 2; acn 146; ce 32766; id \"back rank mate\"; pm Ra8#; pv Ra8#;
-rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - ce -32767; id \"fool's mate, mated\"; pv;
-7k/5Q2/6K1/8/8/8/8/8 b - - ce 0; id \"stalemate\"; pv;
-r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - acd 2; acn 1177; ce 32766; id \"scholar's mate\"; pm Qxf7#; pv Qxf7#;
-4k3/8/8/3q4/8/8/3R4/4K3 w - - acd 2; acn 430; ce 500; id \"win the queen\"; pm Rxd5; pv Rxd5 Ke7;
+6k1/5ppp/8/8/8/8/8/R5K1 w - - acd 2; acn 146; acs 0; ce 32766; id \"back rank mate\"; pm Ra8#; pv Ra8#;
+rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - acs 0; ce -32767; id \"fool's mate, mated\"; pv;
+7k/5Q2/6K1/8/8/8/8/8 b - - acs 0; ce 0; id \"stalemate\"; pv;
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - acd 2; acn 1177; acs 0; ce 32766; id \"scholar's mate\"; pm Qxf7#; pv Qxf7#;
+4k3/8/8/3q4/8/8/3R4/4K3 w - - acd 2; acn 430; acs 0; ce 500; id \"win the queen\"; pm Rxd5; pv Rxd5 Ke7;
 ";
 
 #[test]
