@@ -50,8 +50,8 @@ use epd_referee::client::retry_from;
 use epd_referee::director::{Config, ConnId, Director, Input, Output, Stopped};
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
-use epd_referee::standby::follower::{self, Ended, Follower, Step};
-use epd_referee::standby::wire::Fenced;
+use epd_referee::standby::follower::{Ended, Follower, Step};
+use epd_referee::standby::wire::{self, Answer, Fenced};
 use epd_referee::Event;
 use epd_testkit::XorShift;
 
@@ -712,7 +712,7 @@ impl Sim {
         let id = self.open(Peer::Standby, 0);
         self.nodes[1].following = Some(id);
         self.nodes[1].follower.as_mut().expect("a follower").connected();
-        self.send_to_node(id, Wire::Line(follower::hello("sup", ADDR[1], BEAT)));
+        self.send_to_node(id, Wire::Line(wire::follow_line("sup", ADDR[1], BEAT)));
         let now = self.at(self.now);
         let deadline = self.nodes[1].follower.as_ref().expect("a follower").deadline(now);
         self.schedule(self.ns(deadline) - self.now, Ev::Deadline { conn: id });
@@ -927,14 +927,14 @@ impl Sim {
                         }
                     }
                     Peer::Fencer => {
-                        let answer = match line.as_slice() {
-                            b"D" => Some(Fenced::Yielded),
-                            l => std::str::from_utf8(l)
-                                .ok()
-                                .and_then(|s| s.strip_prefix("P "))
-                                .and_then(|n| n.parse::<u64>().ok())
-                                .filter(|&n| self.nodes[1].director.as_ref().is_some_and(|d| n > d.epoch()))
-                                .map(Fenced::Newer),
+                        let answer = match Answer::parse(&line) {
+                            Some(Answer::Yielded) => Some(Fenced::Yielded),
+                            Some(Answer::Epoch(n))
+                                if self.nodes[1].director.as_ref().is_some_and(|d| n > d.epoch()) =>
+                            {
+                                Some(Fenced::Newer(n))
+                            }
+                            _ => None,
                         };
                         self.conns.remove(&id);
                         match answer {
@@ -1000,7 +1000,7 @@ impl Sim {
                 drop(ev);
                 self.nodes[1].synced = self.nodes[1].synced.max(upto);
                 self.nodes[1].follower.as_mut().expect("a follower").committed();
-                self.send_to_node(conn, Wire::Line(follower::ack(seq)));
+                self.send_to_node(conn, Wire::Line(wire::ack_line(seq)));
             }
             Ev::Deadline { conn } => {
                 if self.nodes[1].following != Some(conn) {
@@ -1058,7 +1058,7 @@ impl Sim {
                 }
                 let epoch = self.nodes[1].director.as_ref().map_or(0, Director::epoch);
                 let id = self.open(Peer::Fencer, 0);
-                self.send_to_node(id, Wire::Line(format!("EPDKIT-STANDBY yield epoch={epoch} token=sup").into_bytes()));
+                self.send_to_node(id, Wire::Line(wire::yield_line(epoch, "sup")));
             }
             Ev::Crash { node: 0 } => {
                 self.note("the primary crashes".into());

@@ -45,7 +45,7 @@ use crate::game::{DrawClaim, Ended, Game, GameResult};
 use crate::journal::entry::Entry;
 use crate::pgn::{self, Tags};
 use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
-use crate::standby::wire::{self as standby, Fenced};
+use crate::standby::wire::{self as standby, Fenced, FromPrimary};
 use crate::standings::Standings;
 
 mod adjudication;
@@ -857,7 +857,8 @@ impl Director {
             }
             self.release();
         }
-        self.tell_follower(if self.is_over() { b"E".to_vec() } else { b"Q".to_vec() });
+        let last = if self.is_over() { FromPrimary::Over } else { FromPrimary::Quit };
+        self.tell_follower(last.to_line());
         if let Some(f) = self.follower.take() {
             if self.conns.remove(&f.id).is_some() {
                 self.out.push_back(Output::Close { id: f.id });
@@ -1125,7 +1126,7 @@ impl Director {
                 }
                 Due::Heartbeat => {
                     if let Some(every) = self.follower.as_ref().map(|f| f.every) {
-                        self.tell_follower(b"H".to_vec());
+                        self.tell_follower(FromPrimary::Heartbeat.to_line());
                         self.timers.set(Due::Heartbeat, Some(now + every));
                     }
                 }
@@ -1160,7 +1161,13 @@ impl Director {
             // If this referee goes on without it (the probe decides; if
             // the standby took over, nothing goes out), the standby is
             // told its copy is behind before the connection closes.
-            self.outbox.push(Transmit::Send { id, line: b"X".to_vec(), answering: None, who: None, asks: None });
+            self.outbox.push(Transmit::Send {
+                id,
+                line: FromPrimary::Dropped.to_line(),
+                answering: None,
+                who: None,
+                asks: None,
+            });
             self.outbox.push(Transmit::Close { id });
             self.follower_lost();
             return;

@@ -5,20 +5,14 @@
 //! one that took over).
 
 use super::*;
-use crate::standby::wire::Hello;
+use crate::standby::wire::{Answer, Hello};
 
 impl Director {
     /// Sends a turn's entries to the standby, as one batch.
     pub(super) fn replicate(&mut self, staged: &[Vec<u8>]) {
         let Some(f) = self.follower.as_mut() else { return };
         f.seq += 1;
-        let mut msg = Vec::with_capacity(staged.iter().map(|e| e.len() + 3).sum::<usize>() + 24);
-        for e in staged {
-            msg.extend_from_slice(b"J ");
-            msg.extend_from_slice(e);
-            msg.push(b'\n');
-        }
-        msg.extend_from_slice(format!("C {}", f.seq).as_bytes());
+        let msg = standby::batch(staged, f.seq);
         self.tell_follower(msg);
     }
 
@@ -147,7 +141,7 @@ impl Director {
                 self.note(&format!("#{id} from {peer}: refused: {why}"));
                 self.outbox.push(Transmit::Send {
                     id,
-                    line: format!("F {why}").into_bytes(),
+                    line: Answer::Refused(why).to_line(),
                     answering: None,
                     who: None,
                     asks: None,
@@ -155,7 +149,7 @@ impl Director {
                 self.drop_conn(id, "refused standby");
             }
             Ok(Hello::Probe) => {
-                let line = format!("P {}", self.epoch).into_bytes();
+                let line = Answer::Epoch(self.epoch).to_line();
                 self.outbox.push(Transmit::Send { id, line, answering: None, who: None, asks: None });
                 self.drop_conn(id, "probed");
             }
@@ -164,14 +158,14 @@ impl Director {
                     // The answer goes out now: nothing else of this turn
                     // will.
                     self.conns.remove(&id);
-                    self.out.push_back(Output::Send { id, line: b"D".to_vec(), answering: None });
+                    self.out.push_back(Output::Send { id, line: Answer::Yielded.to_line(), answering: None });
                     self.out.push_back(Output::Close { id });
                     self.step_down(format!(
                         "the referee at {peer} took the event over (epoch {epoch}; this one's is {}): stepping down",
                         self.epoch
                     ));
                 } else {
-                    let line = format!("P {}", self.epoch).into_bytes();
+                    let line = Answer::Epoch(self.epoch).to_line();
                     self.outbox.push(Transmit::Send { id, line, answering: None, who: None, asks: None });
                     self.drop_conn(id, "refused yield");
                 }

@@ -10,50 +10,50 @@ use tokio::sync::mpsc;
 
 use crate::event::Event;
 use crate::journal::entry::Entry;
-use crate::standby::wire::Fenced;
+use crate::standby::wire::{self, Answer, Fenced};
 
 /// How long a probe or a yield waits to connect and for its answer.
 const ASK_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// within [`ASK_TIMEOUT`]: `None` when nobody answers (a standby that has
 /// not taken over accepts no connection).
-async fn ask(addr: &str, line: String) -> Option<String> {
+async fn ask(addr: &str, line: Vec<u8>) -> Option<Vec<u8>> {
     let talk = async {
         let mut s = TcpStream::connect(addr).await.ok()?;
-        s.write_all(line.as_bytes()).await.ok()?;
+        s.write_all(&line).await.ok()?;
         s.write_all(b"\n").await.ok()?;
         let mut r = BufReader::new(s.take(256));
-        let mut answer = String::new();
-        r.read_line(&mut answer).await.ok()?;
-        Some(answer.trim().to_owned())
+        let mut answer = Vec::new();
+        r.read_until(b'\n', &mut answer).await.ok()?;
+        Some(answer.trim_ascii().to_vec())
     };
     tokio::time::timeout(ASK_TIMEOUT, talk).await.ok().flatten()
 }
 
 /// The epoch of the referee serving at `addr`, if one answers there.
 pub(super) async fn probe(addr: &str, token: &str) -> Option<u64> {
-    let answer = ask(addr, format!("EPDKIT-STANDBY probe token={token}")).await?;
-    answer.strip_prefix("P ")?.parse().ok()
+    let answer = ask(addr, wire::probe_line(token)).await?;
+    match Answer::parse(&answer)? {
+        Answer::Epoch(n) => Some(n),
+        _ => None,
+    }
 }
 
 /// After a take-over: tells the old primary at `addr` to yield, every
 /// second, until it says it did or answers with a newer epoch.
 pub(super) async fn fence(addr: String, token: String, epoch: u64, tell: mpsc::Sender<Fenced>) {
     loop {
-        match ask(&addr, format!("EPDKIT-STANDBY yield epoch={epoch} token={token}")).await.as_deref() {
-            Some("D") => {
+        let answer = ask(&addr, wire::yield_line(epoch, &token)).await;
+        match answer.as_deref().and_then(Answer::parse) {
+            Some(Answer::Yielded) => {
                 let _ = tell.send(Fenced::Yielded).await;
                 return;
             }
-            Some(p) => {
-                if let Some(n) = p.strip_prefix("P ").and_then(|n| n.parse().ok()) {
-                    if n > epoch {
-                        let _ = tell.send(Fenced::Newer(n)).await;
-                        return;
-                    }
-                }
+            Some(Answer::Epoch(n)) if n > epoch => {
+                let _ = tell.send(Fenced::Newer(n)).await;
+                return;
             }
-            None => {}
+            _ => {}
         }
         if tell.is_closed() {
             return;

@@ -688,16 +688,7 @@ impl Carrier {
                 d.handle(Instant::now(), input);
             }
             Output::CopyJournal { id } => match crate::journal::read_entries(self.journal.path()) {
-                Ok(entries) => {
-                    let mut msg = b"R\n".to_vec();
-                    for e in &entries {
-                        msg.extend_from_slice(b"J ");
-                        msg.extend_from_slice(e);
-                        msg.push(b'\n');
-                    }
-                    msg.extend_from_slice(b"C 0");
-                    self.send(d, id, (msg, None));
-                }
+                Ok(entries) => self.send(d, id, (crate::standby::wire::copy(&entries), None)),
                 Err(e) => {
                     let why = format!("cannot read the journal for a standby: {e}");
                     d.handle(Instant::now(), Input::Closed { id, why });

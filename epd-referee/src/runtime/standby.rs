@@ -15,7 +15,8 @@ use tokio::net::{TcpListener, TcpStream};
 use super::{Options, Outcome};
 use crate::event::Event;
 use crate::journal::{Journal, MAX_ENTRY};
-use crate::standby::follower::{self, Ended, Follower, Step};
+use crate::standby::follower::{Ended, Follower, Step};
+use crate::standby::wire;
 
 /// How following the primary ended on one connection.
 enum Followed {
@@ -120,7 +121,7 @@ async fn follow(
     let _ = stream.set_nodelay(true);
     let local = listener.local_addr().map_or_else(|_| String::new(), |a| a.to_string());
     let (read, mut write) = stream.into_split();
-    let mut hello = follower::hello(token, &local, heartbeat);
+    let mut hello = wire::follow_line(token, &local, heartbeat);
     hello.push(b'\n');
     if write.write_all(&hello).await.is_err() {
         return lost("cannot write");
@@ -161,7 +162,7 @@ async fn follow(
                 if let Err(e) = j.append_all(&entries) {
                     return Followed::Ended(Ended::Refused(format!("{}: {e}", event.journal.display())));
                 }
-                let mut ack = follower::ack(seq);
+                let mut ack = wire::ack_line(seq);
                 ack.push(b'\n');
                 if write.write_all(&ack).await.is_err() {
                     return lost("cannot write");

@@ -23,7 +23,7 @@ pub enum Step {
     /// journal.
     Restart,
     /// Append these entries to the copy and sync them, then answer the
-    /// primary [`ack`]`(seq)` and call [`Follower::committed`].
+    /// primary [`ack_line`](super::wire::ack_line)`(seq)` and call [`Follower::committed`].
     Commit {
         /// The batch's number.
         seq: u64,
@@ -72,18 +72,6 @@ pub struct Follower {
     /// A fresh copy (an `R`) started after the copy went stale: its
     /// first commit makes the copy current again.
     refreshing: bool,
-}
-
-/// The standby's first line on a connection to the primary.
-#[must_use]
-pub fn hello(token: &str, listen: &str, heartbeat: Duration) -> Vec<u8> {
-    format!("EPDKIT-STANDBY follow token={token} listen={listen} heartbeat_ms={}", heartbeat.as_millis()).into_bytes()
-}
-
-/// The acknowledgement of batch `seq`.
-#[must_use]
-pub fn ack(seq: u64) -> Vec<u8> {
-    format!("A {seq}").into_bytes()
 }
 
 impl Follower {
@@ -282,18 +270,5 @@ mod tests {
         f.committed();
         assert!(!f.stale());
         assert!(f.takes_over(thaw + beat, false));
-    }
-
-    #[test]
-    fn the_lines_it_writes_are_the_ones_the_primary_reads() {
-        let h = hello("s3cret", "127.0.0.1:9", Duration::from_millis(1500));
-        assert_eq!(
-            super::super::wire::parse_hello(&h, Some("s3cret")),
-            Ok(super::super::wire::Hello::Follow {
-                listen: "127.0.0.1:9".into(),
-                heartbeat: Duration::from_millis(1500)
-            })
-        );
-        assert_eq!(super::super::wire::parse_ack(&ack(42)), Some(42));
     }
 }

@@ -1,5 +1,6 @@
 //! The standby protocol's lines, read and written without I/O: what the
-//! director, the runtime and the fuzzers share.
+//! director, the runtime and the fuzzers share. Every line of the
+//! protocol is written here and read here, so the two sides cannot drift.
 
 use std::time::Duration;
 
@@ -72,6 +73,32 @@ pub fn parse_hello(line: &[u8], token: Option<&str>) -> Result<Hello, &'static s
     }
 }
 
+/// A standby's first line: follow the journal, take over at `listen`
+/// after `heartbeat` of silence.
+#[must_use]
+pub fn follow_line(token: &str, listen: &str, heartbeat: Duration) -> Vec<u8> {
+    format!("EPDKIT-STANDBY follow token={token} listen={listen} heartbeat_ms={}", heartbeat.as_millis()).into_bytes()
+}
+
+/// A prober's line: what is your epoch?
+#[must_use]
+pub fn probe_line(token: &str) -> Vec<u8> {
+    format!("EPDKIT-STANDBY probe token={token}").into_bytes()
+}
+
+/// A referee that took the event over at `epoch` asks the old primary to
+/// yield.
+#[must_use]
+pub fn yield_line(epoch: u64, token: &str) -> Vec<u8> {
+    format!("EPDKIT-STANDBY yield epoch={epoch} token={token}").into_bytes()
+}
+
+/// A standby's acknowledgement of batch `seq`, `A SEQ`.
+#[must_use]
+pub fn ack_line(seq: u64) -> Vec<u8> {
+    format!("A {seq}").into_bytes()
+}
+
 /// A standby's acknowledgement, `A SEQ`.
 #[must_use]
 pub fn parse_ack(line: &[u8]) -> Option<u64> {
@@ -101,6 +128,45 @@ pub enum Fenced {
     Newer(u64),
 }
 
+/// What a referee answers a probe, a yield or a hello it refuses: one
+/// line, then it closes the connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer<'a> {
+    /// `P EPOCH`: its epoch (to a probe, or to a yield it refuses).
+    Epoch(u64),
+    /// `D`: it yielded (stepped down).
+    Yielded,
+    /// `F WHY`: the hello is refused.
+    Refused(&'a str),
+}
+
+impl Answer<'_> {
+    /// The line, without its newline.
+    #[must_use]
+    pub fn to_line(&self) -> Vec<u8> {
+        match self {
+            Answer::Epoch(n) => format!("P {n}").into_bytes(),
+            Answer::Yielded => b"D".to_vec(),
+            Answer::Refused(why) => format!("F {why}").into_bytes(),
+        }
+    }
+
+    /// Reads an answer (without its newline); `None` for anything else.
+    #[must_use]
+    pub fn parse(line: &[u8]) -> Option<Answer<'_>> {
+        match line {
+            b"D" => Some(Answer::Yielded),
+            _ => {
+                if let Some(why) = line.strip_prefix(b"F ") {
+                    return std::str::from_utf8(why).ok().map(Answer::Refused);
+                }
+                let n = line.strip_prefix(b"P ").filter(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))?;
+                std::str::from_utf8(n).ok()?.parse().ok().map(Answer::Epoch)
+            }
+        }
+    }
+}
+
 /// A line from the primary to its standby.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FromPrimary<'a> {
@@ -119,6 +185,57 @@ pub enum FromPrimary<'a> {
     /// `X`: the primary goes on without this standby (it did not
     /// acknowledge in time): the standby's copy falls behind.
     Dropped,
+}
+
+impl FromPrimary<'_> {
+    /// Appends the line, without its newline, to `out`.
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        match self {
+            FromPrimary::Restart => out.push(b'R'),
+            FromPrimary::Entry(e) => {
+                out.extend_from_slice(b"J ");
+                out.extend_from_slice(e);
+            }
+            FromPrimary::Commit(seq) => out.extend_from_slice(format!("C {seq}").as_bytes()),
+            FromPrimary::Heartbeat => out.push(b'H'),
+            FromPrimary::Over => out.push(b'E'),
+            FromPrimary::Quit => out.push(b'Q'),
+            FromPrimary::Dropped => out.push(b'X'),
+        }
+    }
+
+    /// The line, without its newline.
+    #[must_use]
+    pub fn to_line(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.append_to(&mut out);
+        out
+    }
+}
+
+/// A batch of journal entries for the standby: a `J` line per entry, then
+/// `C SEQ`, joined by newlines (no newline after the last: the runtime
+/// adds it, as to every line).
+#[must_use]
+pub fn batch(entries: &[Vec<u8>], seq: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.iter().map(|e| e.len() + 3).sum::<usize>() + 24);
+    for e in entries {
+        FromPrimary::Entry(e).append_to(&mut out);
+        out.push(b'\n');
+    }
+    FromPrimary::Commit(seq).append_to(&mut out);
+    out
+}
+
+/// The journal so far, for a standby that starts to follow: `R`, then
+/// the entries as batch 0.
+#[must_use]
+pub fn copy(entries: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.iter().map(|e| e.len() + 3).sum::<usize>() + 8);
+    FromPrimary::Restart.append_to(&mut out);
+    out.push(b'\n');
+    out.extend_from_slice(&batch(entries, 0));
+    out
 }
 
 /// Reads a line from the primary (without its newline).
@@ -198,7 +315,53 @@ mod tests {
         for bad in [&b"A"[..], b"A ", b"A +3", b"A 3 ", b"B 3", b"A 3x"] {
             assert_eq!(parse_ack(bad), None, "{}", String::from_utf8_lossy(bad));
         }
+        assert_eq!(parse_ack(&ack_line(42)), Some(42));
         assert_eq!(reachable("0.0.0.0:7000", "10.1.2.3:5555"), "10.1.2.3:7000");
         assert_eq!(reachable("127.0.0.1:7000", "10.1.2.3:5555"), "127.0.0.1:7000");
+    }
+
+    /// Every line written here reads back as itself: the writer and the
+    /// reader are the protocol's two halves.
+    #[test]
+    fn lines_written_read_back() {
+        for line in [
+            FromPrimary::Restart,
+            FromPrimary::Entry(b"{\"t\":\"over\"}"),
+            FromPrimary::Commit(7),
+            FromPrimary::Heartbeat,
+            FromPrimary::Over,
+            FromPrimary::Quit,
+            FromPrimary::Dropped,
+        ] {
+            assert_eq!(parse_from_primary(&line.to_line()), Ok(line.clone()), "{line:?}");
+        }
+        let entries = vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()];
+        let copied = copy(&entries);
+        let lines: Vec<_> = copied.split(|&b| b == b'\n').map(|l| parse_from_primary(l).unwrap()).collect();
+        assert_eq!(
+            lines,
+            [
+                FromPrimary::Restart,
+                FromPrimary::Entry(b"{\"a\":1}"),
+                FromPrimary::Entry(b"{\"b\":2}"),
+                FromPrimary::Commit(0)
+            ]
+        );
+        assert_eq!(batch(&[], 3), b"C 3");
+        for answer in [Answer::Epoch(12), Answer::Yielded, Answer::Refused("no token")] {
+            assert_eq!(Answer::parse(&answer.to_line()), Some(answer.clone()));
+        }
+        for bad in [&b"P"[..], b"P ", b"P x", b"DD", b""] {
+            assert_eq!(Answer::parse(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+        let t = Some("sup");
+        let follow = follow_line("sup", "127.0.0.1:9", Duration::from_millis(1500));
+        assert_eq!(
+            parse_hello(&follow, t),
+            Ok(Hello::Follow { listen: "127.0.0.1:9".into(), heartbeat: Duration::from_millis(1500) })
+        );
+        assert!(follow.starts_with(HELLO));
+        assert_eq!(parse_hello(&probe_line("sup"), t), Ok(Hello::Probe));
+        assert_eq!(parse_hello(&yield_line(4, "sup"), t), Ok(Hello::Yield { epoch: 4 }));
     }
 }
