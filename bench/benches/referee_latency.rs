@@ -89,7 +89,6 @@ fn director_alone(games: usize) -> (usize, Duration) {
         own: None,
         web: false,
         measure: false,
-        defect_send_before_sync: false,
     };
     let t0 = Instant::now();
     let mut inside = Duration::ZERO;

@@ -49,7 +49,6 @@ impl Bench {
             own: None,
             web: false,
             measure: false,
-            defect_send_before_sync: false,
         };
         let t0 = Instant::now();
         let d = Director::new(config, t0).unwrap();

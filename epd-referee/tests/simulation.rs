@@ -49,7 +49,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use epd_core::{Color, Position};
-use epd_referee::director::{Config, ConnId, Director, Done, Input, Output, Stopped};
+use epd_referee::director::{Config, ConnId, Defects, Director, Done, Input, Output, Stopped};
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
 use epd_referee::Event;
@@ -448,9 +448,10 @@ impl Sim {
             own: Some("sim:primary".into()),
             web: self.life.is_multiple_of(2),
             measure: false,
-            defect_send_before_sync: self.defect,
         };
-        let d = Director::new(config, self.at(self.now)).map_err(|e| format!("the referee does not start: {e}"))?;
+        let defects = Defects { send_before_sync: self.defect };
+        let d = Director::with_defects(config, self.at(self.now), defects)
+            .map_err(|e| format!("the referee does not start: {e}"))?;
         self.note(format!("referee starts (life {}, epoch {})", self.life, d.epoch()));
         self.referee = Some(d);
         self.asked.clear();
@@ -1294,7 +1295,6 @@ impl Sim {
             own: None,
             web: false,
             measure: false,
-            defect_send_before_sync: false,
         };
         let mut d = Director::new(config, self.at(self.now)).map_err(|e| e.to_string())?;
         let mut again = None;

@@ -408,7 +408,6 @@ impl Sim {
             own: Some(ADDR[0].into()),
             web: false,
             measure: false,
-            defect_send_before_sync: false,
         };
         let d = Director::new(config, self.at(self.now)).map_err(|e| e.to_string())?;
         self.nodes[0].life += 1;
@@ -444,7 +443,6 @@ impl Sim {
             own: None,
             web: false,
             measure: false,
-            defect_send_before_sync: false,
         };
         let d = Director::new(config, self.at(self.now)).map_err(|e| format!("the standby cannot take over: {e}"))?;
         self.note(format!("standby takes over ({why}), epoch {}", d.epoch()));

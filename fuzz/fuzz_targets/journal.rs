@@ -33,7 +33,6 @@ fuzz_target!(|data: &[u8]| {
         own: None,
         web: true,
         measure: false,
-        defect_send_before_sync: false,
     };
     if let Ok(mut d) = Director::new(config, Instant::now()) {
         while d.poll_output().is_some() {}

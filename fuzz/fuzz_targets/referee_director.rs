@@ -28,7 +28,6 @@ fuzz_target!(|data: &[u8]| {
         own: None,
         web: true,
         measure: false,
-        defect_send_before_sync: false,
     };
     let t0 = Instant::now();
     let mut now = Duration::ZERO;

@@ -38,7 +38,6 @@ fuzz_target!(|data: &[u8]| {
         own: None,
         web: false,
         measure: false,
-        defect_send_before_sync: false,
     };
     let t0 = Instant::now();
     let mut d = Director::new(config, t0).unwrap();

@@ -91,11 +91,16 @@ pub struct Config {
     /// Attach to each respond the instants of the reply it answers
     /// ([`Output::Send`]'s `answering`), to measure latency.
     pub measure: bool,
-    /// A deliberate defect for the simulation to find: a turn's records
-    /// go out before its journal entries are durable. Never set outside
-    /// tests.
-    #[doc(hidden)]
-    pub defect_send_before_sync: bool,
+}
+
+/// Deliberate defects for the simulation to find
+/// ([`Director::with_defects`]); only with the `sim-defects` feature,
+/// which this crate's own tests enable.
+#[cfg(feature = "sim-defects")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Defects {
+    /// A turn's records go out before its journal entries are durable.
+    pub send_before_sync: bool,
 }
 
 /// Something that happened, as the runtime saw it.
@@ -440,7 +445,8 @@ pub struct Director {
     ending: bool,
     /// [`Output::Done`] has been given.
     done_given: bool,
-    defect_send_before_sync: bool,
+    #[cfg(feature = "sim-defects")]
+    defects: Defects,
 }
 
 impl std::fmt::Debug for Director {
@@ -469,7 +475,22 @@ impl Director {
     /// The journal's entries are not this event's, or do not replay
     /// (`InvalidData`).
     pub fn new(config: Config, now: Instant) -> std::io::Result<Director> {
-        let Config { event, openings, journal, date, own, web, measure, defect_send_before_sync } = config;
+        Director::build(config, now, |_| {})
+    }
+
+    /// [`Director::new`] with deliberate defects, for the simulation to
+    /// find.
+    ///
+    /// # Errors
+    /// As [`Director::new`].
+    #[cfg(feature = "sim-defects")]
+    pub fn with_defects(config: Config, now: Instant, defects: Defects) -> std::io::Result<Director> {
+        Director::build(config, now, |d| d.defects = defects)
+    }
+
+    /// A director, set up by `prepare` before its first step.
+    fn build(config: Config, now: Instant, prepare: impl FnOnce(&mut Director)) -> std::io::Result<Director> {
+        let Config { event, openings, journal, date, own, web, measure } = config;
         let schedule = event.schedule(openings.len());
         let replayed = match &journal {
             Some(entries) => Some(crate::journal::replay::replay(&event, &openings, &schedule, entries)?),
@@ -521,8 +542,10 @@ impl Director {
             ended: Vec::new(),
             ending: false,
             done_given: false,
-            defect_send_before_sync,
+            #[cfg(feature = "sim-defects")]
+            defects: Defects::default(),
         };
+        prepare(&mut d);
         if let Some(r) = replayed {
             // The PGN holds exactly the games over, as they were written:
             // whatever a crash left in it is replaced.
@@ -924,7 +947,10 @@ impl Director {
             None if self.probing => Some(u64::MAX),
             None => None,
         };
-        let local = if self.defect_send_before_sync { 0 } else { self.appended };
+        #[cfg(feature = "sim-defects")]
+        let local = if self.defects.send_before_sync { 0 } else { self.appended };
+        #[cfg(not(feature = "sim-defects"))]
+        let local = self.appended;
         self.held.push_back(Held { local, remote, since: self.now, batch });
         self.release();
     }

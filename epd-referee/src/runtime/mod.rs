@@ -333,7 +333,6 @@ pub(crate) async fn serve(
         own,
         web: web.is_some(),
         measure: options.measure_latency,
-        defect_send_before_sync: false,
     };
     let director = Director::new(config, Instant::now())?;
     let mut carrier = Carrier {
