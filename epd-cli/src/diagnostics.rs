@@ -7,16 +7,17 @@
 //! (`\x1b`, `\u{9b}`), so hostile input cannot drive the terminal.
 //!
 //! A [`Printer`] sits between the pipeline and standard error: the
-//! pipeline's workers render each diagnostic into a small frame (its
-//! severity, its code, its bytes), and the printer, in input order, shows
-//! the first `--max-errors` of them, counts the rest, notices binary
-//! input, and closes with per-file summaries and a hint.
+//! pipeline's workers render each diagnostic's text into a batch that
+//! keeps its severity and code beside it ([`Rendered`]), and the printer,
+//! in input order, shows the first `--max-errors` of them, counts the
+//! rest, notices binary input, and closes with per-file summaries and a
+//! hint.
 
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use anstyle::{AnsiColor, Style};
-use epd_core::pipeline::{self, Config, LineReport, PipelineError, Processor, Summary};
+use epd_core::pipeline::{self, Config, LineReport, PipelineError, Processor, Rendered, Summary};
 use epd_core::{Code, Diagnostic, ParseMode, Severity};
 
 /// How diagnostics are printed.
@@ -114,32 +115,22 @@ pub struct Render<'a> {
     file: &'a str,
 }
 
-/// The length of a frame's header: severity (1), code (2), length (4).
-const HEADER: usize = 7;
-
 impl Render<'_> {
-    /// Renders one line's diagnostics into `out`, one frame each
-    /// (warnings left out when quiet). Runs on worker threads.
-    pub fn line(&self, r: &LineReport<'_>, out: &mut Vec<u8>) {
+    /// Renders one line's diagnostics into `out` (warnings left out when
+    /// quiet). Runs on worker threads.
+    pub fn line(&self, r: &LineReport<'_>, out: &mut Rendered) {
         for d in r.diagnostics {
             if self.quiet && d.severity == Severity::Warning {
                 continue;
             }
-            let start = out.len();
-            out.extend_from_slice(&[0; HEADER]);
-            match self.format {
+            out.push(r.line_no, d, |out| match self.format {
                 DiagFormat::Text => text(self.paint, self.file, r.line_no, r.text, d, out),
                 DiagFormat::Json => {
                     if serde_json::to_writer(&mut *out, &Json::new(self.file, r, d)).is_ok() {
                         out.push(b'\n');
                     }
                 }
-            }
-            let len = u32::try_from(out.len() - start - HEADER).unwrap_or(u32::MAX);
-            let code = Code::ALL.iter().position(|&c| c == d.code).unwrap_or(0) as u16;
-            out[start] = u8::from(d.severity == Severity::Error);
-            out[start + 1..start + 3].copy_from_slice(&code.to_le_bytes());
-            out[start + 3..start + HEADER].copy_from_slice(&len.to_le_bytes());
+            });
         }
     }
 }
@@ -384,9 +375,9 @@ impl Printer {
         let head = input.fill_buf().map_err(PipelineError::Read)?;
         self.start_file(display, head, err);
         let render = self.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| {
-            self.emit(bytes, err);
+        let render = |r: &LineReport<'_>, out: &mut Rendered| render.line(r, out);
+        let mut emit = |rendered: &Rendered| {
+            self.emit(rendered, err);
             if config.flush_each {
                 let _ = err.flush();
             }
@@ -394,30 +385,26 @@ impl Printer {
         pipeline::run(input, out, workers, config, &render, &mut emit, &mut |_| {})
     }
 
-    /// Takes a batch of frames from [`Render::line`] and shows what the
-    /// cap allows.
-    pub fn emit(&mut self, mut frames: &[u8], err: &mut dyn Write) {
-        while frames.len() >= HEADER {
-            let code = usize::from(u16::from_le_bytes([frames[1], frames[2]]));
-            let error = frames[0] == 1;
-            let len = u32::from_le_bytes([frames[3], frames[4], frames[5], frames[6]]) as usize;
-            let end = (HEADER + len).min(frames.len());
-            let body = &frames[HEADER..end];
-            frames = &frames[end..];
-            if self.binary {
-                continue;
-            }
-            if let Some(n) = self.by_code.get_mut(code).filter(|_| error) {
-                *n += 1;
+    /// Takes a batch rendered by [`Render::line`] and shows what the cap
+    /// allows.
+    pub fn emit(&mut self, rendered: &Rendered, err: &mut dyn Write) {
+        if self.binary {
+            return;
+        }
+        for d in rendered.iter() {
+            if d.severity == Severity::Error {
+                if let Some(n) = Code::ALL.iter().position(|&c| c == d.code).and_then(|i| self.by_code.get_mut(i)) {
+                    *n += 1;
+                }
             }
             match &mut self.left {
                 Some(0) => self.hidden += 1,
                 Some(n) => {
                     *n -= 1;
-                    let _ = err.write_all(body);
+                    let _ = err.write_all(d.text);
                 }
                 None => {
-                    let _ = err.write_all(body);
+                    let _ = err.write_all(d.text);
                 }
             }
         }
@@ -524,6 +511,53 @@ mod tests {
         let c = c.unwrap();
         assert!(s.starts_with("...") && s.ends_with("..."), "{s}");
         assert_eq!(s.as_bytes()[c.len()], long[900]);
+    }
+
+    /// The printer shows what the cap allows in the order it is given,
+    /// counts the errors by code and the hidden diagnostics, leaves
+    /// warnings out when quiet, and shows nothing of a binary file.
+    #[test]
+    fn the_printer_caps_counts_and_hides_binary_input() {
+        let diag = |severity, code| Diagnostic {
+            severity,
+            code,
+            offset: 0,
+            opcode: None,
+            operand: None,
+            message: format!("{code:?}"),
+        };
+        let diags = [
+            diag(Severity::Error, Code::IllegalMove),
+            diag(Severity::Warning, Code::Escape),
+            diag(Severity::Error, Code::IllegalMove),
+            diag(Severity::Error, Code::Arity),
+        ];
+        let report = LineReport { line_no: 7, text: b"8/8/8/8/8/8/8/K6k w - -", diagnostics: &diags };
+        for (quiet, cap, shown, hidden) in [(false, Some(2), 2, 2), (true, Some(2), 2, 1), (false, Some(0), 4, 0)] {
+            let mut printer = Printer::new(DiagFormat::Text, cap, quiet);
+            let mut rendered = Rendered::default();
+            printer.render("f.epd").line(&report, &mut rendered);
+            assert_eq!(rendered.len(), if quiet { 3 } else { 4 });
+            let mut err = Vec::new();
+            printer.emit(&rendered, &mut err);
+            let err = String::from_utf8(err).unwrap();
+            let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("f.epd:7:1: ")).collect();
+            assert_eq!(lines.len(), shown, "{err}");
+            assert!(lines[0].ends_with("error[E020]: IllegalMove"), "{err}");
+            assert_eq!(printer.hidden, hidden);
+            let errors = |code: Code| printer.by_code[Code::ALL.iter().position(|&c| c == code).unwrap()];
+            assert_eq!((errors(Code::IllegalMove), errors(Code::Arity), errors(Code::Escape)), (2, 1, 0));
+        }
+        let mut printer = Printer::new(DiagFormat::Text, None, false);
+        let mut err = Vec::new();
+        printer.start_file("f.bin", &[0u8; 64], &mut err);
+        assert!(String::from_utf8_lossy(&err).contains("binary data"));
+        err.clear();
+        let mut rendered = Rendered::default();
+        printer.render("f.bin").line(&report, &mut rendered);
+        printer.emit(&rendered, &mut err);
+        assert!(err.is_empty());
+        assert!(printer.by_code.iter().all(|&n| n == 0));
     }
 
     #[test]

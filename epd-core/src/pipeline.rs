@@ -179,6 +179,96 @@ pub struct LineReport<'a> {
     pub diagnostics: &'a [Diagnostic],
 }
 
+/// The rendered diagnostics of some lines, in input order, as a run's
+/// renderer made them on the worker threads: each diagnostic's text (in
+/// whatever format the renderer writes) with the line, severity and code
+/// it was made from, so the side that shows them can count and cap them
+/// without reading the text back. One text buffer and one list of entries
+/// hold a whole batch, whatever its number of diagnostics.
+///
+/// ```
+/// use epd_core::pipeline::Rendered;
+/// use epd_core::{Code, ParseMode, Record, Severity};
+///
+/// let (_, diags) = Record::parse(b"8/8/8/8/8/8/8/K6k w - - bm Qh8;", ParseMode::Strict);
+/// let mut r = Rendered::default();
+/// for d in &diags {
+///     r.push(1, d, |text| text.extend_from_slice(format!("1: {}\n", d.message).as_bytes()));
+/// }
+/// let first = r.iter().next().unwrap();
+/// assert_eq!((first.line, first.severity, first.code), (1, Severity::Error, Code::IllegalMove));
+/// assert!(first.text.starts_with(b"1: "));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Every diagnostic's text, one after the other.
+    text: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+/// One diagnostic of a [`Rendered`], its text at `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    line: u64,
+    severity: Severity,
+    code: Code,
+    start: usize,
+    end: usize,
+}
+
+/// One diagnostic of a [`Rendered`] batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderedDiagnostic<'a> {
+    /// The 1-based number of the line it is about.
+    pub line: u64,
+    /// The diagnostic's severity.
+    pub severity: Severity,
+    /// The diagnostic's code.
+    pub code: Code,
+    /// What the renderer wrote for it.
+    pub text: &'a [u8],
+}
+
+impl Rendered {
+    /// Adds `diagnostic`, found on line `line`: `write` appends its text
+    /// to the buffer it is given (and removes nothing from it).
+    pub fn push(&mut self, line: u64, diagnostic: &Diagnostic, write: impl FnOnce(&mut Vec<u8>)) {
+        let start = self.text.len();
+        write(&mut self.text);
+        let (severity, code) = (diagnostic.severity, diagnostic.code);
+        self.entries.push(Entry { line, severity, code, start, end: self.text.len() });
+    }
+
+    /// The diagnostics, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = RenderedDiagnostic<'_>> + '_ {
+        self.entries.iter().map(|e| RenderedDiagnostic {
+            line: e.line,
+            severity: e.severity,
+            code: e.code,
+            // Within the buffer unless a `write` shortened it.
+            text: self.text.get(e.start..e.end).unwrap_or_default(),
+        })
+    }
+
+    /// The number of diagnostics.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `true` if no diagnostic was added.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Removes every diagnostic, keeping the memory.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.entries.clear();
+    }
+}
+
 /// A run that could not go on: reading the input or writing the output
 /// failed. Bad records are diagnostics, never errors.
 #[derive(Debug)]
@@ -225,7 +315,8 @@ impl From<PipelineError> for io::Error {
 /// input in place; more: on that many threads), writing to `output`.
 ///
 /// Each line's diagnostics are rendered by `render` (on the worker
-/// threads) and the rendered bytes handed to `emit` in input order;
+/// threads) into a [`Rendered`] batch, and the batches that hold any
+/// diagnostic are handed to `emit` in input order;
 /// `progress` gets the counts so far after each record or batch written.
 ///
 /// # Errors
@@ -236,18 +327,20 @@ pub fn run<P: Processor, R: BufRead + Send, W: Write>(
     mut output: W,
     workers: &mut [P],
     config: &Config<'_>,
-    render: &(dyn Fn(&LineReport<'_>, &mut Vec<u8>) + Sync),
-    emit: &mut dyn FnMut(&[u8]),
+    render: &(dyn Fn(&LineReport<'_>, &mut Rendered) + Sync),
+    emit: &mut dyn FnMut(&Rendered),
     progress: &mut dyn FnMut(&Summary<P::Counts>),
 ) -> Result<Summary<P::Counts>, PipelineError> {
     let jobs = match &mut *workers {
         [] => return Err(PipelineError::Read(io::Error::new(io::ErrorKind::InvalidInput, "no worker to run"))),
         [one] => {
-            let mut rendered = Vec::new();
+            let mut rendered = Rendered::default();
             let mut sink = |r: &LineReport<'_>| {
                 rendered.clear();
                 render(r, &mut rendered);
-                emit(&rendered);
+                if !rendered.is_empty() {
+                    emit(&rendered);
+                }
             };
             return run_serial(input, output, one, config, &mut sink, progress);
         }
@@ -279,7 +372,7 @@ pub fn run<P: Processor, R: BufRead + Send, W: Write>(
                     Err(_) => return,
                 };
                 let mut out = Output { inner: spare.take(), flush_each: false };
-                let mut rendered = Vec::new();
+                let mut rendered = Rendered::default();
                 let result = if batch.kind == Piece::Tail {
                     if copy {
                         out.inner.extend_from_slice(&batch.data);
@@ -746,7 +839,7 @@ enum Piece {
 struct Done<C> {
     index: u64,
     output: Vec<u8>,
-    rendered: Vec<u8>,
+    rendered: Rendered,
     summary: Summary<C>,
 }
 

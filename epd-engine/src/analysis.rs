@@ -371,19 +371,14 @@ mod tests {
         let mut workers: Vec<_> = engines.iter_mut().map(|e| Analyzer::new(e, options, &stop)).collect();
         let mut out = Vec::new();
         let mut diags = Vec::new();
-        // Diagnostics rendered as "line code" pairs, read back in order.
-        let render = |r: &epd_core::pipeline::LineReport<'_>, buf: &mut Vec<u8>| {
+        // Each diagnostic's line and code, in order.
+        let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut epd_core::pipeline::Rendered| {
             for d in r.diagnostics {
-                buf.extend_from_slice(format!("{} {}\n", r.line_no, d.code.as_str()).as_bytes());
+                out.push(r.line_no, d, |_| {});
             }
         };
-        let mut emit = |b: &[u8]| {
-            for l in String::from_utf8_lossy(b).lines() {
-                let (n, c) = l.split_once(' ').unwrap();
-                let code = Code::ALL.iter().copied().find(|k| k.as_str() == c).unwrap();
-                diags.push((n.parse().unwrap(), code));
-            }
-        };
+        let mut emit =
+            |rendered: &epd_core::pipeline::Rendered| diags.extend(rendered.iter().map(|d| (d.line, d.code)));
         let config = epd_core::pipeline::Config { flush_each: true, ..Default::default() };
         let s =
             epd_core::pipeline::run(input.as_bytes(), &mut out, &mut workers, &config, &render, &mut emit, &mut |_| {})

@@ -218,17 +218,16 @@ impl Suite {
         let output = std::fs::File::create(out).map_err(|e| TuneError::Io(format!("{}: {e}", out.display())))?;
         let config = Config { stop: Some(stop), ..Config::default() };
         let mut faults = Vec::new();
-        // One fault a line, "LINE<TAB>MESSAGE", taken apart below.
-        let render = |r: &pipeline::LineReport<'_>, buf: &mut Vec<u8>| {
+        // Each fault's message, with its line.
+        let render = |r: &pipeline::LineReport<'_>, out: &mut pipeline::Rendered| {
             for d in r.diagnostics.iter().filter(|d| d.severity == epd_core::Severity::Error) {
-                buf.extend_from_slice(format!("{}\t{}\n", r.line_no, d.message).as_bytes());
+                out.push(r.line_no, d, |text| text.extend_from_slice(d.message.as_bytes()));
             }
         };
-        let mut emit = |bytes: &[u8]| {
-            for line in String::from_utf8_lossy(bytes).lines() {
-                if let Some((n, why)) = line.split_once('\t') {
-                    faults.push((n.parse().unwrap_or(0), why.to_owned()));
-                }
+        let mut emit = |rendered: &pipeline::Rendered| {
+            for d in rendered.iter() {
+                let line = usize::try_from(d.line).unwrap_or(usize::MAX);
+                faults.push((line, String::from_utf8_lossy(d.text).into_owned()));
             }
         };
         let summary = pipeline::run(

@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use epd_core::pipeline::Rendered;
 use epd_core::test_hooks::RecordTestHooks as _;
 use epd_core::verbs::normalize_str;
 use epd_core::{has_errors, Code, Diagnostic, ParseMode, Record, Severity};
@@ -514,13 +515,19 @@ fn run_parallel(
     options: &epd_core::verbs::VerbOptions,
     jobs: usize,
     one_by_one: bool,
-    render: impl Fn(&epd_core::pipeline::LineReport<'_>, &mut Vec<u8>) + Sync,
-    mut emit: impl FnMut(&[u8]),
+    render: impl Fn(&epd_core::pipeline::LineReport<'_>, &mut Rendered) + Sync,
+    mut emit: impl FnMut(&Rendered),
 ) -> Result<epd_core::verbs::VerbSummary, epd_core::pipeline::PipelineError> {
     use epd_core::pipeline::{self, Config};
     let mut workers = vec![epd_core::verbs::StreamVerb::new(verb.clone(), options.mode); jobs];
     let config = Config { drop_invalid: options.drop_invalid, flush_each: one_by_one, stop: None, lines_before: 0 };
     pipeline::run(input, out, &mut workers, &config, &render, &mut emit, &mut |_| {})
+}
+
+/// The diagnostics of `batch`, each with its line, severity, code and
+/// text.
+fn owned(batch: &Rendered) -> Vec<(u64, Severity, Code, Vec<u8>)> {
+    batch.iter().map(|d| (d.line, d.severity, d.code, d.text.to_vec())).collect()
 }
 
 /// The parallel pipeline gives exactly the serial output, diagnostics and
@@ -542,21 +549,23 @@ fn parallel_verbs_equal_serial_byte_for_byte() {
         for mode in [ParseMode::Strict, ParseMode::Lenient] {
             let options = Options { mode, drop_invalid: false };
             let mut serial = Vec::new();
-            let mut serial_diags = Vec::new();
-            let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut Vec<u8>| {
-                out.extend_from_slice(format!("{} {:?}\n", r.line_no, r.diagnostics).as_bytes());
+            let mut serial_diags = Rendered::default();
+            let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut Rendered| {
+                for d in r.diagnostics {
+                    out.push(r.line_no, d, |text| text.extend_from_slice(format!("{d:?}").as_bytes()));
+                }
             };
             let s1 = run(&input[..], &mut serial, &verb, &options, |r| render(r, &mut serial_diags)).unwrap();
             for (jobs, one_by_one) in [(1, false), (2, false), (3, false), (2, true)] {
                 let mut par = Vec::new();
                 let mut par_diags = Vec::new();
                 let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, one_by_one, render, |b| {
-                    par_diags.extend_from_slice(b)
+                    par_diags.extend(owned(b))
                 })
                 .unwrap();
                 assert_eq!(s1, s2, "{verb:?} {mode:?} jobs {jobs} one by one {one_by_one}");
                 assert!(serial == par, "{verb:?} {mode:?} jobs {jobs}: output differs");
-                assert!(serial_diags == par_diags, "{verb:?} {mode:?} jobs {jobs}: diagnostics differ");
+                assert!(owned(&serial_diags) == par_diags, "{verb:?} {mode:?} jobs {jobs}: diagnostics differ");
             }
         }
     }
@@ -622,23 +631,25 @@ fn parallel_batches_cut_anywhere_equal_serial() {
                 [(ParseMode::Strict, false), (ParseMode::Lenient, false), (ParseMode::Strict, true)]
             {
                 let options = Options { mode, drop_invalid };
-                let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut Vec<u8>| {
-                    out.extend_from_slice(format!("{} {:?}\n", r.line_no, r.diagnostics).as_bytes());
+                let render = |r: &epd_core::pipeline::LineReport<'_>, out: &mut Rendered| {
+                    for d in r.diagnostics {
+                        out.push(r.line_no, d, |text| text.extend_from_slice(format!("{d:?}").as_bytes()));
+                    }
                 };
                 let mut serial = Vec::new();
-                let mut serial_diags = Vec::new();
+                let mut serial_diags = Rendered::default();
                 let s1 = run(&input[..], &mut serial, &verb, &options, |r| render(r, &mut serial_diags)).unwrap();
                 for jobs in [1, 2] {
                     let mut par = Vec::new();
                     let mut par_diags = Vec::new();
                     let s2 = run_parallel(&input[..], &mut par, &verb, &options, jobs, false, render, |b| {
-                        par_diags.extend_from_slice(b)
+                        par_diags.extend(owned(b))
                     })
                     .unwrap();
                     let what = format!("case {n} {verb:?} {mode:?} drop {drop_invalid} jobs {jobs}");
                     assert_eq!(s1, s2, "{what}");
                     assert!(serial == par, "{what}: output differs ({} vs {} bytes)", serial.len(), par.len());
-                    assert!(serial_diags == par_diags, "{what}: diagnostics differ");
+                    assert!(owned(&serial_diags) == par_diags, "{what}: diagnostics differ");
                 }
             }
         }

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use epd_core::pipeline::{self, Config, LineReport, PipelineError};
+use epd_core::pipeline::{self, Config, LineReport, PipelineError, Rendered};
 use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer, Scored};
 use epd_engine::{Engine, Limits};
 use std::path::Path;
@@ -229,10 +229,10 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
             None
         };
         let render = printer.render(display);
-        let render = |r: &LineReport<'_>, buf: &mut Vec<u8>| render.line(r, buf);
-        let mut emit = |bytes: &[u8]| {
+        let render = |r: &LineReport<'_>, out: &mut Rendered| render.line(r, out);
+        let mut emit = |rendered: &Rendered| {
             let mut show = || {
-                printer.emit(bytes, &mut err);
+                printer.emit(rendered, &mut err);
                 let _ = err.flush();
             };
             match &bar {

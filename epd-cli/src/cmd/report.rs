@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 use anyhow::{bail, Context};
-use epd_core::pipeline::LineReport;
+use epd_core::pipeline::{LineReport, Rendered};
 use epd_core::{ParseMode, Verdict};
 use epd_report::render::{self, CsvRows};
 use epd_report::{Grouping, Input, KeyBook, Options, Report};
@@ -301,15 +301,16 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
             }
         };
         let mut started = None;
+        let mut rendered = Rendered::default();
         let mut on_diag = |run: usize, r: &LineReport<'_>| {
             if started != Some(run) {
                 // Binary input is said once, its line diagnostics counted.
                 printer.start_file(&names[run], &heads[run][..heads[run].len().min(8192)], &mut err);
                 started = Some(run);
             }
-            let mut buf = Vec::new();
-            printer.render(&names[run]).line(r, &mut buf);
-            printer.emit(&buf, &mut err);
+            rendered.clear();
+            printer.render(&names[run]).line(r, &mut rendered);
+            printer.emit(&rendered, &mut err);
         };
         let rows: Option<epd_report::RecordSink<'_>> =
             if args.format == ReportFormat::Csv { Some(&mut on_record) } else { None };
