@@ -14,7 +14,6 @@
 //! hint.
 
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use anstyle::{AnsiColor, Style};
 use epd_core::pipeline::{self, Config, LineReport, PipelineError, Processor, Rendered, Summary};
@@ -43,24 +42,18 @@ pub enum ColorChoice {
     Never,
 }
 
-/// The `--color` choice, set once by `main` (0 auto, 1 always, 2 never).
-static COLOR: AtomicU8 = AtomicU8::new(0);
-
-/// Records the `--color` choice for every printer of this run.
-pub fn set_color(choice: ColorChoice) {
-    COLOR.store(choice as u8, Ordering::Relaxed);
-}
-
-/// Whether standard error gets colour.
-#[must_use]
-pub fn stderr_color() -> bool {
-    match COLOR.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            io::stderr().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+impl ColorChoice {
+    /// Whether standard error gets colour.
+    #[must_use]
+    pub fn on_stderr(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stderr().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+            }
         }
     }
 }
@@ -303,9 +296,9 @@ pub struct Printer {
 impl Printer {
     /// A printer in `format`, showing at most `max_errors` diagnostics
     /// (0: all; none given: 200 on a terminal in text, else all);
-    /// `quiet` leaves warnings out.
+    /// `quiet` leaves warnings out; text is coloured as `color` says.
     #[must_use]
-    pub fn new(format: DiagFormat, max_errors: Option<u64>, quiet: bool) -> Printer {
+    pub fn new(format: DiagFormat, max_errors: Option<u64>, quiet: bool, color: ColorChoice) -> Printer {
         let terminal = io::stderr().is_terminal();
         let cap = match max_errors {
             Some(0) => None,
@@ -316,7 +309,7 @@ impl Printer {
         Printer {
             format,
             quiet,
-            color: format == DiagFormat::Text && stderr_color(),
+            color: format == DiagFormat::Text && color.on_stderr(),
             left: cap,
             hidden: 0,
             binary: false,
@@ -462,10 +455,10 @@ impl Printer {
 }
 
 /// Prints one diagnostic about a record given on the command line, the
-/// way the pipeline's are printed.
-pub fn print_argument(text: &str, d: &Diagnostic) {
+/// way the pipeline's are printed, coloured as `color` says.
+pub fn print_argument(text: &str, d: &Diagnostic, color: ColorChoice) {
     let mut out = Vec::new();
-    self::text(Paint::new(stderr_color()), "<argument>", 1, text.as_bytes(), d, &mut out);
+    self::text(Paint::new(color.on_stderr()), "<argument>", 1, text.as_bytes(), d, &mut out);
     let _ = io::stderr().write_all(&out);
 }
 
@@ -534,7 +527,7 @@ mod tests {
         ];
         let report = LineReport { line_no: 7, text: b"8/8/8/8/8/8/8/K6k w - -", diagnostics: &diags };
         for (quiet, cap, shown, hidden) in [(false, Some(2), 2, 2), (true, Some(2), 2, 1), (false, Some(0), 4, 0)] {
-            let mut printer = Printer::new(DiagFormat::Text, cap, quiet);
+            let mut printer = Printer::new(DiagFormat::Text, cap, quiet, ColorChoice::Never);
             let mut rendered = Rendered::default();
             printer.render("f.epd").line(&report, &mut rendered);
             assert_eq!(rendered.len(), if quiet { 3 } else { 4 });
@@ -548,7 +541,7 @@ mod tests {
             let errors = |code: Code| printer.by_code[Code::ALL.iter().position(|&c| c == code).unwrap()];
             assert_eq!((errors(Code::IllegalMove), errors(Code::Arity), errors(Code::Escape)), (2, 1, 0));
         }
-        let mut printer = Printer::new(DiagFormat::Text, None, false);
+        let mut printer = Printer::new(DiagFormat::Text, None, false, ColorChoice::Never);
         let mut err = Vec::new();
         printer.start_file("f.bin", &[0u8; 64], &mut err);
         assert!(String::from_utf8_lossy(&err).contains("binary data"));

@@ -23,7 +23,7 @@
 use epd_core::ParseMode;
 use epd_engine::{Engine, UciConfig, UciEngine};
 
-use crate::diagnostics::{DiagFormat, Printer};
+use crate::diagnostics::{ColorChoice, DiagFormat, Printer};
 
 /// The input files of a verb that reads records.
 #[derive(clap::Args, Debug)]
@@ -77,10 +77,10 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    /// The printer of these options.
+    /// The printer of these options, colouring text as `color` says.
     #[must_use]
-    pub fn printer(&self) -> Printer {
-        Printer::new(self.diag.format, self.diag.cap.max_errors, self.quiet)
+    pub fn printer(&self, color: ColorChoice) -> Printer {
+        Printer::new(self.diag.format, self.diag.cap.max_errors, self.quiet, color)
     }
 }
 

@@ -118,7 +118,7 @@ pub enum Outcome {
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
-    diagnostics::set_color(cli.color);
+    let color = cli.color;
     if let Command::Uci = cli.command {
         // Before the stdout lock below: the engine's search thread writes too.
         return cmd::uci::run();
@@ -128,11 +128,11 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     use epd_core::{verbs::Verb, ParseMode};
     use epd_engine::analysis::AnalysisVerb;
     let outcome = match cli.command {
-        Command::Normalize(args) => cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, &mut out)?,
-        Command::Purge(args) => cmd::stream::run_purge(args, &mut out)?,
-        Command::Repair(args) => cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, &mut out)?,
-        Command::Show(args) => cmd::show::run_show(args, &mut out)?,
-        Command::Convert(args) => cmd::show::run_convert(args, &mut out)?,
+        Command::Normalize(args) => cmd::stream::run(Verb::Normalize, args, ParseMode::Strict, color, &mut out)?,
+        Command::Purge(args) => cmd::stream::run_purge(args, color, &mut out)?,
+        Command::Repair(args) => cmd::stream::run(Verb::Repair, args, ParseMode::Lenient, color, &mut out)?,
+        Command::Show(args) => cmd::show::run_show(args, color, &mut out)?,
+        Command::Convert(args) => cmd::show::run_convert(args, color, &mut out)?,
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "epd", &mut out);
@@ -140,16 +140,16 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Man(args) => cmd::man::run(args, &mut out)?,
         Command::Explain(args) => cmd::explain::run(args, &mut out)?,
-        Command::Select(args) => cmd::select::run(args, &mut out)?,
+        Command::Select(args) => cmd::select::run(args, color, &mut out)?,
         Command::FromPgn(args) => cmd::from_pgn::run(args, &mut out)?,
-        Command::Check(args) => cmd::stream::run(Verb::Check, args.into(), ParseMode::Strict, &mut out)?,
+        Command::Check(args) => cmd::stream::run(Verb::Check, args.into(), ParseMode::Strict, color, &mut out)?,
         Command::Perft(args) => cmd::perft::run(args, &mut out)?,
         Command::Moves(args) => cmd::moves::run(args, &mut out)?,
-        Command::Mate(args) => cmd::mate::run(args, &mut out)?,
-        Command::Analyze(args) => cmd::analyze::run(AnalysisVerb::Analyze, args, &mut out)?,
-        Command::Target(args) => cmd::analyze::run(AnalysisVerb::Target, args, &mut out)?,
+        Command::Mate(args) => cmd::mate::run(args, color, &mut out)?,
+        Command::Analyze(args) => cmd::analyze::run(AnalysisVerb::Analyze, args, color, &mut out)?,
+        Command::Target(args) => cmd::analyze::run(AnalysisVerb::Target, args, color, &mut out)?,
         Command::Referee(args) => cmd::referee::run(args, &mut out)?,
-        Command::Report(args) => cmd::report::run(args, &mut out)?,
+        Command::Report(args) => cmd::report::run(args, color, &mut out)?,
         Command::Play(args) => cmd::play::run(args)?,
         Command::Match(args) => cmd::matches::run(*args, &mut out)?,
         Command::Tune(args) => cmd::tune::run(*args, &mut out)?,
@@ -169,6 +169,7 @@ fn main() -> ExitCode {
         }
     };
     let cli = Cli::parse_from(argv);
+    let color = cli.color;
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid) => ExitCode::from(1),
@@ -182,7 +183,7 @@ fn main() -> ExitCode {
             // A record given on the command line that cannot be read is
             // invalid input (exit 1), reported as a diagnostic.
             if let Some(bad) = e.downcast_ref::<input::BadRecord>() {
-                diagnostics::print_argument(&bad.text, &bad.diagnostic);
+                diagnostics::print_argument(&bad.text, &bad.diagnostic, color);
                 return ExitCode::from(1);
             }
             eprintln!("epd: error: {e:#}");

@@ -11,7 +11,7 @@ use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Ver
 use epd_engine::{Engine, Limits};
 use std::path::Path;
 
-use crate::diagnostics::Printer;
+use crate::diagnostics::{ColorChoice, Printer};
 use crate::files::{Plan, Stop};
 use crate::flags::{DiagArgs, DropInvalid, EngineCommand, EngineOptions, Files, Output};
 use crate::Outcome;
@@ -168,7 +168,7 @@ fn count_lines(path: &str) -> Option<u64> {
     }
 }
 
-pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(verb: Verb, args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let limits = limits(&args);
     let options =
         AnalysisOptions { verb, limits, counters: args.counters, sm: args.sm, solution_time: args.solution_time };
@@ -195,7 +195,7 @@ pub fn run(verb: Verb, args: Args, stdout: &mut dyn Write) -> anyhow::Result<Out
     let mut workers: Vec<_> = engines.iter_mut().map(|e| Analyzer::new(&mut **e, &options, stop.flag())).collect();
     let quiet = args.quiet;
     let summary = args.summary.or((!quiet).then_some(SummaryFormat::Text));
-    let mut printer = Printer::new(args.diag.format, args.diag.cap.max_errors, quiet);
+    let mut printer = Printer::new(args.diag.format, args.diag.cap.max_errors, quiet, color);
     let mut per_file = Vec::new();
     let drop_invalid = args.invalid.drop_invalid;
     let total = plan.run(stdout, |display, input, _, out| {

@@ -6,6 +6,7 @@ use std::time::Instant;
 use epd_core::pipeline::Config;
 use epd_engine::mate::{MateOptions, MateProver};
 
+use crate::diagnostics::ColorChoice;
 use crate::files::{Plan, Stop};
 use crate::flags::{Diagnostics, DropInvalid, Files, Output};
 use crate::Outcome;
@@ -45,7 +46,7 @@ pub struct Args {
     jobs: usize,
 }
 
-pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let options = MateOptions {
         moves: args.moves,
         single_pass: args.single_pass,
@@ -60,7 +61,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     let mut workers: Vec<MateProver<'_>> =
         (0..args.jobs.max(1)).map(|_| MateProver::new(&options).with_stop(stop.shared())).collect();
-    let mut printer = args.diagnostics.printer();
+    let mut printer = args.diagnostics.printer(color);
     let mut total = plan
         .run(stdout, |display, input, _, out| printer.run_file(display, input, out, &mut workers, &config, &mut err))?;
     printer.finish(&total, epd_core::ParseMode::Lenient, &mut err);

@@ -13,7 +13,7 @@ use epd_core::{ParseMode, Verdict};
 use epd_report::render::{self, CsvRows};
 use epd_report::{Grouping, Input, KeyBook, Options, Report};
 
-use crate::diagnostics::{DiagFormat, Printer};
+use crate::diagnostics::{ColorChoice, DiagFormat, Printer};
 use crate::flags::{MaxErrors, Output};
 use crate::Outcome;
 
@@ -241,7 +241,7 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
     Ok(Outcome::Ok)
 }
 
-pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     if let Some(history) = &args.tuning {
         return tuning(history, &args, stdout);
     }
@@ -287,7 +287,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         None | Some("-") => Box::new(BufWriter::new(stdout)),
         Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
     };
-    let mut printer = Printer::new(DiagFormat::Text, args.cap.max_errors, true);
+    let mut printer = Printer::new(DiagFormat::Text, args.cap.max_errors, true, color);
     let mut err = BufWriter::new(io::stderr().lock());
     let report: Report = {
         // CSV rows go out as the records are read.

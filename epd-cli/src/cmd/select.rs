@@ -20,6 +20,7 @@ use epd_core::pipeline::Config;
 use epd_core::verbs::{Condition, LineRange, SelectError, SelectOptions, Selector};
 use epd_core::ParseMode;
 
+use crate::diagnostics::ColorChoice;
 use crate::files::{Plan, Stop};
 use crate::flags::{Output, Reading};
 use crate::Outcome;
@@ -79,7 +80,7 @@ fn condition(s: &str) -> Result<Condition, String> {
     s.parse().map_err(|e: SelectError| e.to_string())
 }
 
-pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let options = SelectOptions {
         mode: args.reading.mode(ParseMode::Strict),
         ids: args.id,
@@ -98,7 +99,7 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let stop = Stop::install()?;
     let config = Config { drop_invalid: true, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = BufWriter::new(io::stderr().lock());
-    let mut printer = args.reading.diagnostics.printer();
+    let mut printer = args.reading.diagnostics.printer(color);
     let mut workers = vec![select; args.reading.jobs.max(1)];
     let total = plan
         .run(stdout, |display, input, _, out| printer.run_file(display, input, out, &mut workers, &config, &mut err))?;

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use epd_core::pipeline::{Config, Interrupted, Job, NoCounts, Processor};
 use epd_core::{diagram, ParseMode, Record};
 
-use crate::diagnostics::{DiagFormat, Printer};
+use crate::diagnostics::{ColorChoice, DiagFormat, Printer};
 use crate::files::{Plan, Stop};
 use crate::flags::Files;
 use crate::Outcome;
@@ -84,7 +84,7 @@ impl Processor for Show {
     }
 }
 
-pub fn run_show(args: ShowArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run_show(args: ShowArgs, color: ColorChoice, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     // One argument is a file, `-` or a record; several words of which the
     // first is not a file are one record written without quotes.
     let inputs = match &args.input[..] {
@@ -92,7 +92,7 @@ pub fn run_show(args: ShowArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> 
         _ => args.input.clone(),
     };
     let mut proc = Show { format: args.format, size: args.size, first: true };
-    run_lines(&inputs, &mut proc, true, out)
+    run_lines(&inputs, &mut proc, true, color, out)
 }
 
 /// Runs a display verb (show, convert) over the inputs, with the one
@@ -101,13 +101,14 @@ fn run_lines<P: Processor<Counts = NoCounts>>(
     inputs: &[String],
     proc: &mut P,
     drop_invalid: bool,
+    color: ColorChoice,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let plan = Plan::new(inputs, None, false)?;
     let stop = Stop::install()?;
     let config = Config { drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let mut err = io::BufWriter::new(io::stderr().lock());
-    let mut printer = Printer::new(DiagFormat::Text, None, false);
+    let mut printer = Printer::new(DiagFormat::Text, None, false, color);
     let total = plan.run(out, |display, input, _, out| {
         printer.run_file(display, input, out, std::slice::from_mut(proc), &config, &mut err)
     })?;
@@ -165,6 +166,6 @@ impl Processor for Convert {
     }
 }
 
-pub fn run_convert(args: ConvertArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    run_lines(&args.input.files, &mut Convert { to: args.to }, false, out)
+pub fn run_convert(args: ConvertArgs, color: ColorChoice, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    run_lines(&args.input.files, &mut Convert { to: args.to }, false, color, out)
 }

@@ -8,6 +8,7 @@ use epd_core::pipeline::Config;
 use epd_core::verbs::{StreamVerb, Verb};
 use epd_core::ParseMode;
 
+use crate::diagnostics::ColorChoice;
 use crate::files::{Plan, Stop};
 use crate::flags::{DropInvalid, Output, Reading};
 use crate::Outcome;
@@ -72,7 +73,7 @@ fn is_opcode(s: &str) -> bool {
     epd_core::is_valid_opcode(s.as_bytes())
 }
 
-pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run_purge(args: PurgeArgs, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     // clap gives all positionals to the first list; split opcodes from
     // files at the first word that is not an opcode or names a file.
     let mut common = args.common;
@@ -89,10 +90,16 @@ pub fn run_purge(args: PurgeArgs, stdout: &mut dyn Write) -> anyhow::Result<Outc
         bail!("purge needs at least one OPCODE");
     }
     common.reading.input.files = files;
-    run(Verb::Purge(opcodes), common, ParseMode::Strict, stdout)
+    run(Verb::Purge(opcodes), common, ParseMode::Strict, color, stdout)
 }
 
-pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(
+    verb: Verb,
+    args: Common,
+    default_mode: ParseMode,
+    color: ColorChoice,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     let read = &args.reading;
     let mode = read.mode(default_mode);
     if args.in_place && verb == Verb::Check {
@@ -104,7 +111,7 @@ pub fn run(verb: Verb, args: Common, default_mode: ParseMode, stdout: &mut dyn W
         Config { drop_invalid: args.invalid.drop_invalid, flush_each: false, stop: Some(stop.flag()), lines_before: 0 };
     let stderr = io::stderr();
     let mut err = BufWriter::new(stderr.lock());
-    let mut printer = read.diagnostics.printer();
+    let mut printer = read.diagnostics.printer(color);
     let several = plan.inputs() > 1;
     let mut workers = vec![StreamVerb::new(verb.clone(), mode); read.jobs.max(1)];
     let total = plan.run(stdout, |display, input, size, out| {
