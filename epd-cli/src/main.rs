@@ -161,7 +161,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
 
 fn main() -> ExitCode {
     // `epd match` takes fastchess's one-dash options too.
-    let argv = match cmd::matches::normalize(std::env::args_os().collect()) {
+    let argv = match cmd::matches::normalize(std::env::args_os().collect(), <Cli as clap::CommandFactory>::command) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("epd: error: {e:#}");

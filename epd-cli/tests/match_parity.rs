@@ -32,6 +32,24 @@ fn option_values_are_checked_before_the_first_game() {
     assert!(started.elapsed() < Duration::from_secs(30));
 }
 
+/// fastchess's one-dash options are read after global options too:
+/// `epd --color never match -engine ...` (the subcommand was looked for
+/// only right after the program's name, so clap read `-engine` as `-e`).
+#[test]
+fn one_dash_options_follow_global_options() {
+    for global in [&["--color", "never"][..], &["--color=never"]] {
+        let out = Command::new(EPD)
+            .args(global)
+            .args(["match", "-engine", &format!("cmd={EPD}"), "args=uci", "name=a", "option.Hash=0"])
+            .args(["-engine", &format!("cmd={EPD}"), "args=uci", "name=b", "-each", "depth=1", "-rounds", "1"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{global:?}: {err}");
+        assert!(err.contains("option Hash: \"0\" is not a whole number from 1 to 4096"), "{global:?}: {err}");
+    }
+}
+
 /// A fastchess option `epd match` lacks is named as typed (clap alone
 /// said "unexpected argument '-r'" for `-report`), and each file option
 /// lists its own keys.

@@ -4,6 +4,7 @@
 //! (`--write-event`) and runs it with Argus's director: the journal,
 //! `--resume`, the live display.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -178,23 +179,69 @@ const NOT_YET: &[(&str, &str)] = &[
     ("output", "the report is written in Argus's form"),
 ];
 
+/// Where the subcommand is in `args` (the program's name first): the
+/// first word that is neither one of `cli`'s own options (`--color`,
+/// `--help`) nor the value of one that takes a value (`--color never`;
+/// `--color=never` is one word). `None` when there is no such word.
+fn subcommand_at(cli: &clap::Command, args: &[OsString]) -> Option<usize> {
+    let takes_value =
+        |is: &dyn Fn(&clap::Arg) -> bool| cli.get_arguments().any(|a| is(a) && a.get_action().takes_values());
+    let mut i = 1;
+    while let Some(word) = args.get(i) {
+        let s = match word.to_str() {
+            Some(s) if s.starts_with('-') && s != "-" => s,
+            _ => return Some(i),
+        };
+        if s == "--" {
+            return (i + 1 < args.len()).then_some(i + 1);
+        }
+        let value = match s.strip_prefix("--") {
+            // `--name=value` carries its value.
+            Some(long) => {
+                !long.contains('=')
+                    && takes_value(&|a| {
+                        a.get_long() == Some(long) || a.get_all_aliases().is_some_and(|all| all.contains(&long))
+                    })
+            }
+            // `-c value`; `-cvalue` carries its value.
+            None => {
+                let mut letters = s[1..].chars();
+                let short = letters.next();
+                letters.next().is_none() && takes_value(&|a| a.get_short().is_some() && a.get_short() == short)
+            }
+        };
+        i += 1 + usize::from(value);
+    }
+    None
+}
+
 /// fastchess writes `-engine`; clap takes `--engine`. The options of
 /// `epd match` written with one dash are given a second, before clap
-/// reads the command line; options Argus does not have are named.
+/// reads the command line; options Argus does not have are named. `cli`
+/// builds the description of the whole command line (made only when a
+/// word is `match`), to find the subcommand after the global options
+/// (`epd --color never match -engine ...`).
 ///
 /// # Errors
 /// An option of fastchess or cutechess-cli that `epd match` does not
 /// have yet.
-pub fn normalize(args: Vec<std::ffi::OsString>) -> anyhow::Result<Vec<std::ffi::OsString>> {
-    let is_match = args.get(1).is_some_and(|a| a == "match");
-    if !is_match {
+pub fn normalize(args: Vec<OsString>, cli: impl FnOnce() -> clap::Command) -> anyhow::Result<Vec<OsString>> {
+    if !args.iter().skip(1).any(|a| a == "match") {
         return Ok(args);
     }
-    let mut out: Vec<std::ffi::OsString> = Vec::with_capacity(args.len());
+    let mut cli = cli();
+    cli.build();
+    let Some(at) = subcommand_at(&cli, &args).filter(|&i| args[i] == "match") else {
+        return Ok(args);
+    };
+    // The program, the global options and `match` as they are; then the
+    // options of `epd match`.
+    let mut out = args;
+    let rest = out.split_off(at + 1);
     // The words of the -engine being read: one value, a word a line (clap
     // keeps no groups of a repeated option).
     let mut group: Option<Vec<String>> = None;
-    for a in args {
+    for a in rest {
         let Some(s) = a.to_str() else {
             out.push(a);
             continue;
@@ -334,5 +381,49 @@ fn shell_word(word: &str) -> String {
         word.to_owned()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<OsString> {
+        line.split(' ').map(OsString::from).collect()
+    }
+
+    /// The subcommand comes after the global options and their values,
+    /// in every spelling clap takes.
+    #[test]
+    fn the_subcommand_is_found_after_global_options() {
+        let cli = || <crate::Cli as clap::CommandFactory>::command();
+        let mut built = cli();
+        built.build();
+        for (line, at) in [
+            ("epd match -engine cmd=a", Some(1)),
+            ("epd --color never match -engine cmd=a", Some(3)),
+            ("epd --color=never match -engine cmd=a", Some(2)),
+            ("epd --color never --color always match", Some(5)),
+            ("epd check match", Some(1)),
+            ("epd --color match", None),
+            ("epd --help", None),
+            ("epd -- match", Some(2)),
+        ] {
+            assert_eq!(subcommand_at(&built, &words(line)), at, "{line}");
+        }
+        for (line, want) in [
+            (
+                "epd --color never match -engine cmd=a name=x -rounds 2",
+                "epd --color never match --engine cmd=a\nname=x --rounds 2",
+            ),
+            ("epd --color=never match -each depth=1", "epd --color=never match --each depth=1"),
+            // Not `epd match`: left alone.
+            ("epd check match -engine", "epd check match -engine"),
+            ("epd --color match -engine", "epd --color match -engine"),
+        ] {
+            let out = normalize(words(line), cli).unwrap();
+            let out: Vec<String> = out.iter().map(|w| w.to_string_lossy().into_owned()).collect();
+            assert_eq!(out.join(" "), want, "{line}");
+        }
     }
 }
