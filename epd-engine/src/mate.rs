@@ -99,17 +99,19 @@ impl Entry {
     }
 }
 
-/// An entry in the table: plain words, all zero when empty, so that a
-/// table is allocated zeroed and costs memory only where it is written
-/// (a prover per worker makes `--jobs 16` cost what the work does, not
-/// sixteen tables).
+/// An entry in the table: plain words, all zero when empty.
 type Slot = [u64; 2];
 
 /// A bucket of two entries.
 type Bucket = [Slot; 2];
 
-/// `n` empty buckets, allocated zeroed (the standard library asks the
-/// allocator for zeroed pages for a vector of zero integers).
+/// The table starts with 2^10 buckets (16 KiB) and grows fourfold, up to
+/// the size asked for, whenever half its entries are in use: its memory
+/// follows the work done (a prover per worker makes `--jobs 16` over a
+/// few records cost what the records do, not sixteen full tables).
+const FIRST_BITS: u32 = 10;
+
+/// `n` empty buckets.
 fn empty_table(n: usize) -> Vec<Bucket> {
     vec![[[0u64; 2]; 2]; n]
 }
@@ -119,6 +121,10 @@ fn empty_table(n: usize) -> Vec<Bucket> {
 pub struct MateSolver {
     table: Vec<Bucket>,
     mask: usize,
+    /// The most buckets the table may grow to (a power of two).
+    max_buckets: usize,
+    /// Entries in use.
+    filled: usize,
     nodes: u64,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     /// Raised from outside (a signal, a `stop`) to abandon the search.
@@ -152,14 +158,17 @@ impl MateSolver {
         MateSolver::with_table_bits(20)
     }
 
-    /// A solver with `2^bits` buckets of two entries (16 bytes each);
-    /// `bits` is clamped to `4..=28`.
+    /// A solver whose table grows to at most `2^bits` buckets of two
+    /// entries (16 bytes each); `bits` is clamped to `4..=28`.
     #[must_use]
     pub fn with_table_bits(bits: u32) -> MateSolver {
-        let n = 1usize << bits.clamp(4, 28);
+        let bits = bits.clamp(4, 28);
+        let n = 1usize << bits.min(FIRST_BITS);
         MateSolver {
             table: empty_table(n),
             mask: n - 1,
+            max_buckets: 1 << bits,
+            filled: 0,
             nodes: 0,
             killers: [[None; 2]; MAX_PLY + 2],
             stop: None,
@@ -211,10 +220,12 @@ impl MateSolver {
         self.nodes = 0;
     }
 
-    /// Forgets everything the table holds (a fresh zeroed table: the
-    /// pages the old one touched go back to the system).
+    /// Forgets everything the table holds, which starts small again.
     pub fn clear(&mut self) {
-        self.table = empty_table(self.table.len());
+        let n = self.max_buckets.min(1 << FIRST_BITS);
+        self.table = empty_table(n);
+        self.mask = n - 1;
+        self.filled = 0;
         self.killers = [[None; 2]; MAX_PLY + 2];
     }
 
@@ -315,9 +326,35 @@ impl MateSolver {
         b.iter().map(|&w| Entry::from_words(w)).find(|e| e.key == key && e.depth() > 0)
     }
 
+    /// Grows the table fourfold (up to its most), each entry kept.
+    fn grow(&mut self) {
+        let n = (self.table.len() * 4).min(self.max_buckets);
+        let old = std::mem::replace(&mut self.table, empty_table(n));
+        self.mask = n - 1;
+        for w in old.into_iter().flatten().filter(|w| *w != [0; 2]) {
+            let bucket = &mut self.table[(w[0] as usize) & self.mask];
+            // The deeper of two entries keeps slot 0, as in store().
+            if bucket[0] == [0; 2] {
+                bucket[0] = w;
+            } else if bucket[1] == [0; 2] {
+                let deeper = Entry::from_words(w).depth() > Entry::from_words(bucket[0]).depth();
+                bucket[1] = w;
+                if deeper {
+                    bucket.swap(0, 1);
+                }
+            } else {
+                self.filled -= 1; // three met in one bucket: one goes
+            }
+        }
+    }
+
     fn store(&mut self, key: u64, n: u32, win: bool) {
+        if self.filled >= self.table.len() && self.table.len() < self.max_buckets {
+            self.grow();
+        }
         let n = n as u8;
         let words = &mut self.table[(key as usize) & self.mask];
+        let before = words.iter().filter(|w| **w != [0; 2]).count();
         let mut bucket = [Entry::from_words(words[0]), Entry::from_words(words[1])];
         let slot = if let Some(i) = bucket.iter().position(|e| e.key == key && e.depth() > 0) {
             i
@@ -339,6 +376,7 @@ impl MateSolver {
             e.no_win = n;
         }
         *words = [bucket[0].to_words(), bucket[1].to_words()];
+        self.filled = self.filled + words.iter().filter(|w| **w != [0; 2]).count() - before;
     }
 
     /// Attacker node: can the side to move mate within `n` (≥ 1) moves?
@@ -715,6 +753,33 @@ impl Processor for MateProver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_grows_with_the_work_and_keeps_what_it_knows() {
+        // Proving that a lone queen has no mate in 5 visits about a
+        // million positions and keeps a few thousand facts: the table
+        // starts at 2^10 buckets and grows, never past its most, and a
+        // solver grown from small answers what one made at full size does.
+        let queen = "3k4/8/8/8/8/8/8/2Q1K3 w - -".parse::<Position>().unwrap_or_else(|e| panic!("{e}"));
+        let mut small = MateSolver::with_table_bits(16);
+        assert_eq!(small.table.len(), 1 << FIRST_BITS);
+        assert!(!small.mates_within(&queen, 5));
+        assert!(small.table.len() > 1 << FIRST_BITS && small.table.len() <= 1 << 16, "{}", small.table.len());
+        let live = small.table.iter().flatten().filter(|w| **w != [0; 2]).count();
+        assert_eq!(small.filled, live);
+        let castles = "r3k2r/8/8/8/8/8/8/R2QK2R w KQkq -".parse::<Position>().unwrap_or_else(|e| panic!("{e}"));
+        let mut full = MateSolver::with_table_bits(16);
+        full.table = empty_table(1 << 16);
+        full.mask = (1 << 16) - 1;
+        let expected = full.find_mate(&castles, 5);
+        assert!(expected.as_ref().is_some_and(|m| m.moves == 5));
+        assert_eq!(small.find_mate(&castles, 5), expected);
+        let mut capped = MateSolver::with_table_bits(FIRST_BITS);
+        assert_eq!(capped.find_mate(&castles, 5), expected);
+        assert_eq!(capped.table.len(), 1 << FIRST_BITS, "a table never grows past its most");
+        small.clear();
+        assert_eq!((small.table.len(), small.filled), (1 << FIRST_BITS, 0));
+    }
 
     #[test]
     fn finds_shortest_mates() {

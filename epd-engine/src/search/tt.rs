@@ -99,26 +99,58 @@ fn empty_buckets(n: usize) -> Vec<Bucket> {
     vec![[[0u64; 3]; BUCKET]; n]
 }
 
-/// A fixed-size hash table of search results.
+/// The table starts with this many buckets (96 KiB) and grows fourfold,
+/// up to the size asked for, whenever half its entries are in use: its
+/// memory follows the search (an engine per worker makes `--jobs 16`
+/// over short searches cost what they do, not sixteen full tables, and
+/// a new game starts small again).
+const FIRST_BUCKETS: usize = 1 << 10;
+
+/// A hash table of search results, of at most a given size.
 #[derive(Debug)]
 pub(crate) struct Table {
     buckets: Vec<Bucket>,
+    /// The most buckets the table may grow to.
+    max_buckets: usize,
+    /// Entries in use.
+    filled: usize,
     generation: u8,
 }
 
 impl Table {
-    /// A table of about `mb` mebibytes (at least one bucket).
+    /// A table of at most about `mb` mebibytes (at least one bucket).
     pub(crate) fn new(mb: usize) -> Table {
         let bytes = mb.saturating_mul(1 << 20);
-        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        Table { buckets: empty_buckets(n), generation: 0 }
+        let max_buckets = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        Table { buckets: empty_buckets(max_buckets.min(FIRST_BUCKETS)), max_buckets, filled: 0, generation: 0 }
     }
 
-    /// Forgets every entry (a fresh zeroed table: the pages the old one
-    /// touched go back to the system).
+    /// Forgets every entry; the table starts small again.
     pub(crate) fn clear(&mut self) {
-        self.buckets = empty_buckets(self.buckets.len());
+        self.buckets = empty_buckets(self.max_buckets.min(FIRST_BUCKETS));
+        self.filled = 0;
         self.generation = 0;
+    }
+
+    /// Grows the table fourfold (up to its most), each entry kept where
+    /// its new bucket has room.
+    fn grow(&mut self) {
+        let n = self.buckets.len().saturating_mul(4).min(self.max_buckets);
+        let old = std::mem::replace(&mut self.buckets, empty_buckets(n));
+        let generation = self.generation;
+        for w in old.into_iter().flatten().filter(|w| depth_of(w) >= 0) {
+            let i = self.index(w[0]);
+            let bucket = &mut self.buckets[i];
+            if let Some(free) = bucket.iter_mut().find(|s| depth_of(s) < 0) {
+                *free = w;
+            } else {
+                let s = least_worth(bucket, generation);
+                if worth(&w, generation) > worth(&bucket[s], generation) {
+                    bucket[s] = w;
+                }
+                self.filled -= 1;
+            }
+        }
     }
 
     /// Starts a new search: older entries become the first to go.
@@ -140,27 +172,18 @@ impl Table {
     /// Stores a result, keeping the old move when the new one has none.
     #[inline]
     pub(crate) fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+        if self.filled * 2 >= self.buckets.len() * BUCKET && self.buckets.len() < self.max_buckets {
+            self.grow();
+        }
         let generation = self.generation;
         let i = self.index(key);
         let bucket = &mut self.buckets[i];
         let slot = match bucket.iter().position(|w| w[0] == key) {
             Some(s) => s,
-            None => {
-                // The least valuable: stale generations first, then shallow.
-                let worth = |w: &Slot| {
-                    let age = i32::from(generation.wrapping_sub(generation_of(w)));
-                    i32::from(depth_of(w)) - 8 * age
-                };
-                let mut best = 0;
-                for s in 1..BUCKET {
-                    if worth(&bucket[s]) < worth(&bucket[best]) {
-                        best = s;
-                    }
-                }
-                best
-            }
+            None => least_worth(bucket, generation),
         };
         let old = Entry::unpack(bucket[slot]);
+        let was_empty = depth_of(&bucket[slot]) < 0;
         let keep_deeper =
             old.key == key && old.generation == generation && i32::from(old.depth) > depth + 2 && bound != Bound::Exact;
         if keep_deeper {
@@ -175,7 +198,28 @@ impl Table {
             generation,
         }
         .pack();
+        self.filled += usize::from(was_empty);
     }
+}
+
+/// What keeping an entry is worth: stale generations go first, then
+/// shallow ones (an empty slot is worth least).
+#[inline(always)]
+fn worth(w: &Slot, generation: u8) -> i32 {
+    let age = i32::from(generation.wrapping_sub(generation_of(w)));
+    i32::from(depth_of(w)) - 8 * age
+}
+
+/// The slot of a bucket to give a new entry: the least worth keeping.
+#[inline(always)]
+fn least_worth(bucket: &Bucket, generation: u8) -> usize {
+    let mut best = 0;
+    for s in 1..BUCKET {
+        if worth(&bucket[s], generation) < worth(&bucket[best], generation) {
+            best = s;
+        }
+    }
+    best
 }
 
 /// A kept entry's depth (-1: empty), read without unpacking it.
@@ -209,6 +253,67 @@ mod tests {
         assert_eq!((e.mv, e.score, e.depth, e.bound), (Some(m), 12, 9, Bound::Lower));
         t.clear();
         assert!(t.probe(42).is_none());
+    }
+
+    #[test]
+    fn the_table_grows_with_the_search_to_its_most() {
+        let mut t = Table::new(1); // at most 1 MiB: 10,922 buckets
+        assert_eq!((t.buckets.len(), t.max_buckets), (FIRST_BUCKETS, (1 << 20) / 96));
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut keys = Vec::new();
+        for i in 0..30_000 {
+            // splitmix64: keys spread as Zobrist hashes are.
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            keys.push(z ^ (z >> 31));
+            let m = Move::normal(Role::Knight, Square::G1, Square::F3);
+            t.store(keys[i], Some(m), i as i32 % 100, (i % 20) as i32, Bound::Exact);
+            if i % 1000 == 999 {
+                let live = t.buckets.iter().flatten().filter(|w| depth_of(w) >= 0).count();
+                assert_eq!(t.filled, live, "after {} stores", i + 1);
+            }
+            if i == 1_500 {
+                // Not grown yet (under half full); growing keeps every entry.
+                assert_eq!(t.buckets.len(), FIRST_BUCKETS);
+                let known: Vec<u64> = keys.iter().copied().filter(|&k| t.probe(k).is_some()).collect();
+                assert_eq!(known.len(), t.filled);
+                t.grow();
+                assert_eq!((t.buckets.len(), t.filled), (4 * FIRST_BUCKETS, known.len()));
+                assert!(known.iter().all(|&k| t.probe(k).is_some_and(|e| e.mv == Some(m))));
+            }
+        }
+        assert_eq!(t.buckets.len(), t.max_buckets, "grown to its most, never past it");
+        let found = keys.iter().filter(|&&k| t.probe(k).is_some()).count();
+        assert_eq!(found, t.filled);
+        assert!(found > 25_000, "{found}");
+        t.clear();
+        assert_eq!((t.buckets.len(), t.filled), (FIRST_BUCKETS, 0));
+        assert!(keys.iter().all(|&k| t.probe(k).is_none()));
+    }
+
+    #[test]
+    fn entries_pack_into_words_and_back() {
+        for mv in [
+            None,
+            Some(Move::normal(Role::Queen, Square::D1, Square::H5)),
+            Some(Move::promotion(Square::B7, Square::A8, Role::Knight)),
+            Some(Move::en_passant(Square::E5, Square::D6)),
+            Some(Move::castle(Square::E1, Square::H1)),
+        ] {
+            for (score, depth, bound, generation) in
+                [(-32_768i16, 0i8, Bound::Exact, 0u8), (32_767, 127, Bound::Lower, 255), (0, 5, Bound::Upper, 7)]
+            {
+                let e = Entry { key: 0xDEAD_BEEF, mv, score, depth, bound, generation };
+                let back = Entry::unpack(e.pack());
+                assert_eq!(
+                    (back.key, back.mv, back.score, back.depth, back.bound, back.generation),
+                    (e.key, e.mv, e.score, e.depth, e.bound, e.generation)
+                );
+            }
+        }
+        assert_eq!(Entry::unpack([0; 3]).depth, -1, "all zero is empty");
     }
 
     #[test]
