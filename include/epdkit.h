@@ -181,26 +181,26 @@ typedef struct epd_batch epd_batch;
 
 /**
  * A cancel flag: made by epd_cancel_new (lowered), freed with
- * epd_cancel_free, raised with epd_cancel_raise. The stream verbs and
- * select watch it through epd_verb_config_set_cancel and
- * epd_select_config_set_cancel (they stop before the next record), the
- * PGN conversion through epd_pgn_to_epd_files_cancellable and
- * epd_pgn_to_epd_memory_cancellable (before the next game), the mate
- * prover through epd_mate_run_files_cancellable and
- * epd_mate_run_memory_cancellable (mid-search). An
- * engine given it with epd_engine_set_cancel watches it: a run of the engine (a file verb,
- * epd_engine_analyze_record, epd_engine_analyze_position) that sees it
- * raised stops the search in progress, takes no new record, and fails
- * with EPD_STATUS_CANCELLED; a file verb's output then holds every record
- * finished before, each whole. The flag stays raised (so later runs stop
- * at once) until epd_cancel_reset.
+ * epd_cancel_free, raised with epd_cancel_raise. A configuration or an
+ * engine watches it once given it by its one _set_cancel setter:
+ * epd_verb_config_set_cancel and epd_select_config_set_cancel (the
+ * stream verbs and select stop before the next record),
+ * epd_pgn_config_set_cancel (the PGN conversion stops before the next
+ * game), epd_mate_config_set_cancel (the mate prover stops mid-search)
+ * and epd_engine_set_cancel (a run of the engine: a file verb,
+ * epd_engine_analyze_record, epd_engine_analyze_position, stops the
+ * search in progress and takes no new record). A run that sees it raised
+ * fails with EPD_STATUS_CANCELLED; a file verb's output then holds every
+ * record finished before, each whole. epd_position_perft, a single call
+ * with no settings, takes it as an argument. The flag stays raised (so
+ * later runs stop at once) until epd_cancel_reset.
  *
  * Thread safety: every epd_cancel_ function may be called from any
  * thread at any time, several at once, during a run that watches the
  * flag included; epd_cancel_raise (given a valid handle) is also safe in
  * a signal handler: it only stores to an atomic flag. Free it only when
- * no call uses it; an engine keeps the flag alive itself, so the handle
- * may be freed before the engine.
+ * no call uses it; a configuration or an engine keeps the flag alive
+ * itself, so the handle may be freed before them.
  */
 typedef struct epd_cancel epd_cancel;
 
@@ -237,6 +237,18 @@ typedef struct epd_engine epd_engine;
 typedef struct epd_limits epd_limits;
 
 /**
+ * The settings of a pfms run (epd_mate_run_files, epd_mate_run_memory):
+ * the mate length, one pass or the shortest mate, the number of threads
+ * and a cancel flag. Created by epd_mate_config_new, freed with
+ * epd_mate_config_free; new settings come as new setter functions, so
+ * the ABI never breaks.
+ *
+ * Thread safety: may be used from any thread; not changed while a run
+ * uses it. Runs may share it (it is read-only to them).
+ */
+typedef struct epd_mate_config epd_mate_config;
+
+/**
  * A list of operands being built for epd_record_set. Created by
  * epd_operands_new, freed with epd_operands_free. Values are copied in:
  * nothing passed to the push functions needs to outlive the call.
@@ -245,6 +257,19 @@ typedef struct epd_limits epd_limits;
  * one of them pushes or clears.
  */
 typedef struct epd_operands epd_operands;
+
+/**
+ * The settings of a conversion (epd_pgn_to_epd_files,
+ * epd_pgn_to_epd_memory): what each record holds (epd_pgn_flags), the
+ * plies written, a report callback and a cancel flag. Created by
+ * epd_pgn_config_new, freed with epd_pgn_config_free; new settings come
+ * as new setter functions, so the ABI never breaks.
+ *
+ * Thread safety: may be used from any thread; not changed while a
+ * conversion uses it. The report callback runs on the thread that called
+ * the conversion.
+ */
+typedef struct epd_pgn_config epd_pgn_config;
 
 /**
  * A legal chess position: placement, side to move, castling rights, en
@@ -787,7 +812,7 @@ typedef struct epd_mate_summary {
 } epd_mate_summary;
 
 /**
- * Option flags of epd_pgn_to_epd_files and epd_pgn_to_epd_memory (OR
+ * Option flags of a conversion, set with epd_pgn_config_set_flags (OR
  * them together).
  */
 typedef unsigned int epd_pgn_flags;
@@ -2658,27 +2683,55 @@ epd_status epd_analysis_line_moves(const struct epd_analysis *analysis, size_t i
 epd_status epd_analysis_counters(const struct epd_analysis *analysis, long *out_depth, long *out_seldepth, struct epd_int64 *out_nodes, unsigned long *out_milliseconds);
 
 /**
+ * Creates the settings of a search for mates in at most `moves` (1 to
+ * 60) fullmoves in *out_config (free it with epd_mate_config_free), with
+ * the defaults: the shortest mate, one thread, no cancel flag. A `moves`
+ * out of range gives EPD_STATUS_INVALID_ARGUMENT.
+ */
+epd_status epd_mate_config_new(unsigned int moves, struct epd_mate_config **out_config);
+
+/**
+ * Frees mate settings. Does nothing if `config` is NULL.
+ */
+void epd_mate_config_free(struct epd_mate_config *config);
+
+/**
+ * Non-zero `single_pass` asks for the specification's one pass: dm
+ * `moves` for any mate within `moves`; 0 (the default) for the shortest
+ * mate.
+ */
+epd_status epd_mate_config_set_single_pass(struct epd_mate_config *config, int single_pass);
+
+/**
+ * Sets how many threads search at once (1 by default; 0 is taken as 1).
+ * The output is the same with any number.
+ */
+epd_status epd_mate_config_set_jobs(struct epd_mate_config *config, unsigned int jobs);
+
+/**
+ * Watches `cancel` (see epd_cancel; NULL: none) in the runs of this
+ * configuration from now on, as epd_verb_config_set_cancel does: a run
+ * that sees it raised stops the search in progress (within a few
+ * thousand nodes), takes no new record and fails with
+ * EPD_STATUS_CANCELLED, its output holding every record finished before,
+ * each whole; the out-parameters are then left unwritten. The
+ * configuration keeps a reference of its own: the handle may be freed
+ * before it. Replaces the flag set before.
+ */
+epd_status epd_mate_config_set_cancel(struct epd_mate_config *config, const struct epd_cancel *cancel);
+
+/**
  * pfms (section 7.3) over the file at `input_path`, writing the file at
  * `output_path` (created or truncated; NUL-terminated paths naming
  * different files): each valid record whose side to move forces mate in
- * at most `moves` (1 to 60) fullmoves gets dm (the shortest such mate, or
- * with `single_pass` non-zero the spec's one pass: dm `moves` for any
- * mate within it), pm and pv; records keep their order; invalid records
- * are copied through unchanged. `jobs` threads search at once (0 is taken
- * as 1); the output is the same with any number. Counts go to
- * *out_summary unless it is NULL. The status reports only I/O errors and
- * bad arguments.
+ * at most the configuration's `moves` fullmoves gets dm (the shortest
+ * such mate, or with epd_mate_config_set_single_pass the spec's one
+ * pass: dm `moves` for any mate within it), pm and pv; records keep
+ * their order; invalid records are copied through unchanged. Counts go
+ * to *out_summary unless it is NULL. The status reports only I/O errors,
+ * bad arguments and a raised cancel flag (epd_mate_config_set_cancel).
  */
-epd_status epd_mate_run_files(unsigned int moves, int single_pass, unsigned int jobs, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
-
-/**
- * As epd_mate_run_files, watching `cancel` (see epd_cancel; NULL: none):
- * a run that sees it raised stops the search in progress (within a few
- * thousand nodes), takes no new record and fails with
- * EPD_STATUS_CANCELLED, the output file holding every record finished
- * before, each whole; *out_summary is then left unwritten.
- */
-epd_status epd_mate_run_files_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
+epd_status epd_mate_run_files(const struct epd_mate_config *config, const char *input_path, const char *output_path, struct epd_mate_summary *out_summary);
 
 /**
  * As epd_mate_run_files, over `len` bytes of text at `input`; the output
@@ -2686,14 +2739,7 @@ epd_status epd_mate_run_files_cancellable(unsigned int moves, int single_pass, u
  * epd_string_free; it may contain NUL bytes copied from invalid lines, so
  * use *out_len, which receives its length).
  */
-epd_status epd_mate_run_memory(unsigned int moves, int single_pass, unsigned int jobs, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
-
-/**
- * As epd_mate_run_memory, watching `cancel` as
- * epd_mate_run_files_cancellable does; a cancelled run writes none of
- * the out-parameters.
- */
-epd_status epd_mate_run_memory_cancellable(unsigned int moves, int single_pass, unsigned int jobs, const struct epd_cancel *cancel, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
+epd_status epd_mate_run_memory(const struct epd_mate_config *config, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_mate_summary *out_summary);
 
 /**
  * The diagnostic code of a problem given to an epd_pgn_report_callback,
@@ -2705,39 +2751,67 @@ epd_status epd_mate_run_memory_cancellable(unsigned int moves, int single_pass, 
 epd_status epd_pgn_code(int error, const char **out_code);
 
 /**
- * Converts the PGN file at `input_path` to EPD records in the file at
- * `output_path` (created or truncated; NUL-terminated paths naming
- * different files). `flags`
- * are EPD_PGN_ values; only positions whose ply (0: the start position)
- * is in `first_ply`..`last_ply` (inclusive; 0 and ULONG_MAX for all) are
- * written. Problems go to `report` (may be NULL) with `user`; a game with
- * an error is converted up to it. Counts go to *out_summary unless it is
- * NULL. The status reports I/O errors, bad arguments and a stop asked by
- * the callback.
+ * Creates conversion settings in *out_config (free them with
+ * epd_pgn_config_free), with the defaults: no flags (the four EPD fields
+ * of every position), every ply, no report callback, no cancel flag.
  */
-epd_status epd_pgn_to_epd_files(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const char *input_path, const char *output_path, struct epd_pgn_summary *out_summary);
+epd_status epd_pgn_config_new(struct epd_pgn_config **out_config);
 
 /**
- * As epd_pgn_to_epd_files, watching `cancel` (see epd_cancel; NULL:
- * none): a conversion that sees it raised reads no further game and fails
- * with EPD_STATUS_CANCELLED, the output file holding every game converted
- * before, each whole; *out_summary is then left unwritten.
+ * Frees conversion settings. Does nothing if `config` is NULL.
  */
-epd_status epd_pgn_to_epd_files_cancellable(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const struct epd_cancel *cancel, const char *input_path, const char *output_path, struct epd_pgn_summary *out_summary);
+void epd_pgn_config_free(struct epd_pgn_config *config);
+
+/**
+ * Sets the EPD_PGN_ flags (OR'd together; 0 by default), replacing those
+ * set before. An unknown bit gives EPD_STATUS_INVALID_ARGUMENT and
+ * changes nothing.
+ */
+epd_status epd_pgn_config_set_flags(struct epd_pgn_config *config, epd_pgn_flags flags);
+
+/**
+ * Writes only the positions whose ply (0: the start position) is in
+ * `first_ply`..`last_ply` (inclusive; 0 and ULONG_MAX, the default, for
+ * all). `first_ply` above `last_ply` gives EPD_STATUS_INVALID_ARGUMENT
+ * and changes nothing.
+ */
+epd_status epd_pgn_config_set_plies(struct epd_pgn_config *config, unsigned long first_ply, unsigned long last_ply);
+
+/**
+ * Sets the callback that receives every problem of a conversion (NULL
+ * for none, the default). `user` is passed to it unchanged and must stay
+ * valid while conversions use this configuration.
+ */
+epd_status epd_pgn_config_set_reporter(struct epd_pgn_config *config, epd_pgn_report_callback callback, void *user);
+
+/**
+ * Watches `cancel` (see epd_cancel; NULL: none) in the conversions of
+ * this configuration from now on, as epd_verb_config_set_cancel does: a
+ * conversion that sees it raised reads no further game and fails with
+ * EPD_STATUS_CANCELLED, its output holding every game converted before,
+ * each whole; the out-parameters are then left unwritten. The
+ * configuration keeps a reference of its own: the handle may be freed
+ * before it. Replaces the flag set before.
+ */
+epd_status epd_pgn_config_set_cancel(struct epd_pgn_config *config, const struct epd_cancel *cancel);
+
+/**
+ * Converts the PGN file at `input_path` to EPD records in the file at
+ * `output_path` (created or truncated; NUL-terminated paths naming
+ * different files), as the configuration says. Problems go to its report
+ * callback; a game with an error is converted up to it. Counts go to
+ * *out_summary unless it is NULL. The status reports I/O errors, bad
+ * arguments, a stop asked by the callback (EPD_STATUS_CALLBACK) and a
+ * raised cancel flag (EPD_STATUS_CANCELLED).
+ */
+epd_status epd_pgn_to_epd_files(const struct epd_pgn_config *config, const char *input_path, const char *output_path, struct epd_pgn_summary *out_summary);
 
 /**
  * As epd_pgn_to_epd_files, over `len` bytes of PGN at `input`; the
  * records are returned as a new string in *out_text (owned: free it with
  * epd_string_free) of *out_len bytes.
  */
-epd_status epd_pgn_to_epd_memory(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_pgn_summary *out_summary);
-
-/**
- * As epd_pgn_to_epd_memory, watching `cancel` as
- * epd_pgn_to_epd_files_cancellable does; a cancelled conversion writes
- * none of the out-parameters.
- */
-epd_status epd_pgn_to_epd_memory_cancellable(epd_pgn_flags flags, unsigned long first_ply, unsigned long last_ply, epd_pgn_report_callback report, void *user, const struct epd_cancel *cancel, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_pgn_summary *out_summary);
+epd_status epd_pgn_to_epd_memory(const struct epd_pgn_config *config, const char *input, size_t len, char **out_text, size_t *out_len, struct epd_pgn_summary *out_summary);
 
 /**
  * Connects to the referee at `address` ("HOST:PORT"), waiting at most

@@ -8,26 +8,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A cancel flag: made by epd_cancel_new (lowered), freed with
-/// epd_cancel_free, raised with epd_cancel_raise. The stream verbs and
-/// select watch it through epd_verb_config_set_cancel and
-/// epd_select_config_set_cancel (they stop before the next record), the
-/// PGN conversion through epd_pgn_to_epd_files_cancellable and
-/// epd_pgn_to_epd_memory_cancellable (before the next game), the mate
-/// prover through epd_mate_run_files_cancellable and
-/// epd_mate_run_memory_cancellable (mid-search). An
-/// engine given it with epd_engine_set_cancel watches it: a run of the engine (a file verb,
-/// epd_engine_analyze_record, epd_engine_analyze_position) that sees it
-/// raised stops the search in progress, takes no new record, and fails
-/// with EPD_STATUS_CANCELLED; a file verb's output then holds every record
-/// finished before, each whole. The flag stays raised (so later runs stop
-/// at once) until epd_cancel_reset.
+/// epd_cancel_free, raised with epd_cancel_raise. A configuration or an
+/// engine watches it once given it by its one _set_cancel setter:
+/// epd_verb_config_set_cancel and epd_select_config_set_cancel (the
+/// stream verbs and select stop before the next record),
+/// epd_pgn_config_set_cancel (the PGN conversion stops before the next
+/// game), epd_mate_config_set_cancel (the mate prover stops mid-search)
+/// and epd_engine_set_cancel (a run of the engine: a file verb,
+/// epd_engine_analyze_record, epd_engine_analyze_position, stops the
+/// search in progress and takes no new record). A run that sees it raised
+/// fails with EPD_STATUS_CANCELLED; a file verb's output then holds every
+/// record finished before, each whole. epd_position_perft, a single call
+/// with no settings, takes it as an argument. The flag stays raised (so
+/// later runs stop at once) until epd_cancel_reset.
 ///
 /// Thread safety: every epd_cancel_ function may be called from any
 /// thread at any time, several at once, during a run that watches the
 /// flag included; epd_cancel_raise (given a valid handle) is also safe in
 /// a signal handler: it only stores to an atomic flag. Free it only when
-/// no call uses it; an engine keeps the flag alive itself, so the handle
-/// may be freed before the engine.
+/// no call uses it; a configuration or an engine keeps the flag alive
+/// itself, so the handle may be freed before them.
 #[allow(non_camel_case_types)]
 #[derive(Debug)]
 pub struct epd_cancel {

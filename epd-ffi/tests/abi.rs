@@ -1009,9 +1009,12 @@ fn a_cancel_stops_the_mate_prover_mid_search() {
         })
     };
 
+    let mut config = ptr::null_mut();
+    assert_eq!(epd_mate_config_new(7, &mut config), EPD_STATUS_OK);
+    assert_eq!(epd_mate_config_set_cancel(config, cancel), EPD_STATUS_OK);
     let raiser = raise_later();
     let mut summary = epd_mate_summary { lines: 77, ..Default::default() };
-    let status = epd_mate_run_files_cancellable(7, 0, 1, cancel, i.as_ptr(), o.as_ptr(), &mut summary);
+    let status = epd_mate_run_files(config, i.as_ptr(), o.as_ptr(), &mut summary);
     let ended = std::time::Instant::now();
     let raised = raiser.join().unwrap();
     assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
@@ -1022,30 +1025,24 @@ fn a_cancel_stops_the_mate_prover_mid_search() {
     assert_eq!(written, "6k1/5ppp/8/8/8/8/8/R5K1 w - - acn 1; acs 0; dm 1; id \"quick\"; pm Ra8#; pv Ra8#;\n");
 
     assert_eq!(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    assert_eq!(epd_mate_config_set_jobs(config, 2), EPD_STATUS_OK);
     let raiser = raise_later();
     let (mut out, mut len) = (0x55 as *mut c_char, 77usize);
-    let status = epd_mate_run_memory_cancellable(
-        7,
-        0,
-        2,
-        cancel,
-        text.as_ptr().cast(),
-        text.len(),
-        &mut out,
-        &mut len,
-        ptr::null_mut(),
-    );
+    let status = epd_mate_run_memory(config, text.as_ptr().cast(), text.len(), &mut out, &mut len, ptr::null_mut());
     raiser.join().unwrap();
     assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
     assert_eq!((out as usize, len), (0x55, 77), "no out-parameter is written on failure");
 
-    // No flag (the old entry point): the quick records alone run through.
+    // The flag no longer watched (still raised): the quick records alone
+    // run through.
+    assert_eq!(epd_mate_config_set_cancel(config, ptr::null()), EPD_STATUS_OK);
     let quick = "6k1/5ppp/8/8/8/8/8/R5K1 w - - id \"quick\";\n";
     let mut s = epd_mate_summary::default();
-    let status = epd_mate_run_memory(3, 0, 1, quick.as_ptr().cast(), quick.len(), &mut out, &mut len, &mut s);
+    let status = epd_mate_run_memory(config, quick.as_ptr().cast(), quick.len(), &mut out, &mut len, &mut s);
     assert_eq!(status, EPD_STATUS_OK, "{}", last_message());
     assert_eq!(owned(out), "6k1/5ppp/8/8/8/8/8/R5K1 w - - acn 1; acs 0; dm 1; id \"quick\"; pm Ra8#; pv Ra8#;\n");
     assert_eq!((s.records, s.solved), (1, 1));
+    epd_mate_config_free(config);
     epd_cancel_free(cancel);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1076,19 +1073,13 @@ fn a_cancel_stops_the_pgn_conversion_between_games() {
     let (i, o) = (cstring(&input), cstring(&dir.join("out.epd")));
     let mut cancel = ptr::null_mut();
     assert_eq!(epd_cancel_new(&mut cancel), EPD_STATUS_OK);
-    let all = std::ffi::c_ulong::MAX;
+    let mut config = ptr::null_mut();
+    assert_eq!(epd_pgn_config_new(&mut config), EPD_STATUS_OK);
+    assert_eq!(epd_pgn_config_set_flags(config, EPD_PGN_ID), EPD_STATUS_OK);
+    assert_eq!(epd_pgn_config_set_reporter(config, Some(raise_on_pgn_report), cancel.cast()), EPD_STATUS_OK);
+    assert_eq!(epd_pgn_config_set_cancel(config, cancel), EPD_STATUS_OK);
     let mut s = epd_pgn_summary { games: 77, ..Default::default() };
-    let status = epd_pgn_to_epd_files_cancellable(
-        EPD_PGN_ID,
-        0,
-        all,
-        Some(raise_on_pgn_report),
-        cancel.cast(),
-        cancel,
-        i.as_ptr(),
-        o.as_ptr(),
-        &mut s,
-    );
+    let status = epd_pgn_to_epd_files(config, i.as_ptr(), o.as_ptr(), &mut s);
     assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
     assert!(last_message().contains("2 games read"), "{}", last_message());
     assert_eq!(s.games, 77, "the summary is written only on success");
@@ -1097,40 +1088,19 @@ fn a_cancel_stops_the_pgn_conversion_between_games() {
     assert_eq!(plies, ["ply 0\";", "ply 1\";", "ply 2\";", "ply 0\";", "ply 1\";"], "{written}");
 
     assert_eq!(epd_cancel_reset(cancel), EPD_STATUS_OK);
+    assert_eq!(epd_pgn_config_set_flags(config, 0), EPD_STATUS_OK);
     let (mut out, mut len) = (0x55 as *mut c_char, 77usize);
-    let status = epd_pgn_to_epd_memory_cancellable(
-        0,
-        0,
-        all,
-        Some(raise_on_pgn_report),
-        cancel.cast(),
-        cancel,
-        pgn.as_ptr().cast(),
-        pgn.len(),
-        &mut out,
-        &mut len,
-        ptr::null_mut(),
-    );
+    let status = epd_pgn_to_epd_memory(config, pgn.as_ptr().cast(), pgn.len(), &mut out, &mut len, ptr::null_mut());
     assert_eq!(status, EPD_STATUS_CANCELLED, "{}", last_message());
     assert_eq!((out as usize, len), (0x55, 77), "no out-parameter is written on failure");
 
     // Not watched: all three games, though the callback raises the flag.
-    let status = epd_pgn_to_epd_memory_cancellable(
-        0,
-        0,
-        all,
-        Some(raise_on_pgn_report),
-        cancel.cast(),
-        ptr::null(),
-        pgn.as_ptr().cast(),
-        pgn.len(),
-        &mut out,
-        &mut len,
-        &mut s,
-    );
+    assert_eq!(epd_pgn_config_set_cancel(config, ptr::null()), EPD_STATUS_OK);
+    let status = epd_pgn_to_epd_memory(config, pgn.as_ptr().cast(), pgn.len(), &mut out, &mut len, &mut s);
     assert_eq!(status, EPD_STATUS_OK, "{}", last_message());
     assert_eq!((s.games, s.records), (3, 3 + 2 + 3));
     assert_eq!(owned(out).lines().count(), 8);
+    epd_pgn_config_free(config);
     epd_cancel_free(cancel);
     let _ = std::fs::remove_dir_all(&dir);
 }

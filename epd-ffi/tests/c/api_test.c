@@ -6,7 +6,6 @@
  * by .ci/ffi.sh. Ends with "N passed, N failed".
  * ANSI C (C89). Licensed under MIT OR Apache-2.0.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +543,9 @@ static void test_batches_and_tools(void)
     epd_mate_summary ms;
     epd_pgn_summary ps;
     epd_report_config *cfg = NULL;
+    epd_mate_config *mate = NULL;
+    epd_mate_config *no_mate = (epd_mate_config *)&no_mate;
+    epd_pgn_config *conversion = NULL;
 
     EXPECT_STATUS(epd_batch_parse(text, strlen(text), EPD_PARSE_STRICT, 10, &batch), EPD_STATUS_OK);
     EXPECT_STATUS(epd_batch_entries(batch, &entries, &n), EPD_STATUS_OK);
@@ -576,19 +578,32 @@ static void test_batches_and_tools(void)
     /* Mate in 1 found and written as dm 1. */
     {
         static const char mate_in_1[] = "6k1/5ppp/8/8/8/8/8/R5K1 w - -\n";
-        EXPECT_STATUS(epd_mate_run_memory(2, 0, 1, mate_in_1, strlen(mate_in_1), &out, &len, &ms), EPD_STATUS_OK);
+        EXPECT_STATUS(epd_mate_config_new(2, &mate), EPD_STATUS_OK);
+        EXPECT_STATUS(epd_mate_config_set_jobs(mate, 2), EPD_STATUS_OK);
+        EXPECT_STATUS(epd_mate_run_memory(mate, mate_in_1, strlen(mate_in_1), &out, &len, &ms), EPD_STATUS_OK);
         CHECK(strstr(out, "dm 1;") != NULL && strstr(out, "pm Ra8#;") != NULL && ms.solved == 1);
         epd_string_free(out);
-        out = NULL;
-        EXPECT_STATUS(epd_mate_run_memory(61, 0, 1, mate_in_1, strlen(mate_in_1), &out, &len, &ms),
-                      EPD_STATUS_INVALID_ARGUMENT);
-        CHECK(out == NULL);
+        epd_mate_config_free(mate);
+        EXPECT_STATUS(epd_mate_config_new(61, &no_mate), EPD_STATUS_INVALID_ARGUMENT);
+        CHECK(no_mate == (epd_mate_config *)&no_mate);
+        EXPECT_STATUS(epd_mate_config_new(0, &no_mate), EPD_STATUS_INVALID_ARGUMENT);
+        epd_mate_config_free(NULL);
     }
 
-    EXPECT_STATUS(epd_pgn_to_epd_memory(EPD_PGN_SM, 0, (unsigned long)-1, NULL, NULL, pgn, strlen(pgn), &out, &len, &ps),
-                  EPD_STATUS_OK);
+    EXPECT_STATUS(epd_pgn_config_new(&conversion), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_pgn_config_set_flags(conversion, 64), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_pgn_config_set_plies(conversion, 3, 2), EPD_STATUS_INVALID_ARGUMENT);
+    EXPECT_STATUS(epd_pgn_config_set_flags(conversion, EPD_PGN_SM), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_pgn_to_epd_memory(conversion, pgn, strlen(pgn), &out, &len, &ps), EPD_STATUS_OK);
     CHECK(ps.games == 1 && ps.records == 4 && strstr(out, "sm e4;") != NULL);
     epd_string_free(out);
+    /* Plies 1 to 2 only: the positions after e4 and after e5. */
+    EXPECT_STATUS(epd_pgn_config_set_plies(conversion, 1, 2), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_pgn_to_epd_memory(conversion, pgn, strlen(pgn), &out, &len, &ps), EPD_STATUS_OK);
+    CHECK(ps.records == 2 && strstr(out, "sm e5;") != NULL && strstr(out, "sm e4;") == NULL);
+    epd_string_free(out);
+    epd_pgn_config_free(conversion);
+    epd_pgn_config_free(NULL);
 
     EXPECT_STATUS(epd_report_config_new(&cfg), EPD_STATUS_OK);
     EXPECT_STATUS(epd_report_run_json(cfg, &out, &len), EPD_STATUS_INVALID_ARGUMENT);
@@ -700,6 +715,8 @@ static void test_cancel(void)
     epd_cancel *cancel = NULL;
     epd_position *pos = NULL;
     epd_analysis *analysis = NULL;
+    epd_mate_config *mate = NULL;
+    epd_pgn_config *conversion = NULL;
     char *out = NULL;
     size_t len = 7;
     int raised = -1;
@@ -719,17 +736,22 @@ static void test_cancel(void)
     EXPECT_STATUS(epd_engine_run_memory(engine, EPD_SEARCH_TARGET, text, strlen(text), &out, &len, &s),
                   EPD_STATUS_CANCELLED);
     CHECK(out == NULL && len == 7 && s.records == 0);
-    /* The mate prover and the PGN conversion watch a flag given per call. */
-    EXPECT_STATUS(epd_mate_run_memory_cancellable(2, 0, 1, cancel, text, strlen(text), &out, &len, NULL),
-                  EPD_STATUS_CANCELLED);
+    /* The mate prover and the PGN conversion watch one set on their
+       configurations, as the engine does. */
+    EXPECT_STATUS(epd_mate_config_new(2, &mate), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_mate_config_set_cancel(mate, cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_mate_run_memory(mate, text, strlen(text), &out, &len, NULL), EPD_STATUS_CANCELLED);
     CHECK(out == NULL && len == 7);
-    EXPECT_STATUS(epd_pgn_to_epd_memory_cancellable(0, 0, ULONG_MAX, NULL, NULL, cancel, "1. e4 *\n", 8, &out, &len,
-                                                    NULL),
-                  EPD_STATUS_CANCELLED);
+    EXPECT_STATUS(epd_pgn_config_new(&conversion), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_pgn_config_set_cancel(conversion, cancel), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_pgn_to_epd_memory(conversion, "1. e4 *\n", 8, &out, &len, NULL), EPD_STATUS_CANCELLED);
     CHECK(out == NULL && len == 7);
-    EXPECT_STATUS(epd_mate_run_memory_cancellable(2, 0, 1, NULL, text, strlen(text), &out, &len, NULL), EPD_STATUS_OK);
+    epd_pgn_config_free(conversion);
+    EXPECT_STATUS(epd_mate_config_set_cancel(mate, NULL), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_mate_run_memory(mate, text, strlen(text), &out, &len, NULL), EPD_STATUS_OK);
     CHECK(out != NULL && len > strlen(text));
     epd_string_free(out);
+    epd_mate_config_free(mate);
     out = NULL;
     len = 7;
     EXPECT_STATUS(epd_position_new(&pos), EPD_STATUS_OK);

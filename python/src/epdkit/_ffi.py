@@ -354,51 +354,25 @@ analysis_counters = fn(
     "epd_analysis_counters", P, POINTER(c_long), POINTER(c_long), POINTER(Int64), POINTER(c_ulong)
 )
 MAX_LINES = 256
-# The mate prover and the PGN conversion watch a cancel flag (P, may be
-# NULL) given per call.
-mate_run_files = fn(
-    "epd_mate_run_files_cancellable", c_uint, c_int, c_uint, P, c_char_p, c_char_p, POINTER(MateSummary)
-)
-mate_run_memory = fn(
-    "epd_mate_run_memory_cancellable",
-    c_uint,
-    c_int,
-    c_uint,
-    P,
-    c_char_p,
-    c_size_t,
-    PP,
-    POINTER(c_size_t),
-    POINTER(MateSummary),
-)
+
+# The mate prover.
+mate_config_new = fn("epd_mate_config_new", c_uint, PP)
+mate_config_free = void("epd_mate_config_free", P)
+mate_config_set_single_pass = fn("epd_mate_config_set_single_pass", P, c_int)
+mate_config_set_jobs = fn("epd_mate_config_set_jobs", P, c_uint)
+mate_config_set_cancel = fn("epd_mate_config_set_cancel", P, P)
+mate_run_files = fn("epd_mate_run_files", P, c_char_p, c_char_p, POINTER(MateSummary))
+mate_run_memory = fn("epd_mate_run_memory", P, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(MateSummary))
 
 # PGN.
-pgn_to_epd_files = fn(
-    "epd_pgn_to_epd_files_cancellable",
-    c_uint,
-    c_ulong,
-    c_ulong,
-    PGN_REPORT,
-    c_void_p,
-    P,
-    c_char_p,
-    c_char_p,
-    POINTER(PgnSummary),
-)
-pgn_to_epd_memory = fn(
-    "epd_pgn_to_epd_memory_cancellable",
-    c_uint,
-    c_ulong,
-    c_ulong,
-    PGN_REPORT,
-    c_void_p,
-    P,
-    c_char_p,
-    c_size_t,
-    PP,
-    POINTER(c_size_t),
-    POINTER(PgnSummary),
-)
+pgn_config_new = fn("epd_pgn_config_new", PP)
+pgn_config_free = void("epd_pgn_config_free", P)
+pgn_config_set_flags = fn("epd_pgn_config_set_flags", P, c_uint)
+pgn_config_set_plies = fn("epd_pgn_config_set_plies", P, c_ulong, c_ulong)
+pgn_config_set_reporter = fn("epd_pgn_config_set_reporter", P, PGN_REPORT, c_void_p)
+pgn_config_set_cancel = fn("epd_pgn_config_set_cancel", P, P)
+pgn_to_epd_files = fn("epd_pgn_to_epd_files", P, c_char_p, c_char_p, POINTER(PgnSummary))
+pgn_to_epd_memory = fn("epd_pgn_to_epd_memory", P, c_char_p, c_size_t, PP, POINTER(c_size_t), POINTER(PgnSummary))
 
 # Reports.
 report_config_new = fn("epd_report_config_new", PP)

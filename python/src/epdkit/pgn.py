@@ -10,10 +10,10 @@ import io
 import os
 from ctypes import byref, c_size_t, c_ulong, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, IO, List, Optional, overload, Tuple, Union
+from typing import Any, Callable, IO, List, Optional, overload, Tuple, Union
 
 from . import _ffi as _c
-from .errors import Diagnostic, _os_error, _pgn_code
+from .errors import Diagnostic, _check, _os_error, _pgn_code
 from ._common import PathLike, _bytes, _input, _path, _take, _with_cancel
 from .records import Record, read
 
@@ -46,6 +46,20 @@ def _pgn_flags(sm: bool, counters: bool, id: bool, c0: bool, unique: bool, final
     return (1 if sm else 0) | (2 if counters else 0) | (4 if id else 0) | (8 if c0 else 0) | (
         16 if unique else 0
     ) | (32 if final else 0)
+
+
+def _convert(flags: int, first: int, last: int, callback: Any, call: Callable[[c_void_p], int]) -> None:
+    """Runs `call` with an epd_pgn_config of these settings, so that
+    Ctrl-C ends it between two games (see _with_cancel)."""
+    cfg = c_void_p()
+    _check(_c.pgn_config_new(byref(cfg)))
+    try:
+        _check(_c.pgn_config_set_flags(cfg, flags))
+        _check(_c.pgn_config_set_plies(cfg, first, last))
+        _check(_c.pgn_config_set_reporter(cfg, callback, None))
+        _with_cancel(lambda _: call(cfg), lambda c: _c.pgn_config_set_cancel(cfg, c))
+    finally:
+        _c.pgn_config_free(cfg)
 
 
 @overload
@@ -116,9 +130,7 @@ def from_pgn(
         if not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("with output, source must be a path")
         src, dst = _input(source, "source"), _path(output, "output")
-        _with_cancel(
-            lambda cancel: int(_c.pgn_to_epd_files(flags, first, last, callback, None, cancel, src, dst, byref(s)))
-        )
+        _convert(flags, first, last, callback, lambda cfg: int(_c.pgn_to_epd_files(cfg, src, dst, byref(s))))
         return PgnSummary(s.games, s.complete, s.records, s.repeated, found)
     if isinstance(source, (str, bytes, os.PathLike)):
         try:
@@ -132,11 +144,12 @@ def from_pgn(
         raise TypeError(f"source must be a path or a file object, not {type(source).__name__}")
     out = c_void_p()
     n = c_size_t()
-    _with_cancel(
-        lambda cancel: int(
-            _c.pgn_to_epd_memory(flags, first, last, callback, None, cancel, data, len(data), byref(out), byref(n),
-                                 byref(s))
-        )
+    _convert(
+        flags,
+        first,
+        last,
+        callback,
+        lambda cfg: int(_c.pgn_to_epd_memory(cfg, data, len(data), byref(out), byref(n), byref(s))),
     )
     text = _take(out, n.value)
     import io

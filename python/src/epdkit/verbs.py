@@ -10,7 +10,7 @@ import json
 import os
 from ctypes import byref, c_size_t, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, cast, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, cast, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _ffi as _c
 from .errors import Diagnostic, _check
@@ -382,29 +382,47 @@ def _mate_args(moves: int, jobs: int) -> None:
         raise ValueError("jobs must be at least 1")
 
 
+def _mate_config(moves: int, single_pass: bool, jobs: int) -> c_void_p:
+    """A new epd_mate_config (free it with mate_config_free)."""
+    _mate_args(moves, jobs)
+    cfg = c_void_p()
+    _check(_c.mate_config_new(moves, byref(cfg)))
+    try:
+        _check(_c.mate_config_set_single_pass(cfg, 1 if single_pass else 0))
+        _check(_c.mate_config_set_jobs(cfg, jobs))
+    except BaseException:
+        _c.mate_config_free(cfg)
+        raise
+    return cfg
+
+
+def _run_mate(cfg: c_void_p, call: Callable[[], int]) -> None:
+    """Runs `call`, a run of the mate configuration `cfg`, so that Ctrl-C
+    ends it (see _with_cancel), then frees `cfg`."""
+    try:
+        _with_cancel(lambda _: call(), lambda c: _c.mate_config_set_cancel(cfg, c))
+    finally:
+        _c.mate_config_free(cfg)
+
+
 def mate(input: PathLike, output: PathLike, moves: int, *, single_pass: bool = False, jobs: int = 1) -> MateSummary:
     """pfms (`epd mate -n MOVES`): every record whose side to move forces
     mate within `moves` gets dm (the shortest mate), pm and pv."""
-    _mate_args(moves, jobs)
     s = _c.MateSummary()
     src, dst = _input(input), _path(output, "output")
-    _with_cancel(lambda cancel: int(_c.mate_run_files(moves, 1 if single_pass else 0, jobs, cancel, src, dst, byref(s))))
+    cfg = _mate_config(moves, single_pass, jobs)
+    _run_mate(cfg, lambda: int(_c.mate_run_files(cfg, src, dst, byref(s))))
     return MateSummary(*(int(getattr(s, f[0])) for f in _c.MateSummary._fields_))
 
 
 def mate_text(text: Text, moves: int, *, single_pass: bool = False, jobs: int = 1) -> Tuple[str, MateSummary]:
     """mate over a text in memory: (output, summary)."""
-    _mate_args(moves, jobs)
     data = _bytes(text)
     out = c_void_p()
     n = c_size_t()
     s = _c.MateSummary()
-    _with_cancel(
-        lambda cancel: int(
-            _c.mate_run_memory(moves, 1 if single_pass else 0, jobs, cancel, data, len(data), byref(out), byref(n),
-                               byref(s))
-        )
-    )
+    cfg = _mate_config(moves, single_pass, jobs)
+    _run_mate(cfg, lambda: int(_c.mate_run_memory(cfg, data, len(data), byref(out), byref(n), byref(s))))
     return _take(out, n.value).decode("utf-8", "replace"), MateSummary(
         *(int(getattr(s, f[0])) for f in _c.MateSummary._fields_)
     )
