@@ -1651,11 +1651,11 @@ epd_status epd_record_canonical_into(const struct epd_record *record, char *buf,
 epd_status epd_record_operation_count(const struct epd_record *record, size_t *out_count);
 
 /**
- * Copies the opcode of operation `index` (0-based, in record order),
+ * Copies the opcode of operation `op_index` (0-based, in record order),
  * NUL-terminated, into `buf` of `capacity` bytes; EPD_OPCODE_BUFFER_SIZE
  * always suffices.
  */
-epd_status epd_record_opcode(const struct epd_record *record, size_t index, char *buf, size_t capacity);
+epd_status epd_record_opcode(const struct epd_record *record, size_t op_index, char *buf, size_t capacity);
 
 /**
  * The index of the first operation with the NUL-terminated `opcode` (for
@@ -1664,70 +1664,80 @@ epd_status epd_record_opcode(const struct epd_record *record, size_t index, char
 epd_status epd_record_find(const struct epd_record *record, const char *opcode, size_t *out_index);
 
 /**
- * The number of operands of operation `index`, in *out_count.
+ * The number of operands of operation `op_index` (0-based), in
+ * *out_count.
  */
-epd_status epd_record_operand_count(const struct epd_record *record, size_t index, size_t *out_count);
+epd_status epd_record_operand_count(const struct epd_record *record, size_t op_index, size_t *out_count);
 
 /**
- * The basetype (EPD_OPERAND_...) of operand `operand` of operation `op`,
- * in *out_kind.
+ * The basetype (EPD_OPERAND_...) of operand `operand_index` of operation
+ * `op_index` (both 0-based: an index past the end gives
+ * EPD_STATUS_INVALID_ARGUMENT), in *out_kind. The epd_record_operand_
+ * functions below take the same two indexes.
  */
-epd_status epd_record_operand_kind(const struct epd_record *record, size_t op, size_t operand_index, epd_operand_kind *out_kind);
+epd_status epd_record_operand_kind(const struct epd_record *record, size_t op_index, size_t operand_index, epd_operand_kind *out_kind);
 
 /**
- * The operand's text, borrowed: *out_text points at *out_len bytes that
- * are NOT NUL-terminated (print with "%.*s"), valid until the record is
- * next changed or freed. For strings the content (unquoted, unescaped);
- * for legal moves the canonical SAN; otherwise as written.
+ * The text of operand `operand_index` of operation `op_index`, borrowed:
+ * *out_text points at *out_len bytes that are NOT NUL-terminated (print
+ * with "%.*s"), valid until the record is next changed or freed. For
+ * strings the content (unquoted, unescaped); for legal moves the
+ * canonical SAN; otherwise as written.
  */
-epd_status epd_record_operand_text(const struct epd_record *record, size_t op, size_t operand_index, const char **out_text, size_t *out_len);
+epd_status epd_record_operand_text(const struct epd_record *record, size_t op_index, size_t operand_index, const char **out_text, size_t *out_len);
 
 /**
- * The operand's text (as epd_record_operand_text) as a new NUL-terminated
- * string in *out_text (owned: free it with epd_string_free).
+ * The text of operand `operand_index` of operation `op_index` (as
+ * epd_record_operand_text) as a new NUL-terminated string in *out_text
+ * (owned: free it with epd_string_free).
  */
-epd_status epd_record_operand_text_copy(const struct epd_record *record, size_t op, size_t operand_index, char **out_text);
+epd_status epd_record_operand_text_copy(const struct epd_record *record, size_t op_index, size_t operand_index, char **out_text);
 
 /**
- * An integer operand, exactly, in *out_value (see epd_int64).
+ * Operand `operand_index` of operation `op_index`, an integer, exactly,
+ * in *out_value (see epd_int64).
  * EPD_STATUS_WRONG_TYPE for other basetypes.
  */
-epd_status epd_record_operand_integer(const struct epd_record *record, size_t op, size_t operand_index, struct epd_int64 *out_value);
+epd_status epd_record_operand_integer(const struct epd_record *record, size_t op_index, size_t operand_index, struct epd_int64 *out_value);
 
 /**
- * An integer operand as a C long in *out_value; EPD_STATUS_OUT_OF_RANGE
+ * Operand `operand_index` of operation `op_index`, an integer, as a C
+ * long in *out_value; EPD_STATUS_OUT_OF_RANGE
  * if it does not fit (values beyond 2^31 on platforms with a 32-bit long:
  * use epd_record_operand_integer).
  */
-epd_status epd_record_operand_long(const struct epd_record *record, size_t op, size_t operand_index, long *out_value);
+epd_status epd_record_operand_long(const struct epd_record *record, size_t op_index, size_t operand_index, long *out_value);
 
 /**
- * A floating point operand in *out_value (the exact text is the operand
- * text).
+ * Operand `operand_index` of operation `op_index`, a floating point
+ * number, in *out_value (the exact text is the operand text).
  */
-epd_status epd_record_operand_float(const struct epd_record *record, size_t op, size_t operand_index, double *out_value);
+epd_status epd_record_operand_float(const struct epd_record *record, size_t op_index, size_t operand_index, double *out_value);
 
 /**
- * A move operand in *out_move. For pv and sv, move N is legal in the
- * position after the N-1 moves before it. EPD_STATUS_ILLEGAL_MOVE if the
- * operand matched no legal move (the record is then invalid).
+ * Operand `operand_index` of operation `op_index`, a move, in *out_move.
+ * For pv and sv, move N is legal in the position after the N-1 moves
+ * before it. EPD_STATUS_ILLEGAL_MOVE if the operand matched no legal
+ * move (the record is then invalid).
  */
-epd_status epd_record_operand_move(const struct epd_record *record, size_t op, size_t operand_index, struct epd_move *out_move);
+epd_status epd_record_operand_move(const struct epd_record *record, size_t op_index, size_t operand_index, struct epd_move *out_move);
 
 /**
- * A date operand in *out_date.
+ * Operand `operand_index` of operation `op_index`, a date, in *out_date.
  */
-epd_status epd_record_operand_date(const struct epd_record *record, size_t op, size_t operand_index, struct epd_date *out_date);
+epd_status epd_record_operand_date(const struct epd_record *record, size_t op_index, size_t operand_index, struct epd_date *out_date);
 
 /**
- * A time of day operand in *out_time.
+ * Operand `operand_index` of operation `op_index`, a time of day, in
+ * *out_time.
  */
-epd_status epd_record_operand_time_of_day(const struct epd_record *record, size_t op, size_t operand_index, struct epd_time_of_day *out_time);
+epd_status epd_record_operand_time_of_day(const struct epd_record *record, size_t op_index, size_t operand_index, struct epd_time_of_day *out_time);
 
 /**
- * A clock operand in *out_clock.
+ * Operand `operand_index` of operation `op_index`, a clock, in
+ * *out_clock.
  */
-epd_status epd_record_operand_clock(const struct epd_record *record, size_t op, size_t operand_index, struct epd_clock *out_clock);
+epd_status epd_record_operand_clock(const struct epd_record *record, size_t op_index, size_t operand_index, struct epd_clock *out_clock);
 
 /**
  * Removes every operation with the NUL-terminated `opcode`; the number
@@ -2696,9 +2706,9 @@ epd_status epd_mate_config_new(unsigned int moves, struct epd_mate_config **out_
 void epd_mate_config_free(struct epd_mate_config *config);
 
 /**
- * Non-zero `single_pass` asks for the specification's one pass: dm
- * `moves` for any mate within `moves`; 0 (the default) for the shortest
- * mate.
+ * Non-zero `single_pass` asks for the specification's one pass: dm N
+ * for any mate within N, the mate length of epd_mate_config_new; 0 (the
+ * default) for the shortest mate.
  */
 epd_status epd_mate_config_set_single_pass(struct epd_mate_config *config, int single_pass);
 
@@ -2724,9 +2734,9 @@ epd_status epd_mate_config_set_cancel(struct epd_mate_config *config, const stru
  * pfms (section 7.3) over the file at `input_path`, writing the file at
  * `output_path` (created or truncated; NUL-terminated paths naming
  * different files): each valid record whose side to move forces mate in
- * at most the configuration's `moves` fullmoves gets dm (the shortest
- * such mate, or with epd_mate_config_set_single_pass the spec's one
- * pass: dm `moves` for any mate within it), pm and pv; records keep
+ * at most N fullmoves (the mate length of epd_mate_config_new) gets dm
+ * (the shortest such mate, or with epd_mate_config_set_single_pass the
+ * spec's one pass: dm N for any mate within N), pm and pv; records keep
  * their order; invalid records are copied through unchanged. Counts go
  * to *out_summary unless it is NULL. The status reports only I/O errors,
  * bad arguments and a raised cancel flag (epd_mate_config_set_cancel).
@@ -2828,46 +2838,46 @@ epd_status epd_referee_connect(const char *address, const char *name, const char
  * closed or failed, EPD_STATUS_INVALID_RECORD for a record that is not
  * the referee's.
  */
-epd_status epd_referee_next(struct epd_referee_client *client_, epd_refcom *out_command);
+epd_status epd_referee_next(struct epd_referee_client *client, epd_refcom *out_command);
 
 /**
  * The position to move from (the last record's position after the
  * opponent's move), as a new position in *out_position (free it with
  * epd_position_free).
  */
-epd_status epd_referee_position(const struct epd_referee_client *client_, struct epd_position **out_position);
+epd_status epd_referee_position(const struct epd_referee_client *client, struct epd_position **out_position);
 
 /**
  * The opponent's last move (sm of the last record) in *out_move, and 1
  * in *out_has_move; 0 in *out_has_move (and *out_move untouched) when
  * the record has none.
  */
-epd_status epd_referee_last_move(const struct epd_referee_client *client_, struct epd_move *out_move, int *out_has_move);
+epd_status epd_referee_last_move(const struct epd_referee_client *client, struct epd_move *out_move, int *out_has_move);
 
 /**
  * Time left for White and Black, in milliseconds, from the last record.
  * EPD_STATUS_NOT_FOUND when it carried no clocks.
  */
-epd_status epd_referee_clocks(const struct epd_referee_client *client_, unsigned long *out_white_ms, unsigned long *out_black_ms);
+epd_status epd_referee_clocks(const struct epd_referee_client *client, unsigned long *out_white_ms, unsigned long *out_black_ms);
 
 /**
  * 1 in *out_offered when the opponent offers a draw with its last move,
  * else 0.
  */
-epd_status epd_referee_draw_offered(const struct epd_referee_client *client_, int *out_offered);
+epd_status epd_referee_draw_offered(const struct epd_referee_client *client, int *out_offered);
 
 /**
  * The value of PGN tag `name` for the current game (sent with inform),
  * as a new string in *out_value (owned: free it with epd_string_free).
  * EPD_STATUS_NOT_FOUND when the referee has not sent it.
  */
-epd_status epd_referee_tag(const struct epd_referee_client *client_, const char *name, char **out_value);
+epd_status epd_referee_tag(const struct epd_referee_client *client, const char *name, char **out_value);
 
 /**
  * The reason the last fault record gave, as a new string in *out_message
  * (owned: free it with epd_string_free); empty when none was given.
  */
-epd_status epd_referee_message(const struct epd_referee_client *client_, char **out_message);
+epd_status epd_referee_message(const struct epd_referee_client *client, char **out_message);
 
 /**
  * Answers the last respond with `mv`, legal in the position of
@@ -2875,27 +2885,27 @@ epd_status epd_referee_message(const struct epd_referee_client *client_, char **
  * EPD_REPLY_DRAW_CLAIM). EPD_STATUS_ILLEGAL_MOVE for an illegal move
  * (nothing is sent).
  */
-epd_status epd_referee_reply(struct epd_referee_client *client_, struct epd_move mv, unsigned int flags);
+epd_status epd_referee_reply(struct epd_referee_client *client, struct epd_move mv, unsigned int flags);
 
 /**
  * Accepts the opponent's draw offer (instead of a move).
  */
-epd_status epd_referee_accept_draw(struct epd_referee_client *client_);
+epd_status epd_referee_accept_draw(struct epd_referee_client *client);
 
 /**
  * Claims a draw without moving (the position already qualifies).
  */
-epd_status epd_referee_claim_draw(struct epd_referee_client *client_);
+epd_status epd_referee_claim_draw(struct epd_referee_client *client);
 
 /**
  * Resigns the game in progress.
  */
-epd_status epd_referee_resign(struct epd_referee_client *client_);
+epd_status epd_referee_resign(struct epd_referee_client *client);
 
 /**
  * Signs off, closes the connection and frees `client`. NULL is a no-op.
  */
-void epd_referee_close(struct epd_referee_client *client_);
+void epd_referee_close(struct epd_referee_client *client);
 
 /**
  * Creates an empty report configuration in *out_config (free it with

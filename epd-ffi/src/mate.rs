@@ -62,9 +62,9 @@ pub extern "C" fn epd_mate_config_free(config: *mut epd_mate_config) {
     free_boxed(config);
 }
 
-/// Non-zero `single_pass` asks for the specification's one pass: dm
-/// `moves` for any mate within `moves`; 0 (the default) for the shortest
-/// mate.
+/// Non-zero `single_pass` asks for the specification's one pass: dm N
+/// for any mate within N, the mate length of epd_mate_config_new; 0 (the
+/// default) for the shortest mate.
 #[no_mangle]
 pub extern "C" fn epd_mate_config_set_single_pass(config: *mut epd_mate_config, single_pass: c_int) -> epd_status {
     guard(|| {
@@ -161,9 +161,9 @@ fn run_mate(
 /// pfms (section 7.3) over the file at `input_path`, writing the file at
 /// `output_path` (created or truncated; NUL-terminated paths naming
 /// different files): each valid record whose side to move forces mate in
-/// at most the configuration's `moves` fullmoves gets dm (the shortest
-/// such mate, or with epd_mate_config_set_single_pass the spec's one
-/// pass: dm `moves` for any mate within it), pm and pv; records keep
+/// at most N fullmoves (the mate length of epd_mate_config_new) gets dm
+/// (the shortest such mate, or with epd_mate_config_set_single_pass the
+/// spec's one pass: dm N for any mate within N), pm and pv; records keep
 /// their order; invalid records are copied through unchanged. Counts go
 /// to *out_summary unless it is NULL. The status reports only I/O errors,
 /// bad arguments and a raised cancel flag (epd_mate_config_set_cancel).

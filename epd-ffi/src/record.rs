@@ -395,19 +395,19 @@ pub extern "C" fn epd_record_operation_count(record: *const epd_record, out_coun
     })
 }
 
-/// Copies the opcode of operation `index` (0-based, in record order),
+/// Copies the opcode of operation `op_index` (0-based, in record order),
 /// NUL-terminated, into `buf` of `capacity` bytes; EPD_OPCODE_BUFFER_SIZE
 /// always suffices.
 #[no_mangle]
 pub extern "C" fn epd_record_opcode(
     record: *const epd_record,
-    index: usize,
+    op_index: usize,
     buf: *mut c_char,
     capacity: usize,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
-        let op = operation(&r.rec, index)?;
+        let op = operation(&r.rec, op_index)?;
         copy_to_buffer(op.opcode().as_bytes(), buf, capacity, "buf")
     })
 }
@@ -434,34 +434,37 @@ pub extern "C" fn epd_record_find(
     })
 }
 
-/// The number of operands of operation `index`, in *out_count.
+/// The number of operands of operation `op_index` (0-based), in
+/// *out_count.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_count(
     record: *const epd_record,
-    index: usize,
+    op_index: usize,
     out_count: *mut usize,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_count, "out_count")?;
-        out.set(operation(&r.rec, index)?.len());
+        out.set(operation(&r.rec, op_index)?.len());
         Ok(())
     })
 }
 
-/// The basetype (EPD_OPERAND_...) of operand `operand` of operation `op`,
-/// in *out_kind.
+/// The basetype (EPD_OPERAND_...) of operand `operand_index` of operation
+/// `op_index` (both 0-based: an index past the end gives
+/// EPD_STATUS_INVALID_ARGUMENT), in *out_kind. The epd_record_operand_
+/// functions below take the same two indexes.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_kind(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_kind: *mut epd_operand_kind,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_kind, "out_kind")?;
-        let kind = match operand(&r.rec, op, operand_index)?.value() {
+        let kind = match operand(&r.rec, op_index, operand_index)?.value() {
             Value::Identifier => EPD_OPERAND_IDENTIFIER,
             Value::Move(_) => EPD_OPERAND_MOVE,
             Value::Integer(_) => EPD_OPERAND_INTEGER,
@@ -478,14 +481,15 @@ pub extern "C" fn epd_record_operand_kind(
     })
 }
 
-/// The operand's text, borrowed: *out_text points at *out_len bytes that
-/// are NOT NUL-terminated (print with "%.*s"), valid until the record is
-/// next changed or freed. For strings the content (unquoted, unescaped);
-/// for legal moves the canonical SAN; otherwise as written.
+/// The text of operand `operand_index` of operation `op_index`, borrowed:
+/// *out_text points at *out_len bytes that are NOT NUL-terminated (print
+/// with "%.*s"), valid until the record is next changed or freed. For
+/// strings the content (unquoted, unescaped); for legal moves the
+/// canonical SAN; otherwise as written.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_text(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_text: *mut *const c_char,
     out_len: *mut usize,
@@ -494,26 +498,27 @@ pub extern "C" fn epd_record_operand_text(
         let r = arg_ref(record, "record")?;
         let out_t = Out::new(out_text, "out_text")?;
         let out_l = Out::new(out_len, "out_len")?;
-        let text = operand(&r.rec, op, operand_index)?.text();
+        let text = operand(&r.rec, op_index, operand_index)?.text();
         out_t.set(text.as_ptr().cast());
         out_l.set(text.len());
         Ok(())
     })
 }
 
-/// The operand's text (as epd_record_operand_text) as a new NUL-terminated
-/// string in *out_text (owned: free it with epd_string_free).
+/// The text of operand `operand_index` of operation `op_index` (as
+/// epd_record_operand_text) as a new NUL-terminated string in *out_text
+/// (owned: free it with epd_string_free).
 #[no_mangle]
 pub extern "C" fn epd_record_operand_text_copy(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_text: *mut *mut c_char,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_text, "out_text")?;
-        let text = operand(&r.rec, op, operand_index)?.text();
+        let text = operand(&r.rec, op_index, operand_index)?.text();
         out.set(owned_string(text.to_vec())?);
         Ok(())
     })
@@ -523,39 +528,41 @@ fn wrong_type(o: &Operand<'_>, want: &str) -> Error {
     Error::new(EPD_STATUS_WRONG_TYPE, format!("operand {:?} is not {want}", String::from_utf8_lossy(o.text())))
 }
 
-/// An integer operand, exactly, in *out_value (see epd_int64).
+/// Operand `operand_index` of operation `op_index`, an integer, exactly,
+/// in *out_value (see epd_int64).
 /// EPD_STATUS_WRONG_TYPE for other basetypes.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_integer(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_value: *mut epd_int64,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_value, "out_value")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         let v = o.as_integer().ok_or_else(|| wrong_type(&o, "an integer"))?;
         out.set(epd_int64::from_i64(v));
         Ok(())
     })
 }
 
-/// An integer operand as a C long in *out_value; EPD_STATUS_OUT_OF_RANGE
+/// Operand `operand_index` of operation `op_index`, an integer, as a C
+/// long in *out_value; EPD_STATUS_OUT_OF_RANGE
 /// if it does not fit (values beyond 2^31 on platforms with a 32-bit long:
 /// use epd_record_operand_integer).
 #[no_mangle]
 pub extern "C" fn epd_record_operand_long(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_value: *mut c_long,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_value, "out_value")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         let v = o.as_integer().ok_or_else(|| wrong_type(&o, "an integer"))?;
         let v = c_long::try_from(v)
             .map_err(|_| Error::new(EPD_STATUS_OUT_OF_RANGE, format!("{v} does not fit a C long")))?;
@@ -564,19 +571,19 @@ pub extern "C" fn epd_record_operand_long(
     })
 }
 
-/// A floating point operand in *out_value (the exact text is the operand
-/// text).
+/// Operand `operand_index` of operation `op_index`, a floating point
+/// number, in *out_value (the exact text is the operand text).
 #[no_mangle]
 pub extern "C" fn epd_record_operand_float(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_value: *mut c_double,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_value, "out_value")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         match o.value() {
             Value::Float(v) => out.set(v),
             _ => return Err(wrong_type(&o, "a floating point number")),
@@ -585,20 +592,21 @@ pub extern "C" fn epd_record_operand_float(
     })
 }
 
-/// A move operand in *out_move. For pv and sv, move N is legal in the
-/// position after the N-1 moves before it. EPD_STATUS_ILLEGAL_MOVE if the
-/// operand matched no legal move (the record is then invalid).
+/// Operand `operand_index` of operation `op_index`, a move, in *out_move.
+/// For pv and sv, move N is legal in the position after the N-1 moves
+/// before it. EPD_STATUS_ILLEGAL_MOVE if the operand matched no legal
+/// move (the record is then invalid).
 #[no_mangle]
 pub extern "C" fn epd_record_operand_move(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_move: *mut epd_move,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_move, "out_move")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         match o.value() {
             Value::Move(Some(m)) => out.set(epd_move::from(m)),
             Value::Move(None) => {
@@ -613,18 +621,18 @@ pub extern "C" fn epd_record_operand_move(
     })
 }
 
-/// A date operand in *out_date.
+/// Operand `operand_index` of operation `op_index`, a date, in *out_date.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_date(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_date: *mut epd_date,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_date, "out_date")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         match o.value() {
             Value::Date(d) => {
                 out.set(epd_date { year: c_int::from(d.year), month: c_int::from(d.month), day: c_int::from(d.day) })
@@ -635,18 +643,19 @@ pub extern "C" fn epd_record_operand_date(
     })
 }
 
-/// A time of day operand in *out_time.
+/// Operand `operand_index` of operation `op_index`, a time of day, in
+/// *out_time.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_time_of_day(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_time: *mut epd_time_of_day,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_time, "out_time")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         match o.value() {
             Value::TimeOfDay(t) => out.set(epd_time_of_day {
                 hour: c_int::from(t.hour),
@@ -659,18 +668,19 @@ pub extern "C" fn epd_record_operand_time_of_day(
     })
 }
 
-/// A clock operand in *out_clock.
+/// Operand `operand_index` of operation `op_index`, a clock, in
+/// *out_clock.
 #[no_mangle]
 pub extern "C" fn epd_record_operand_clock(
     record: *const epd_record,
-    op: usize,
+    op_index: usize,
     operand_index: usize,
     out_clock: *mut epd_clock,
 ) -> epd_status {
     guard(|| {
         let r = arg_ref(record, "record")?;
         let out = Out::new(out_clock, "out_clock")?;
-        let o = operand(&r.rec, op, operand_index)?;
+        let o = operand(&r.rec, op_index, operand_index)?;
         match o.value() {
             Value::Clock(c) => out.set(epd_clock {
                 days: c_int::from(c.days),

@@ -64,7 +64,7 @@ fn io(e: std::io::Error) -> Error {
     Error::new(EPD_STATUS_IO, e.to_string())
 }
 
-fn client(c: *mut epd_referee_client) -> Result<&'static mut Client> {
+fn client_mut(c: *mut epd_referee_client) -> Result<&'static mut Client> {
     let c = arg_mut(c, "client")?;
     c.client.as_mut().ok_or_else(|| Error::new(EPD_STATUS_IO, "the connection is closed"))
 }
@@ -107,9 +107,9 @@ pub extern "C" fn epd_referee_connect(
 /// closed or failed, EPD_STATUS_INVALID_RECORD for a record that is not
 /// the referee's.
 #[no_mangle]
-pub extern "C" fn epd_referee_next(client_: *mut epd_referee_client, out_command: *mut epd_refcom) -> epd_status {
+pub extern "C" fn epd_referee_next(client: *mut epd_referee_client, out_command: *mut epd_refcom) -> epd_status {
     guard(|| {
-        let c = client(client_)?;
+        let c = client_mut(client)?;
         let out = Out::new(out_command, "out_command")?;
         let command = c.next_command().map_err(|e| {
             if e.kind() == std::io::ErrorKind::InvalidData {
@@ -136,11 +136,11 @@ pub extern "C" fn epd_referee_next(client_: *mut epd_referee_client, out_command
 /// epd_position_free).
 #[no_mangle]
 pub extern "C" fn epd_referee_position(
-    client_: *const epd_referee_client,
+    client: *const epd_referee_client,
     out_position: *mut *mut epd_position,
 ) -> epd_status {
     guard(|| {
-        let c = client_ref(client_)?;
+        let c = client_ref(client)?;
         let out = Out::new(out_position, "out_position")?;
         if c.record().is_none() {
             return Err(Error::new(EPD_STATUS_NO_POSITION, "no record from the referee yet"));
@@ -155,12 +155,12 @@ pub extern "C" fn epd_referee_position(
 /// the record has none.
 #[no_mangle]
 pub extern "C" fn epd_referee_last_move(
-    client_: *const epd_referee_client,
+    client: *const epd_referee_client,
     out_move: *mut epd_move,
     out_has_move: *mut c_int,
 ) -> epd_status {
     guard(|| {
-        let c = client_ref(client_)?;
+        let c = client_ref(client)?;
         let out = Out::new(out_move, "out_move")?;
         let has = Out::new(out_has_move, "out_has_move")?;
         match c.last_move() {
@@ -178,12 +178,12 @@ pub extern "C" fn epd_referee_last_move(
 /// EPD_STATUS_NOT_FOUND when it carried no clocks.
 #[no_mangle]
 pub extern "C" fn epd_referee_clocks(
-    client_: *const epd_referee_client,
+    client: *const epd_referee_client,
     out_white_ms: *mut c_ulong,
     out_black_ms: *mut c_ulong,
 ) -> epd_status {
     guard(|| {
-        let c = client_ref(client_)?;
+        let c = client_ref(client)?;
         let w = Out::new(out_white_ms, "out_white_ms")?;
         let b = Out::new(out_black_ms, "out_black_ms")?;
         let (wt, bt) = c.clocks().ok_or_else(|| Error::new(EPD_STATUS_NOT_FOUND, "the record has no clocks"))?;
@@ -196,9 +196,9 @@ pub extern "C" fn epd_referee_clocks(
 /// 1 in *out_offered when the opponent offers a draw with its last move,
 /// else 0.
 #[no_mangle]
-pub extern "C" fn epd_referee_draw_offered(client_: *const epd_referee_client, out_offered: *mut c_int) -> epd_status {
+pub extern "C" fn epd_referee_draw_offered(client: *const epd_referee_client, out_offered: *mut c_int) -> epd_status {
     guard(|| {
-        let c = client_ref(client_)?;
+        let c = client_ref(client)?;
         Out::new(out_offered, "out_offered")?.set(c_int::from(c.draw_offered()));
         Ok(())
     })
@@ -209,12 +209,12 @@ pub extern "C" fn epd_referee_draw_offered(client_: *const epd_referee_client, o
 /// EPD_STATUS_NOT_FOUND when the referee has not sent it.
 #[no_mangle]
 pub extern "C" fn epd_referee_tag(
-    client_: *const epd_referee_client,
+    client: *const epd_referee_client,
     name: *const c_char,
     out_value: *mut *mut c_char,
 ) -> epd_status {
     guard(|| {
-        let c = client_ref(client_)?;
+        let c = client_ref(client)?;
         let name = c_utf8(name, "name")?;
         let out = Out::new(out_value, "out_value")?;
         let v = c.tag(name).ok_or_else(|| Error::new(EPD_STATUS_NOT_FOUND, format!("no tag {name}")))?;
@@ -226,9 +226,9 @@ pub extern "C" fn epd_referee_tag(
 /// The reason the last fault record gave, as a new string in *out_message
 /// (owned: free it with epd_string_free); empty when none was given.
 #[no_mangle]
-pub extern "C" fn epd_referee_message(client_: *const epd_referee_client, out_message: *mut *mut c_char) -> epd_status {
+pub extern "C" fn epd_referee_message(client: *const epd_referee_client, out_message: *mut *mut c_char) -> epd_status {
     guard(|| {
-        let c = client_ref(client_)?;
+        let c = client_ref(client)?;
         let out = Out::new(out_message, "out_message")?;
         let m = c.record().and_then(|r| r.message.clone()).unwrap_or_default();
         out.set(owned_string(m.into_bytes())?);
@@ -241,9 +241,9 @@ pub extern "C" fn epd_referee_message(client_: *const epd_referee_client, out_me
 /// EPD_REPLY_DRAW_CLAIM). EPD_STATUS_ILLEGAL_MOVE for an illegal move
 /// (nothing is sent).
 #[no_mangle]
-pub extern "C" fn epd_referee_reply(client_: *mut epd_referee_client, mv: epd_move, flags: c_uint) -> epd_status {
+pub extern "C" fn epd_referee_reply(client: *mut epd_referee_client, mv: epd_move, flags: c_uint) -> epd_status {
     guard(|| {
-        let c = client(client_)?;
+        let c = client_mut(client)?;
         if flags & !(EPD_REPLY_DRAW_OFFER | EPD_REPLY_DRAW_CLAIM) != 0 {
             return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("unknown reply flags {flags:#x}")));
         }
@@ -263,34 +263,34 @@ pub extern "C" fn epd_referee_reply(client_: *mut epd_referee_client, mv: epd_mo
 
 /// Accepts the opponent's draw offer (instead of a move).
 #[no_mangle]
-pub extern "C" fn epd_referee_accept_draw(client_: *mut epd_referee_client) -> epd_status {
-    guard(|| client(client_)?.reply(Reply::AcceptDraw).map_err(io))
+pub extern "C" fn epd_referee_accept_draw(client: *mut epd_referee_client) -> epd_status {
+    guard(|| client_mut(client)?.reply(Reply::AcceptDraw).map_err(io))
 }
 
 /// Claims a draw without moving (the position already qualifies).
 #[no_mangle]
-pub extern "C" fn epd_referee_claim_draw(client_: *mut epd_referee_client) -> epd_status {
-    guard(|| client(client_)?.reply(Reply::ClaimDraw).map_err(io))
+pub extern "C" fn epd_referee_claim_draw(client: *mut epd_referee_client) -> epd_status {
+    guard(|| client_mut(client)?.reply(Reply::ClaimDraw).map_err(io))
 }
 
 /// Resigns the game in progress.
 #[no_mangle]
-pub extern "C" fn epd_referee_resign(client_: *mut epd_referee_client) -> epd_status {
-    guard(|| client(client_)?.reply(Reply::Resign).map_err(io))
+pub extern "C" fn epd_referee_resign(client: *mut epd_referee_client) -> epd_status {
+    guard(|| client_mut(client)?.reply(Reply::Resign).map_err(io))
 }
 
 /// Signs off, closes the connection and frees `client`. NULL is a no-op.
 #[no_mangle]
-pub extern "C" fn epd_referee_close(client_: *mut epd_referee_client) {
-    if client_.is_null() {
+pub extern "C" fn epd_referee_close(client: *mut epd_referee_client) {
+    if client.is_null() {
         return;
     }
     crate::error::guard_void(|| {
-        if let Ok(c) = arg_mut(client_, "client") {
+        if let Ok(c) = arg_mut(client, "client") {
             if let Some(c) = c.client.take() {
                 let _ = c.sign_off();
             }
         }
     });
-    free_boxed(client_);
+    free_boxed(client);
 }
