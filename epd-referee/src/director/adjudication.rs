@@ -39,7 +39,7 @@ impl Director {
     /// adjudication rules give, if any.
     pub(super) fn adjudication(&mut self, k: usize) -> Option<crate::game::Ended> {
         let rules = self.event.adjudication;
-        let r = self.running.get_mut(&k)?;
+        let r = self.games.running.get_mut(&k)?;
         let moves = r.game.moves();
         let mover = r.game.position().turn().other();
         let mut verdict: Option<(GameResult, String)> = None;

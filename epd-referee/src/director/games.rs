@@ -1,49 +1,180 @@
-//! Games: pairing, starting, asking the side to move, bringing a
-//! returning player back into its game, and the end of a game.
+//! Games: the games part (the schedule, the games running, the games
+//! over), and the director's pairing, starting, asking the side to move,
+//! bringing a returning player back into its game, and the end of a
+//! game.
 
 use super::*;
 
+/// A game being played.
+#[derive(Debug)]
+pub(super) struct Running {
+    pub(super) sched: ScheduledGame,
+    pub(super) game: Game,
+    /// Each side's connection (White, Black); `None` while the side is
+    /// away, or not yet back in a game resumed from the journal.
+    pub(super) conns: [Option<ConnId>; 2],
+    /// Waiting for the reset delay to pass before the first respond.
+    pub(super) starts_at: Option<Instant>,
+    /// When the side to move was sent its respond.
+    pub(super) asked_at: Option<Instant>,
+    /// The connection that respond went to (`None` when none did): a
+    /// player back on a new connection is asked again.
+    pub(super) asked_id: Option<ConnId>,
+    /// The side whose draw offer awaits an answer.
+    pub(super) offer: Option<Color>,
+    /// A side away, and when its grace ends.
+    pub(super) away: Option<(Color, Instant)>,
+    /// Paused by the supervisor since then: no clock runs, no flag
+    /// falls, no grace ends, and a move that arrives is played but the
+    /// opponent is not asked until the game resumes.
+    pub(super) paused: Option<Instant>,
+    /// A move played during the pause, with the position before it: its
+    /// respond to the opponent waits for the resumption.
+    pub(super) played_in_pause: Option<(Position, epd_core::Move)>,
+}
+
+impl Running {
+    /// A game starting with `conns` (or resumed with nobody).
+    pub(super) fn new(sched: ScheduledGame, game: Game, conns: [Option<ConnId>; 2]) -> Running {
+        Running {
+            sched,
+            game,
+            conns,
+            starts_at: None,
+            asked_at: None,
+            asked_id: None,
+            offer: None,
+            away: None,
+            paused: None,
+            played_in_pause: None,
+        }
+    }
+
+    /// The side connection `id` plays, if it plays this game.
+    #[must_use]
+    pub(super) fn side_of(&self, id: ConnId) -> Option<Color> {
+        match self.conns {
+            [Some(w), _] if w == id => Some(Color::White),
+            [_, Some(b)] if b == id => Some(Color::Black),
+            _ => None,
+        }
+    }
+
+    /// The connection of the side to move.
+    #[must_use]
+    pub(super) fn mover(&self) -> Option<ConnId> {
+        self.conns[side_index(self.game.position().turn())]
+    }
+}
+
+/// The schedule and its games: those running, those over.
+#[derive(Debug)]
+pub(super) struct Games {
+    schedule: Vec<ScheduledGame>,
+    /// The first game of the schedule not over: pairing looks from here.
+    next: usize,
+    /// The games being played, by their index in the schedule.
+    pub(super) running: BTreeMap<usize, Running>,
+    /// The games over, by their index in the schedule.
+    over: BTreeSet<usize>,
+}
+
+impl Games {
+    pub(super) fn new(schedule: Vec<ScheduledGame>) -> Games {
+        Games { schedule, next: 0, running: BTreeMap::new(), over: BTreeSet::new() }
+    }
+
+    /// Game `k` of the schedule.
+    #[must_use]
+    pub(super) fn scheduled(&self, k: usize) -> ScheduledGame {
+        self.schedule[k]
+    }
+
+    /// How many games the schedule has.
+    #[must_use]
+    pub(super) fn len(&self) -> usize {
+        self.schedule.len()
+    }
+
+    /// How many games are over.
+    #[must_use]
+    pub(super) fn over_count(&self) -> usize {
+        self.over.len()
+    }
+
+    #[must_use]
+    pub(super) fn is_over(&self, k: usize) -> bool {
+        self.over.contains(&k)
+    }
+
+    /// Game `k` is over (it is no longer running).
+    pub(super) fn mark_over(&mut self, k: usize) {
+        self.over.insert(k);
+    }
+
+    /// Every game of the schedule is over.
+    #[must_use]
+    pub(super) fn all_over(&self) -> bool {
+        self.over.len() >= self.schedule.len()
+    }
+
+    /// Some game from the first not over on may still start.
+    #[must_use]
+    pub(super) fn any_to_start(&self) -> bool {
+        self.next < self.schedule.len()
+    }
+
+    /// The games that may start, in schedule order: neither running nor
+    /// over and, after the SPRT's verdict (`decided`), only the second
+    /// game of a pair already begun, so the pentanomial counts whole
+    /// pairs.
+    pub(super) fn to_start(&self, decided: bool) -> impl Iterator<Item = usize> + '_ {
+        (self.next..self.schedule.len())
+            .filter(move |&k| !self.running.contains_key(&k) && !self.is_over(k) && (!decided || self.pair_begun(k)))
+    }
+
+    /// Moves the first game not over past the games over.
+    pub(super) fn skip_over(&mut self) {
+        while self.next < self.schedule.len() && self.is_over(self.next) {
+            self.next += 1;
+        }
+    }
+
+    /// `true` if the other game of game `k`'s pair (games 2j and 2j + 1
+    /// share an opening) is running or over.
+    #[must_use]
+    pub(super) fn pair_begun(&self, k: usize) -> bool {
+        let other = k ^ 1;
+        other < self.schedule.len() && (self.running.contains_key(&other) || self.is_over(other))
+    }
+
+    /// A game still to play after the SPRT's verdict: the second game of
+    /// a pair whose first has begun.
+    #[must_use]
+    pub(super) fn half_pair_waiting(&self) -> bool {
+        (self.next..self.schedule.len())
+            .any(|k| !self.running.contains_key(&k) && !self.is_over(k) && self.pair_begun(k))
+    }
+}
+
 impl Director {
     /// Starts every game the schedule, the free clients and the
-    /// concurrency allow.
+    /// concurrency allow: the first scheduled game whose players both
+    /// have a free client; games are started in schedule order otherwise.
     pub(super) fn pair(&mut self, now: Instant) {
         self.reattach(now);
-        while self.running.len() < self.event.concurrency as usize && self.next_game < self.schedule.len() {
-            // The first scheduled game whose players both have a free
-            // client; games are started in schedule order otherwise.
-            // After the SPRT's verdict only the second game of a pair
-            // already begun starts, so the pentanomial counts whole pairs.
-            let mut started = false;
-            for k in self.next_game..self.schedule.len() {
-                if self.running.contains_key(&k) || self.is_done(k) {
-                    continue;
-                }
-                if self.verdict.is_some() && !self.pair_begun(k) {
-                    continue;
-                }
-                let g = self.schedule[k];
-                let free = |p: usize, except: Option<ConnId>| {
-                    self.conns
-                        .iter()
-                        .filter(|(&id, c)| {
-                            c.player == Some(p) && c.game.is_none() && c.quiet_until <= now && Some(id) != except
-                        })
-                        .map(|(&id, _)| id)
-                        .min()
-                };
-                let Some(w) = free(g.white, None) else { continue };
-                let Some(b) = free(g.black, Some(w)) else { continue };
-                self.start(k, w, b, now);
-                started = true;
-                break;
-            }
-            if !started {
-                break;
-            }
+        while self.games.running.len() < self.event.concurrency as usize && self.games.any_to_start() {
+            let decided = self.tally.verdict().is_some();
+            let found = self.games.to_start(decided).find_map(|k| {
+                let g = self.games.scheduled(k);
+                let w = self.clients.free(g.white, now, None)?;
+                let b = self.clients.free(g.black, now, Some(w))?;
+                Some((k, w, b))
+            });
+            let Some((k, w, b)) = found else { break };
+            self.start(k, w, b, now);
         }
-        while self.next_game < self.schedule.len() && self.is_done(self.next_game) {
-            self.next_game += 1;
-        }
+        self.games.skip_over();
     }
 
     /// Gives the games that miss a player (resumed from the journal, or
@@ -53,31 +184,24 @@ impl Director {
     /// sides are there.
     pub(super) fn reattach(&mut self, now: Instant) {
         let missing: Vec<(usize, usize)> = self
+            .games
             .running
             .iter()
-            .flat_map(|(&k, r)| (0..2).filter(|&s| r.conns[s] == NOBODY).map(move |s| (k, s)))
+            .flat_map(|(&k, r)| (0..2).filter(|&s| r.conns[s].is_none()).map(move |s| (k, s)))
             .collect();
         for (k, s) in missing {
             let (player, other) = {
-                let r = &self.running[&k];
+                let r = &self.games.running[&k];
                 (if s == 0 { r.sched.white } else { r.sched.black }, r.conns[1 - s])
             };
-            let Some(id) = self
-                .conns
-                .iter()
-                .filter(|(&id, c)| c.player == Some(player) && c.game.is_none() && c.quiet_until <= now && id != other)
-                .map(|(&id, _)| id)
-                .min()
-            else {
-                continue;
-            };
-            if let Some(c) = self.conns.get_mut(&id) {
+            let Some(id) = self.clients.free(player, now, other) else { continue };
+            if let Some(c) = self.clients.get_mut(id) {
                 c.game = Some(k);
             }
-            let r = self.running.get_mut(&k).expect("running");
-            r.conns[s] = id;
+            let r = self.games.running.get_mut(&k).expect("running");
+            r.conns[s] = Some(id);
             let number = r.sched.number;
-            if other == NOBODY {
+            if other.is_none() {
                 // Still waiting for the other side, within the same grace.
                 if let Some((_, until)) = r.away {
                     r.away = Some((if s == 0 { Color::Black } else { Color::White }, until));
@@ -96,15 +220,15 @@ impl Director {
     /// both sides are there.
     pub(super) fn bring_back(&mut self, k: usize, id: ConnId, now: Instant) {
         let (tags, start, number, moves, both, started) = {
-            let r = &self.running[&k];
+            let r = &self.games.running[&k];
             let moves: Vec<epd_core::Move> = r.game.moves().iter().map(|m| m.mv).collect();
-            let side = r.conns.iter().position(|&c| c == id).unwrap_or(0);
+            let side = r.side_of(id).map_or(0, side_index);
             (
                 self.tags(r, "*", side),
                 *r.game.start(),
                 r.sched.number as u64,
                 moves,
-                !r.conns.contains(&NOBODY),
+                r.conns.iter().all(Option::is_some),
                 r.starts_at.is_none(),
             )
         };
@@ -137,10 +261,10 @@ impl Director {
             pos.play_unchecked(m);
         }
         let (mover, asked_id) = {
-            let r = &self.running[&k];
-            (r.conns[side_index(r.game.position().turn())], r.asked_id)
+            let r = &self.games.running[&k];
+            (r.mover(), r.asked_id)
         };
-        if mover != id {
+        if mover != Some(id) {
             // The other side moves: this one learns the last move now.
             if let Some((p, m)) = last {
                 let mut o = Outgoing::new(Command::Execute, &p);
@@ -154,38 +278,20 @@ impl Director {
         // present connection already was (a respond sent to a connection
         // since gone, or to nobody, counts for nothing).
         if both && asked_id != mover {
-            self.ask(k, last, now);
+            self.ask(k, last, now, None);
         }
-    }
-
-    pub(super) fn is_done(&self, k: usize) -> bool {
-        self.done.contains(&k)
-    }
-
-    /// `true` if the other game of game `k`'s pair (games 2j and 2j + 1
-    /// share an opening) is running or over.
-    pub(super) fn pair_begun(&self, k: usize) -> bool {
-        let other = k ^ 1;
-        other < self.schedule.len() && (self.running.contains_key(&other) || self.is_done(other))
-    }
-
-    /// A game still to play after the SPRT's verdict: the second game of
-    /// a pair whose first has begun.
-    pub(super) fn half_pair_waiting(&self) -> bool {
-        (self.next_game..self.schedule.len())
-            .any(|k| !self.running.contains_key(&k) && !self.is_done(k) && self.pair_begun(k))
     }
 
     pub(super) fn start(&mut self, k: usize, white: ConnId, black: ConnId, now: Instant) {
         self.write_ahead(&Entry::Start { game: k });
-        if self.failure.is_some() {
+        if self.write_ahead.failed() {
             return;
         }
-        let sched = self.schedule[k];
+        let sched = self.games.scheduled(k);
         let start = sched.opening.map_or_else(Position::startpos, |i| self.openings[i]);
         let game = Game::with_controls(start, &self.event.control(sched.white), &self.event.control(sched.black));
         for id in [white, black] {
-            if let Some(c) = self.conns.get_mut(&id) {
+            if let Some(c) = self.clients.get_mut(id) {
                 c.game = Some(k);
             }
             let mut o = Outgoing::new(Command::Reset, &start);
@@ -197,21 +303,9 @@ impl Director {
             "game {} starts: {} - {}",
             sched.number, self.event.players[sched.white].name, self.event.players[sched.black].name
         ));
-        self.running.insert(
-            k,
-            Running {
-                sched,
-                game,
-                conns: [white, black],
-                starts_at: Some(now + self.event.reset_delay),
-                asked_at: None,
-                asked_id: NOBODY,
-                offer: None,
-                away: None,
-                paused: None,
-                held: None,
-            },
-        );
+        let mut r = Running::new(sched, game, [Some(white), Some(black)]);
+        r.starts_at = Some(now + self.event.reset_delay);
+        self.games.running.insert(k, r);
         self.rearm(k);
     }
 
@@ -238,30 +332,38 @@ impl Director {
 
     /// After the reset delay: the tags, then the first respond.
     pub(super) fn begin(&mut self, k: usize, now: Instant) {
-        let (tags, conns, start) = {
-            let r = &self.running[&k];
-            ([self.tags(r, "*", 0), self.tags(r, "*", 1)], r.conns, *r.game.position())
+        let (tags, conns, start, number) = {
+            let r = &self.games.running[&k];
+            ([self.tags(r, "*", 0), self.tags(r, "*", 1)], r.conns, *r.game.position(), r.sched.number as u64)
         };
         for (side, id) in conns.into_iter().enumerate() {
+            let Some(id) = id else { continue };
             let tags = &tags[side];
             let mut o = Outgoing::new(Command::Inform, &start);
             o.tags = tags;
-            o.game = Some(self.running[&k].sched.number as u64);
+            o.game = Some(number);
             let line = o.to_line();
             self.send(id, line);
         }
-        if let Some(r) = self.running.get_mut(&k) {
+        if let Some(r) = self.games.running.get_mut(&k) {
             r.starts_at = None;
         }
-        self.ask(k, None, now);
+        self.ask(k, None, now, None);
     }
 
     /// Sends respond to the side to move: the position before `last` and
-    /// `last`, or the position alone.
-    pub(super) fn ask(&mut self, k: usize, last: Option<(Position, epd_core::Move)>, now: Instant) {
-        let r = &self.running[&k];
+    /// `last`, or the position alone; `answering`: the instants the reply
+    /// it answers was read and taken up ([`Config::measure`]).
+    pub(super) fn ask(
+        &mut self,
+        k: usize,
+        last: Option<(Position, epd_core::Move)>,
+        now: Instant,
+        answering: Option<(Instant, Instant)>,
+    ) {
+        let r = &self.games.running[&k];
         let side = r.game.position().turn();
-        let id = r.conns[side_index(side)];
+        let id = r.mover();
         let current = *r.game.position();
         let (pos, sm) = match last {
             Some((p, m)) => (p, Some(m)),
@@ -277,10 +379,10 @@ impl Director {
         o.game = Some(r.sched.number as u64);
         o.draw_offer = r.offer == Some(side.other());
         let line = o.to_line();
-        self.asking = Some(k);
-        self.send(id, line);
-        self.asking = None;
-        if let Some(r) = self.running.get_mut(&k) {
+        if let Some(id) = id {
+            self.send_respond(id, line, k, answering);
+        }
+        if let Some(r) = self.games.running.get_mut(&k) {
             r.asked_at = Some(now);
             r.asked_id = id;
         }
@@ -288,7 +390,7 @@ impl Director {
     }
 
     pub(super) fn finish(&mut self, k: usize, e: Ended) {
-        let Some(r) = self.running.get(&k) else { return };
+        let Some(r) = self.games.running.get(&k) else { return };
         let result = e.result.pgn();
         let tags = [self.tags(r, result, 0), self.tags(r, result, 1)];
         let pgn_tags = self.pgn_tags(r);
@@ -296,18 +398,16 @@ impl Director {
         let entry =
             Entry::End { game: k, white: r.sched.white, black: r.sched.black, result: result.to_owned(), pgn: text };
         self.write_ahead(&entry);
-        if self.failure.is_some() {
+        if self.write_ahead.failed() {
             return;
         }
         let Entry::End { pgn: text, .. } = entry else { unreachable!("just built") };
-        let Some(r) = self.running.remove(&k) else { return };
+        let Some(r) = self.games.running.remove(&k) else { return };
         self.rearm(k);
         let fin = *r.game.position();
         let now = self.now;
         for (side, id) in r.conns.into_iter().enumerate() {
-            if !self.conns.contains_key(&id) {
-                continue;
-            }
+            let Some(id) = id.filter(|&id| self.clients.contains(id)) else { continue };
             let mut o = Outgoing::new(Command::Inform, &fin);
             o.tags = &tags[side];
             o.game = Some(r.sched.number as u64);
@@ -317,29 +417,26 @@ impl Director {
             o.game = Some(r.sched.number as u64);
             let line = o.to_line();
             self.send(id, line);
-            if let Some(c) = self.conns.get_mut(&id) {
+            if let Some(c) = self.clients.get_mut(id) {
                 c.game = None;
             }
             self.quiet(id, now + self.event.conclude_delay);
         }
-        self.outbox.push(Transmit::Pgn(text));
-        self.standings.add(r.sched.white, r.sched.black, e.result);
-        self.finished += 1;
-        self.done.insert(k);
-        let undecided = self.verdict.is_none();
-        self.count(k, r.sched.white, e.result);
+        self.write_ahead.queue(Transmit::Pgn(text));
+        self.games.mark_over(k);
+        let decided = self.count(k, (r.sched.white, r.sched.black), e.result);
         // The block at its interval, and once when the SPRT decides (not
         // again for each game of the pairs that finish after: the report
         // at the end has the last one). Nothing before a pair is complete
         // (the counts are of pairs): no `0 - 0 - 0` block after game 1.
-        let decided = undecided && self.verdict.is_some();
         let every = self.event.rating_interval as usize;
-        if every > 0 && self.penta.pairs() > 0 && (self.finished.is_multiple_of(every) || decided) {
+        let over = self.games.over_count();
+        if every > 0 && self.tally.penta().pairs() > 0 && (over.is_multiple_of(every) || decided) {
             if let Some(block) = self.results() {
                 self.out.push_back(Output::Say(block.trim_end().to_owned()));
             }
         }
-        self.ended.push(FinishedGame {
+        self.display.add_game_over(FinishedGame {
             number: r.sched.number,
             white: self.event.players[r.sched.white].name.clone(),
             black: self.event.players[r.sched.black].name.clone(),
@@ -357,5 +454,45 @@ impl Director {
             e.termination.describe(e.result),
             r.game.moves().len()
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(n: usize) -> Vec<ScheduledGame> {
+        (0..n)
+            .map(|k| ScheduledGame { number: k + 1, cycle: 1, white: k % 2, black: 1 - k % 2, opening: None })
+            .collect()
+    }
+
+    /// Games start in schedule order from the first not over; after the
+    /// SPRT's verdict only the second game of a pair begun may start, and
+    /// the event waits for it.
+    #[test]
+    fn games_to_start_pairs_begun_and_games_over() {
+        let mut g = Games::new(schedule(5));
+        assert_eq!(g.to_start(false).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        assert_eq!(g.to_start(true).count(), 0, "no pair begun");
+        let game = Game::new(Position::startpos(), &"60".parse().unwrap());
+        g.running.insert(2, Running::new(g.scheduled(2), game, [Some(1), None]));
+        g.mark_over(0);
+        assert_eq!(g.to_start(false).collect::<Vec<_>>(), [1, 3, 4]);
+        assert_eq!(g.to_start(true).collect::<Vec<_>>(), [1, 3], "the other halves of pairs 0 and 1");
+        assert!(g.half_pair_waiting() && !g.pair_begun(4), "game 5 has no partner");
+        g.skip_over();
+        assert!(g.any_to_start());
+        for k in [1, 3, 4] {
+            g.mark_over(k);
+        }
+        g.running.remove(&2);
+        assert!(!g.all_over() && g.over_count() == 4);
+        g.mark_over(2);
+        g.skip_over();
+        assert!(g.all_over() && !g.any_to_start() && !g.half_pair_waiting());
+        // A side's connection: which side it plays, and the mover's.
+        let r = Running::new(g.scheduled(1), Game::new(Position::startpos(), &"60".parse().unwrap()), [None, Some(9)]);
+        assert_eq!((r.side_of(9), r.side_of(1), r.mover()), (Some(Color::Black), None, None));
     }
 }

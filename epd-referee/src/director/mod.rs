@@ -9,7 +9,13 @@
 //! through thousands of seeded fault schedules.
 //!
 //! It holds the players, the connections, the games and the schedule, so
-//! every decision is taken in one order. Deadlines (a flag, the end of a
+//! every decision is taken in one order. Its state is kept in parts that
+//! own it, each with its methods and tests (quinn-proto's `Connection`
+//! and its `PacketSpace`s, `Streams`, `Paths`): the clients
+//! (`clients.rs`), the schedule and its games (`games.rs`), the results
+//! (`tally.rs`), the write-ahead journal and the records held behind it
+//! (`write_ahead.rs`), the standby and the epochs (`replication.rs`), the
+//! live display (`view.rs`), the deadlines (`timers.rs`). Deadlines (a flag, the end of a
 //! reset or conclude delay, a departed player's grace, a sign-on, the
 //! standby's heartbeat) are kept in `timers`, so a client that never
 //! answers loses on time when its flag falls, not when it next speaks.
@@ -21,8 +27,9 @@
 //! Write-ahead: every state change (a game started, each move with the
 //! time it took, a game's end with its PGN, an abort, a pause) is staged
 //! as a journal entry. The inputs taken up between two calls of
-//! [`Director::poll_output`] form a turn; at its end the turn's entries
-//! go out as one [`Output::Append`] (group commit) and the turn's records
+//! [`Director::poll_output`] form a step (the event file's `journal_sync
+//! = "turn"` syncs once a step); at its end the step's entries go out as
+//! one [`Output::Append`] (group commit) and the step's records
 //! are held until the runtime reports them durable ([`Input::Synced`]),
 //! and, with a hot standby, until the standby acknowledges them. So after
 //! a crash at any instant, a resumption ([`Config::journal`]) finds every
@@ -46,29 +53,33 @@ use crate::journal::entry::Entry;
 use crate::pgn::{self, Tags};
 use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
 use crate::standby::wire::{self as standby, Fenced, FromPrimary};
-use crate::standings::Standings;
 
 mod adjudication;
+mod clients;
 mod games;
 mod replication;
 mod replies;
 mod supervisor;
+mod tally;
 mod timers;
 mod view;
+mod write_ahead;
 
+use clients::Clients;
+use games::{Games, Running};
+use replication::Replication;
 pub use supervisor::supervisor_command;
+use tally::Tally;
 use timers::Timers;
+use view::Display;
 pub use view::{FinishedGame, LiveGame, Snapshot, Standing, State};
+use write_ahead::{Awaits, Transmit, WriteAhead};
 
 /// How long a new connection has to sign on.
 pub const SIGN_ON_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A connection's number, given by the runtime; never reused in a run.
 pub type ConnId = u64;
-
-/// The connection of a side that has none (a game resumed from the
-/// journal, or a player away): no client has this id.
-const NOBODY: ConnId = ConnId::MAX;
 
 /// What the director starts from.
 #[derive(Clone, Debug)]
@@ -99,7 +110,7 @@ pub struct Config {
 #[cfg(feature = "sim-defects")]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Defects {
-    /// A turn's records go out before its journal entries are durable.
+    /// A step's records go out before its journal entries are durable.
     pub send_before_sync: bool,
 }
 
@@ -261,47 +272,6 @@ pub enum Stopped {
     JournalFailed(String),
 }
 
-/// A connected client.
-#[derive(Debug)]
-struct Conn {
-    peer: String,
-    /// The player it signed on as.
-    player: Option<usize>,
-    /// The game it plays.
-    game: Option<usize>,
-    /// Not to be sent anything before (reset and conclude delays).
-    quiet_until: Instant,
-    /// The heartbeat it asked for: a blank line when nothing else went
-    /// out for that long.
-    heartbeat: Option<Duration>,
-}
-
-/// A game being played.
-#[derive(Debug)]
-struct Running {
-    sched: ScheduledGame,
-    game: Game,
-    conns: [ConnId; 2],
-    /// Waiting for the reset delay to pass before the first respond.
-    starts_at: Option<Instant>,
-    /// When the side to move was sent its respond.
-    asked_at: Option<Instant>,
-    /// The connection that respond went to ([`NOBODY`] when none did): a
-    /// player back on a new connection is asked again.
-    asked_id: ConnId,
-    /// The side whose draw offer awaits an answer.
-    offer: Option<Color>,
-    /// A side away, and when its grace ends.
-    away: Option<(Color, Instant)>,
-    /// Paused by the supervisor since then: no clock runs, no flag
-    /// falls, no grace ends, and a move that arrives is played but the
-    /// opponent is not asked until the game resumes.
-    paused: Option<Instant>,
-    /// The respond held back by a pause: the position before the move
-    /// and the move.
-    held: Option<(Position, epd_core::Move)>,
-}
-
 /// What can fall due.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Due {
@@ -320,144 +290,82 @@ enum Due {
     Beat(ConnId),
     /// The next heartbeat to the standby.
     Heartbeat,
-    /// The oldest held turn waited too long for the standby.
+    /// The oldest held step waited too long for the standby.
     Ack,
     /// The live display's state is published.
     Publish,
 }
 
-/// What a turn holds back until its entries are durable.
-#[derive(Debug)]
-enum Transmit {
-    /// A record, and the client's name for the log (none: a line of the
-    /// standby protocol, not logged); `asks`: a respond in that game,
-    /// whose clock starts when it goes out.
-    Send { id: ConnId, line: Vec<u8>, answering: Option<(Instant, Instant)>, who: Option<String>, asks: Option<usize> },
-    /// A connection closed after its last records.
-    Close { id: ConnId },
-    /// A finished game for the PGN file.
-    Pgn(String),
+/// Where the event stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Games are played.
+    Playing,
+    /// Asked to stop (`quit`, a signal, a journal that cannot be written,
+    /// a newer referee): the event ends at the end of the step.
+    Stopping,
+    /// Over or stopped: what is left goes out, then [`Output::Done`].
+    Ending,
+    /// [`Output::Done`] has been given: nothing more comes.
+    Done,
 }
 
-/// A hot standby ([`crate::standby`]) following the journal.
-#[derive(Debug)]
-struct Follower {
-    id: ConnId,
-    /// The last batch of entries sent.
-    seq: u64,
-    /// How often it hears a heartbeat.
-    every: Duration,
-    /// Where it would take over.
-    listen: String,
+impl Phase {
+    /// Asked to stop: a playing event ends at the end of the step; one
+    /// ending already ends as it does.
+    fn stop(&mut self) {
+        if *self == Phase::Playing {
+            *self = Phase::Stopping;
+        }
+    }
+
+    /// Games may still be played and started: the event has not begun
+    /// to end.
+    fn playing(self) -> bool {
+        matches!(self, Phase::Playing | Phase::Stopping)
+    }
 }
 
-/// A turn's records, sent once the journal holds its entries (append
-/// `local` synced) and, with a standby, once the standby does (it has
-/// acknowledged batch `remote`).
-#[derive(Debug)]
-struct Held {
-    local: u64,
-    remote: Option<u64>,
-    since: Instant,
-    batch: Vec<Transmit>,
-}
-
-/// The referee's decisions; see the [module](self) documentation.
+/// The referee's decisions; see the [module](self) documentation. Its
+/// state is kept in parts, each the owner of its own: the clients, the
+/// games, the results, the write-ahead journal and the records behind
+/// it, the standby, the live display.
 pub struct Director {
     event: Event,
     /// The latest instant an input carried.
     now: Instant,
-    /// Inputs were taken up since the last turn ended.
-    turn: bool,
+    /// Inputs were taken up since the last step ended: the next
+    /// [`Director::poll_output`] ends the step.
+    step_pending: bool,
     /// What the runtime is to do, in order.
     out: VecDeque<Output>,
     /// Every deadline, nearest first.
     timers: Timers<Due, Instant>,
     /// Something happened that may let a game start (a sign-on, a game
-    /// over, a quiet time ended): pair at the end of the turn.
+    /// over, a quiet time ended): pair at the end of the step.
     to_pair: bool,
+    phase: Phase,
     openings: Vec<Position>,
-    schedule: Vec<ScheduledGame>,
-    next_game: usize,
-    conns: BTreeMap<ConnId, Conn>,
-    running: BTreeMap<usize, Running>,
-    finished: usize,
-    /// Schedule indices of the games over.
-    done: BTreeSet<usize>,
-    standings: Standings,
-    /// Two players: the pentanomial counts of the pairs over, from the
-    /// first player's side.
-    penta: crate::sprt::Penta,
-    /// The first player's points in the games over of pairs not yet
-    /// complete, by pair.
-    pair_points: BTreeMap<usize, [Option<f64>; 2]>,
-    /// The SPRT's verdict, once reached: no game starts after it.
-    verdict: Option<crate::sprt::Verdict>,
     date: String,
-    quit: bool,
     /// Attach the reply's instant to the respond that answers it.
     measure: bool,
-    /// The instants of the reply being answered (read, taken up).
-    answering: Option<(Instant, Instant)>,
-    /// The game whose respond is being queued.
-    asking: Option<usize>,
-    /// This turn's journal entries, appended together at its end.
-    staged: Vec<Vec<u8>>,
-    /// This turn's records and closes, sent once its entries are durable.
-    outbox: Vec<Transmit>,
-    /// Connections dropped whose close has not gone out yet (their last
-    /// records still do).
-    closing: BTreeSet<ConnId>,
-    /// The last append asked for, and the last one reported durable.
-    appended: u64,
-    synced: u64,
-    /// The journal could not be written: the event stops with this.
-    failure: Option<String>,
-    /// This run's epoch: one more than the journal's last.
-    epoch: u64,
-    /// The hot standby following the journal, if one is.
-    follower: Option<Follower>,
-    /// The last batch the present standby acknowledged.
-    acked: Option<u64>,
-    /// Turns' records held until they are durable, oldest first.
-    held: VecDeque<Held>,
-    /// The standby was lost: asking it whether it took over (records
-    /// stay held until the answer).
-    probing: bool,
-    /// A newer referee took the event over: why this one stopped.
-    stepped_down: Option<String>,
-    /// The longest time this referee was not run (its process stopped,
-    /// its host suspended) while a standby followed, if long enough for
-    /// the standby to take over.
-    suspended: Option<Duration>,
-    /// Publish the live display's state.
-    web: bool,
-    /// The state changed since it was last published.
-    web_dirty: bool,
-    /// When it is published next.
-    publish_at: Option<Instant>,
-    /// The published state's version.
-    version: u64,
-    /// The games over, for the display.
-    ended: Vec<FinishedGame>,
-    /// The event is over or stopped: what is left goes out, then
-    /// [`Output::Done`].
-    ending: bool,
-    /// [`Output::Done`] has been given.
-    done_given: bool,
-    #[cfg(feature = "sim-defects")]
-    defects: Defects,
+    clients: Clients,
+    games: Games,
+    tally: Tally,
+    write_ahead: WriteAhead,
+    replication: Replication,
+    display: Display,
 }
 
 impl std::fmt::Debug for Director {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Director")
             .field("event", &self.event.name)
-            .field("epoch", &self.epoch)
-            .field("finished", &self.finished)
-            .field("running", &self.running.len())
-            .field("conns", &self.conns.len())
-            .field("held", &self.held.len())
+            .field("epoch", &self.replication.epoch())
+            .field("finished", &self.games.over_count())
+            .field("running", &self.games.running.len())
+            .field("conns", &self.clients.len())
+            .field("held", &self.write_ahead.held_steps())
             .finish_non_exhaustive()
     }
 }
@@ -485,7 +393,7 @@ impl Director {
     /// As [`Director::new`].
     #[cfg(feature = "sim-defects")]
     pub fn with_defects(config: Config, now: Instant, defects: Defects) -> std::io::Result<Director> {
-        Director::build(config, now, |d| d.defects = defects)
+        Director::build(config, now, |d| d.write_ahead.send_before_sync = defects.send_before_sync)
     }
 
     /// A director, set up by `prepare` before its first step.
@@ -497,53 +405,25 @@ impl Director {
             None => None,
         };
         let date = replayed.as_ref().and_then(|r| r.date.clone()).or_else(|| event.date.clone()).unwrap_or(date);
-        let mut standings = Standings::new(event.players.iter().map(|p| p.name.clone()).collect());
+        let tally = Tally::new(event.players.iter().map(|p| p.name.clone()).collect());
         let epoch = replayed.as_ref().map_or(0, |r| r.epoch) + 1;
         let mut d = Director {
             event,
             now,
-            turn: true,
+            step_pending: true,
             out: VecDeque::new(),
             timers: Timers::new(),
             to_pair: true,
+            phase: Phase::Playing,
             openings,
-            schedule,
-            next_game: 0,
-            penta: crate::sprt::Penta::default(),
-            pair_points: BTreeMap::new(),
-            verdict: None,
-            conns: BTreeMap::new(),
-            running: BTreeMap::new(),
-            finished: 0,
-            done: BTreeSet::new(),
-            standings: Standings::new(Vec::new()),
             date,
-            quit: false,
             measure,
-            answering: None,
-            asking: None,
-            staged: Vec::new(),
-            outbox: Vec::new(),
-            closing: BTreeSet::new(),
-            appended: 0,
-            synced: 0,
-            failure: None,
-            epoch,
-            follower: None,
-            acked: None,
-            held: VecDeque::new(),
-            probing: false,
-            stepped_down: None,
-            suspended: None,
-            web,
-            web_dirty: true,
-            publish_at: None,
-            version: 0,
-            ended: Vec::new(),
-            ending: false,
-            done_given: false,
-            #[cfg(feature = "sim-defects")]
-            defects: Defects::default(),
+            clients: Clients::default(),
+            games: Games::new(schedule),
+            tally,
+            write_ahead: WriteAhead::default(),
+            replication: Replication::new(epoch),
+            display: Display::new(web),
         };
         prepare(&mut d);
         if let Some(r) = replayed {
@@ -560,50 +440,31 @@ impl Director {
                 }
             }
             for ((&k, &(w, b, res)), pgn) in r.done.iter().zip(&r.results).zip(&r.pgn) {
-                standings.add(w, b, res);
-                d.count(k, w, res);
+                d.count(k, (w, b), res);
                 let name = |p: usize| d.event.players[p].name.clone();
-                let sched = d.schedule[k];
-                d.ended.push(FinishedGame::from_pgn(
-                    sched.number,
-                    d.round_name(&sched),
-                    name(w),
-                    name(b),
-                    res.pgn(),
-                    pgn,
-                ));
+                let sched = d.games.scheduled(k);
+                let g = FinishedGame::from_pgn(sched.number, d.round_name(&sched), name(w), name(b), res.pgn(), pgn);
+                d.display.add_game_over(g);
             }
-            d.finished = r.done.len();
-            d.done = r.done.into_iter().collect();
+            for k in r.done {
+                d.games.mark_over(k);
+            }
             let until = now + d.event.disconnect_grace;
             for (k, (game, offer)) in r.running {
-                let sched = d.schedule[k];
-                let paused = r.paused.contains(&k).then_some(now);
-                d.running.insert(
-                    k,
-                    Running {
-                        sched,
-                        game,
-                        conns: [NOBODY, NOBODY],
-                        starts_at: None,
-                        asked_at: None,
-                        asked_id: NOBODY,
-                        offer,
-                        // Both players must sign on again within the grace.
-                        away: Some((Color::White, until)),
-                        paused,
-                        held: None,
-                    },
-                );
+                let mut running = Running::new(d.games.scheduled(k), game, [None, None]);
+                running.offer = offer;
+                // Both players must sign on again within the grace.
+                running.away = Some((Color::White, until));
+                running.paused = r.paused.contains(&k).then_some(now);
+                d.games.running.insert(k, running);
                 d.rearm(k);
             }
         }
-        d.standings = standings;
         let openings_seed = d.event.openings.as_ref().filter(|b| b.order == crate::BookOrder::Random).map(|b| b.seed);
         let begin = Entry::Begin {
             epoch,
             event: d.event.name.clone(),
-            games: d.schedule.len(),
+            games: d.games.len(),
             date: d.date.clone(),
             openings_seed,
         };
@@ -613,20 +474,20 @@ impl Director {
             "event {:?}: {} players, {} games, time control {}",
             d.event.name,
             d.event.players.len(),
-            d.schedule.len(),
+            d.games.len(),
             d.event.time_control
         ));
         if epoch > 1 {
-            let n = d.running.len();
+            let n = d.games.running.len();
             d.note(&format!(
                 "resumed from the journal (epoch {epoch}): {} games over, {n} in progress, {} to play",
-                d.finished,
-                d.schedule.len() - d.finished - n
+                d.games.over_count(),
+                d.games.len() - d.games.over_count() - n
             ));
             // Games whose last move ended them, with the crash before
             // their end was written: ended now, as they would have been.
             let ended: Vec<(usize, Ended)> =
-                d.running.iter().filter_map(|(&k, r)| r.game.ended().cloned().map(|e| (k, e))).collect();
+                d.games.running.iter().filter_map(|(&k, r)| r.game.ended().cloned().map(|e| (k, e))).collect();
             for (k, e) in ended {
                 d.finish(k, e);
             }
@@ -638,55 +499,39 @@ impl Director {
     /// This run's epoch.
     #[must_use]
     pub fn epoch(&self) -> u64 {
-        self.epoch
+        self.replication.epoch()
     }
 
     /// Every game of the schedule is over, or the SPRT reached its
     /// verdict and the pairs under way then are over.
     #[must_use]
     pub fn is_over(&self) -> bool {
-        self.finished >= self.schedule.len()
-            || (self.verdict.is_some() && self.running.is_empty() && !self.half_pair_waiting())
+        self.games.all_over()
+            || (self.tally.verdict().is_some() && self.games.running.is_empty() && !self.games.half_pair_waiting())
     }
 
-    /// Counts a game over (two players): its pair, once both games are
-    /// over, goes to the pentanomial counts and the SPRT.
-    fn count(&mut self, k: usize, white: usize, res: GameResult) {
-        if self.event.players.len() != 2 {
-            return;
-        }
-        let white_points = match res {
-            GameResult::WhiteWins => 1.0,
-            GameResult::BlackWins => 0.0,
-            GameResult::Draw => 0.5,
-        };
-        let first = if white == 0 { white_points } else { 1.0 - white_points };
-        let slot = self.pair_points.entry(k / 2).or_default();
-        slot[k % 2] = Some(first);
-        let [Some(a), Some(b)] = *slot else { return };
-        self.pair_points.remove(&(k / 2));
-        self.penta.add_pair(a, b);
-        let Some(sprt) = self.event.sprt else { return };
-        let llr = sprt.llr(&self.penta);
-        let (lo, hi) = sprt.bounds();
+    /// Counts a game over: the standings, and in a match of two players
+    /// its pair, once both games are over, to the pentanomial counts and
+    /// the SPRT. Whether this game's pair reached the SPRT's verdict.
+    fn count(&mut self, k: usize, players: (usize, usize), res: GameResult) -> bool {
+        let pairs = self.event.players.len() == 2;
+        let Some(p) = self.tally.add(k, players, res, pairs, self.event.sprt.as_ref()) else { return false };
+        let Some(sprt) = self.event.sprt else { return false };
+        let (lo, hi) = p.bounds;
+        let llr = p.llr;
         self.note(&format!(
             "pair {} over: Ptnml(0-2) {:?}, SPRT LLR {llr:.2} ({lo:.2}, {hi:.2})",
-            k / 2 + 1,
-            self.penta.counts
+            p.pair + 1,
+            self.tally.penta().counts
         ));
-        if self.verdict.is_some() {
-            return;
-        }
-        let v = sprt.verdict(llr);
-        if v != crate::sprt::Verdict::Continue {
-            self.verdict = Some(v);
-            let which = if v == crate::sprt::Verdict::H1 { "H1 accepted" } else { "H0 accepted" };
-            self.note(&format!(
-                "SPRT {sprt}: {which} after {} pairs (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the pairs under way \
-                 finish, no other starts",
-                self.penta.pairs()
-            ));
-        }
+        let Some(v) = p.decided else { return false };
+        let which = if v == crate::sprt::Verdict::H1 { "H1 accepted" } else { "H0 accepted" };
+        self.note(&format!(
+            "SPRT {sprt}: {which} after {} pairs (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the pairs under way finish, no \
+             other starts",
+            self.tally.penta().pairs()
+        ));
+        true
     }
 
     /// The results block of a match of two players.
@@ -695,7 +540,7 @@ impl Director {
             crate::sprt::results_block(
                 &self.event.players[0].name,
                 &self.event.players[1].name,
-                &self.penta,
+                self.tally.penta(),
                 self.event.sprt.as_ref(),
             )
         })
@@ -704,37 +549,38 @@ impl Director {
     /// Games over so far.
     #[must_use]
     pub fn finished(&self) -> usize {
-        self.finished
+        self.games.over_count()
     }
 
     /// Takes up what happened at `now`.
     pub fn handle(&mut self, now: Instant, input: Input) {
         self.advance(now);
-        if self.done_given {
-            return;
+        match self.phase {
+            Phase::Done => return,
+            Phase::Ending if !matches!(input, Input::Synced { .. } | Input::SyncFailed { .. } | Input::Probed(_)) => {
+                return;
+            }
+            _ => {}
         }
-        if self.ending && !matches!(input, Input::Synced { .. } | Input::SyncFailed { .. } | Input::Probed(_)) {
-            return;
-        }
-        self.turn = true;
-        self.web_dirty = true;
+        self.step_pending = true;
+        self.display.touch();
         match input {
             Input::Listening(a) => self.note(&format!("listening on {a}")),
             Input::Connected { id, peer } => {
                 self.note(&format!("#{id} connected from {peer}"));
-                self.conns.insert(id, Conn { peer, player: None, game: None, quiet_until: now, heartbeat: None });
+                self.clients.connect(id, peer, now);
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
             }
             Input::Line { id, line, at } => {
-                if self.follower.as_ref().is_some_and(|f| f.id == id) {
+                if self.replication.is_follower(id) {
                     self.on_follower_line(id, &line);
                     return;
                 }
-                if line.starts_with(standby::HELLO) && self.conns.get(&id).is_some_and(|c| c.player.is_none()) {
+                if line.starts_with(standby::HELLO) && self.clients.get(id).is_some_and(|c| c.player.is_none()) {
                     self.on_hello(id, &line);
                     return;
                 }
-                if !self.conns.contains_key(&id) {
+                if !self.clients.contains(id) {
                     return;
                 }
                 let who = self.name_of(id);
@@ -747,17 +593,17 @@ impl Director {
                 self.drop_conn(id, "over-long line");
             }
             Input::Closed { id, why } => {
-                if self.conns.contains_key(&id) {
+                if self.clients.contains(id) {
                     let who = self.name_of(id);
                     self.note(&format!("{who} disconnected: {why}"));
                     self.drop_conn(id, &why);
                 }
             }
             Input::Stalled { id } => {
-                if self.follower.as_ref().is_some_and(|f| f.id == id) {
+                if self.replication.is_follower(id) {
                     self.note("the standby is not reading the journal; dropped");
                     self.drop_conn(id, "standby not reading");
-                } else if self.conns.contains_key(&id) {
+                } else if self.clients.contains(id) {
                     let who = self.name_of(id);
                     self.note(&format!("{who}: not reading its records; dropped"));
                     self.drop_conn(id, "not reading");
@@ -771,10 +617,10 @@ impl Director {
             Input::Note(text) => self.note(&text),
             Input::Stop(why) => {
                 self.note(&why);
-                self.quit = true;
+                self.phase.stop();
             }
             Input::Synced { seq } => {
-                self.synced = self.synced.max(seq);
+                self.write_ahead.synced(seq);
                 self.release();
             }
             Input::SyncFailed { error, .. } => self.fail(&error),
@@ -782,7 +628,7 @@ impl Director {
             Input::Fenced(Fenced::Yielded) => self.note("the old primary stepped down"),
             Input::Fenced(Fenced::Newer(n)) => self.step_down(format!(
                 "the old primary has a newer epoch ({n}; this one's is {}): stepping down",
-                self.epoch
+                self.replication.epoch()
             )),
         }
     }
@@ -790,8 +636,8 @@ impl Director {
     /// Acts on the deadlines due at `now` ([`Director::poll_timeout`]).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.advance(now);
-        if !self.done_given {
-            self.turn = true;
+        if self.phase != Phase::Done {
+            self.step_pending = true;
         }
     }
 
@@ -799,49 +645,49 @@ impl Director {
     /// if nothing happens first: `None` when only an input can wake it.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.done_given {
+        if self.phase == Phase::Done {
             return None;
         }
-        if self.turn {
+        if self.step_pending {
             return Some(self.now);
         }
-        if self.ending {
+        if self.phase == Phase::Ending {
             // Only the journal's last syncs are awaited.
             return None;
         }
         self.timers.next()
     }
 
-    /// The next thing to do. The first call after inputs ends the turn:
-    /// due deadlines are acted on, games paired, the turn's entries
+    /// The next thing to do. The first call after inputs ends the step:
+    /// due deadlines are acted on, games paired, the step's entries
     /// appended and its records queued behind them.
     pub fn poll_output(&mut self) -> Option<Output> {
-        if std::mem::take(&mut self.turn) {
-            self.end_turn();
+        if std::mem::take(&mut self.step_pending) {
+            self.end_step();
         }
         self.out.pop_front()
     }
 
-    fn end_turn(&mut self) {
-        if !self.ending {
+    fn end_step(&mut self) {
+        if self.phase.playing() {
             let now = self.now;
             self.tick(now);
             self.commit();
             self.schedule_publish();
-            if self.quit || self.is_over() {
+            if self.phase == Phase::Stopping || self.is_over() {
                 self.end_event();
             }
         }
-        if self.ending && !self.done_given && (self.held.is_empty() || self.failure.is_some()) {
-            self.done_given = true;
+        if self.phase == Phase::Ending && (!self.write_ahead.holds_any() || self.write_ahead.failed()) {
+            self.phase = Phase::Done;
             self.timers = Timers::new();
-            let stopped = match (self.stepped_down.take(), self.failure.take()) {
+            let stopped = match (self.replication.take_stepped_down(), self.write_ahead.take_failure()) {
                 (Some(why), _) => Some(Stopped::SteppedDown(why)),
                 (None, Some(e)) => Some(Stopped::JournalFailed(e)),
                 (None, None) => None,
             };
             let report = if matches!(stopped, Some(Stopped::SteppedDown(_))) { String::new() } else { self.report() };
-            self.out.push_back(Output::Done(Done { games: self.finished, report, stopped }));
+            self.out.push_back(Output::Done(Done { games: self.games.over_count(), report, stopped }));
         }
     }
 
@@ -849,10 +695,10 @@ impl Director {
         let mut text = format!(
             "{}\n{} games of {}; time control {}\n\n{}",
             self.event.name,
-            self.finished,
-            self.schedule.len(),
+            self.games.over_count(),
+            self.games.len(),
             self.event.time_control,
-            self.standings.report()
+            self.tally.standings().report()
         );
         if let Some(block) = self.results() {
             text.push('\n');
@@ -866,25 +712,23 @@ impl Director {
     /// A referee that stepped down tells nobody anything: its clients'
     /// connections close with it, and they fail over.
     fn end_event(&mut self) {
-        self.ending = true;
-        if self.stepped_down.is_some() || self.failure.is_some() {
-            self.held.clear();
+        self.phase = Phase::Ending;
+        if self.replication.stepped_down() || self.write_ahead.failed() {
+            self.write_ahead.drop_held();
             return;
         }
         // The records held for a standby go out: the event is over. Not
         // while the standby is asked whether it took over: the answer
         // decides (this referee may have been superseded).
-        if !self.probing {
-            for h in &mut self.held {
-                h.remote = None;
-            }
+        if !self.replication.probing() {
+            self.write_ahead.await_nothing();
             self.release();
         }
         let last = if self.is_over() { FromPrimary::Over } else { FromPrimary::Quit };
-        self.tell_follower(last.to_line());
-        if let Some(f) = self.follower.take() {
-            if self.conns.remove(&f.id).is_some() {
-                self.out.push_back(Output::Close { id: f.id });
+        self.tell_follower(&last);
+        if let Some(id) = self.replication.release_follower() {
+            if self.clients.forget(id).is_some() {
+                self.out.push_back(Output::Close { id });
             }
         }
         if self.is_over() {
@@ -892,9 +736,8 @@ impl Director {
         }
         self.publish(false);
         self.out.push_back(Output::Report(self.report()));
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
         let pos = Position::startpos();
-        for id in ids {
+        for id in self.clients.ids() {
             let line = Outgoing::new(Command::Disconnect, &pos).to_line();
             self.send(id, line);
         }
@@ -903,69 +746,59 @@ impl Director {
     }
 
     /// Stages `entry` for the journal: it is made durable at the end of
-    /// the turn, before any record of the turn goes out (group commit: one
-    /// sync per turn, however many moves the turn took up).
+    /// the step, before any record of the step goes out (group commit:
+    /// one sync per step, however many moves the step took up).
     fn write_ahead(&mut self, entry: &Entry) {
         match serde_json::to_vec(entry) {
-            Ok(bytes) => self.staged.push(bytes),
+            Ok(bytes) => self.write_ahead.stage(bytes),
             Err(e) => self.fail(&e.to_string()),
         }
     }
 
-    /// Ends a turn: its journal entries go to the journal (and to the
+    /// Ends a step: its journal entries go to the journal (and to the
     /// standby), its records wait behind them. If the journal cannot be
-    /// written, nothing of the turn goes out and the event stops: nothing
+    /// written, nothing of the step goes out and the event stops: nothing
     /// may be acted on that the journal does not hold.
     fn commit(&mut self) {
-        let staged = std::mem::take(&mut self.staged);
-        let batch = std::mem::take(&mut self.outbox);
-        if self.failure.is_some() || self.stepped_down.is_some() {
+        let (staged, records) = self.write_ahead.take_step();
+        if self.write_ahead.failed() || self.replication.stepped_down() {
             return;
         }
         let entries = !staged.is_empty();
         if entries {
-            self.appended += 1;
+            let seq = self.write_ahead.append();
             self.replicate(&staged);
-            self.out.push_back(Output::Append { seq: self.appended, entries: staged });
+            self.out.push_back(Output::Append { seq, entries: staged });
         }
-        if batch.is_empty() {
+        if records.is_empty() {
             return;
         }
         // With a standby, every record waits for an acknowledgement given
-        // after it was decided, entries or not (a turn without entries
+        // after it was decided, entries or not (a step without entries
         // sends the standby an empty batch): a referee that was frozen and
         // superseded meanwhile hears none, and sends nothing before it
         // learns it must step down. A referee asking a lost standby
         // whether it took over holds everything until the answer.
-        let remote = match &self.follower {
-            Some(_) => {
-                if !entries {
-                    self.replicate(&[]);
-                }
-                self.follower.as_ref().map(|f| f.seq)
+        let awaits = if self.replication.follower().is_some() {
+            if !entries {
+                self.replicate(&[]);
             }
-            None if self.probing => Some(u64::MAX),
-            None => None,
+            self.replication.last_batch().map_or(Awaits::Nothing, Awaits::Ack)
+        } else if self.replication.probing() {
+            Awaits::Probe
+        } else {
+            Awaits::Nothing
         };
-        #[cfg(feature = "sim-defects")]
-        let local = if self.defects.send_before_sync { 0 } else { self.appended };
-        #[cfg(not(feature = "sim-defects"))]
-        let local = self.appended;
-        self.held.push_back(Held { local, remote, since: self.now, batch });
+        self.write_ahead.hold(records, awaits, self.now);
         self.release();
     }
 
-    /// Sends the held turns, oldest first, that are durable here and, as
+    /// Sends the held steps, oldest first, that are durable here and, as
     /// far as they need, at the standby.
     fn release(&mut self) {
-        while let Some(h) = self.held.front() {
-            let here = h.local <= self.synced;
-            let there = h.remote.is_none_or(|s| self.acked.is_some_and(|a| a >= s));
-            if !(here && there) {
-                break;
-            }
-            let h = self.held.pop_front().expect("a front");
-            self.deliver(h.batch);
+        let records = self.write_ahead.release(self.replication.acked());
+        if !records.is_empty() {
+            self.deliver(records);
         }
         self.arm_ack();
     }
@@ -973,27 +806,27 @@ impl Director {
     /// The deadline for the standby's acknowledgement of the oldest
     /// record waiting for it.
     fn arm_ack(&mut self) {
-        let next = match &self.follower {
-            Some(_) => self.held.iter().find(|h| h.remote.is_some()).map(|h| h.since + standby::ACK_TIMEOUT),
+        let next = match self.replication.follower() {
+            Some(_) => self.write_ahead.oldest_awaiting_standby().map(|t| t + standby::ACK_TIMEOUT),
             None => None,
         };
         self.timers.set(Due::Ack, next);
     }
 
-    /// Queues a turn's records and closes for the runtime. A record is
+    /// Queues a step's records and closes for the runtime. A record is
     /// logged as it goes out: one held for the standby and then dropped
     /// (this referee stepped down) never shows as sent.
-    fn deliver(&mut self, batch: Vec<Transmit>) {
-        for t in batch {
+    fn deliver(&mut self, records: Vec<Transmit>) {
+        for t in records {
             match t {
                 Transmit::Send { id, line, answering, who, asks } => {
                     if let Some(who) = who {
-                        if self.conns.contains_key(&id) || self.closing.contains(&id) {
+                        if self.clients.reachable(id) {
                             self.out.push_back(Output::Traffic(format!("{who} > {}", String::from_utf8_lossy(&line))));
                         }
                     }
                     self.out.push_back(Output::Send { id, line, answering });
-                    if let Some(h) = self.conns.get(&id).and_then(|c| c.heartbeat) {
+                    if let Some(h) = self.clients.get(id).and_then(|c| c.heartbeat) {
                         self.timers.set(Due::Beat(id), Some(self.now + h));
                     }
                     if let Some(k) = asks {
@@ -1002,7 +835,7 @@ impl Director {
                 }
                 Transmit::Pgn(text) => self.out.push_back(Output::Pgn(text)),
                 Transmit::Close { id } => {
-                    self.closing.remove(&id);
+                    self.clients.closed(id);
                     self.out.push_back(Output::Close { id });
                 }
             }
@@ -1014,8 +847,8 @@ impl Director {
     /// acknowledgement, is not the player's time).
     fn clock_starts(&mut self, k: usize, id: ConnId) {
         let now = self.now;
-        let Some(r) = self.running.get_mut(&k) else { return };
-        if r.asked_id == id && r.paused.is_none() && r.asked_at.is_some_and(|t| t < now) {
+        let Some(r) = self.games.running.get_mut(&k) else { return };
+        if r.asked_id == Some(id) && r.paused.is_none() && r.asked_at.is_some_and(|t| t < now) {
             r.asked_at = Some(now);
             self.rearm(k);
         }
@@ -1025,10 +858,9 @@ impl Director {
         let msg = format!("{}: cannot write the journal: {error}", self.event.journal.display());
         self.note(&format!("{msg}; the event stops"));
         self.out.push_back(Output::Say(format!("argus: {msg}; the event stops")));
-        self.failure.get_or_insert(msg);
-        self.held.clear();
-        self.quit = true;
-        self.turn = true;
+        self.write_ahead.fail(msg);
+        self.phase.stop();
+        self.step_pending = true;
     }
 
     fn note(&mut self, text: &str) {
@@ -1040,7 +872,7 @@ impl Director {
     }
 
     fn name_of(&self, id: ConnId) -> String {
-        match self.conns.get(&id).and_then(|c| c.player) {
+        match self.clients.get(id).and_then(|c| c.player) {
             Some(p) => format!("#{id} {}", self.event.players[p].name),
             None => format!("#{id}"),
         }
@@ -1048,13 +880,21 @@ impl Director {
 
     /// Queues a record for a client (logged when it goes out).
     fn send(&mut self, id: ConnId, line: Vec<u8>) {
-        if !self.conns.contains_key(&id) && !self.closing.contains(&id) {
+        self.queue_record(id, line, None, None);
+    }
+
+    /// Queues a respond in game `k` for a client: its clock starts when
+    /// it goes out; `answering`: the instants of the reply it answers.
+    fn send_respond(&mut self, id: ConnId, line: Vec<u8>, k: usize, answering: Option<(Instant, Instant)>) {
+        self.queue_record(id, line, Some(k), answering);
+    }
+
+    fn queue_record(&mut self, id: ConnId, line: Vec<u8>, asks: Option<usize>, answering: Option<(Instant, Instant)>) {
+        if !self.clients.reachable(id) {
             return; // a side away, or a game resumed before its players came back
         }
         let who = Some(self.name_of(id));
-        let answering = self.answering.take();
-        let asks = self.asking;
-        self.outbox.push(Transmit::Send { id, line, answering, who, asks });
+        self.write_ahead.queue(Transmit::Send { id, line, answering, who, asks });
     }
 
     fn fault(&mut self, id: ConnId, pos: &Position, why: &str) {
@@ -1069,7 +909,7 @@ impl Director {
     /// Sets a game's deadlines from its state: its flag, its start, its
     /// departed player's grace (none while it is paused or over).
     fn rearm(&mut self, k: usize) {
-        let (flag, start, away) = match self.running.get(&k) {
+        let (flag, start, away) = match self.games.running.get(&k) {
             Some(r) if r.paused.is_none() => (self.flag_time(r), r.starts_at, r.away.map(|(_, t)| t)),
             _ => (None, None, None),
         };
@@ -1081,7 +921,7 @@ impl Director {
     /// Sets client `id`'s quiet time; it may be paired when it ends.
     fn quiet(&mut self, id: ConnId, until: Instant) {
         self.to_pair = true;
-        if let Some(c) = self.conns.get_mut(&id) {
+        if let Some(c) = self.clients.get_mut(id) {
             c.quiet_until = until;
             self.timers.set(Due::Quiet(id), Some(until));
         }
@@ -1105,22 +945,22 @@ impl Director {
         for due in self.timers.take_due(now) {
             match due {
                 Due::SignOn(id) => {
-                    if self.conns.get(&id).is_some_and(|c| c.player.is_none()) {
+                    if self.clients.get(id).is_some_and(|c| c.player.is_none()) {
                         let pos = Position::startpos();
                         self.fault(id, &pos, "no sign_on in time");
                         self.drop_conn(id, "no sign_on");
                     }
                 }
                 Due::Flag(k) => {
-                    if self.running.get(&k).and_then(|r| self.flag_time(r)).is_some_and(|t| now >= t) {
-                        let r = self.running.get_mut(&k).expect("running");
+                    if self.games.running.get(&k).and_then(|r| self.flag_time(r)).is_some_and(|t| now >= t) {
+                        let r = self.games.running.get_mut(&k).expect("running");
                         let side = r.game.position().turn();
                         let e = r.game.flag(side);
                         self.finish(k, e);
                     }
                 }
                 Due::Away(k) => {
-                    let Some(r) = self.running.get_mut(&k) else { continue };
+                    let Some(r) = self.games.running.get_mut(&k) else { continue };
                     if let (Some((side, until)), None) = (r.away, r.paused) {
                         if now >= until {
                             let e = r.game.abandon(side);
@@ -1129,7 +969,7 @@ impl Director {
                     }
                 }
                 Due::Start(k) => {
-                    let Some(r) = self.running.get(&k) else { continue };
+                    let Some(r) = self.games.running.get(&k) else { continue };
                     if r.paused.is_none() && r.starts_at.is_some_and(|t| now >= t) {
                         self.begin(k, now);
                     }
@@ -1140,30 +980,24 @@ impl Director {
                     // records wait (for the journal, for a standby that
                     // may have taken over) sends no heartbeat either, so
                     // its clients time out and fail over.
-                    if self.conns.get(&id).is_some_and(|c| c.heartbeat.is_some()) {
-                        self.outbox.push(Transmit::Send {
-                            id,
-                            line: Vec::new(),
-                            answering: None,
-                            who: None,
-                            asks: None,
-                        });
+                    if self.clients.get(id).is_some_and(|c| c.heartbeat.is_some()) {
+                        self.write_ahead.queue(Transmit::bare(id, Vec::new()));
                     }
                 }
                 Due::Heartbeat => {
-                    if let Some(every) = self.follower.as_ref().map(|f| f.every) {
-                        self.tell_follower(FromPrimary::Heartbeat.to_line());
+                    if let Some(every) = self.replication.heartbeat_every() {
+                        self.tell_follower(&FromPrimary::Heartbeat);
                         self.timers.set(Due::Heartbeat, Some(now + every));
                     }
                 }
                 Due::Publish => {
-                    self.publish_at = None;
+                    self.display.due();
                     self.publish(true);
                 }
                 Due::Ack => {
-                    let oldest = self.held.iter().find(|h| h.remote.is_some()).map(|h| h.since);
+                    let oldest = self.write_ahead.oldest_awaiting_standby();
                     let late = oldest.is_some_and(|t| now >= t + standby::ACK_TIMEOUT);
-                    if let (true, Some(id)) = (late, self.follower.as_ref().map(|f| f.id)) {
+                    if let (true, Some(id)) = (late, self.replication.follower()) {
                         self.note("the standby did not acknowledge the journal in time; dropped");
                         self.drop_conn(id, "standby too slow");
                     } else {
@@ -1181,33 +1015,26 @@ impl Director {
     /// closed. A player away from its game has the event's grace to come
     /// back.
     fn drop_conn(&mut self, id: ConnId, _why: &str) {
-        let Some(c) = self.conns.remove(&id) else { return };
-        self.closing.insert(id);
-        if self.follower.as_ref().is_some_and(|f| f.id == id) {
+        let Some(c) = self.clients.drop_conn(id) else { return };
+        if self.replication.is_follower(id) {
             // If this referee goes on without it (the probe decides; if
             // the standby took over, nothing goes out), the standby is
             // told its copy is behind before the connection closes.
-            self.outbox.push(Transmit::Send {
-                id,
-                line: FromPrimary::Dropped.to_line(),
-                answering: None,
-                who: None,
-                asks: None,
-            });
-            self.outbox.push(Transmit::Close { id });
+            self.write_ahead.queue(Transmit::bare(id, FromPrimary::Dropped.to_line()));
+            self.write_ahead.queue(Transmit::Close { id });
             self.follower_lost();
             return;
         }
-        self.outbox.push(Transmit::Close { id });
+        self.write_ahead.queue(Transmit::Close { id });
         self.timers.set(Due::SignOn(id), None);
         self.timers.set(Due::Quiet(id), None);
         self.timers.set(Due::Beat(id), None);
         let Some(k) = c.game else { return };
         let grace = self.event.disconnect_grace;
         let now = self.now;
-        if let Some(r) = self.running.get_mut(&k) {
-            let side = if r.conns[0] == id { Color::White } else { Color::Black };
-            r.conns[side_index(side)] = NOBODY;
+        if let Some(r) = self.games.running.get_mut(&k) {
+            let side = if r.conns[0] == Some(id) { Color::White } else { Color::Black };
+            r.conns[side_index(side)] = None;
             if r.away.is_none() {
                 r.away = Some((side, now + grace));
             }
@@ -1215,7 +1042,6 @@ impl Director {
         self.rearm(k);
     }
 }
-
 /// A client's line with the value of its `Token` operation (a
 /// credential) replaced by `*`, for the log.
 fn redacted(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {

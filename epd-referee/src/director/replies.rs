@@ -5,7 +5,7 @@ use super::*;
 
 impl Director {
     pub(super) fn on_line(&mut self, id: ConnId, line: &[u8], at: Instant) {
-        let Some(conn) = self.conns.get(&id) else { return };
+        let Some(conn) = self.clients.get(id) else { return };
         let game = conn.game;
         // A blank line (a client's keep-alive, a stray newline) says
         // nothing and costs nothing.
@@ -15,8 +15,9 @@ impl Director {
         let req = match parse_request(line) {
             Ok(r) => r,
             Err(e) => {
-                let pos =
-                    game.and_then(|k| self.running.get(&k)).map_or_else(Position::startpos, |r| *r.game.position());
+                let pos = game
+                    .and_then(|k| self.games.running.get(&k))
+                    .map_or_else(Position::startpos, |r| *r.game.position());
                 self.fault(id, &pos, &e.0);
                 self.misbehaved(id, &e.0, at);
                 return;
@@ -37,7 +38,7 @@ impl Director {
 
     pub(super) fn sign_on(&mut self, id: ConnId, name: &str, token: Option<&str>, heartbeat_ms: Option<u64>) {
         let pos = Position::startpos();
-        if self.conns.get(&id).is_some_and(|c| c.player.is_some()) {
+        if self.clients.get(id).is_some_and(|c| c.player.is_some()) {
             self.fault(id, &pos, "already signed on");
             return;
         }
@@ -54,24 +55,24 @@ impl Director {
             }
         }
         let heartbeat = heartbeat_ms.map(Duration::from_millis);
-        if let Some(c) = self.conns.get_mut(&id) {
+        if let Some(c) = self.clients.get_mut(id) {
             c.player = Some(p);
             c.heartbeat = heartbeat;
         }
         self.timers.set(Due::SignOn(id), None);
         self.timers.set(Due::Beat(id), heartbeat.map(|h| self.now + h));
         self.to_pair = true;
-        let peer = self.conns.get(&id).map(|c| c.peer.to_string()).unwrap_or_default();
+        let peer = self.clients.get(id).map(|c| c.peer.to_string()).unwrap_or_default();
         self.note(&format!("#{id} signs on as {name} from {peer}"));
     }
 
     /// A record that broke the protocol from `id`: in a game where it is
     /// its turn, the illegal-move policy decides.
     pub(super) fn misbehaved(&mut self, id: ConnId, why: &str, _at: Instant) {
-        let Some(k) = self.conns.get(&id).and_then(|c| c.game) else { return };
-        let Some(r) = self.running.get_mut(&k) else { return };
+        let Some(k) = self.clients.get(id).and_then(|c| c.game) else { return };
+        let Some(r) = self.games.running.get_mut(&k) else { return };
         let side = r.game.position().turn();
-        if r.conns[side_index(side)] == id && r.asked_at.is_some() && self.event.illegal_move == Policy::Forfeit {
+        if r.mover() == Some(id) && r.asked_at.is_some() && self.event.illegal_move == Policy::Forfeit {
             let e = r.game.forfeit(side, why.to_owned());
             self.finish(k, e);
         }
@@ -79,16 +80,16 @@ impl Director {
 
     pub(super) fn on_reply(&mut self, id: ConnId, reply: crate::protocol::Reply, at: Instant) {
         let taken = self.now;
-        let Some(k) = self.conns.get(&id).and_then(|c| c.game) else {
+        let Some(k) = self.clients.get(id).and_then(|c| c.game) else {
             let pos = Position::startpos();
             self.fault(id, &pos, "a reply with no game in progress");
             return;
         };
         let lag = self.event.lag;
         let (side, mine, asked, current, number) = {
-            let Some(r) = self.running.get(&k) else { return };
+            let Some(r) = self.games.running.get(&k) else { return };
             let side = r.game.position().turn();
-            (side, r.conns[side_index(side)] == id, r.asked_at, *r.game.position(), r.sched.number)
+            (side, r.mover() == Some(id), r.asked_at, *r.game.position(), r.sched.number)
         };
         // A reply answers a request: one that names another game (a late
         // reply for a game over, say) or another position answers none
@@ -110,25 +111,26 @@ impl Director {
             return;
         }
         let opponent_answering_offer = {
-            let r = &self.running[&k];
+            let r = &self.games.running[&k];
             r.offer.is_some() && r.offer != Some(side) && mine
         };
         if !mine || asked.is_none() {
             // Out of turn: refused; the game is not affected unless the
             // event forfeits protocol breaches.
             self.fault(id, &current, "a reply out of turn");
-            if self.event.illegal_move == Policy::Forfeit && self.running.get(&k).is_some_and(|r| r.starts_at.is_none())
+            if self.event.illegal_move == Policy::Forfeit
+                && self.games.running.get(&k).is_some_and(|r| r.starts_at.is_none())
             {
-                let color = if self.running[&k].conns[0] == id { Color::White } else { Color::Black };
-                let e = self.running.get_mut(&k).expect("running").game.forfeit(color, "a reply out of turn");
+                let color = if self.games.running[&k].conns[0] == Some(id) { Color::White } else { Color::Black };
+                let e = self.games.running.get_mut(&k).expect("running").game.forfeit(color, "a reply out of turn");
                 self.finish(k, e);
             }
             return;
         }
         // A pause stops the clock: time after it is not charged.
-        let stop = self.running.get(&k).and_then(|r| r.paused).map_or(at, |p| p.min(at));
+        let stop = self.games.running.get(&k).and_then(|r| r.paused).map_or(at, |p| p.min(at));
         let used = stop.saturating_duration_since(asked.unwrap_or(at)).saturating_sub(lag);
-        let r = self.running.get_mut(&k).expect("running");
+        let r = self.games.running.get_mut(&k).expect("running");
         if reply.resign {
             let e = r.game.resign(side);
             self.finish(k, e);
@@ -169,7 +171,7 @@ impl Director {
             let why = "a draw claim that does not hold (neither threefold repetition nor 50 moves)".to_owned();
             self.fault(id, &current, &why);
             if self.event.false_claim == Policy::Forfeit {
-                let e = self.running.get_mut(&k).expect("running").game.forfeit(side, why);
+                let e = self.games.running.get_mut(&k).expect("running").game.forfeit(side, why);
                 self.finish(k, e);
                 return;
             }
@@ -182,7 +184,7 @@ impl Director {
             }
             return;
         };
-        let r = self.running.get_mut(&k).expect("running");
+        let r = self.games.running.get_mut(&k).expect("running");
         let before = *r.game.position();
         let plies = r.game.moves().len();
         let played = r.game.play(mv, used);
@@ -198,7 +200,7 @@ impl Director {
                 eval: reply.eval.clone().map(|e| crate::protocol::Eval { pv: Vec::new(), ..e }),
             };
             self.write_ahead(&entry);
-            if self.failure.is_some() {
+            if self.write_ahead.failed() {
                 return;
             }
         }
@@ -207,7 +209,7 @@ impl Director {
             Ok(None) => Ok(self.adjudication(k)),
             other => other,
         };
-        let r = self.running.get_mut(&k).expect("running");
+        let r = self.games.running.get_mut(&k).expect("running");
         match played {
             Ok(Some(e)) => self.finish(k, e),
             Ok(None) => {
@@ -216,15 +218,14 @@ impl Director {
                 }
                 if r.paused.is_some() {
                     r.asked_at = None;
-                    r.held = Some((before, mv));
+                    r.played_in_pause = Some((before, mv));
                     let n = r.sched.number;
                     self.rearm(k);
                     self.note(&format!("game {n}: {} played during the pause", before.san(mv)));
                     return;
                 }
-                self.answering = self.measure.then_some((at, taken));
-                self.ask(k, Some((before, mv)), taken);
-                self.answering = None;
+                let answering = self.measure.then_some((at, taken));
+                self.ask(k, Some((before, mv)), taken, answering);
             }
             Err(why) => {
                 self.fault(id, &current, &why);

@@ -37,14 +37,15 @@ impl Director {
             ["status"] | [] => {
                 self.say(format!(
                     "{} of {} games finished, {} running, {} clients",
-                    self.finished,
-                    self.schedule.len(),
-                    self.running.len(),
-                    self.conns.len()
+                    self.games.over_count(),
+                    self.games.len(),
+                    self.games.running.len(),
+                    self.clients.len()
                 ));
             }
             ["games"] => {
                 let lines: Vec<String> = self
+                    .games
                     .running
                     .values()
                     .map(|r| {
@@ -74,7 +75,8 @@ impl Director {
                 };
                 match (self.game_by_number(n), result) {
                     (Some(k), Some(res)) => {
-                        let e = self.running.get_mut(&k).expect("running").game.adjudicate(res, "by the supervisor");
+                        let e =
+                            self.games.running.get_mut(&k).expect("running").game.adjudicate(res, "by the supervisor");
                         self.finish(k, e);
                     }
                     _ => self.say("adjudicate GAME 1-0|0-1|1/2-1/2 (a running game's number)".to_owned()),
@@ -85,16 +87,18 @@ impl Director {
                     // Aborted: both told to reset; the game goes back to the
                     // schedule and is played again.
                     self.write_ahead(&Entry::Abort { game: k });
-                    if self.failure.is_some() {
+                    if self.write_ahead.failed() {
                         return;
                     }
-                    if let Some(r) = self.running.remove(&k) {
+                    if let Some(r) = self.games.running.remove(&k) {
                         self.rearm(k);
                         let start = *r.game.start();
-                        for id in r.conns {
+                        // The game goes back to the schedule: pair again.
+                        self.to_pair = true;
+                        for id in r.conns.into_iter().flatten() {
                             let line = Outgoing::new(Command::Reset, &start).to_line();
                             self.send(id, line);
-                            if let Some(c) = self.conns.get_mut(&id) {
+                            if let Some(c) = self.clients.get_mut(id) {
                                 c.game = None;
                             }
                             self.quiet(id, self.now + self.event.reset_delay);
@@ -117,10 +121,10 @@ impl Director {
             // and is brought back into its game when it signs on.
             ["disconnect" | "restart", name] => {
                 let ids: Vec<ConnId> = self
-                    .conns
+                    .clients
                     .iter()
                     .filter(|(_, c)| c.player.is_some_and(|p| self.event.players[p].name == *name))
-                    .map(|(&i, _)| i)
+                    .map(|(i, _)| i)
                     .collect();
                 for id in ids {
                     let line = Outgoing::new(Command::Disconnect, &Position::startpos()).to_line();
@@ -130,7 +134,7 @@ impl Director {
             }
             ["quit"] => {
                 self.note("quit by the supervisor");
-                self.quit = true;
+                self.phase.stop();
             }
             _ => self.say(
                 "commands: status, games, pause GAME|all, resume GAME|all, adjudicate GAME RESULT, abort GAME, \
@@ -143,22 +147,22 @@ impl Director {
     /// `all` (every running game) or one running game's number.
     pub(super) fn games_named(&self, n: &str) -> Option<Vec<usize>> {
         if n == "all" {
-            return Some(self.running.keys().copied().collect());
+            return Some(self.games.running.keys().copied().collect());
         }
         self.game_by_number(n).map(|k| vec![k])
     }
 
     /// Stops a game's clocks: the side to move's time stops now.
     pub(super) fn pause(&mut self, k: usize) {
-        let Some(r) = self.running.get_mut(&k) else { return };
+        let Some(r) = self.games.running.get_mut(&k) else { return };
         if r.paused.is_some() {
             return;
         }
         self.write_ahead(&Entry::Pause { game: k });
-        if self.failure.is_some() {
+        if self.write_ahead.failed() {
             return;
         }
-        let Some(r) = self.running.get_mut(&k) else { return };
+        let Some(r) = self.games.running.get_mut(&k) else { return };
         r.paused = Some(self.now);
         let n = r.sched.number;
         self.rearm(k);
@@ -170,14 +174,14 @@ impl Director {
     /// the pause, its opponent is asked now.
     pub(super) fn resume(&mut self, k: usize) {
         let now = self.now;
-        if self.running.get(&k).is_none_or(|r| r.paused.is_none()) {
+        if self.games.running.get(&k).is_none_or(|r| r.paused.is_none()) {
             return;
         }
         self.write_ahead(&Entry::Unpause { game: k });
-        if self.failure.is_some() {
+        if self.write_ahead.failed() {
             return;
         }
-        let Some(r) = self.running.get_mut(&k) else { return };
+        let Some(r) = self.games.running.get_mut(&k) else { return };
         let Some(since) = r.paused.take() else { return };
         let stopped = now.saturating_duration_since(since);
         if let Some(t) = r.asked_at.as_mut() {
@@ -187,17 +191,17 @@ impl Director {
             *until += stopped;
         }
         let n = r.sched.number;
-        let held = r.held.take();
+        let played = r.played_in_pause.take();
         self.note(&format!("game {n} resumed by the supervisor after {:.3} s", stopped.as_secs_f64()));
         self.rearm(k);
-        if let Some(last) = held {
-            self.ask(k, Some(last), now);
+        if let Some(last) = played {
+            self.ask(k, Some(last), now, None);
         }
     }
 
     pub(super) fn game_by_number(&self, n: &str) -> Option<usize> {
         let n: usize = n.parse().ok()?;
-        self.running.iter().find(|(_, r)| r.sched.number == n).map(|(&k, _)| k)
+        self.games.running.iter().find(|(_, r)| r.sched.number == n).map(|(&k, _)| k)
     }
 }
 

@@ -2,7 +2,7 @@
 //! fall due (a game's flag, its start after the reset delay, a departed
 //! player's grace, a client's sign-on time, the end of a client's quiet
 //! time) has at most one entry, replaced when it moves, so the next
-//! deadline is the first entry and a turn looks only at what is due
+//! deadline is the first entry and a step looks only at what is due
 //! instead of at every game and client.
 
 use std::collections::{BTreeMap, BTreeSet};

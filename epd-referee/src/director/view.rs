@@ -1,15 +1,81 @@
-//! The live display's state ([`State`]), published from the director's
-//! own data at most ten times a second.
+//! The live display: its part of the director (whether it is on, when
+//! it is published next, the games over it lists) and its state
+//! ([`State`]), published from the director's own data at most ten times
+//! a second.
 
 use super::*;
 use serde::Serialize;
 
+/// How often the display is published at most.
+const PUBLISH_EVERY: Duration = Duration::from_millis(100);
+
+/// The display's part of the director.
+#[derive(Debug)]
+pub(super) struct Display {
+    /// Publish the live display's state.
+    on: bool,
+    /// The state changed since it was last published.
+    dirty: bool,
+    /// When it is published next.
+    publish_at: Option<Instant>,
+    /// The published state's version.
+    version: u64,
+    /// The games over, in the order they ended.
+    games_over: Vec<FinishedGame>,
+}
+
+impl Display {
+    pub(super) fn new(on: bool) -> Display {
+        Display { on, dirty: true, publish_at: None, version: 0, games_over: Vec::new() }
+    }
+
+    /// Something changed.
+    pub(super) fn touch(&mut self) {
+        self.dirty = true;
+    }
+
+    /// When to publish, if it is on, something changed and no publication
+    /// is due yet: at most ten times a second.
+    pub(super) fn schedule(&mut self, now: Instant) -> Option<Instant> {
+        if self.on && self.dirty && self.publish_at.is_none() {
+            let at = now + PUBLISH_EVERY;
+            self.publish_at = Some(at);
+            return Some(at);
+        }
+        None
+    }
+
+    /// The publication scheduled is due.
+    pub(super) fn due(&mut self) {
+        self.publish_at = None;
+    }
+
+    /// A publication now: its version, if the display is on.
+    pub(super) fn publish(&mut self) -> Option<u64> {
+        if !self.on {
+            return None;
+        }
+        self.dirty = false;
+        self.version += 1;
+        Some(self.version)
+    }
+
+    /// A game over, for the list.
+    pub(super) fn add_game_over(&mut self, g: FinishedGame) {
+        self.games_over.push(g);
+    }
+
+    /// The last 500 games over.
+    #[must_use]
+    pub(super) fn recent_games_over(&self) -> &[FinishedGame] {
+        &self.games_over[self.games_over.len().saturating_sub(500)..]
+    }
+}
+
 impl Director {
     /// Publishes the display's state at most ten times a second.
     pub(super) fn schedule_publish(&mut self) {
-        if self.web && self.web_dirty && self.publish_at.is_none() {
-            let at = self.now + Duration::from_millis(100);
-            self.publish_at = Some(at);
+        if let Some(at) = self.display.schedule(self.now) {
             self.timers.set(Due::Publish, Some(at));
         }
     }
@@ -19,7 +85,7 @@ impl Director {
     /// event's `round`, then the game's number in the schedule), with the
     /// number of cycles when there are several (`round 2 of 3, ...`).
     pub(super) fn round_name(&self, sched: &crate::event::ScheduledGame) -> String {
-        let games = self.schedule.len();
+        let games = self.games.len();
         match &self.event.round {
             Some(p) => format!("round {p}, game {} of {games}", sched.number),
             None if self.event.rounds > 1 => {
@@ -48,17 +114,13 @@ impl Director {
 
     /// Publishes the live display's state (`live`: the event goes on).
     pub(super) fn publish(&mut self, live: bool) {
-        if !self.web {
-            return;
-        }
-        self.web_dirty = false;
-        self.version += 1;
+        let Some(version) = self.display.publish() else { return };
         let now = self.now;
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         let side = |c: Color| if c == Color::White { "white" } else { "black" };
         let mut live_pgn = String::new();
-        let mut running = Vec::with_capacity(self.running.len());
-        for r in self.running.values() {
+        let mut running = Vec::with_capacity(self.games.running.len());
+        for r in self.games.running.values() {
             let g = &r.game;
             let last = g.moves().last().map(|m| {
                 let to = if m.mv.is_castle() { m.mv.king_destination() } else { m.mv.to() };
@@ -87,16 +149,16 @@ impl Director {
             });
         }
         running.sort_by_key(|g| g.number);
-        let standings = self
-            .standings
+        let table = self.tally.standings();
+        let standings = table
             .order()
             .into_iter()
             .map(|i| {
-                let [wins, draws, losses] = self.standings.wdl(i);
+                let [wins, draws, losses] = table.wdl(i);
                 Standing {
-                    name: self.standings.name(i).to_owned(),
-                    points: f64::from(self.standings.half_points(i)) / 2.0,
-                    games: self.standings.games(i),
+                    name: table.name(i).to_owned(),
+                    points: f64::from(table.half_points(i)) / 2.0,
+                    games: table.games(i),
                     wins,
                     draws,
                     losses,
@@ -104,16 +166,16 @@ impl Director {
             })
             .collect();
         let state = State {
-            version: self.version,
+            version,
             event: self.event.name.clone(),
             site: self.event.site.clone(),
             time_control: self.event.time_control.to_string(),
-            epoch: self.epoch,
-            games: self.schedule.len(),
-            finished_count: self.finished,
+            epoch: self.replication.epoch(),
+            games: self.games.len(),
+            finished_count: self.games.over_count(),
             live,
             running,
-            finished: self.ended[self.ended.len().saturating_sub(500)..].to_vec(),
+            finished: self.display.recent_games_over().to_vec(),
             standings,
             supervised: self.event.supervisor_token.is_some(),
             results: self.match_state(),
@@ -237,7 +299,7 @@ pub struct EngineLine {
 }
 
 /// A game over.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct FinishedGame {
     /// Its number in the schedule.
     pub number: usize,
@@ -331,20 +393,21 @@ pub struct Snapshot {
 impl Director {
     fn match_state(&self) -> Option<MatchState> {
         let text = self.results()?;
-        let e = crate::sprt::estimate(&self.penta);
+        let penta = self.tally.penta();
+        let e = crate::sprt::estimate(penta);
         let llr = self.event.sprt.map(|s| {
             let (lo, hi) = s.bounds();
-            (s.llr(&self.penta), lo, hi)
+            (s.llr(penta), lo, hi)
         });
         Some(MatchState {
             text,
-            wdl: self.penta.wdl,
-            pentanomial: self.penta.counts,
+            wdl: penta.wdl,
+            pentanomial: penta.counts,
             elo: e.map(|e| e.elo),
             nelo: e.map(|e| e.nelo),
             los: e.map(|e| e.los),
             llr,
-            verdict: self.verdict.map(|v| if v == crate::sprt::Verdict::H1 { "H1" } else { "H0" }.to_owned()),
+            verdict: self.tally.verdict().map(|v| if v == crate::sprt::Verdict::H1 { "H1" } else { "H0" }.to_owned()),
         })
     }
 }
@@ -394,6 +457,32 @@ mod tests {
         end(&mut g);
         let tags = Tags { round: "2.3".into(), white: "a".into(), black: "b".into(), ..Tags::default() };
         pgn::write(&tags, &g)
+    }
+
+    /// The display is published at most ten times a second, only when
+    /// on and changed, each time with a new version; its list keeps the
+    /// last 500 games over.
+    #[test]
+    fn the_display_publishes_changes_at_most_ten_times_a_second() {
+        let t0 = Instant::now();
+        let mut d = Display::new(true);
+        assert_eq!(d.schedule(t0), Some(t0 + PUBLISH_EVERY));
+        assert_eq!(d.schedule(t0 + PUBLISH_EVERY / 2), None, "one publication is due already");
+        d.due();
+        assert_eq!(d.publish(), Some(1));
+        assert_eq!(d.schedule(t0 + PUBLISH_EVERY), None, "nothing changed");
+        d.touch();
+        assert_eq!(d.schedule(t0 + PUBLISH_EVERY), Some(t0 + PUBLISH_EVERY * 2));
+        d.due();
+        assert_eq!(d.publish(), Some(2));
+        let mut off = Display::new(false);
+        off.touch();
+        assert_eq!((off.schedule(t0), off.publish()), (None, None));
+        for n in 0..600 {
+            d.add_game_over(FinishedGame { number: n, ..FinishedGame::default() });
+        }
+        let recent = d.recent_games_over();
+        assert_eq!((recent.len(), recent[0].number), (500, 100));
     }
 
     /// A referee resumed from its journal rebuilds its finished games

@@ -1,0 +1,141 @@
+//! The tally part: the results of the games over. Standings for every
+//! event; for a match of two players, the pentanomial counts of its
+//! pairs (games 2j and 2j + 1 share an opening) and the SPRT's verdict,
+//! once reached.
+
+use std::collections::BTreeMap;
+
+use crate::game::GameResult;
+use crate::sprt::{Penta, Sprt, Verdict};
+use crate::standings::Standings;
+
+/// A pair of a match completed by a game over, with an SPRT.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct PairOver {
+    /// The pair's number from 0.
+    pub(super) pair: usize,
+    /// The SPRT's log-likelihood ratio after it.
+    pub(super) llr: f64,
+    /// The LLR's lower and upper bounds.
+    pub(super) bounds: (f64, f64),
+    /// The verdict this pair reached, if it is the one that reached it.
+    pub(super) decided: Option<Verdict>,
+}
+
+/// The results so far.
+#[derive(Debug)]
+pub(super) struct Tally {
+    standings: Standings,
+    /// Two players: the pentanomial counts of the pairs over, from the
+    /// first player's side.
+    penta: Penta,
+    /// The first player's points in the games over of pairs not yet
+    /// complete, by pair.
+    pair_points: BTreeMap<usize, [Option<f64>; 2]>,
+    /// The SPRT's verdict, once reached: no game starts after it.
+    verdict: Option<Verdict>,
+}
+
+impl Tally {
+    /// No game over yet, between the players named.
+    pub(super) fn new(names: Vec<String>) -> Tally {
+        Tally { standings: Standings::new(names), penta: Penta::default(), pair_points: BTreeMap::new(), verdict: None }
+    }
+
+    /// Adds game `k` of the schedule, `white` against `black`, over with
+    /// `res`. In a match of two players (`pairs`) its pair, once both of
+    /// its games are over, goes to the pentanomial counts and, with an
+    /// SPRT, to its test: what that said is returned.
+    pub(super) fn add(
+        &mut self,
+        k: usize,
+        (white, black): (usize, usize),
+        res: GameResult,
+        pairs: bool,
+        sprt: Option<&Sprt>,
+    ) -> Option<PairOver> {
+        self.standings.add(white, black, res);
+        if !pairs {
+            return None;
+        }
+        let white_points = match res {
+            GameResult::WhiteWins => 1.0,
+            GameResult::BlackWins => 0.0,
+            GameResult::Draw => 0.5,
+        };
+        let first = if white == 0 { white_points } else { 1.0 - white_points };
+        let slot = self.pair_points.entry(k / 2).or_default();
+        slot[k % 2] = Some(first);
+        let [Some(a), Some(b)] = *slot else { return None };
+        self.pair_points.remove(&(k / 2));
+        self.penta.add_pair(a, b);
+        let sprt = sprt?;
+        let llr = sprt.llr(&self.penta);
+        let mut decided = None;
+        if self.verdict.is_none() {
+            let v = sprt.verdict(llr);
+            if v != Verdict::Continue {
+                self.verdict = Some(v);
+                decided = Some(v);
+            }
+        }
+        Some(PairOver { pair: k / 2, llr, bounds: sprt.bounds(), decided })
+    }
+
+    #[must_use]
+    pub(super) fn standings(&self) -> &Standings {
+        &self.standings
+    }
+
+    #[must_use]
+    pub(super) fn penta(&self) -> &Penta {
+        &self.penta
+    }
+
+    /// The SPRT's verdict, once reached.
+    #[must_use]
+    pub(super) fn verdict(&self) -> Option<Verdict> {
+        self.verdict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs count once both their games are over, from the first
+    /// player's side whichever colour it had; the verdict is reached
+    /// once, by the pair that reaches it.
+    #[test]
+    fn pairs_count_when_complete_and_the_verdict_is_reached_once() {
+        let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05, crate::sprt::Model::Logistic).unwrap();
+        let mut t = Tally::new(vec!["a".into(), "b".into()]);
+        assert_eq!(t.add(0, (0, 1), GameResult::WhiteWins, true, Some(&sprt)), None, "half a pair");
+        let p = t.add(1, (1, 0), GameResult::BlackWins, true, Some(&sprt)).expect("pair 0 over");
+        assert_eq!((p.pair, p.decided), (0, None));
+        assert_eq!(t.penta().counts, [0, 0, 0, 0, 1], "two wins for the first player");
+        // Games of other pairs in any order; the verdict comes once.
+        let mut verdicts = Vec::new();
+        for k in 2..200 {
+            // The first player (White in even games) wins the first game
+            // of each pair and wins, draws or loses the second in turn.
+            let res = match (k % 2, k / 2 % 3) {
+                (0, _) => GameResult::WhiteWins,
+                (_, 0) => GameResult::BlackWins,
+                (_, 1) => GameResult::Draw,
+                _ => GameResult::WhiteWins,
+            };
+            let white = k % 2;
+            if let Some(p) = t.add(k, (white, 1 - white), res, true, Some(&sprt)) {
+                verdicts.extend(p.decided);
+            }
+        }
+        assert_eq!(verdicts, [Verdict::H1]);
+        assert_eq!(t.verdict(), Some(Verdict::H1));
+        assert_eq!(t.standings().games(0), 200);
+        // More than two players: standings only.
+        let mut t = Tally::new(vec!["a".into(), "b".into(), "c".into()]);
+        assert_eq!(t.add(1, (2, 0), GameResult::Draw, false, None), None);
+        assert_eq!((t.penta().pairs(), t.standings().half_points(2)), (0, 1));
+    }
+}
