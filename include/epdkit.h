@@ -20,7 +20,8 @@
  *   recent failure on the calling thread (kept per thread, never in a
  *   global), epd_last_error_column() its column when text was read,
  *   epd_last_error_code() the diagnostic code ("E012") when a record was
- *   at fault.
+ *   at fault, epd_last_error_os_error() the system's error number (errno)
+ *   when a file could not be read or written.
  *   Functions that return something else: epd_version,
  *   epd_status_message, epd_last_error_*, and the _free functions.
  *
@@ -1330,6 +1331,17 @@ size_t epd_last_error_column(void);
  * failing call on the same thread; copy it to keep it. Never free it.
  */
 const char *epd_last_error_code(void);
+
+/**
+ * The operating system's error number (errno: ENOENT for a missing
+ * file, EACCES for one that may not be read, EISDIR for a directory) of
+ * the most recent call on this thread that failed with EPD_STATUS_IO,
+ * when the system reported one; 0 otherwise (no failure yet, a failure
+ * of another status, or an I/O failure the system did not number, such
+ * as a read callback's). The message (epd_last_error_message) says the
+ * same in words, with the path.
+ */
+int epd_last_error_os_error(void);
 
 /**
  * Frees a string returned by libepdkit (an owned `char *` out-parameter).

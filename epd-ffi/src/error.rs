@@ -110,11 +110,20 @@ pub(crate) struct Error {
     pub(crate) column: usize,
     /// The diagnostic code of what was wrong with a record, if one.
     pub(crate) code: Option<Code>,
+    /// The operating system's error number of an I/O failure (errno);
+    /// 0 when none applies.
+    pub(crate) os_error: c_int,
 }
 
 impl Error {
     pub(crate) fn new(status: epd_status, message: impl Into<String>) -> Error {
-        Error { status, message: message.into(), column: 0, code: None }
+        Error { status, message: message.into(), column: 0, code: None, os_error: 0 }
+    }
+
+    /// An I/O failure (EPD_STATUS_IO) described by `message`, with the OS
+    /// error number of `cause` when it has one (a missing file: ENOENT).
+    pub(crate) fn io(message: impl Into<String>, cause: &std::io::Error) -> Error {
+        Error { os_error: cause.raw_os_error().unwrap_or(0), ..Error::new(EPD_STATUS_IO, message) }
     }
 
     pub(crate) fn at(mut self, column: usize) -> Error {
@@ -135,6 +144,7 @@ struct LastError {
     message: CString,
     column: usize,
     code: CString,
+    os_error: c_int,
 }
 
 thread_local! {
@@ -145,6 +155,7 @@ thread_local! {
         message: CString::default(),
         column: 0,
         code: CString::default(),
+        os_error: 0,
     });
 }
 
@@ -164,7 +175,7 @@ fn record(e: Error) -> epd_status {
     // alone still reaches the caller.
     let _ = LAST_ERROR.try_with(|slot| {
         if let Ok(mut slot) = slot.try_borrow_mut() {
-            *slot = LastError { status, message, column: e.column, code };
+            *slot = LastError { status, message, column: e.column, code, os_error: e.os_error };
         }
     });
     status
@@ -248,6 +259,18 @@ pub extern "C" fn epd_last_error_code() -> *const c_char {
     ptr.unwrap_or(c"".as_ptr())
 }
 
+/// The operating system's error number (errno: ENOENT for a missing
+/// file, EACCES for one that may not be read, EISDIR for a directory) of
+/// the most recent call on this thread that failed with EPD_STATUS_IO,
+/// when the system reported one; 0 otherwise (no failure yet, a failure
+/// of another status, or an I/O failure the system did not number, such
+/// as a read callback's). The message (epd_last_error_message) says the
+/// same in words, with the path.
+#[no_mangle]
+pub extern "C" fn epd_last_error_os_error() -> c_int {
+    LAST_ERROR.try_with(|slot| slot.try_borrow().map(|s| s.os_error).unwrap_or(0)).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +309,20 @@ mod tests {
         let m = unsafe { CStr::from_ptr(epd_last_error_message()) };
         assert_eq!(m.to_bytes(), b"a\\0b");
         assert_eq!(epd_last_error_column(), 3);
+    }
+
+    #[test]
+    fn the_os_error_goes_with_its_failure() {
+        let missing = std::fs::File::open("/nonexistent/epdkit").unwrap_err();
+        let number = missing.raw_os_error().unwrap();
+        assert_eq!(guard(|| Err(Error::io("cannot open", &missing))), EPD_STATUS_IO);
+        assert_eq!(epd_last_error_os_error(), number);
+        let other = std::io::Error::other("a callback failed");
+        guard(|| Err(Error::io("callback", &other)));
+        assert_eq!(epd_last_error_os_error(), 0);
+        guard(|| Err(Error::io("cannot open", &missing)));
+        guard(|| Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, "not I/O")));
+        assert_eq!(epd_last_error_os_error(), 0, "a later failure replaces it");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! in a configuration handle.
 
 use crate::cancel::epd_cancel;
-use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
+use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT};
 use crate::ptr::{arg_mut, arg_ref, bytes, free_boxed, owned_string, to_boxed, Castable, Out, OwnershipBox};
 use crate::verbs::open_pair;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
@@ -233,8 +233,8 @@ fn convert(config: &PgnConfig, input: impl Read, output: impl Write, out_summary
         None => converter,
     }
     .convert(BufReader::with_capacity(64 << 10, input), &mut output, &mut reporter)
-    .map_err(|e| Error::new(EPD_STATUS_IO, format!("pgn: {e}")))?;
-    output.flush().map_err(|e| Error::new(EPD_STATUS_IO, format!("pgn: {e}")))?;
+    .map_err(|e| Error::io(format!("pgn: {e}"), &e))?;
+    output.flush().map_err(|e| Error::io(format!("pgn: {e}"), &e))?;
     if stopped {
         return Err(Error::new(EPD_STATUS_CALLBACK, "the report callback asked to stop"));
     }

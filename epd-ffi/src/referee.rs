@@ -61,7 +61,7 @@ pub const EPD_REPLY_DRAW_OFFER: c_uint = 1;
 pub const EPD_REPLY_DRAW_CLAIM: c_uint = 2;
 
 fn io(e: std::io::Error) -> Error {
-    Error::new(EPD_STATUS_IO, e.to_string())
+    Error::io(e.to_string(), &e)
 }
 
 fn client_mut(c: *mut epd_referee_client) -> Result<&'static mut Client> {

@@ -1,12 +1,12 @@
 //! Gastric: the report over result files (`epd report`), as JSON.
 
-use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO};
+use crate::error::{epd_status, guard, Error, Result, EPD_STATUS_INVALID_ARGUMENT};
 
 use crate::ptr::{arg_mut, arg_ref, c_utf8, free_boxed, owned_string, to_boxed, Castable, Out, OwnershipBox};
 use core::ffi::{c_char, c_int};
 use epd_report::{Grouping, Input, KeyBook, Options};
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{self, BufReader, Read};
 use std::path::PathBuf;
 
 /// How records are grouped into themes (epd_report_config_set_group_by).
@@ -150,9 +150,12 @@ pub extern "C" fn epd_report_config_set_time_scores(config: *mut epd_report_conf
 }
 
 fn open(path: &PathBuf) -> Result<BufReader<File>> {
-    let f = File::open(path).map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot read {}: {e}", path.display())))?;
+    let f = File::open(path).map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), &e))?;
     if f.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(Error::new(EPD_STATUS_IO, format!("{} is a directory", path.display())));
+        // Reading a directory fails with the system's own error (EISDIR),
+        // which goes with the failure.
+        let cause = (&f).read(&mut [0u8; 1]).err().unwrap_or_else(|| io::ErrorKind::IsADirectory.into());
+        return Err(Error::io(format!("{} is a directory", path.display()), &cause));
     }
     Ok(BufReader::with_capacity(1 << 16, f))
 }
@@ -182,7 +185,7 @@ pub extern "C" fn epd_report_run_json(
         let key = match &c.key {
             Some(path) => Some(
                 KeyBook::load(open(path)?, |_, _| {})
-                    .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot read {}: {e}", path.display())))?,
+                    .map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), &e))?,
             ),
             None => None,
         };
@@ -197,10 +200,8 @@ pub extern "C" fn epd_report_run_json(
         }
         let options = Options { key, grouping: c.grouping.clone(), strict: c.strict, time_scores: c.time_scores };
         let report = epd_report::build(inputs, &options, None, &mut |_, _| {})
-            .map_err(|e| Error::new(EPD_STATUS_IO, format!("report: {e}")))?;
-        let json = epd_report::render::json(&report)
-            .map_err(|e| Error::new(EPD_STATUS_IO, format!("report: {e}")))?
-            .into_bytes();
+            .map_err(|e| Error::io(format!("report: {e}"), &e))?;
+        let json = epd_report::render::json(&report).map_err(|e| Error::io(format!("report: {e}"), &e))?.into_bytes();
         let n = json.len();
         out_j.set(owned_string(json)?);
         out_l.set(n);

@@ -3,8 +3,7 @@
 
 use crate::diag::{epd_diagnostic, Owned};
 use crate::error::{
-    epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_IO,
-    EPD_STATUS_NULL_POINTER,
+    epd_status, guard, Error, Result, EPD_STATUS_CALLBACK, EPD_STATUS_INVALID_ARGUMENT, EPD_STATUS_NULL_POINTER,
 };
 use crate::position::{epd_parse_mode, parse_mode};
 use crate::ptr::{
@@ -318,7 +317,7 @@ impl Write for CallbackWriter {
 pub(crate) fn io_error(e: &PipelineError, what: &str) -> Error {
     match e.io().get_ref().and_then(|inner| inner.downcast_ref::<CallbackFailed>()) {
         Some(cb) => Error::new(EPD_STATUS_CALLBACK, cb.0.clone()),
-        None => Error::new(EPD_STATUS_IO, format!("{what}: {e}")),
+        None => Error::io(format!("{what}: {e}"), e.io()),
     }
 }
 
@@ -415,10 +414,10 @@ pub(crate) fn open_pair(
     if same.is_some_and(|(a, b)| a == b) {
         return Err(Error::new(EPD_STATUS_INVALID_ARGUMENT, format!("{} is both input and output", input.display())));
     }
-    let file = std::fs::File::open(&input)
-        .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot open {}: {e}", input.display())))?;
+    let file =
+        std::fs::File::open(&input).map_err(|e| Error::io(format!("cannot open {}: {e}", input.display()), &e))?;
     let out = std::fs::File::create(&output)
-        .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot create {}: {e}", output.display())))?;
+        .map_err(|e| Error::io(format!("cannot create {}: {e}", output.display()), &e))?;
     Ok((file, out, format!("{} -> {}", input.display(), output.display())))
 }
 
@@ -471,8 +470,8 @@ pub extern "C" fn epd_verb_run_files(
         } else {
             Some(path_of(c_str(output_path, "output_path")?)?)
         };
-        let file = std::fs::File::open(&input)
-            .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot open {}: {e}", input.display())))?;
+        let file =
+            std::fs::File::open(&input).map_err(|e| Error::io(format!("cannot open {}: {e}", input.display()), &e))?;
         match output {
             Some(path) => {
                 let same = std::fs::canonicalize(&input).ok().zip(std::fs::canonicalize(&path).ok());
@@ -483,7 +482,7 @@ pub extern "C" fn epd_verb_run_files(
                     ));
                 }
                 let out = std::fs::File::create(&path)
-                    .map_err(|e| Error::new(EPD_STATUS_IO, format!("cannot create {}: {e}", path.display())))?;
+                    .map_err(|e| Error::io(format!("cannot create {}: {e}", path.display()), &e))?;
                 run(c, file, out, out_summary, &format!("{} -> {}", input.display(), path.display()))
             }
             None => run(c, file, io::sink(), out_summary, &input.display().to_string()),

@@ -6,6 +6,7 @@
  * by .ci/ffi.sh. Ends with "N passed, N failed".
  * ANSI C (C89). Licensed under MIT OR Apache-2.0.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -813,6 +814,23 @@ static void test_code_table(void)
     EXPECT_STATUS(epd_pgn_code(1, NULL), EPD_STATUS_NULL_POINTER);
 }
 
+/* An I/O failure gives the system's error number beside its message; a
+   failure of another kind gives 0. */
+static void test_os_error(void)
+{
+    epd_verb_config *cfg = NULL;
+    EXPECT_STATUS(epd_verb_config_new(EPD_VERB_CHECK, &cfg), EPD_STATUS_OK);
+    EXPECT_STATUS(epd_verb_run_files(cfg, "/nonexistent/epdkit/in.epd", NULL, NULL), EPD_STATUS_IO);
+    CHECK(epd_last_error_os_error() == ENOENT);
+    CHECK(strstr(epd_last_error_message(), "/nonexistent/epdkit/in.epd") != NULL);
+    /* A directory opens, and reading it fails. */
+    EXPECT_STATUS(epd_verb_run_files(cfg, ".", NULL, NULL), EPD_STATUS_IO);
+    CHECK(epd_last_error_os_error() == EISDIR);
+    EXPECT_STATUS(epd_verb_config_set_mode(cfg, 99), EPD_STATUS_INVALID_ARGUMENT);
+    CHECK(epd_last_error_os_error() == 0);
+    epd_verb_config_free(cfg);
+}
+
 int main(void)
 {
     test_version();
@@ -831,6 +849,7 @@ int main(void)
     test_analyze_position();
     test_cancel();
     test_code_table();
+    test_os_error();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -196,6 +196,9 @@ last_error_column.restype = c_size_t
 last_error_code = lib.epd_last_error_code
 last_error_code.argtypes = []
 last_error_code.restype = c_char_p
+last_error_os_error = lib.epd_last_error_os_error
+last_error_os_error.argtypes = []
+last_error_os_error.restype = c_int
 
 string_free = void("epd_string_free", P)
 record_free = void("epd_record_free", P)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import functools
 import os
-import re
 from ctypes import byref, c_char_p, c_size_t, c_void_p
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
@@ -178,9 +177,8 @@ def _error(status: int, filename: Any = None) -> EpdError:
     raw = _c.last_error_message()
     message = raw.decode("utf-8", "replace") if raw else _c.status_message(status).decode()
     if status == _c.IO:
-        # The library's message ends with the system's "(os error N)".
-        found = re.search(r"\(os error (\d+)\)", message)
-        return _io_error(message, int(found.group(1)) if found else None, filename)
+        # The system's error number, 0 when it gave none.
+        return _io_error(message, int(_c.last_error_os_error()) or None, filename)
     cls = _CLASSES.get(status, EpdError)
     code = (_c.last_error_code() or b"").decode("ascii", "replace")
     return cls(status, message, column=int(_c.last_error_column()), code=code)
