@@ -93,6 +93,9 @@ seed() {
     tuning_state)
       # A run's state as epd tune writes it.
       printf '{"params":[{"name":"Margin","value":102.4,"min":0.0,"max":400.0,"c_end":20.0,"r_end":0.002}],"schedule":{"iterations":40,"alpha":0.602,"gamma":0.101,"big_a":4.0},"k":40,"rng":7}' > "$dir/state" ;;
+    token_redaction)
+      # Spelling bytes, then a token.
+      printf '\x00\x00s3cret' > "$dir/plain"; printf '\x31\x02a"b\\c;d' > "$dir/escaped" ;;
     supervisor_query)
       for q in 'action=pause&game=3' 'action=resume&game=all' 'action=adjudicate&game=2&result=1/2-1/2' \
                'action=abort&game=1' 'action=restart&player=alpha'; do printf '%s' "$q" > "$dir/$(echo "$q" | tr '&=/' '___')"; done ;;
@@ -101,7 +104,8 @@ seed() {
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fen record san_strict san_lenient pgn capi \
-  referee_records referee_director standby_wire journal event_file supervisor_query tuning_history tuning_state)
+  referee_records referee_director standby_wire journal event_file supervisor_query tuning_history tuning_state \
+  token_redaction)
 mkdir -p logs
 for t in "${targets[@]}"; do
   seed "$t"

@@ -40,6 +40,7 @@ pub mod matches;
 pub mod pgn;
 pub mod player;
 pub mod protocol;
+pub mod redact;
 #[cfg(feature = "server")]
 pub mod runtime;
 pub mod serial;
