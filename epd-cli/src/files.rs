@@ -3,6 +3,8 @@
 //! cleanly on SIGINT or SIGTERM, and naming the right file when I/O
 //! fails.
 
+use std::borrow::Cow;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -80,14 +82,19 @@ impl Stop {
 #[derive(Debug, PartialEq, Eq)]
 enum Target {
     Stdout,
-    File(String),
+    File(PathBuf),
     InPlace,
+}
+
+/// `true` if `path` is `-`, standard input or output.
+fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }
 
 /// The inputs and output of a file verb.
 #[derive(Debug)]
 pub struct Plan {
-    files: Vec<String>,
+    files: Vec<PathBuf>,
     target: Target,
     /// `-o FILE` is extended, not replaced (a resumed run).
     append: bool,
@@ -110,9 +117,9 @@ impl Plan {
     ///
     /// # Errors
     /// `--in-place` without files, or `-o` naming one input of several.
-    pub fn new(files: &[String], output: Option<&str>, in_place: bool) -> anyhow::Result<Plan> {
-        let files: Vec<String> = if files.is_empty() { vec!["-".into()] } else { files.to_vec() };
-        let has_stdin = files.iter().any(|f| f == "-");
+    pub fn new(files: &[PathBuf], output: Option<&Path>, in_place: bool) -> anyhow::Result<Plan> {
+        let files: Vec<PathBuf> = if files.is_empty() { vec!["-".into()] } else { files.to_vec() };
+        let has_stdin = files.iter().any(|f| is_std(f));
         let target = match output {
             _ if in_place => {
                 if has_stdin {
@@ -120,13 +127,16 @@ impl Plan {
                 }
                 Target::InPlace
             }
-            None | Some("-") => Target::Stdout,
+            None => Target::Stdout,
+            Some(out) if is_std(out) => Target::Stdout,
             Some(out) => {
-                let clash = files.iter().filter(|f| *f != "-").any(|f| same_file(Path::new(f), Path::new(out)));
+                let clash = files.iter().filter(|f| !is_std(f)).any(|f| same_file(f, out));
                 match (clash, files.len()) {
                     (false, _) => Target::File(out.to_owned()),
                     (true, 1) => Target::InPlace,
-                    (true, _) => bail!("-o {out} is also one of the inputs: write elsewhere, or use --in-place"),
+                    (true, _) => {
+                        bail!("-o {} is also one of the inputs: write elsewhere, or use --in-place", out.display())
+                    }
                 }
             }
         };
@@ -144,13 +154,15 @@ impl Plan {
         self.files.len()
     }
 
-    /// The name shown for input `i`: the file, `<stdin>` or `<argument>`.
+    /// The name shown for input `i`: the file (bytes that are not UTF-8
+    /// replaced), `<stdin>` or `<argument>`.
     #[must_use]
-    pub fn name(&self, i: usize) -> &str {
-        match self.files.get(i).map(String::as_str) {
-            Some("-") | None => "<stdin>",
-            Some(f) if std::fs::metadata(f).is_ok() => f,
-            Some(_) => "<argument>",
+    pub fn name(&self, i: usize) -> Cow<'_, str> {
+        match self.files.get(i) {
+            Some(f) if is_std(f) => "<stdin>".into(),
+            None => "<stdin>".into(),
+            Some(f) if std::fs::metadata(f).is_ok() => f.to_string_lossy(),
+            Some(_) => "<argument>".into(),
         }
     }
 
@@ -172,34 +184,39 @@ impl Plan {
             _ => None,
         };
         let out_name = match &self.target {
-            Target::File(path) => path.as_str(),
-            _ => "<stdout>",
+            Target::File(path) => path.to_string_lossy(),
+            _ => "<stdout>".into(),
         };
         for name in &self.files {
-            let (display, input, size): (&str, Box<dyn Read + Send>, Option<u64>) = match crate::input::source(name)? {
-                crate::input::Source::Stdin => {
-                    if io::stdin().is_terminal() {
-                        // Not a silent wait: say what the program expects.
-                        eprintln!("epd: reading records from the terminal; end with Ctrl-D (or give a FILE)");
+            let (display, input, size): (Cow<'_, str>, Box<dyn Read + Send>, Option<u64>) =
+                match crate::input::source(name)? {
+                    crate::input::Source::Stdin => {
+                        if io::stdin().is_terminal() {
+                            // Not a silent wait: say what the program expects.
+                            eprintln!("epd: reading records from the terminal; end with Ctrl-D (or give a FILE)");
+                        }
+                        ("<stdin>".into(), open_input(name)?.reader, None)
                     }
-                    ("<stdin>", open_input("-")?.reader, None)
-                }
-                crate::input::Source::File => {
-                    let input = open_input(name)?;
-                    if input.compression.is_some() && self.target == Target::InPlace {
-                        let format = input.compression.map_or("", Compression::name);
-                        bail!("--in-place would write {name} uncompressed ({format} input): write with -o FILE.gz instead");
+                    crate::input::Source::File => {
+                        let input = open_input(name)?;
+                        if input.compression.is_some() && self.target == Target::InPlace {
+                            let format = input.compression.map_or("", Compression::name);
+                            bail!(
+                            "--in-place would write {} uncompressed ({format} input): write with -o FILE.gz instead",
+                            name.display()
+                        );
+                        }
+                        (name.to_string_lossy(), input.reader, input.size)
                     }
-                    (name.as_str(), input.reader, input.size)
-                }
-                crate::input::Source::Text(text) => {
-                    if self.target == Target::InPlace {
-                        bail!("--in-place needs files; {name:?} is a position");
+                    crate::input::Source::Text(text) => {
+                        if self.target == Target::InPlace {
+                            bail!("--in-place needs files; {text:?} is a position");
+                        }
+                        let bytes = format!("{text}\n").into_bytes();
+                        ("<argument>".into(), Box::new(io::Cursor::new(bytes)), None)
                     }
-                    let bytes = format!("{text}\n").into_bytes();
-                    ("<argument>", Box::new(io::Cursor::new(bytes)), None)
-                }
-            };
+                };
+            let display = &*display;
             let blame = |e: PipelineError, out: &str| match e {
                 // Invalid data is the caller's own finding about the input
                 // (a resumed output that does not match it): already worded.
@@ -208,7 +225,7 @@ impl Plan {
                 PipelineError::Write(e) => file_error("write", out, &e),
             };
             let summary = if self.target == Target::InPlace {
-                rewrite(Path::new(name), |w| each(display, input, size, w)).map_err(|e| match e {
+                rewrite(name, |w| each(display, input, size, w)).map_err(|e| match e {
                     Rewrite::Pipeline(e) => blame(e, display),
                     Rewrite::Other(e) => e,
                 })?
@@ -217,7 +234,7 @@ impl Plan {
                     Some(w) => each(display, input, size, w),
                     None => each(display, input, size, &mut *stdout),
                 };
-                r.map_err(|e| blame(e, out_name))?
+                r.map_err(|e| blame(e, &out_name))?
             };
             let stopped = summary.interrupted;
             total += summary;
@@ -226,7 +243,7 @@ impl Plan {
             }
         }
         if let Some(w) = file_out {
-            w.finish().map_err(|e| file_error("write", out_name, &e))?;
+            w.finish().map_err(|e| file_error("write", &out_name, &e))?;
         }
         stdout.flush().context("cannot write <stdout>")?;
         Ok(total)
@@ -240,8 +257,10 @@ enum Rewrite {
 
 /// The temporary file an in-place rewrite of `path` writes first.
 fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.epd-tmp-{}", std::process::id()))
+    let mut name = OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(format!(".epd-tmp-{}", std::process::id()));
+    path.with_file_name(name)
 }
 
 /// Rewrites `path` atomically: `work` writes a temporary file beside it,
@@ -342,26 +361,26 @@ pub struct Input {
 ///
 /// # Errors
 /// The file cannot be opened, or its first bytes cannot be read.
-pub fn open_input(name: &str) -> anyhow::Result<Input> {
-    let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
+pub fn open_input(name: &Path) -> anyhow::Result<Input> {
+    let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if is_std(name) {
         (Box::new(io::stdin()), None)
     } else {
-        let file = File::open(name).map_err(|e| file_error("open", name, &e))?;
-        let meta = file.metadata().map_err(|e| file_error("open", name, &e))?;
+        let file = File::open(name).map_err(|e| file_error("open", name.display(), &e))?;
+        let meta = file.metadata().map_err(|e| file_error("open", name.display(), &e))?;
         if meta.is_dir() {
-            bail!("cannot open {name}: Is a directory");
+            bail!("cannot open {}: Is a directory", name.display());
         }
         (Box::new(file), Some(meta.len()))
     };
-    let display = if name == "-" { "<stdin>" } else { name };
+    let display = if is_std(name) { "<stdin>".into() } else { name.to_string_lossy() };
     let mut buffered = io::BufReader::with_capacity(1 << 16, raw);
-    let head = io::BufRead::fill_buf(&mut buffered).map_err(|e| file_error("read", display, &e))?;
+    let head = io::BufRead::fill_buf(&mut buffered).map_err(|e| file_error("read", &display, &e))?;
     let compression = Compression::sniff(head);
     let reader: Box<dyn Read + Send> = match compression {
         None => return Ok(Input { reader: Box::new(buffered), size, compression }),
         Some(Compression::Gzip) => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
         Some(Compression::Zstd) => {
-            Box::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(|e| file_error("read", display, &e))?)
+            Box::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(|e| file_error("read", &display, &e))?)
         }
         Some(Compression::Xz) => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(buffered)),
         Some(Compression::Bzip2) => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
@@ -381,10 +400,10 @@ impl OutputFile {
     ///
     /// # Errors
     /// The file cannot be created.
-    pub fn create(path: &str, append: bool) -> anyhow::Result<OutputFile> {
+    pub fn create(path: &Path, append: bool) -> anyhow::Result<OutputFile> {
         let file = if append { std::fs::OpenOptions::new().append(true).open(path) } else { File::create(path) };
-        let w = BufWriter::new(file.map_err(|e| file_error("create", path, &e))?);
-        Ok(if path.ends_with(".gz") {
+        let w = BufWriter::new(file.map_err(|e| file_error("create", path.display(), &e))?);
+        Ok(if path.as_os_str().as_encoded_bytes().ends_with(b".gz") {
             OutputFile::Gzip(flate2::write::GzEncoder::new(w, flate2::Compression::default()))
         } else {
             OutputFile::Plain(w)

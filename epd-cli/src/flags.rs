@@ -20,6 +20,8 @@
 //! its command. clap lists a command's flags in the order they are added,
 //! so a group is flattened where its flags stood.
 
+use std::path::PathBuf;
+
 use epd_core::ParseMode;
 use epd_engine::{Engine, UciConfig, UciEngine};
 
@@ -30,7 +32,7 @@ use crate::diagnostics::{ColorChoice, DiagFormat, Printer};
 pub struct Files {
     /// Input files; `-` or none for standard input.
     #[arg(value_name = "FILE")]
-    pub files: Vec<String>,
+    pub files: Vec<PathBuf>,
 }
 
 /// How the record verbs read (the stream verbs, check and select): the
@@ -109,7 +111,7 @@ pub struct MaxErrors {
 pub struct Output {
     /// Write to FILE instead of standard output.
     #[arg(id = "output", short = 'o', long = "output", value_name = "FILE")]
-    pub file: Option<String>,
+    pub file: Option<PathBuf>,
 }
 
 /// What becomes of invalid records, for the verbs that write records.

@@ -1,5 +1,7 @@
 //! Reading positions given on the command line.
 
+use std::path::Path;
+
 use epd_core::{parse_fields, Code, Counters, Diagnostic, ParseMode, Position, Severity};
 
 /// An argument that should hold a position could not be read: printed
@@ -50,29 +52,34 @@ pub enum Source {
 }
 
 /// Every file error in one voice: `cannot open FILE: No such file or
-/// directory` (`action` is open, read, create, write).
+/// directory` (`action` is open, read, create, write; `path` as shown,
+/// `<stdin>` or a path's `display()`).
 #[must_use]
-pub fn file_error(action: &str, path: &str, e: &std::io::Error) -> anyhow::Error {
+pub fn file_error(action: &str, path: impl std::fmt::Display, e: &std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("cannot {action} {path}: {}", epd_core::io_reason(e))
 }
 
-/// Classifies one argument (see [`Source`]).
+/// Classifies one argument (see [`Source`]); a name that is not UTF-8
+/// can only be a file.
 ///
 /// # Errors
 /// A directory, or an argument that is neither an existing path nor a
 /// position: `no such file, and not a position: ARG`.
-pub fn source(arg: &str) -> anyhow::Result<Source> {
-    if arg == "-" {
+pub fn source(path: &Path) -> anyhow::Result<Source> {
+    if path.as_os_str() == "-" {
         return Ok(Source::Stdin);
     }
-    match std::fs::metadata(arg) {
-        Ok(m) if m.is_dir() => anyhow::bail!("cannot open {arg}: Is a directory"),
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => anyhow::bail!("cannot open {}: Is a directory", path.display()),
         Ok(_) => Ok(Source::File),
-        Err(e) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
-            Ok(_) => Ok(Source::Text(arg.to_owned())),
-            // A path that is not there: the file error, not a FEN's.
-            Err(_) if looks_like_path(arg) => Err(file_error("open", arg, &e)),
-            Err(fen) => anyhow::bail!("no such file, and not a position: {arg} ({fen})"),
+        Err(e) => match path.to_str() {
+            None => Err(file_error("open", path.display(), &e)),
+            Some(arg) => match parse_fields(arg.as_bytes(), ParseMode::Lenient, Counters::Optional) {
+                Ok(_) => Ok(Source::Text(arg.to_owned())),
+                // A path that is not there: the file error, not a FEN's.
+                Err(_) if looks_like_path(arg) => Err(file_error("open", arg, &e)),
+                Err(fen) => anyhow::bail!("no such file, and not a position: {arg} ({fen})"),
+            },
         },
     }
 }

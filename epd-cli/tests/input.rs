@@ -244,3 +244,38 @@ fn from_pgn_reads_compressed_games_and_refuses_binary_data() {
     let unzipped = Command::new("gzip").args(["-dc", "out.epd.gz"]).current_dir(dir.path()).output().unwrap();
     assert_eq!(unzipped.stdout, plain.stdout);
 }
+
+/// A file whose name is not UTF-8 is read like any other (the names were
+/// `String`s, so clap refused such a name before any file was opened):
+/// its diagnostics and summary name it with the bytes that are not UTF-8
+/// replaced, `-o` writes to such a name, and `--in-place` rewrites it.
+#[cfg(unix)]
+#[test]
+fn files_whose_names_are_not_utf8_are_read_and_named() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = OsStr::from_bytes(b"bad\xff.epd");
+    let good = "4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"good\";\n";
+    std::fs::write(dir.path().join(name), format!("{good}4k3/8/8/8/8/8/8/4K2R w K - bm Qh8; id \"bad\";\n")).unwrap();
+    let run = |args: &[&OsStr]| {
+        Command::new(EPD).args(args).current_dir(dir.path()).stdin(Stdio::null()).output().expect("run epd")
+    };
+    let out = run(&[OsStr::new("check"), name]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad\u{fffd}.epd:2:31: error[E020]: bm operand 1 (Qh8)"), "{err}");
+    assert!(err.contains("bad\u{fffd}.epd: 2 records, 1 invalid, 1 errors"), "{err}");
+    // JSON names it the same way.
+    let out = run(&[OsStr::new("check"), OsStr::new("--format"), OsStr::new("json"), name]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"file\":\"bad\u{fffd}.epd\""));
+    // Written to a name that is not UTF-8 either, and rewritten in place.
+    let written = OsStr::from_bytes(b"out\xfe.epd");
+    let out = run(&[OsStr::new("normalize"), OsStr::new("--drop-invalid"), name, OsStr::new("-o"), written]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(dir.path().join(written)).unwrap(), good);
+    let out = run(&[OsStr::new("normalize"), OsStr::new("--drop-invalid"), OsStr::new("--in-place"), name]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), good);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file is left");
+}

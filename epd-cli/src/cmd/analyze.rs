@@ -9,7 +9,6 @@ use anyhow::{bail, Context};
 use epd_core::pipeline::{self, Config, LineReport, PipelineError, Rendered};
 use epd_engine::analysis::{AnalysisOptions, AnalysisSummary, AnalysisVerb as Verb, Analyzer, Scored};
 use epd_engine::{Engine, Limits};
-use std::path::Path;
 
 use crate::diagnostics::{ColorChoice, Printer};
 use crate::files::{Plan, Stop};
@@ -178,11 +177,11 @@ pub fn run(verb: Verb, args: Args, color: ColorChoice, stdout: &mut dyn Write) -
         if plan.inputs() > 1 {
             bail!("--resume takes one input");
         }
-        let out = args.output.file.as_deref().unwrap_or("-");
-        if out == "-" {
+        let out = args.output.file.as_deref().filter(|out| out.as_os_str() != "-");
+        let Some(out) = out else {
             bail!("--resume needs -o FILE, the output of the interrupted run");
-        }
-        resumed = Some(resume::prepare(Path::new(out))?);
+        };
+        resumed = Some(resume::prepare(out)?);
         plan.append();
     }
     let mut engines = engines(&args).with_context(|| format!("engine {}", args.engine.engine))?;

@@ -3,6 +3,7 @@
 //! with their game's result (Texel tuning data).
 
 use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
 
 use epd_core::pgn::{self, EpdOptions, LabelFormat, PgnDiagnostic, PgnSummary};
 
@@ -22,7 +23,7 @@ pub const EXAMPLES: &str = "Examples:
 pub struct Args {
     /// PGN files; `-` or none for standard input.
     #[arg(value_name = "FILE")]
-    files: Vec<String>,
+    files: Vec<PathBuf>,
     #[command(flatten)]
     output: Output,
     /// Add sm: the move played from each position.
@@ -135,10 +136,11 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     };
     let stop = crate::files::Stop::install()?;
     let mut converter = pgn::Converter::new(options).with_stop(stop.shared());
-    let files: Vec<String> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
-    let mut file_out = match &args.output.file {
-        Some(path) if path != "-" => Some(crate::files::OutputFile::create(path, false)?),
-        _ => None,
+    let files: Vec<PathBuf> = if args.files.is_empty() { vec!["-".into()] } else { args.files.clone() };
+    let out_path = args.output.file.as_deref().filter(|path| path.as_os_str() != "-");
+    let mut file_out = match out_path {
+        Some(path) => Some(crate::files::OutputFile::create(path, false)?),
+        None => None,
     };
     let out: &mut dyn Write = match file_out.as_mut() {
         Some(f) => f,
@@ -149,7 +151,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mut total = PgnSummary::default();
     let mut errors = 0u64;
     for name in &files {
-        let display = if name == "-" { "<stdin>" } else { name.as_str() };
+        let display = if name.as_os_str() == "-" { "<stdin>".into() } else { name.to_string_lossy() };
+        let display = &*display;
         let mut reporter = |d: &PgnDiagnostic| {
             let kind = if d.error { "error" } else { "warning" };
             let code = if d.error { epd_core::Code::PgnError } else { epd_core::Code::PgnWarning }.as_str();
@@ -203,9 +206,8 @@ pub fn run(args: Args, stdout: &mut dyn Write) -> anyhow::Result<Outcome> {
         }
     }
     out.flush()?;
-    if let Some(f) = file_out {
-        let path = args.output.file.as_deref().unwrap_or_default();
-        f.finish().map_err(|e| crate::input::file_error("write", path, &e))?;
+    if let (Some(f), Some(path)) = (file_out, out_path) {
+        f.finish().map_err(|e| crate::input::file_error("write", path.display(), &e))?;
     }
     let filtered = args.unique || args.plies.is_some() || args.final_ || args.pieces.is_some();
     if args.label {

@@ -67,7 +67,7 @@ fn read_jobs(files: &[String]) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
     let names: Vec<String> = if files.is_empty() { vec!["-".into()] } else { files.to_vec() };
     for name in names {
-        let reader = std::io::BufReader::new(crate::files::open_input(&name)?.reader);
+        let reader = std::io::BufReader::new(crate::files::open_input(std::path::Path::new(&name))?.reader);
         let display = if name == "-" { "<stdin>".to_string() } else { name.clone() };
         for (i, line) in reader.split(b'\n').enumerate() {
             let text = line.map_err(|e| crate::input::file_error("read", &display, &e))?;

@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::Path;
 
 use anyhow::{bail, Context};
 use epd_core::pipeline::{LineReport, Rendered};
@@ -137,7 +138,7 @@ fn window(text: &str) -> Result<usize, String> {
 }
 
 fn open(path: &str) -> anyhow::Result<Box<dyn BufRead + Send>> {
-    Ok(Box::new(BufReader::with_capacity(1 << 16, crate::files::open_input(path)?.reader)))
+    Ok(Box::new(BufReader::with_capacity(1 << 16, crate::files::open_input(Path::new(path))?.reader)))
 }
 
 fn load_key(path: &str) -> anyhow::Result<KeyBook> {
@@ -208,7 +209,7 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
     };
     let name = if path == "-" { "<stdin>" } else { &path };
     let mut bytes = Vec::new();
-    crate::files::open_input(&path)?
+    crate::files::open_input(Path::new(&path))?
         .reader
         .read_to_end(&mut bytes)
         .map_err(|e| crate::input::file_error("read", name, &e))?;
@@ -227,9 +228,11 @@ fn tuning(history: &str, args: &Args, stdout: &mut dyn Write) -> anyhow::Result<
             Err(e) => eprintln!("epd: warning: {e}; reported without it"),
         }
     }
-    let mut out: Box<dyn Write> = match args.output.file.as_deref() {
-        None | Some("-") => Box::new(BufWriter::new(stdout)),
-        Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
+    let mut out: Box<dyn Write> = match args.output.file.as_deref().filter(|path| path.as_os_str() != "-") {
+        None => Box::new(BufWriter::new(stdout)),
+        Some(path) => {
+            Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {}", path.display()))?))
+        }
     };
     match args.format {
         ReportFormat::Text => out.write_all(tuning::text(&report).as_bytes())?,
@@ -283,9 +286,11 @@ pub fn run(args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Re
     if writes_back && args.files.last().is_some_and(|f| f == "-") {
         bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
     }
-    let mut out: Box<dyn Write> = match args.output.file.as_deref() {
-        None | Some("-") => Box::new(BufWriter::new(stdout)),
-        Some(path) => Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {path}"))?)),
+    let mut out: Box<dyn Write> = match args.output.file.as_deref().filter(|path| path.as_os_str() != "-") {
+        None => Box::new(BufWriter::new(stdout)),
+        Some(path) => {
+            Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {}", path.display()))?))
+        }
     };
     let mut printer = Printer::new(DiagFormat::Text, args.cap.max_errors, true, color);
     let mut err = BufWriter::new(io::stderr().lock());

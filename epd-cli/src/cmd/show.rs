@@ -1,7 +1,9 @@
 //! `epd show [RECORD|FILE] [--format ascii|unicode|svg]` and
 //! `epd convert --to fen|epd [FILE...]`.
 
+use std::ffi::OsString;
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use epd_core::pipeline::{Config, Interrupted, Job, NoCounts, Processor};
 use epd_core::{diagram, ParseMode, Record};
@@ -33,7 +35,7 @@ pub enum Style {
 pub struct ShowArgs {
     /// A FEN or EPD record, or a file of them (`-` for stdin).
     #[arg(value_name = "RECORD|FILE")]
-    input: Vec<String>,
+    input: Vec<OsString>,
     /// Diagram style.
     #[arg(long, value_enum, default_value_t = Style::Ascii)]
     format: Style,
@@ -87,9 +89,18 @@ impl Processor for Show {
 pub fn run_show(args: ShowArgs, color: ColorChoice, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     // One argument is a file, `-` or a record; several words of which the
     // first is not a file are one record written without quotes.
-    let inputs = match &args.input[..] {
-        [first, _, ..] if first != "-" && std::fs::metadata(first).is_err() => vec![args.input.join(" ")],
-        _ => args.input.clone(),
+    let inputs: Vec<PathBuf> = match &args.input[..] {
+        [first, _, ..] if first != "-" && std::fs::metadata(first).is_err() => {
+            let mut record = OsString::new();
+            for (i, word) in args.input.iter().enumerate() {
+                if i > 0 {
+                    record.push(" ");
+                }
+                record.push(word);
+            }
+            vec![record.into()]
+        }
+        _ => args.input.iter().map(PathBuf::from).collect(),
     };
     let mut proc = Show { format: args.format, size: args.size, first: true };
     run_lines(&inputs, &mut proc, true, color, out)
@@ -98,7 +109,7 @@ pub fn run_show(args: ShowArgs, color: ColorChoice, out: &mut dyn Write) -> anyh
 /// Runs a display verb (show, convert) over the inputs, with the one
 /// diagnostic printer.
 fn run_lines<P: Processor<Counts = NoCounts>>(
-    inputs: &[String],
+    inputs: &[PathBuf],
     proc: &mut P,
     drop_invalid: bool,
     color: ColorChoice,

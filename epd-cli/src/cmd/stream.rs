@@ -1,7 +1,7 @@
 //! `epd normalize|purge|repair|check [FILE...]`: the stream verbs.
 
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
-use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::bail;
 use epd_core::pipeline::Config;
@@ -79,11 +79,10 @@ pub fn run_purge(args: PurgeArgs, color: ColorChoice, stdout: &mut dyn Write) ->
     let mut common = args.common;
     let mut opcodes = Vec::new();
     let mut files = Vec::new();
-    for w in std::iter::once(args.opcode).chain(std::mem::take(&mut common.reading.input.files)) {
-        if files.is_empty() && is_opcode(&w) && !Path::new(&w).exists() {
-            opcodes.push(w);
-        } else {
-            files.push(w);
+    for w in std::iter::once(PathBuf::from(args.opcode)).chain(std::mem::take(&mut common.reading.input.files)) {
+        match w.to_str() {
+            Some(opcode) if files.is_empty() && is_opcode(opcode) && !w.exists() => opcodes.push(opcode.to_owned()),
+            _ => files.push(w),
         }
     }
     if opcodes.is_empty() {
@@ -123,7 +122,8 @@ pub fn run(
         Ok(s)
     })?;
     if verb == Verb::Check || total.invalid > 0 || total.interrupted {
-        printer.summary_line(if several { "total" } else { plan.name(0) }, &total, &mut err);
+        let name = if several { "total".into() } else { plan.name(0) };
+        printer.summary_line(&name, &total, &mut err);
     }
     printer.finish(&total, mode, &mut err);
     err.flush()?;
