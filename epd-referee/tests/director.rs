@@ -41,15 +41,8 @@ impl Bench {
     /// A director for the event file `text`, its book's positions given.
     fn with_openings(text: &str, openings: Vec<Position>) -> Bench {
         let event = Event::parse(text, Path::new(".")).unwrap();
-        let config = Config {
-            event,
-            openings,
-            journal: None,
-            date: "2026.11.25".into(),
-            own: None,
-            web: false,
-            measure: false,
-        };
+        let config =
+            Config { event, openings, journal: None, date: "2026.11.25".into(), own: None, web: false, measure: false };
         let t0 = Instant::now();
         let d = Director::new(config, t0).unwrap();
         let mut b = Bench {
@@ -259,6 +252,30 @@ fn a_flag_falls_on_the_virtual_clock() {
     assert!(b.ends().is_empty(), "a minute is not up");
     b.after(1);
     assert_eq!(b.ends(), ["0-1"], "White's flag falls at 60 s exactly");
+}
+
+/// A client that never answers loses when its time and the lag run out,
+/// to the instant: the director asks to be woken then, not at its next
+/// input. (The process test `a_silent_client_loses_on_time_when_its_flag_falls`
+/// shows the runtime keeps that appointment over TCP; the instant itself
+/// is checked here, on the virtual clock.)
+#[test]
+fn a_silent_clients_flag_falls_when_its_time_and_the_lag_run_out() {
+    let mut b = Bench::of_event(
+        "event = \"t\"\ntime_control = \"0.5+0\"\nlag_ms = 20\nreset_delay = 0\nconclude_delay = 0\n\
+         [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n",
+    );
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    assert_eq!(b.last(1).command, Command::Respond, "White is asked at once");
+    assert_eq!(b.d.poll_timeout(), Some(b.t0 + Duration::from_millis(520)), "woken when the flag falls");
+    b.after(519);
+    assert!(b.ends().is_empty(), "0.5 s and the 20 ms lag are not up");
+    b.after(1);
+    assert_eq!(b.ends(), ["0-1"], "White's flag falls at 520 ms exactly");
+    let concluded: Vec<ConnId> =
+        b.sent.iter().filter(|(_, r)| r.command == Command::Conclude).map(|(id, _)| *id).collect();
+    assert_eq!(concluded, [1, 2], "both told the game is over");
 }
 
 #[test]

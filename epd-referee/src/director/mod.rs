@@ -1047,6 +1047,22 @@ impl Director {
 mod tests {
     use super::*;
 
+    /// A stop asked while games are played ends the event at the end of
+    /// the step; one asked while it ends (a failed sync then) changes
+    /// nothing.
+    #[test]
+    fn the_event_stops_once_and_ends_once() {
+        let mut p = Phase::Playing;
+        assert!(p.playing());
+        p.stop();
+        assert_eq!(p, Phase::Stopping);
+        assert!(p.playing(), "the step that asked goes on to its end");
+        for mut p in [Phase::Ending, Phase::Done] {
+            p.stop();
+            assert!(!p.playing() && p != Phase::Stopping);
+        }
+    }
+
     #[test]
     fn tokens_are_redacted_and_bytes_escaped_for_the_log() {
         for (line, want) in [
