@@ -61,6 +61,9 @@ use common::Trace;
 
 /// Steps of the trace kept for a failure report.
 const TRACE: usize = 300;
+/// Seeds from which the run checks what the faults reached (crashes,
+/// failed syncs, stalls, the supervisor's commands).
+const COVERAGE_SEEDS: u64 = 50;
 /// Virtual time after the faults stop within which the event must end.
 const FINISH_BOUND: Duration = Duration::from_secs(1200);
 const MS: u64 = 1_000_000;
@@ -1400,15 +1403,14 @@ struct Stats {
     virtual_ms: u64,
 }
 
+/// A seed's stats and digest, or its failure with the steps that led
+/// there. A panic is reported with its steps too: the trace outlives it.
 fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), Failure> {
     let mut sim = Sim::new(seed, defect, full_trace);
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let r = sim.run();
-        (r, sim)
-    }));
-    match outcome {
-        Ok((Ok(()), sim)) => Ok((
-            Stats {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.run()));
+    let what = match outcome {
+        Ok(Ok(())) => {
+            let stats = Stats {
                 games: sim.done.as_ref().map_or(0, |d| d.games),
                 crashes: sim.crashes,
                 failed_syncs: sim.failed_syncs,
@@ -1416,19 +1418,20 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 commands: sim.commands.len(),
                 steps: sim.steps,
                 virtual_ms: sim.now / MS,
-            },
-            sim.digest,
-        )),
-        Ok((Err(what), sim)) => Err(Failure { seed, what, trace: sim.trace.tail() }),
+            };
+            return Ok((stats, sim.digest));
+        }
+        Ok(Err(what)) => what,
         Err(panic) => {
             let what = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
                 .unwrap_or_default();
-            Err(Failure { seed, what: format!("panic: {what}"), trace: String::new() })
+            format!("panic: {what}")
         }
-    }
+    };
+    Err(Failure { seed, what, trace: sim.trace.tail() })
 }
 
 fn report(f: &Failure) -> String {
@@ -1479,6 +1482,12 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
         virt as f64 / 3_600_000.0
     );
     assert_eq!(stats.len() as u64, n);
+    // What the faults reach is a property of many seeds: a handful
+    // (EPD_SIM_SEEDS=5 while iterating) proves nothing either way.
+    if n < COVERAGE_SEEDS {
+        eprintln!("simulation: coverage is checked from {COVERAGE_SEEDS} seeds on");
+        return;
+    }
     assert!(crashes > n as u32 / 4, "the schedules crash the referee ({crashes} crashes in {n} seeds)");
     assert!(failed > 0, "some schedules fail a sync");
     assert!(stalls > 0, "some clients stop reading long enough to stall");

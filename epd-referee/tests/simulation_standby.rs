@@ -61,9 +61,16 @@ use common::Trace;
 
 const MS: u64 = 1_000_000;
 const TRACE: usize = 200;
+/// Seeds from which the run checks that the faults lead to take-overs.
+const COVERAGE_SEEDS: u64 = 50;
 const ADDR: [&str; 2] = ["10.0.0.1:16101", "10.0.0.2:16101"];
 const BEAT: Duration = Duration::from_secs(2);
 const FINISH_BOUND: u64 = 1500 * 1000 * MS;
+/// After the primary is lost and its loss seen, how soon the standby that
+/// took over asks a client to move: the clients' reconnection and
+/// sign-on, the take-over itself (what the process test's "goal: 3 s"
+/// is made of, in virtual time).
+const TAKE_OVER_SLACK: Duration = Duration::from_millis(500);
 
 type Check = Result<(), String>;
 
@@ -209,6 +216,12 @@ struct Sim {
     took_over: bool,
     /// The primary was frozen at some point.
     primary_froze: bool,
+    /// The seed's one fault is the primary's crash or a freeze past the
+    /// standby's heartbeat: when, and how soon after it the standby, once
+    /// it took over, must have asked a client to move.
+    primary_lost: Option<(u64, Duration)>,
+    /// When the standby, having taken over, sent its first respond.
+    standby_asked_at: Option<u64>,
     /// Positions told to clients by anyone, per game.
     told: BTreeMap<usize, BTreeSet<String>>,
     /// The event is over at the final referee.
@@ -312,6 +325,8 @@ impl Sim {
             clients,
             took_over: false,
             primary_froze: false,
+            primary_lost: None,
+            standby_asked_at: None,
             told: BTreeMap::new(),
             done: None,
             trace: Trace::new(TRACE, full_trace),
@@ -574,6 +589,9 @@ impl Sim {
         let k = number as usize - 1;
         let n = &self.nodes[node];
         let m = model(&n.disk, n.synced)?;
+        if node == 1 && inc.command == Command::Respond && self.standby_asked_at.is_none() {
+            self.standby_asked_at = Some(self.now);
+        }
         let fen = match inc.command {
             Command::Respond => Some(inc.current().fen()),
             Command::Execute => Some(inc.current().fen()),
@@ -808,7 +826,20 @@ impl Sim {
         let short = 100 + self.rng.below(1800) as u64;
         let long = 2500 + self.rng.below(40_000) as u64;
         let later = at + (self.rng.below(15_000) as u64) * MS;
-        let faults = match self.rng.below(7) {
+        let kind = self.rng.below(7);
+        // A crash is seen at once (the connections close, the address
+        // refuses). A freeze is seen by the standby after its heartbeat,
+        // by each client after three of its own beats and half a second
+        // (its patience); a client that reaches the standby before it
+        // took over is heard on its next try (this network drops what
+        // came before the accept), which costs two more patiences.
+        let patience = self.clients.iter().map(|c| Duration::from_millis(c.heartbeat * 3 + 500)).max();
+        self.primary_lost = match kind {
+            0 => Some((at, TAKE_OVER_SLACK)),
+            2 => Some((at, BEAT + patience.unwrap_or_default() * 3 + TAKE_OVER_SLACK)),
+            _ => None,
+        };
+        let faults = match kind {
             0 => vec![(at, Ev::Crash { node: 0 })],
             1 => vec![(at, Ev::Freeze { node: 0, ms: short })],
             2 => vec![(at, Ev::Freeze { node: 0, ms: long })],
@@ -1113,6 +1144,13 @@ impl Sim {
     }
 
     fn finish(&mut self, node: usize) -> Check {
+        if let (true, Some((lost, within)), Some(asked)) = (self.took_over, self.primary_lost, self.standby_asked_at) {
+            let took = Duration::from_nanos(asked.saturating_sub(lost));
+            check!(
+                took <= within,
+                "the standby asked its first move {took:?} after the primary was lost, not within {within:?}"
+            );
+        }
         let n = &self.nodes[node];
         let m = model(&n.disk, n.synced)?;
         let games = self.event.schedule(0).len();
@@ -1125,27 +1163,40 @@ impl Sim {
     }
 }
 
-/// A seed's steps and whether the standby took over, or its failure.
-fn run_seed(seed: u64, full: bool) -> Result<(u64, bool), String> {
+/// What a seed did: its steps, whether the standby took over, and, when
+/// it took over from the primary's crash or a long freeze, how long after
+/// the fault it sent its first respond.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    steps: u64,
+    took_over: bool,
+    take_over_time: Option<Duration>,
+}
+
+/// A seed's run, or its failure with the steps that led there. A panic
+/// is reported with its steps too: the trace outlives it.
+fn run_seed(seed: u64, full: bool) -> Result<Run, String> {
     let mut sim = Sim::new(seed, full);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let r = sim.run();
-        (r, sim)
-    }));
-    match r {
-        Ok((Ok(()), sim)) => Ok((sim.steps, sim.took_over)),
-        Ok((Err(what), sim)) => {
-            let tail = sim.trace.tail();
-            Err(format!(
-                "seed {seed} fails: {what}\nreplay it: EPD_SIM_SEED={seed} cargo test --release -p epd-referee \
-                 --test simulation_standby -- --nocapture\nthe last steps:\n{tail}"
-            ))
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.run()));
+    let what = match r {
+        Ok(Ok(())) => {
+            let take_over_time = match (sim.took_over, sim.primary_lost, sim.standby_asked_at) {
+                (true, Some((lost, _)), Some(asked)) => Some(Duration::from_nanos(asked.saturating_sub(lost))),
+                _ => None,
+            };
+            return Ok(Run { steps: sim.steps, took_over: sim.took_over, take_over_time });
         }
+        Ok(Err(what)) => what,
         Err(p) => {
             let what = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| (*s).into()));
-            Err(format!("seed {seed} panics: {}", what.unwrap_or_default()))
+            format!("panic: {}", what.unwrap_or_default())
         }
-    }
+    };
+    let tail = sim.trace.tail();
+    Err(format!(
+        "seed {seed} fails: {what}\nreplay it: EPD_SIM_SEED={seed} cargo test --release -p epd-referee --test \
+         simulation_standby -- --nocapture\nthe last steps:\n{tail}"
+    ))
 }
 
 #[test]
@@ -1164,8 +1215,19 @@ fn a_standby_takes_over_from_crashed_and_frozen_primaries() {
         panic!("{f}");
     }
     let ok = passed.len() as u64;
-    let took = passed.iter().filter(|(_, took)| *took).count() as u64;
-    eprintln!("standby simulation: {n} seeds in {:.1} s, {took} take-overs", t.elapsed().as_secs_f64());
+    let took = passed.iter().filter(|r| r.took_over).count() as u64;
+    let slowest = passed.iter().filter_map(|r| r.take_over_time).max().unwrap_or_default();
+    let steps: u64 = passed.iter().map(|r| r.steps).sum();
+    eprintln!(
+        "standby simulation: {n} seeds in {:.1} s, {steps} steps, {took} take-overs, the slowest asking its first move \
+         {:.3} s after the primary was lost",
+        t.elapsed().as_secs_f64(),
+        slowest.as_secs_f64()
+    );
     assert_eq!(ok, n);
-    assert!(took > n / 5, "the faults lead to take-overs ({took} of {n})");
+    // What the faults reach is a property of many seeds: a handful
+    // (while iterating) proves nothing either way.
+    if n >= COVERAGE_SEEDS {
+        assert!(took > n / 5, "the faults lead to take-overs ({took} of {n})");
+    }
 }
