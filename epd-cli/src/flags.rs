@@ -159,7 +159,8 @@ pub struct EngineOptions {
     /// Engine threads (UCI option Threads; the built-in engine uses one).
     #[arg(long, value_name = "N")]
     pub threads: Option<u32>,
-    /// Transposition table size in MiB (UCI option Hash).
+    /// Transposition table size in MiB (UCI option Hash; the built-in
+    /// engine's table grows to it as a search needs, from 96 KiB).
     #[arg(long, value_name = "MB")]
     pub hash: Option<u32>,
     /// A UCI option, `NAME=VALUE` (repeatable), sent after Threads and Hash.

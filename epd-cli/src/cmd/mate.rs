@@ -34,7 +34,8 @@ pub struct Args {
     invalid: DropInvalid,
     #[command(flatten)]
     diagnostics: Diagnostics,
-    /// Transposition table size: 2^BITS buckets of 32 bytes.
+    /// The most the transposition table grows to: 2^BITS buckets of 32
+    /// bytes (each worker's starts at 2^10 and grows with its work).
     #[arg(long, value_name = "BITS", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=28))]
     hash_bits: u32,
     /// Give up on a record after MS milliseconds (all its passes): it is
