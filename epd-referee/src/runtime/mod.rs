@@ -116,6 +116,11 @@ type Out = (Vec<u8>, Option<(Instant, Instant)>);
 /// to written).
 type Latencies = Arc<std::sync::Mutex<Vec<(Duration, Duration)>>>;
 
+/// Held by each connection's writer until it has written its queue out:
+/// the event's end waits until every one is dropped (mini-redis's
+/// shutdown completion channel).
+type Working = mpsc::Sender<()>;
+
 /// What the runtime hears from its tasks.
 #[derive(Debug)]
 enum Inbox {
@@ -237,7 +242,10 @@ fn finished(path: &std::path::Path) -> bool {
 
 /// [`run`], on `listener` if given (a standby's, bound when it started),
 /// and, after a standby's take-over, telling the old primary at `fence`
-/// to yield.
+/// to yield. In mini-redis's manner: the tasks start (the clients'
+/// listener or serial lines, the console, the signals, the live display,
+/// the players), the director is driven to its end, then every task is
+/// told the event is over and the connections' writers are waited for.
 pub(crate) async fn serve(
     event: Event,
     options: Options,
@@ -254,43 +262,9 @@ pub(crate) async fn serve(
     };
     let (tx, mut rx) = mpsc::channel::<Inbox>(4096);
     let latencies: Option<Latencies> = options.measure_latency.then(Latencies::default);
-    let local = if options.serial.is_empty() {
-        let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
-        let listener = match listener {
-            Some(l) => l,
-            None => TcpListener::bind(&addr).await?,
-        };
-        let local = listener.local_addr()?;
-        if let Some(tx) = bound {
-            let _ = tx.send(local);
-        }
-        let _ = tx.send(Inbox::Input(Input::Listening(local.to_string()))).await;
-        tokio::spawn(net::listen(listener, tx.clone(), latencies.clone()));
-        Some(local)
-    } else {
-        if let Some(p) = event.players.iter().find(|p| p.command.is_some()) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("serial mode: player {} has a command; players come over the serial lines", p.name),
-            ));
-        }
-        let baud = options.baud.unwrap_or(DEFAULT_BAUD);
-        // A bad rate is said now, not in a log line per attempt.
-        crate::serial::BAUD_RATES.contains(&baud).then_some(()).ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{baud} baud: not a serial line rate"))
-        })?;
-        #[cfg(unix)]
-        {
-            let n = options.serial.len() as u64;
-            for (k, path) in options.serial.iter().enumerate() {
-                tokio::spawn(net::serial_line(path.clone(), baud, k as u64, n, tx.clone()));
-            }
-        }
-        #[cfg(not(unix))]
-        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "serial mode needs a Unix system"));
-        #[cfg(unix)]
-        None
-    };
+    let (working, mut finished) = mpsc::channel::<()>(1);
+    let clients = ClientsIn { tx: &tx, latencies: &latencies, working: &working };
+    let (local, taking) = clients.start(&event, &options, bound, listener).await?;
     if options.console {
         tokio::spawn(console(tx.clone()));
     }
@@ -335,143 +309,52 @@ pub(crate) async fn serve(
         measure: options.measure_latency,
     };
     let director = Director::new(config, Instant::now())?;
-    let mut carrier = Carrier {
-        event: event.clone(),
-        verbose: options.verbose,
-        conns: HashMap::new(),
-        journal,
-        log: None,
-        pgn: None,
-        epdout: None,
-        web: None,
-        inbox: tx.clone(),
-        fault: None,
-        pending: None,
-        sync_due: None,
-        log_due: None,
-        log_second: (0, String::new()),
-    };
-    carrier.log = Some(std::io::BufWriter::new(append_file(&event.log)?));
+    let mut carrier = Carrier::new(&event, options.verbose, journal, tx.clone())?;
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
     // then opened to append.
     if !options.resume {
         carrier.pgn = Some(append_file(&event.pgn)?);
     }
     if let Some((listener, local)) = web {
-        let (state_tx, state_rx) = tokio::sync::watch::channel(Arc::new(Snapshot::default()));
-        carrier.web = Some(state_tx);
-        let (act_tx, mut act_rx) = mpsc::channel::<(String, String)>(16);
-        let inbox = tx.clone();
-        tokio::spawn(async move {
-            while let Some((command, from)) = act_rx.recv().await {
-                if inbox.send(Inbox::Input(Input::Supervisor { command, from })).await.is_err() {
-                    return;
-                }
-            }
-        });
-        let (pgn, token) = (event.pgn.clone(), event.supervisor_token.clone());
-        tokio::spawn(web::serve(listener, state_rx, pgn, token, act_tx));
+        carrier.web = Some(start_web(&event, listener, &tx));
         let _ = tx.send(Inbox::Input(Input::Note(format!("live display on http://{local}/")))).await;
     }
     if let (Some(old), Some(token)) = (fence, event.supervisor_token.clone()) {
-        let (ftx, mut frx) = mpsc::channel(1);
-        tokio::spawn(ask::fence(old, token, director.epoch(), ftx));
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            while let Some(f) = frx.recv().await {
-                if tx.send(Inbox::Input(Input::Fenced(f))).await.is_err() {
-                    return;
-                }
-            }
-        });
+        start_fence(old, token, director.epoch(), &tx);
     }
     // The players the referee starts: each instance kept running until
-    // the event is over (a program that exits or crashes mid-event is
-    // started again, after a growing pause; it signs on and is brought
-    // back into its game).
+    // the event is over. A resumed event that is over already starts
+    // nobody.
     let (over_tx, over_rx) = tokio::sync::watch::channel(false);
-    let mut keepers = Vec::new();
-    // A resumed event that is over already starts nobody.
-    if let Some(local) = local.filter(|_| !director.is_over()) {
-        for p in &event.players {
-            let Some(cmd) = &p.command else { continue };
-            for i in 0..p.instances() {
-                let mut args: Vec<String> = cmd[1..].to_vec();
-                args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
-                if let Some(t) = &p.token {
-                    args.extend(["--token".to_owned(), t.clone()]);
-                }
-                let who = if p.instances() > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
-                let words = players::LastWords::default();
-                let first = players::spawn_player(&cmd[0], &args, &who, options.verbose, &words)
-                    .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
-                keepers.push(tokio::spawn(players::keep_player(
-                    first,
-                    words,
-                    cmd[0].clone(),
-                    args,
-                    who,
-                    options.verbose,
-                    tx.clone(),
-                    over_rx.clone(),
-                )));
-            }
-        }
-    }
+    let keepers = match local.filter(|_| !director.is_over()) {
+        Some(local) => start_players(&event, local, options.verbose, &tx, &over_rx)?,
+        None => Vec::new(),
+    };
     #[cfg(unix)]
     locals.begin();
     let done = drive(director, &mut carrier, &mut rx).await;
-    let mut outcome = match done {
-        Ok(Done { games, report, stopped: None }) => {
-            let sig = interrupted.load(std::sync::atomic::Ordering::Relaxed);
-            Ok(Outcome { games, report, latencies: Vec::new(), interrupted: (sig != 0).then_some(sig) })
-        }
-        Ok(Done { stopped: Some(Stopped::SteppedDown(why)), .. }) => Err(std::io::Error::other(why)),
-        Ok(Done { stopped: Some(Stopped::JournalFailed(why)), .. }) => Err(std::io::Error::other(why)),
-        Err(e) => Err(e),
-    };
+    let sig = interrupted.load(std::sync::atomic::Ordering::Relaxed);
+    let mut outcome = outcome(done, (sig != 0).then_some(sig));
     if let (Ok(_), Some(e)) = (&outcome, carrier.fault.take()) {
         outcome = Err(e);
     }
-    // The live display outlives the event, so that a spectator who comes
-    // late sees the results: until `quit` (or the end of standard input)
-    // in the foreground, for the event's `linger` in the background.
     if carrier.web.is_some() && matches!(&outcome, Ok(o) if o.interrupted.is_none()) {
-        if options.console {
-            carrier.log_line("referee the live display stays up until quit");
-            eprintln!("argus: the event is over; the live display stays up until quit");
-            while let Some(msg) = rx.recv().await {
-                match msg {
-                    Inbox::Input(Input::Console(c)) if c.trim() == "quit" => break,
-                    Inbox::Input(Input::Stop(_)) | Inbox::ConsoleClosed => break,
-                    _ => {}
-                }
-            }
-        } else {
-            carrier.log_line(&format!("referee the live display stays up for {:?}", event.linger));
-            if let Some(log) = carrier.log.as_mut() {
-                let _ = log.flush();
-            }
-            let linger = tokio::time::sleep(event.linger);
-            tokio::pin!(linger);
-            loop {
-                tokio::select! {
-                    () = &mut linger => break,
-                    msg = rx.recv() => match msg {
-                        Some(Inbox::Input(Input::Stop(_))) | None => break,
-                        _ => {}
-                    },
-                }
-            }
-        }
+        linger(&mut carrier, &mut rx, options.console, event.linger).await;
     }
     if let Some(log) = carrier.log.as_mut() {
         let _ = log.flush();
     }
-    // The writers send what they hold and end once their queues are
-    // dropped; give them a moment.
+    // The end, in mini-redis's manner: no more clients; the writers
+    // send what they hold and end once their queues are dropped, each
+    // dropping its `working` token: wait for the last (bounded, for a
+    // client that does not read).
+    for t in taking {
+        t.abort();
+        let _ = t.await;
+    }
     carrier.conns.clear();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(working);
+    let _ = tokio::time::timeout(WRITERS_GRACE, finished.recv()).await;
     if let (Ok(o), Some(l)) = (outcome.as_mut(), latencies) {
         o.latencies = std::mem::take(&mut *l.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     }
@@ -485,6 +368,195 @@ pub(crate) async fn serve(
     #[cfg(unix)]
     locals.finish().await;
     outcome
+}
+
+/// How long the end of the event waits for the connections' writers to
+/// write out what they hold: a client that does not read is not waited
+/// for longer.
+const WRITERS_GRACE: Duration = Duration::from_secs(2);
+
+/// What the clients' tasks share: the director's inbox, the latencies
+/// measured, the writers' completion token.
+struct ClientsIn<'a> {
+    tx: &'a mpsc::Sender<Inbox>,
+    latencies: &'a Option<Latencies>,
+    working: &'a Working,
+}
+
+impl ClientsIn<'_> {
+    /// Starts taking clients: on a TCP listener (`listener` if given,
+    /// else bound to the address), whose address is returned (and sent
+    /// to `bound`), or on the serial lines of `options`. The tasks that
+    /// take clients, to abort at the event's end.
+    async fn start(
+        &self,
+        event: &Event,
+        options: &Options,
+        bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+        listener: Option<TcpListener>,
+    ) -> std::io::Result<(Option<SocketAddr>, Vec<tokio::task::JoinHandle<()>>)> {
+        if options.serial.is_empty() {
+            let addr = options.listen.clone().unwrap_or_else(|| event.listen.clone());
+            let listener = match listener {
+                Some(l) => l,
+                None => TcpListener::bind(&addr).await?,
+            };
+            let local = listener.local_addr()?;
+            if let Some(tx) = bound {
+                let _ = tx.send(local);
+            }
+            let _ = self.tx.send(Inbox::Input(Input::Listening(local.to_string()))).await;
+            let task =
+                tokio::spawn(net::listen(listener, self.tx.clone(), self.latencies.clone(), self.working.clone()));
+            return Ok((Some(local), vec![task]));
+        }
+        if let Some(p) = event.players.iter().find(|p| p.command.is_some()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("serial mode: player {} has a command; players come over the serial lines", p.name),
+            ));
+        }
+        let baud = options.baud.unwrap_or(DEFAULT_BAUD);
+        // A bad rate is said now, not in a log line per attempt.
+        crate::serial::BAUD_RATES.contains(&baud).then_some(()).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{baud} baud: not a serial line rate"))
+        })?;
+        #[cfg(unix)]
+        {
+            let n = options.serial.len() as u64;
+            let tasks = (0..n)
+                .zip(&options.serial)
+                .map(|(k, path)| {
+                    let line = net::serial_line(path.clone(), baud, (k, n), self.tx.clone(), self.working.clone());
+                    tokio::spawn(line)
+                })
+                .collect();
+            Ok((None, tasks))
+        }
+        #[cfg(not(unix))]
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "serial mode needs a Unix system"))
+    }
+}
+
+/// Serves the live display on `listener`: the state the director
+/// publishes goes to it, the supervisor's actions come back as inputs.
+fn start_web(
+    event: &Event,
+    listener: TcpListener,
+    tx: &mpsc::Sender<Inbox>,
+) -> tokio::sync::watch::Sender<Arc<Snapshot>> {
+    let (state_tx, state_rx) = tokio::sync::watch::channel(Arc::new(Snapshot::default()));
+    let (act_tx, mut act_rx) = mpsc::channel::<(String, String)>(16);
+    let inbox = tx.clone();
+    tokio::spawn(async move {
+        while let Some((command, from)) = act_rx.recv().await {
+            if inbox.send(Inbox::Input(Input::Supervisor { command, from })).await.is_err() {
+                return;
+            }
+        }
+    });
+    let (pgn, token) = (event.pgn.clone(), event.supervisor_token.clone());
+    tokio::spawn(web::serve(listener, state_rx, pgn, token, act_tx));
+    state_tx
+}
+
+/// After a take-over: tells the old primary at `old` to yield, and the
+/// director what it answered.
+fn start_fence(old: String, token: String, epoch: u64, tx: &mpsc::Sender<Inbox>) {
+    let (ftx, mut frx) = mpsc::channel(1);
+    tokio::spawn(ask::fence(old, token, epoch, ftx));
+    let tx = tx.clone();
+    tokio::spawn(async move {
+        while let Some(f) = frx.recv().await {
+            if tx.send(Inbox::Input(Input::Fenced(f))).await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// Starts the players the event names a command for, each instance kept
+/// running by a keeper until `over` (a program that exits or crashes
+/// mid-event is started again, after a growing pause; it signs on and is
+/// brought back into its game).
+fn start_players(
+    event: &Event,
+    local: SocketAddr,
+    verbose: bool,
+    tx: &mpsc::Sender<Inbox>,
+    over: &tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<Vec<tokio::task::JoinHandle<()>>> {
+    let mut keepers = Vec::new();
+    for p in &event.players {
+        let Some(cmd) = &p.command else { continue };
+        for i in 0..p.instances() {
+            let mut args: Vec<String> = cmd[1..].to_vec();
+            args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
+            if let Some(t) = &p.token {
+                args.extend(["--token".to_owned(), t.clone()]);
+            }
+            let who = if p.instances() > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
+            let words = players::LastWords::default();
+            let first = players::spawn_player(&cmd[0], &args, &who, verbose, &words)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
+            keepers.push(tokio::spawn(players::keep_player(
+                first,
+                words,
+                cmd[0].clone(),
+                args,
+                who,
+                verbose,
+                tx.clone(),
+                over.clone(),
+            )));
+        }
+    }
+    Ok(keepers)
+}
+
+/// The event's outcome from the director's end; `interrupted`: the
+/// signal that stopped it, if one did.
+fn outcome(done: std::io::Result<Done>, interrupted: Option<i32>) -> std::io::Result<Outcome> {
+    match done {
+        Ok(Done { games, report, stopped: None }) => Ok(Outcome { games, report, latencies: Vec::new(), interrupted }),
+        Ok(Done { stopped: Some(Stopped::SteppedDown(why) | Stopped::JournalFailed(why)), .. }) => {
+            Err(std::io::Error::other(why))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The live display outlives the event, so that a spectator who comes
+/// late sees the results: until `quit` (or the end of standard input)
+/// with a `console`, for the event's `linger` in the background.
+async fn linger(carrier: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>, console: bool, linger: Duration) {
+    if console {
+        carrier.log_line("referee the live display stays up until quit");
+        eprintln!("argus: the event is over; the live display stays up until quit");
+        while let Some(msg) = rx.recv().await {
+            match msg {
+                Inbox::Input(Input::Console(c)) if c.trim() == "quit" => break,
+                Inbox::Input(Input::Stop(_)) | Inbox::ConsoleClosed => break,
+                _ => {}
+            }
+        }
+        return;
+    }
+    carrier.log_line(&format!("referee the live display stays up for {linger:?}"));
+    if let Some(log) = carrier.log.as_mut() {
+        let _ = log.flush();
+    }
+    let linger = tokio::time::sleep(linger);
+    tokio::pin!(linger);
+    loop {
+        tokio::select! {
+            () = &mut linger => break,
+            msg = rx.recv() => match msg {
+                Some(Inbox::Input(Input::Stop(_))) | None => break,
+                _ => {}
+            },
+        }
+    }
 }
 
 /// The director's loop: carry out its outputs, then wait for the next
@@ -563,6 +635,27 @@ struct Carrier {
 }
 
 impl Carrier {
+    /// A carrier for `event`'s files (its log opened), with `journal`,
+    /// telling `inbox` what its own tasks (a probe) find.
+    fn new(event: &Event, verbose: bool, journal: Journal, inbox: mpsc::Sender<Inbox>) -> std::io::Result<Carrier> {
+        Ok(Carrier {
+            event: event.clone(),
+            verbose,
+            conns: HashMap::new(),
+            journal,
+            log: Some(std::io::BufWriter::new(append_file(&event.log)?)),
+            pgn: None,
+            epdout: None,
+            web: None,
+            inbox,
+            fault: None,
+            pending: None,
+            sync_due: None,
+            log_due: None,
+            log_second: (0, String::new()),
+        })
+    }
+
     fn take(&mut self, d: &mut Director, msg: Inbox) {
         let input = match msg {
             Inbox::Connected { id, tx, peer } => {

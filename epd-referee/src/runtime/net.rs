@@ -1,7 +1,9 @@
 //! Clients' connections, over TCP or serial lines: a reader task that
 //! frames lines (capped at [`MAX_RECORD`] bytes, each finished within
 //! [`LINE_TIMEOUT`] of its first byte) and a writer task fed by a bounded
-//! queue. Both report to the director's inbox.
+//! queue. Both report to the director's inbox. Each writer holds a
+//! [`Working`] token until it has written its queue out: the referee's
+//! end waits for every token (mini-redis's shutdown completion).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,11 +13,18 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use super::{Inbox, Latencies, Out, LINE_TIMEOUT, MAX_CLIENTS, QUEUE};
+use super::{Inbox, Latencies, Out, Working, LINE_TIMEOUT, MAX_CLIENTS, QUEUE};
 use crate::director::{ConnId, Input};
 use crate::protocol::MAX_RECORD;
 
-pub(super) async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>, latencies: Option<Latencies>) {
+/// Accepts clients until aborted (the event's end): each gets a
+/// connection task.
+pub(super) async fn listen(
+    listener: TcpListener,
+    tx: mpsc::Sender<Inbox>,
+    latencies: Option<Latencies>,
+    working: Working,
+) {
     let mut next: ConnId = 1;
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CLIENTS));
     loop {
@@ -30,24 +39,26 @@ pub(super) async fn listen(listener: TcpListener, tx: mpsc::Sender<Inbox>, laten
         next += 1;
         let tx = tx.clone();
         let latencies = latencies.clone();
+        let working = working.clone();
         tokio::spawn(async move {
             let (read, write) = stream.into_split();
-            connection(id, read, write, peer.to_string(), tx, latencies).await;
+            connection(id, (read, write), peer.to_string(), tx, latencies, working).await;
             drop(permit);
         });
     }
 }
 
 /// One client, over TCP or a serial line: a reader (this task) and a
-/// writer task. It ends when the client closes, misbehaves, or the
-/// director drops it.
+/// writer task, which holds `working` until it has written its queue
+/// out. It ends when the client closes, misbehaves, or the director
+/// drops it.
 pub(super) async fn connection<R, W>(
     id: ConnId,
-    read: R,
-    mut write: W,
+    (read, mut write): (R, W),
     peer: String,
     tx: mpsc::Sender<Inbox>,
     latencies: Option<Latencies>,
+    working: Working,
 ) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -72,6 +83,7 @@ pub(super) async fn connection<R, W>(
             }
         }
         let _ = write.shutdown().await;
+        drop(working);
     });
     let mut writer = writer;
     let mut reader = BufReader::with_capacity(8192, read);
@@ -83,7 +95,7 @@ pub(super) async fn connection<R, W>(
             // pairings); the rest of the line must follow promptly.
             let first = match reader.fill_buf().await {
                 Ok([]) => break "closed by the client".to_owned(),
-                Ok(_) => Instant::now(),
+                Ok(_) => tokio::time::Instant::now(),
                 Err(e) => break format!("read error: {e}"),
             };
             let read_line = async {
@@ -106,7 +118,7 @@ pub(super) async fn connection<R, W>(
                     }
                 }
             };
-            match tokio::time::timeout_at((first + LINE_TIMEOUT).into(), read_line).await {
+            match tokio::time::timeout_at(first + LINE_TIMEOUT, read_line).await {
                 Ok(Ok(true)) => {
                     if tx.send(Inbox::Input(Input::Line { id, line: line.clone(), at: Instant::now() })).await.is_err()
                     {
@@ -215,7 +227,13 @@ impl AsyncWrite for Line {
 /// dropped, as a new connection. Line `k` of `n` takes the connection ids
 /// k + 1, k + 1 + n, ...
 #[cfg(unix)]
-pub(super) async fn serial_line(path: PathBuf, baud: u32, k: u64, n: u64, tx: mpsc::Sender<Inbox>) {
+pub(super) async fn serial_line(
+    path: PathBuf,
+    baud: u32,
+    (k, n): (u64, u64),
+    tx: mpsc::Sender<Inbox>,
+    working: Working,
+) {
     let mut id = k + 1;
     let mut wait = Duration::from_millis(200);
     loop {
@@ -237,7 +255,7 @@ pub(super) async fn serial_line(path: PathBuf, baud: u32, k: u64, n: u64, tx: mp
                         return;
                     }
                 };
-                connection(id, read, write, path.display().to_string(), tx.clone(), None).await;
+                connection(id, (read, write), path.display().to_string(), tx.clone(), None, working.clone()).await;
                 id += n;
             }
             Ok(Err(e)) => {
@@ -252,5 +270,65 @@ pub(super) async fn serial_line(path: PathBuf, baud: u32, k: u64, n: u64, tx: mp
             return;
         }
         tokio::time::sleep(wait).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    /// A slow loris, a byte a second and never a newline, is dropped when
+    /// its line is [`LINE_TIMEOUT`] old, on tokio's paused clock: the
+    /// process test `hostile_clients_cost_the_referee_nothing` shows it
+    /// over TCP, this the instant.
+    #[tokio::test(start_paused = true)]
+    async fn a_line_unfinished_after_the_line_timeout_closes_the_connection() {
+        let (client, server) = tokio::io::duplex(1024);
+        let (read, write) = tokio::io::split(server);
+        let (tx, mut rx) = mpsc::channel(16);
+        let (working, _finished) = mpsc::channel(1);
+        tokio::spawn(connection(7, (read, write), "loris".into(), tx, None, working));
+        // The director's end of the connection: its queue kept, as the
+        // carrier keeps it.
+        let Some(Inbox::Connected { id: 7, tx: _queue, .. }) = rx.recv().await else { panic!("no connection") };
+        let start = tokio::time::Instant::now();
+        let (_from, mut to) = tokio::io::split(client);
+        tokio::spawn(async move {
+            for &b in b"refreq sign_on; name \"white\"; ".iter().cycle() {
+                if to.write_all(&[b]).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        let Some(Inbox::Input(Input::Closed { id: 7, why })) = rx.recv().await else { panic!("not closed") };
+        let after = start.elapsed();
+        assert_eq!(why, format!("a line unfinished after {} s", LINE_TIMEOUT.as_secs()));
+        assert!(after >= LINE_TIMEOUT && after < LINE_TIMEOUT + Duration::from_secs(1), "{after:?}");
+    }
+
+    /// At the event's end the runtime drops the connections' queues and
+    /// waits for every writer's [`Working`] token: it comes back only
+    /// once what was queued (the last `disconnect`) is written.
+    #[tokio::test(start_paused = true)]
+    async fn the_end_waits_for_the_writers_to_write_their_queues_out() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let (tx, mut rx) = mpsc::channel(16);
+        let (working, mut finished) = mpsc::channel::<()>(1);
+        tokio::spawn(connection(3, (read, write), "client".into(), tx, None, working.clone()));
+        let Some(Inbox::Connected { id: 3, tx: queue, .. }) = rx.recv().await else { panic!("no connection") };
+        for line in ["first\n", "last\n"] {
+            queue.send((line.as_bytes().to_vec(), None)).await.unwrap();
+        }
+        drop(queue);
+        drop(working);
+        assert_eq!(finished.recv().await, None, "every token dropped");
+        let mut got = String::new();
+        let (mut from, _to) = tokio::io::split(client);
+        tokio::io::AsyncReadExt::read_to_string(&mut from, &mut got).await.unwrap();
+        assert_eq!(got, "first\nlast\n");
     }
 }
