@@ -1990,3 +1990,53 @@ fn players_the_referee_starts_are_its_own_across_kills_and_signals() {
     assert!(status.success(), "{err}");
     players_become(&addr, 0, Duration::from_secs(3));
 }
+
+/// Issue 46: a player the referee starts gets its token in the
+/// environment (EPD_TOKEN, which `epd play` reads), never on its command
+/// line, which every user of the machine can read; a player without a
+/// token does not inherit the referee's own EPD_TOKEN.
+#[test]
+fn players_the_referee_starts_get_their_token_in_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each program writes its arguments and the variable, then plays.
+    let spy = |name: &str| {
+        format!(
+            "[\"sh\", \"-c\", \"echo \\\"$@\\\" > {name}.argv; printf %s \\\"$EPD_TOKEN\\\" > {name}.token; \
+             exec {EPD} play --movetime 30 \\\"$@\\\"\", \"sh\"]"
+        )
+    };
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Tokens\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"60+0.1\"\nrounds = 1\n\
+             reset_delay = 0\nconclude_delay = 0\n\
+             [[players]]\nname = \"a\"\ntoken = \"s3cret-of-a\"\ncommand = {}\n\
+             [[players]]\nname = \"b\"\ncommand = {}\n",
+            spy("a"),
+            spy("b")
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(EPD)
+        .args(["referee", "event.toml", "--background"])
+        .env("EPD_TOKEN", "the-referee-s-own")
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = dir.path().join("referee.log");
+    // Both sign on (a with the token from its environment) and play.
+    wait_for_line(&log, "game 1 starts", Duration::from_secs(60));
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap();
+    let (argv_a, argv_b) = (read("a.argv"), read("b.argv"));
+    assert!(argv_a.contains("--name a") && argv_b.contains("--name b"), "{argv_a} / {argv_b}");
+    assert!(!argv_a.contains("s3cret") && !argv_a.contains("--token"), "a's command line: {argv_a}");
+    assert_eq!(read("a.token"), "s3cret-of-a");
+    assert_eq!(read("b.token"), "", "b has no token and must not get the referee's own");
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("s3cret-of-a"), "the token reached the log:\n{text}");
+}

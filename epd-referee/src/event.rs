@@ -573,7 +573,7 @@ pub const PLAYER_KEYS: &[Key] = &[
         "command",
         "none",
         "list of words",
-        "a program the referee starts and keeps running; it adds --referee HOST:PORT --name NAME [--token T]",
+        "a program the referee starts and keeps running; it adds --referee HOST:PORT --name NAME, and the token in the environment variable EPD_TOKEN (never on the command line)",
         "[\"epd\", \"play\", \"--depth\", \"3\"]",
     ),
     key(

@@ -40,8 +40,11 @@ pub struct Args {
     /// The player name to sign on as (the event file's players.name).
     #[arg(long)]
     name: String,
-    /// The token the event file requires for this player.
-    #[arg(long)]
+    /// The token the event file requires for this player; read from the
+    /// environment variable EPD_TOKEN when not given (where a referee
+    /// puts it for the players it starts: a command line is visible to
+    /// every user of the machine, an environment only to its owner).
+    #[arg(long, env = "EPD_TOKEN", hide_env_values = true)]
     token: Option<String>,
     #[command(flatten)]
     engine: EngineCommand,

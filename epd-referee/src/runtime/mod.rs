@@ -492,18 +492,15 @@ fn start_players(
         for i in 0..p.instances() {
             let mut args: Vec<String> = cmd[1..].to_vec();
             args.extend(["--referee".to_owned(), local.to_string(), "--name".to_owned(), p.name.clone()]);
-            if let Some(t) = &p.token {
-                args.extend(["--token".to_owned(), t.clone()]);
-            }
+            let launch = players::Launch { program: cmd[0].clone(), args, token: p.token.clone() };
             let who = if p.instances() > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() };
             let words = players::LastWords::default();
-            let first = players::spawn_player(&cmd[0], &args, &who, verbose, &words)
+            let first = players::spawn_player(&launch, &who, verbose, &words)
                 .map_err(|e| std::io::Error::new(e.kind(), format!("player {}: {}: {e}", p.name, cmd[0])))?;
             keepers.push(tokio::spawn(players::keep_player(
                 first,
                 words,
-                cmd[0].clone(),
-                args,
+                launch,
                 who,
                 verbose,
                 tx.clone(),

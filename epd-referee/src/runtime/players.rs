@@ -25,16 +25,37 @@ const LAST_WORDS: usize = 8;
 /// A player's last lines on standard error.
 pub(super) type LastWords = Arc<Mutex<VecDeque<String>>>;
 
+/// The environment variable that carries a player's token to the
+/// program the referee starts (`epd play` reads it): a command line is
+/// visible to every user of the machine, an environment only to its
+/// owner.
+pub const TOKEN_VARIABLE: &str = "EPD_TOKEN";
+
+/// How a player's program is started.
+#[derive(Clone, Debug)]
+pub(super) struct Launch {
+    /// The program.
+    pub(super) program: String,
+    /// Its arguments (the referee's address and the player's name added).
+    pub(super) args: Vec<String>,
+    /// The player's token, put in [`TOKEN_VARIABLE`], never in `args`.
+    pub(super) token: Option<String>,
+}
+
 /// Starts one instance of a player's program.
 pub(super) fn spawn_player(
-    program: &str,
-    args: &[String],
+    launch: &Launch,
     who: &str,
     verbose: bool,
     words: &LastWords,
 ) -> std::io::Result<tokio::process::Child> {
-    let mut c = tokio::process::Command::new(program);
-    c.args(args)
+    let mut c = tokio::process::Command::new(&launch.program);
+    match &launch.token {
+        Some(t) => c.env(TOKEN_VARIABLE, t),
+        // Not the referee's own, if it has one.
+        None => c.env_remove(TOKEN_VARIABLE),
+    };
+    c.args(&launch.args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -87,8 +108,7 @@ pub(super) fn spawn_player(
 pub(super) async fn keep_player(
     mut child: tokio::process::Child,
     words: LastWords,
-    program: String,
-    args: Vec<String>,
+    launch: Launch,
     who: String,
     verbose: bool,
     inbox: mpsc::Sender<Inbox>,
@@ -120,10 +140,10 @@ pub(super) async fn keep_player(
                 } else {
                     (pause * 2).min(Duration::from_secs(30))
                 };
-                match spawn_player(&program, &args, &who, verbose, &words) {
+                match spawn_player(&launch, &who, verbose, &words) {
                     Ok(c) => child = c,
                     Err(e) => {
-                        let note = format!("player {who}: cannot start {program}: {e}");
+                        let note = format!("player {who}: cannot start {}: {e}", launch.program);
                         let _ = inbox.send(Inbox::Input(Input::Note(note))).await;
                         return;
                     }
