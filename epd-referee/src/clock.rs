@@ -286,6 +286,27 @@ impl Clock {
     }
 }
 
+/// The one rounding of a side's times to whole milliseconds, for what
+/// clients are told (`Ccms`, `Rtms`) and what the PGN records (`[%emt]`,
+/// `[%clk]`) alike: `used`, the side's time used in all (exact), to the
+/// nearest millisecond (halves up), and its clock as the nearest
+/// millisecond of its whole budget (used plus `remaining`) less that.
+/// Both come from exact sums, so a move's emt (the difference of two
+/// successive `used`) makes the emts add up to the time used, and on
+/// every move the previous clock less the emt plus the increment is the
+/// next clock, to the millisecond. Returns `(used, clock)`.
+#[must_use]
+pub(crate) fn shown_ms(used: Duration, remaining: Duration) -> (u64, u64) {
+    let used_ms = round_ms(used.as_nanos());
+    (used_ms, round_ms(used.as_nanos() + remaining.as_nanos()).saturating_sub(used_ms))
+}
+
+/// Nanoseconds to the nearest millisecond (halves up).
+#[must_use]
+pub(crate) fn round_ms(ns: u128) -> u64 {
+    u64::try_from((ns + 500_000) / 1_000_000).unwrap_or(u64::MAX)
+}
+
 /// `h:mm:ss` or, with a fraction, `h:mm:ss.fff` (PGN `[%clk]`/`[%emt]`).
 #[must_use]
 pub fn hms(d: Duration) -> String {

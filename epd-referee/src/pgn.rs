@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use epd_core::{Color, Position};
 
-use crate::clock::hms;
+use crate::clock::{hms, shown_ms};
 use crate::game::Game;
 
 /// The tags a game needs beyond what the game itself knows.
@@ -113,8 +113,8 @@ pub fn write(tags: &Tags, game: &Game) -> String {
     let mut lines = Lines { text: String::new(), line: 0 };
     let mut number = start.fullmoves();
     let mut turn = start.turn();
-    // Time used so far by White and Black, exactly (nanoseconds).
-    let mut used = [0u128; 2];
+    // Time used so far by White and Black, exactly.
+    let mut used = [Duration::ZERO; 2];
     for (i, m) in game.moves().iter().enumerate() {
         // Every move has a comment, so black's moves carry `N...` too.
         if turn == Color::White {
@@ -128,11 +128,11 @@ pub fn write(tags: &Tags, game: &Game) -> String {
         // Both rounded from exact sums, so that on every move the
         // previous clock less the emt plus the increment is the next
         // clock, to the millisecond, and the emts add up to the time used.
+        // (The same rounding as the clocks clients are told: shown_ms.)
         let side = usize::from(turn == Color::Black);
-        let before = round_ms(used[side]);
-        used[side] += m.emt.as_nanos();
-        let after = round_ms(used[side]);
-        let clk = round_ms(m.clock.as_nanos() + used[side]).saturating_sub(after);
+        let (before, _) = shown_ms(used[side], Duration::ZERO);
+        used[side] += m.emt;
+        let (after, clk) = shown_ms(used[side], m.clock);
         let (clk, emt) = (Duration::from_millis(clk), Duration::from_millis(after - before));
         let score = m.eval.as_ref().map_or_else(String::new, |e| format!("{} ", cutechess_score(e, emt)));
         if game.clock(turn).is_running() {
@@ -178,9 +178,4 @@ pub fn score_text(ce: i32) -> String {
     } else {
         format!("{}{:.2}", if ce >= 0 { "+" } else { "-" }, f64::from(ce.unsigned_abs()) / 100.0)
     }
-}
-
-/// Nanoseconds to the nearest millisecond (halves up).
-fn round_ms(ns: u128) -> u64 {
-    u64::try_from((ns + 500_000) / 1_000_000).unwrap_or(u64::MAX)
 }

@@ -40,6 +40,8 @@ use epd_core::{
     has_errors, Clock as EpdClock, Move, Opcode, OperandInput, ParseMode, Position, Record, REFCOM_COMMANDS,
 };
 
+use crate::clock::shown_ms;
+
 /// The extension operation carrying the time each side has consumed, in
 /// milliseconds. Private to this protocol, so capitalised as §5.3 asks.
 pub const CONSUMED_MS: &str = "Ccms";
@@ -334,15 +336,17 @@ impl<'a> Outgoing<'a> {
             let _ = rec.set("hmvc", &[OperandInput::Integer(i64::from(self.position.halfmoves()))]);
             let _ = rec.set("fmvn", &[OperandInput::Integer(i64::from(self.position.fullmoves()))]);
         }
-        let ms = |d: Duration| d.as_millis().min(u128::from(u64::MAX)).to_string();
+        // Milliseconds rounded as the PGN rounds them (clock::shown_ms),
+        // so that what a client is told equals what the PGN records.
+        let (used_w, used_b) = self.consumed.unwrap_or_default();
         if let Some((w, b)) = self.consumed {
             let c = |d: Duration| OperandInput::Clock(EpdClock::from_seconds(d.as_secs()));
             let _ = rec.set("cc", &[c(w), c(b)]);
-            let (w, b) = (ms(w), ms(b));
+            let (w, b) = (shown_ms(w, Duration::ZERO).0.to_string(), shown_ms(b, Duration::ZERO).0.to_string());
             let _ = rec.set(CONSUMED_MS, &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
         }
         if let Some((w, b)) = self.remaining {
-            let (w, b) = (ms(w), ms(b));
+            let (w, b) = (shown_ms(used_w, w).1.to_string(), shown_ms(used_b, b).1.to_string());
             let _ = rec.set(REMAINING_MS, &[OperandInput::Raw(w.as_bytes()), OperandInput::Raw(b.as_bytes())]);
         }
         if !self.tags.is_empty() {

@@ -14,6 +14,8 @@
 //!   respond's departure less the lag, never negative; in the PGN the
 //!   previous `[%clk]` less `[%emt]` plus the increment is the next
 //!   `[%clk]`, to the millisecond, and the emts add up to the time used;
+//!   the clocks a respond tells the clients (`Ccms`, `Rtms`) are the
+//!   PGN's after the move before it (the sum of the emts, `[%clk]`);
 //! - a game between two clients that keep the protocol (blank lines,
 //!   double replies, replies naming another game, false claims and draw
 //!   offers are kept within it) ends by the rules of chess, whatever the
@@ -1352,6 +1354,19 @@ impl Sim {
             clk[s] = c;
             used[s] += ns;
             sum[s] += e;
+            // What the next respond told the clients (Ccms, Rtms) is
+            // what the PGN records after this move, to the millisecond.
+            if let Some(&((cw, cb), (rw, rb))) = self.clocks.get(&(k, i + 1)) {
+                let (told_used, told_clock) = if s == 0 { (cw, rw) } else { (cb, rb) };
+                check!(
+                    (told_used, told_clock) == (sum[s], c),
+                    "game {} ply {}: the wire said used {told_used} ms, clock {told_clock} ms; the PGN says \
+                     emts {} ms, clk {c} ms",
+                    k + 1,
+                    i + 1,
+                    sum[s]
+                );
+            }
         }
         for s in 0..2 {
             check!(
