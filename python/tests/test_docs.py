@@ -86,9 +86,10 @@ def _modules_of_epdkit() -> List[types.ModuleType]:
     """epdkit and every module of the package but the optional Dask one
     (its doctests are run by their own test): each module's doctests are
     its own, whatever epdkit re-exports."""
-    import pkgutil
-
-    names = sorted(m.name for m in pkgutil.iter_modules(epdkit.__path__) if m.name != "dask")
+    # The package's Python files (pkgutil would also offer libepdkit.so,
+    # the C library the wheel carries, as an extension module).
+    here = Path(epdkit.__file__).parent
+    names = sorted(f.stem for f in here.glob("*.py") if f.stem not in ("__init__", "dask"))
     return [epdkit] + [importlib.import_module(f"epdkit.{name}") for name in names]
 
 
