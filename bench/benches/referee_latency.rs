@@ -79,7 +79,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 /// clients answer every respond at once with a random legal move; the
 /// moves played and the time spent inside the director's calls.
 fn director_alone(games: usize) -> (usize, Duration) {
-    use epd_referee::director::{Config, Director, Input, Output};
+    use epd_referee::director::{Config, Director, Input, Output, Reach};
     let ev = event(&std::env::temp_dir(), games);
     let config = Config {
         event: ev,
@@ -98,7 +98,7 @@ fn director_alone(games: usize) -> (usize, Duration) {
     let mut inputs: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
     for i in 0..games as u64 {
         for (id, name) in [(2 * i + 1, "a"), (2 * i + 2, "b")] {
-            inputs.push_back(Input::Connected { id, peer: "bench".into() });
+            inputs.push_back(Input::Connected { id, peer: "bench".into(), reach: Reach::Remote });
             let hello = ClientRecord { request: "sign_on", sender: Some(("bench", name)), ..ClientRecord::default() };
             inputs.push_back(Input::Line { id, line: hello.to_line(&Position::startpos()), at: now });
         }

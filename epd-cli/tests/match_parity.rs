@@ -284,3 +284,99 @@ fn the_sprt_verdict_block_is_printed_once() {
     let last = stderr.lines().rev().find(|l| l.starts_with("SPRT: ")).unwrap();
     assert!(last.ends_with("- H1 was accepted"), "the verdict's block is the last: {stderr}");
 }
+
+/// An engine that crashes mid-game loses that game at once, with the
+/// termination fastchess writes ("abandoned", "White disconnects" or
+/// "Black disconnects"); without -recover the match stops there, as
+/// fastchess's does (exit 1, the report kept, the command that goes on);
+/// with -recover the engine is started afresh for the next game, without
+/// a growing pause, and every game is played. The report lists the
+/// crashes per engine.
+#[test]
+fn a_crashing_engine_loses_and_stops_the_match_without_recover() {
+    for recover in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = dir.path().join("crash.sh");
+        // A wrapper that passes lines to the built-in engine and exits
+        // after five `go`s (each life of the engine).
+        std::fs::write(
+            &engine,
+            format!(
+                "#!/bin/sh\nn=0\nwhile read -r l; do\n  case \"$l\" in\n    go*) n=$((n+1)); if [ $n -gt 5 ]; then exit 3; \
+                 fi;;\n  esac\n  printf '%s\\n' \"$l\"\ndone | {EPD} uci\n"
+            ),
+        )
+        .unwrap();
+        assert!(Command::new("chmod").arg("+x").arg(&engine).status().unwrap().success());
+        let started = Instant::now();
+        let mut cmd = Command::new(EPD);
+        cmd.current_dir(dir.path())
+            .args(["match", "-engine", &format!("cmd={}", engine.display()), "name=crash"])
+            .args(["-engine", &format!("cmd={EPD}"), "args=uci", "name=ok", "-each", "depth=1", "-rounds", "2"])
+            .args(["-pgnout", "file=g.pgn"]);
+        if recover {
+            cmd.arg("-recover");
+        }
+        let out = cmd.output().unwrap();
+        let took = started.elapsed();
+        let (stdout, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let pgn = std::fs::read_to_string(dir.path().join("g.pgn")).unwrap_or_default();
+        let lost = pgn.matches("[Termination \"abandoned\"]").count();
+        assert!(pgn.contains(" disconnects}"), "{pgn}");
+        if recover {
+            assert!(out.status.success(), "{err}");
+            assert_eq!(pgn.matches("[Event ").count(), 4, "every game is played: {pgn}");
+            assert!(lost >= 2, "each life of the engine crashes in a game: {pgn}");
+            assert!(stdout.contains(&format!("Player: crash\n  Timeouts: 0\n  Crashed: {lost}\n")), "{stdout}");
+            // Started afresh at once: four depth-1 games take well under
+            // the 1 + 2 + 4 s the growing pause cost.
+            assert!(took < Duration::from_secs(20), "took {took:?}");
+        } else {
+            assert_eq!(out.status.code(), Some(1), "{err}");
+            assert_eq!((pgn.matches("[Event ").count(), lost), (1, 1), "the match stops after the lost game: {pgn}");
+            assert!(err.contains("the engine of crash crashed") && err.contains("-recover"), "{err}");
+            assert!(err.contains("to go on:") && err.contains("--resume"), "{err}");
+            assert!(stdout.contains("Player: crash\n  Timeouts: 0\n  Crashed: 1\n"), "the report is kept: {stdout}");
+        }
+    }
+}
+
+/// An engine that answers an illegal move loses that game with
+/// fastchess's termination ("illegal move"), and the match goes on.
+#[test]
+fn an_illegal_move_loses_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("illegal.sh");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nwhile read -r l; do\n  case \"$l\" in\n    uci) echo 'id name illegal'; echo uciok;;\n    \
+         isready) echo readyok;;\n    go*) echo 'bestmove a1a5';;\n    quit) exit 0;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    assert!(Command::new("chmod").arg("+x").arg(&engine).status().unwrap().success());
+    let out = Command::new(EPD)
+        .current_dir(dir.path())
+        .args(["match", "-engine", &format!("cmd={}", engine.display()), "name=bad"])
+        .args(["-engine", &format!("cmd={EPD}"), "args=uci", "name=ok", "-each", "depth=1", "-rounds", "1"])
+        .args(["-pgnout", "file=g.pgn"])
+        .output()
+        .unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{err}");
+    // Every game started and finished is printed, as fastchess prints it.
+    for line in [
+        "Started game 1 of 2 (bad vs ok)",
+        "Finished game 1 (bad vs ok): 0-1 {White makes an illegal move: bestmove a1a5}",
+        "Started game 2 of 2 (ok vs bad)",
+        "Finished game 2 (ok vs bad): 1-0 {Black makes an illegal move: bestmove a1a5}",
+    ] {
+        assert!(err.lines().any(|l| l == line), "{line:?} in {err}");
+    }
+    let pgn = std::fs::read_to_string(dir.path().join("g.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Termination \"illegal move\"]").count(), 2, "both games lost: {pgn}");
+    assert!(pgn.contains("White makes an illegal move: bestmove a1a5}"), "{pgn}");
+    assert!(
+        stdout.contains("Player: bad\n  Timeouts: 0\n  Crashed: 0\n  Stalled: 0\n  Illegal moves: 2\n"),
+        "{stdout}"
+    );
+}

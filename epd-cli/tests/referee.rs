@@ -592,9 +592,10 @@ fn local_uci_players_play_without_a_bridge() {
     check_with_pgn_extract(&path, g.len());
 }
 
-/// A local engine killed in the middle of a game: the referee notes it,
-/// starts it again and the player is brought back into its game (or
-/// loses it by abandonment); every game of the event is played.
+/// A local engine killed in the middle of a game: that game is lost at
+/// once (fastchess's rule: Termination "abandoned", "... disconnects"),
+/// the engine is started again for the next game, every game of the
+/// event is played, and the report counts the crash.
 #[test]
 fn a_local_engine_that_dies_mid_game_is_started_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -625,6 +626,14 @@ fn a_local_engine_that_dies_mid_game_is_started_again() {
     assert!(log.contains("player dies: the engine crashed") || log.contains("player dies: engine"), "{log}");
     assert!(log.contains("connected from local dies"), "{log}");
     assert_eq!(log.matches("connected from local dies").count(), 2, "one reconnection: {log}");
+    let lost: Vec<_> = games(&pgn)
+        .into_iter()
+        .filter(|(tags, _)| tags.iter().any(|(k, v)| k == "Termination" && v == "abandoned"))
+        .collect();
+    assert_eq!(lost.len(), 1, "the game it crashed in is lost: {pgn}");
+    assert!(lost[0].1.contains("disconnects"), "{}", lost[0].1);
+    let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
+    assert!(report.contains("Player: dies\n  Timeouts: 0\n  Crashed: 1\n"), "{report}");
 }
 
 /// A local engine that cannot start, or lacks an option it is given,

@@ -302,6 +302,10 @@ struct File {
     noswap: bool,
     #[serde(default)]
     reverse: bool,
+    #[serde(default = "yes")]
+    recover: bool,
+    #[serde(default)]
+    progress: bool,
     players: Vec<Player>,
 }
 
@@ -563,6 +567,21 @@ pub const KEYS: &[Key] = &[
     ),
     key("noswap", "false", "true, false", "both games of a pair with the same colours (not swapped)", "true"),
     key("reverse", "false", "true, false", "each pair begins with the second player of the pairing as White", "true"),
+    key(
+        "recover",
+        "true",
+        "true, false",
+        "after a game lost to a crashed or stalled engine the referee runs, play on with the engine started afresh, \
+         or stop the event (epd match without -recover, as fastchess)",
+        "false",
+    ),
+    key(
+        "progress",
+        "false",
+        "true, false",
+        "a line on standard error as each game starts and ends, as fastchess prints them (epd match: on)",
+        "true",
+    ),
     key("players", "required", "[[players]] tables", "the players, two at least", ""),
 ];
 
@@ -655,6 +674,9 @@ fn five() -> f64 {
 fn ten() -> f64 {
     10.0
 }
+fn yes() -> bool {
+    true
+}
 fn sequential() -> BookOrder {
     BookOrder::Sequential
 }
@@ -745,6 +767,13 @@ pub struct Event {
     pub noswap: bool,
     /// Each pair begins with the second player of the pairing as White.
     pub reverse: bool,
+    /// After a game lost to a crashed or stalled local engine: play on
+    /// (the engine started afresh), or stop the event.
+    pub recover: bool,
+    /// A line on standard error as each game starts and ends
+    /// (`Started game 1 of 4 (a vs b)`, `Finished game 1 (a vs b): 1-0
+    /// {Black checkmated}`).
+    pub progress: bool,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -1031,6 +1060,8 @@ impl Event {
             variant: f.variant,
             noswap: f.noswap,
             reverse: f.reverse,
+            recover: f.recover,
+            progress: f.progress,
             players,
         })
     }

@@ -58,6 +58,33 @@ impl GameResult {
     }
 }
 
+/// What a player lost a game to, of the failures a match counts per
+/// engine at its end (fastchess's "Timeouts" and "Crashed", with stalls
+/// and illegal moves apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fault {
+    /// Its engine crashed.
+    Crash,
+    /// Its engine stopped answering.
+    Stall,
+    /// Its flag fell.
+    Time,
+    /// It made an illegal move.
+    Illegal,
+}
+
+/// How an engine the referee runs itself failed mid-game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineFailure {
+    /// It exited, or broke the UCI protocol.
+    Crashed,
+    /// It stopped answering (no `bestmove`, no `readyok` in time).
+    Stalled,
+    /// It answered with a move that is not legal in the game.
+    IllegalMove,
+}
+
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Termination {
@@ -85,24 +112,50 @@ pub enum Termination {
     TimeoutVersusInsufficientMaterial(Color),
     /// A side left the game (disconnected past its grace, signed off).
     Abandoned(Color),
-    /// A side broke the rules or the protocol (an illegal move, a false
-    /// claim when that forfeits): it loses.
+    /// A side broke the rules or the protocol (a false claim when that
+    /// forfeits, a reply out of turn): it loses.
     RulesInfraction(Color, String),
+    /// A side answered with a move that is not legal (or not a move),
+    /// when that forfeits: it loses.
+    IllegalMove(Color, String),
+    /// A side's engine, run by the referee itself, died or broke its
+    /// protocol mid-game: it loses at once (fastchess's "disconnects").
+    Crashed(Color),
+    /// A side's engine, run by the referee itself, stopped answering
+    /// mid-game: it loses at once (fastchess's "connection stalls").
+    Stalled(Color),
     /// The supervisor decided the result.
     Adjudication(String),
 }
 
 impl Termination {
-    /// The PGN `Termination` tag: `normal`, `time forfeit`, `abandoned`,
-    /// `rules infraction` or `adjudication`.
+    /// The PGN `Termination` tag: `normal`, `time forfeit`, `abandoned`
+    /// (a crashed or stalled engine too, as fastchess writes),
+    /// `illegal move` (fastchess's and cutechess's word), `rules
+    /// infraction` or `adjudication`.
     #[must_use]
     pub fn pgn_tag(&self) -> &'static str {
         match self {
             Termination::TimeForfeit(_) | Termination::TimeoutVersusInsufficientMaterial(_) => "time forfeit",
-            Termination::Abandoned(_) => "abandoned",
+            Termination::Abandoned(_) | Termination::Crashed(_) | Termination::Stalled(_) => "abandoned",
+            Termination::IllegalMove(..) => "illegal move",
             Termination::RulesInfraction(..) => "rules infraction",
             Termination::Adjudication(_) => "adjudication",
             _ => "normal",
+        }
+    }
+
+    /// The side that lost the game to a failure, and which failure; none
+    /// for a game decided on the board, by agreement or by the
+    /// supervisor (and for a flag that fell against a bare king: a draw).
+    #[must_use]
+    pub fn fault(&self) -> Option<(Color, Fault)> {
+        match *self {
+            Termination::Crashed(c) => Some((c, Fault::Crash)),
+            Termination::Stalled(c) => Some((c, Fault::Stall)),
+            Termination::TimeForfeit(c) => Some((c, Fault::Time)),
+            Termination::IllegalMove(c, _) => Some((c, Fault::Illegal)),
+            _ => None,
         }
     }
 
@@ -131,6 +184,9 @@ impl Termination {
             }
             Termination::Abandoned(c) => format!("{} abandoned the game", name(c)),
             Termination::RulesInfraction(c, why) => format!("{} forfeits: {why}", name(c)),
+            Termination::IllegalMove(c, why) => format!("{} makes an illegal move: {why}", name(c)),
+            Termination::Crashed(c) => format!("{} disconnects", name(c)),
+            Termination::Stalled(c) => format!("{}'s connection stalls", name(c)),
             Termination::Adjudication(why) => format!("adjudicated: {why}"),
         }
     }
@@ -403,6 +459,21 @@ impl Game {
     /// `color` broke the rules or the protocol and loses.
     pub fn forfeit(&mut self, color: Color, why: impl Into<String>) -> Ended {
         self.end(GameResult::win(color.other()), Termination::RulesInfraction(color, why.into()))
+    }
+
+    /// `color` answered with an illegal move and loses.
+    pub fn illegal_move(&mut self, color: Color, why: impl Into<String>) -> Ended {
+        self.end(GameResult::win(color.other()), Termination::IllegalMove(color, why.into()))
+    }
+
+    /// `color`'s engine failed (`why`, for an illegal move) and loses.
+    pub fn engine_failed(&mut self, color: Color, failure: EngineFailure, why: &str) -> Ended {
+        let t = match failure {
+            EngineFailure::Crashed => Termination::Crashed(color),
+            EngineFailure::Stalled => Termination::Stalled(color),
+            EngineFailure::IllegalMove => Termination::IllegalMove(color, why.to_owned()),
+        };
+        self.end(GameResult::win(color.other()), t)
     }
 
     /// Records what the engine said of the last move played.

@@ -53,5 +53,5 @@ pub use event::{
     keys_markdown, keys_text, Adjudication, Book, BookFormat, BookOrder, DrawRule, Event, EventError, JournalSync, Key,
     OptionValue, Pairing, Player, ResignRule, ScheduledGame, KEYS, PLAYER_KEYS,
 };
-pub use game::{ClaimError, DrawClaim, Ended, Game, GameResult, PlayedMove, Termination};
+pub use game::{ClaimError, DrawClaim, Ended, EngineFailure, Fault, Game, GameResult, PlayedMove, Termination};
 pub use standings::{EloEstimate, Standings};

@@ -68,6 +68,9 @@ pub struct MatchSpec {
     pub reverse: bool,
     /// `-epdout file=NAME`: each game's final position.
     pub epdout: Vec<String>,
+    /// `-recover`: play on after a game lost to a crashed or stalled
+    /// engine (without it the match stops there, as fastchess's does).
+    pub recover: bool,
 }
 
 /// A mistake in the command line: the option, and what it takes.
@@ -350,6 +353,11 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
             e.insert(key.into(), Value::Boolean(true));
         }
     }
+    if !spec.recover {
+        e.insert("recover".into(), Value::Boolean(false));
+    }
+    // fastchess prints every game started and finished.
+    e.insert("progress".into(), Value::Boolean(true));
     if !spec.sprt.is_empty() {
         e.insert("sprt".into(), Value::Table(sprt(&spec.sprt)?));
     }
@@ -545,15 +553,18 @@ mod tests {
         assert_eq!((book.plies, book.seed, book.order), (Some(8), 5, crate::BookOrder::Random));
         assert_eq!(ev.pgn, Path::new("/m/games.pgn"));
         assert!(!ev.variant.is_chess960() && !ev.noswap && !ev.reverse && ev.epdout.is_none());
+        assert!(!ev.recover, "without -recover a crash stops the match, as fastchess's");
+        assert!(ev.progress, "games started and finished are printed, as fastchess prints them");
         let more = MatchSpec {
             variant: Some("fischerandom".into()),
             noswap: true,
             reverse: true,
+            recover: true,
             epdout: words("file=final.epd"),
             ..spec.clone()
         };
         let ev = Event::parse(&event_text(&more, 5).unwrap(), Path::new("/m")).unwrap();
-        assert!(ev.variant.is_chess960() && ev.noswap && ev.reverse);
+        assert!(ev.variant.is_chess960() && ev.noswap && ev.reverse && ev.recover);
         assert_eq!(ev.epdout.as_deref(), Some(Path::new("/m/final.epd")));
         // Time odds: each engine its own control.
         let odds =

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use epd_core::Position;
-use epd_referee::director::{Config, ConnId, Director, Input, Output};
+use epd_referee::director::{Config, ConnId, Director, Input, Output, Reach};
 use epd_referee::journal::entry::Entry;
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
 use epd_referee::Event;
@@ -100,7 +100,7 @@ impl Bench {
     }
 
     fn sign_on(&mut self, id: ConnId, name: &str) {
-        self.input(Input::Connected { id, peer: format!("test:{id}") });
+        self.input(Input::Connected { id, peer: format!("test:{id}"), reach: Reach::Remote });
         let rec = ClientRecord { request: "sign_on", sender: Some(("test", name)), ..ClientRecord::default() };
         self.line(id, rec.to_line(&Position::startpos()));
     }
@@ -217,7 +217,7 @@ fn a_blank_line_is_ignored_even_on_move() {
 #[test]
 fn a_client_that_asks_for_a_heartbeat_hears_one_when_nothing_else_comes() {
     let mut b = Bench::new("");
-    b.input(Input::Connected { id: 1, peer: "test:1".into() });
+    b.input(Input::Connected { id: 1, peer: "test:1".into(), reach: Reach::Remote });
     let hello = ClientRecord {
         request: "sign_on",
         sender: Some(("t", "a")),
@@ -225,7 +225,7 @@ fn a_client_that_asks_for_a_heartbeat_hears_one_when_nothing_else_comes() {
         ..ClientRecord::default()
     };
     b.line(1, hello.to_line(&Position::startpos()));
-    b.input(Input::Connected { id: 2, peer: "test:2".into() });
+    b.input(Input::Connected { id: 2, peer: "test:2".into(), reach: Reach::Remote });
     // Alone, a is sent nothing: a blank line every 500 ms.
     b.after(499);
     assert!(b.raw.is_empty());
@@ -401,7 +401,7 @@ fn the_director_does_no_io() {
 #[test]
 fn with_a_standby_nothing_goes_out_unacknowledged_and_a_superseded_referee_sends_nothing() {
     let mut b = Bench::new("supervisor_token = \"sup\"");
-    b.input(Input::Connected { id: 9, peer: "127.0.0.1:5000".into() });
+    b.input(Input::Connected { id: 9, peer: "127.0.0.1:5000".into(), reach: Reach::Remote });
     b.line(9, b"EPDKIT-STANDBY follow token=sup listen=127.0.0.1:7000 heartbeat_ms=2000".to_vec());
     assert!(b.outputs.iter().any(|o| o.contains("CopyJournal")), "the standby gets the journal");
     let acks = |b: &Bench| b.raw.iter().filter(|(id, l)| *id == 9 && l.starts_with('C')).count();
@@ -417,7 +417,7 @@ fn with_a_standby_nothing_goes_out_unacknowledged_and_a_superseded_referee_sends
     ack_last(&mut b);
     // A stranger's garbage: its fault (no journal entry) waits for an
     // acknowledgement all the same.
-    b.input(Input::Connected { id: 3, peer: "test:3".into() });
+    b.input(Input::Connected { id: 3, peer: "test:3".into(), reach: Reach::Remote });
     let before = acks(&b);
     b.line(3, b"garbage".to_vec());
     assert!(b.sent.iter().all(|(id, _)| *id != 3), "nothing to #3 before the standby acknowledges");
@@ -718,4 +718,159 @@ fn after_the_sprt_verdict_a_begun_pair_is_finished_and_no_other_begins() {
     assert_eq!(b.over().len(), 4);
     b.after(1000);
     assert_eq!(b.started(), [0, 1, 2, 3], "no game after the verdict's pair");
+}
+
+/// The write-ahead rule by who hears: a record to a player the referee
+/// runs itself goes out in the step that decided it, before the append
+/// is durable (that player dies with the referee); a record to a remote
+/// client waits for the sync.
+#[test]
+fn only_remote_clients_wait_for_the_disk() {
+    let event = Event::parse(
+        "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\n\
+         [[players]]\nname = \"local\"\n[[players]]\nname = \"remote\"\n",
+        Path::new("."),
+    )
+    .unwrap();
+    let config = Config {
+        event,
+        openings: Vec::new(),
+        journal: None,
+        date: "2026.11.25".into(),
+        own: None,
+        web: false,
+        measure: false,
+    };
+    let t0 = Instant::now();
+    let mut d = Director::new(config, t0).unwrap();
+    // Every output until none is left: the records sent (connection,
+    // command) and the appends not yet synced.
+    let drain = |d: &mut Director, unsynced: &mut Vec<u64>| {
+        let mut sent = Vec::new();
+        while let Some(o) = d.poll_output() {
+            match o {
+                Output::Send { id, line, .. } if !line.is_empty() => {
+                    sent.push((id, parse_command(&line).unwrap().command));
+                }
+                Output::Append { seq, .. } => unsynced.push(seq),
+                _ => {}
+            }
+        }
+        sent
+    };
+    let mut unsynced = Vec::new();
+    let sync_all = |d: &mut Director, unsynced: &mut Vec<u64>| {
+        for seq in std::mem::take(unsynced) {
+            d.handle(t0, Input::Synced { seq });
+        }
+    };
+    for (id, name, reach) in [(1, "local", Reach::Local), (2, "remote", Reach::Remote)] {
+        d.handle(t0, Input::Connected { id, peer: format!("test:{id}"), reach });
+        let rec = ClientRecord { request: "sign_on", sender: Some(("test", name)), ..ClientRecord::default() };
+        d.handle(t0, Input::Line { id, line: rec.to_line(&Position::startpos()), at: t0 });
+    }
+    // Game 1 starts (local is White): the local player hears of it at
+    // once, before the game's start is durable; the remote one not yet.
+    let sent = drain(&mut d, &mut unsynced);
+    assert!(!unsynced.is_empty(), "the start is appended");
+    assert!(sent.iter().any(|&(id, _)| id == 1), "the local player hears before the sync: {sent:?}");
+    assert!(sent.iter().all(|&(id, _)| id != 2), "nothing reaches the remote client before the sync: {sent:?}");
+    let mut heard = sent;
+    for _ in 0..10 {
+        sync_all(&mut d, &mut unsynced);
+        if let Some(t) = d.poll_timeout().filter(|&t| t <= t0) {
+            d.handle_timeout(t);
+        }
+        heard.extend(drain(&mut d, &mut unsynced));
+    }
+    assert!(heard.contains(&(1, Command::Respond)), "the local player is asked to move: {heard:?}");
+    assert!(heard.iter().any(|&(id, _)| id == 2), "the remote client hears of the game once it is durable");
+
+    // The local player moves: the remote one is asked only after the
+    // move is durable.
+    let start = Position::startpos();
+    let e4 = start.parse_uci(b"e2e4").unwrap();
+    let reply = ClientRecord { request: "reply", sm: Some(e4), game: Some(1), ..ClientRecord::default() };
+    let at = t0 + Duration::from_millis(10);
+    d.handle(at, Input::Line { id: 1, line: reply.to_line(&start), at });
+    let sent = drain(&mut d, &mut unsynced);
+    assert_eq!(unsynced.len(), 1, "the move is appended");
+    assert!(!sent.contains(&(2, Command::Respond)), "the remote client waits for the disk: {sent:?}");
+    sync_all(&mut d, &mut unsynced);
+    assert!(drain(&mut d, &mut unsynced).contains(&(2, Command::Respond)));
+
+    // The remote player answers: the local one is asked in the same step,
+    // its append not yet durable.
+    let mut after = start;
+    after.play_unchecked(e4);
+    let e5 = after.parse_uci(b"e7e5").unwrap();
+    let reply = ClientRecord { request: "reply", sm: Some(e5), game: Some(1), ..ClientRecord::default() };
+    let at = t0 + Duration::from_millis(20);
+    d.handle(at, Input::Line { id: 2, line: reply.to_line(&after), at });
+    let sent = drain(&mut d, &mut unsynced);
+    assert_eq!(unsynced.len(), 1, "the move is appended, not synced");
+    assert!(sent.contains(&(1, Command::Respond)), "the local player is asked before the sync: {sent:?}");
+}
+
+/// A local engine that fails mid-game loses that game at once, as
+/// fastchess rules: a crash or a stall is Termination "abandoned" ("White
+/// disconnects", "White's connection stalls"), an illegal move "illegal
+/// move"; the End entry says what the loser lost to, and the report
+/// counts it per player. With `recover = false` a crash stops the event
+/// (its report kept); an illegal move does not.
+#[test]
+fn a_failed_engine_loses_its_game_at_once() {
+    use epd_referee::{EngineFailure, Fault};
+    for (failure, tag, reason, fault) in [
+        (EngineFailure::Crashed, "abandoned", "White disconnects", Fault::Crash),
+        (EngineFailure::Stalled, "abandoned", "White's connection stalls", Fault::Stall),
+        (EngineFailure::IllegalMove, "illegal move", "White makes an illegal move: e2e5", Fault::Illegal),
+    ] {
+        for recover in [true, false] {
+            let mut b = Bench::new(&format!("rounds = 1\nrecover = {recover}"));
+            b.sign_on(1, "a");
+            b.sign_on(2, "b");
+            assert_eq!(b.last(1).command, Command::Respond, "a is White in game 1");
+            b.after(3);
+            b.input(Input::Failed { id: 1, failure, why: "e2e5".into() });
+            let ends: Vec<_> = b
+                .entries
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::End { result, pgn, fault, .. } => Some((result.clone(), pgn.clone(), *fault)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(ends.len(), 1, "{failure:?}: the game ends at once");
+            let (result, pgn, f) = &ends[0];
+            assert_eq!((result.as_str(), *f), ("0-1", Some(fault)), "{failure:?}");
+            assert!(pgn.contains(&format!("[Termination \"{tag}\"]")), "{pgn}");
+            assert!(pgn.contains(&format!("{{{reason}}}")), "{pgn}");
+            let stops = !recover && failure != EngineFailure::IllegalMove;
+            let report = b.outputs.iter().find(|o| o.starts_with("Done(")).cloned();
+            if stops {
+                let report = report.unwrap_or_else(|| panic!("{failure:?}: the event stops: {:?}", b.notes));
+                assert!(report.contains("EngineFailed(\"game 1: the engine of a "), "{report}");
+                assert!(report.contains("Player: a"), "the report is kept: {report}");
+            } else {
+                assert!(report.is_none(), "{failure:?}, recover {recover}: the event goes on");
+                // a comes back, the second game is played and the report
+                // counts the failure.
+                b.sign_on(3, "a");
+                b.after(100);
+                assert_eq!(b.last(3).game, Some(2), "a plays game 2 with its engine started afresh");
+                b.input(Input::Console("adjudicate 2 1/2-1/2".into()));
+                b.after(100);
+                let report = b.outputs.iter().find(|o| o.starts_with("Done(")).cloned().expect("the event ends");
+                let want = format!(
+                    "Player: a\\n  Timeouts: 0\\n  Crashed: {}\\n  Stalled: {}\\n  Illegal moves: {}\\n",
+                    u32::from(fault == Fault::Crash),
+                    u32::from(fault == Fault::Stall),
+                    u32::from(fault == Fault::Illegal)
+                );
+                assert!(report.contains(&want), "{report}");
+                assert!(!report.contains("Stopped"), "{report}");
+            }
+        }
+    }
 }

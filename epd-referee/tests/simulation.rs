@@ -6,7 +6,10 @@
 //!
 //! - every record a client is sent is implied by the durable journal
 //!   (the game started, the position reached by durable moves, the game
-//!   over), read here frame by frame;
+//!   over), read here frame by frame; a third of the players are ones the
+//!   referee runs itself (`Reach::Local`), which die with it at a crash:
+//!   their records need only be implied by the journal as appended, and
+//!   they go out before the sync;
 //! - each game ends exactly once; at the end the PGN holds exactly the
 //!   ended games, and a referee resumed from the final journal finds the
 //!   same standings;
@@ -20,6 +23,9 @@
 //!   double replies, replies naming another game, false claims and draw
 //!   offers are kept within it) ends by the rules of chess, whatever the
 //!   misbehaving clients, crashes and failed syncs around it;
+//! - what a connection costs the log is bounded: what it sends is echoed
+//!   cut short, and it runs up at most `FAULT_BURST` faults at once and
+//!   one more per `FAULT_REFILL` (a garbage storm closes it);
 //! - once the faults stop, the event finishes within a bound.
 //!
 //! The clients play random legal moves (captures preferred, so games
@@ -51,10 +57,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use epd_core::{Color, Position};
-use epd_referee::director::{Config, ConnId, Defects, Director, Done, Input, Output, Stopped};
+use epd_referee::director::{
+    Config, ConnId, Defects, Director, Done, Input, Output, Reach, Stopped, FAULT_BURST, FAULT_REFILL, LOG_ECHO,
+};
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
-use epd_referee::Event;
+use epd_referee::{EngineFailure, Event};
 use epd_testkit::XorShift;
 
 #[macro_use]
@@ -130,6 +138,10 @@ struct Client {
     kind: Kind,
     /// Signs on with a wrong token: always refused.
     impostor: bool,
+    /// A player the referee runs itself ([`Reach::Local`]): it dies with
+    /// the referee, so what it is sent need only be in the journal as
+    /// appended, not yet durable.
+    local: bool,
     /// The heartbeat it asks for (`Hbms`), in milliseconds.
     heartbeat: Option<u64>,
     conn: Option<ConnId>,
@@ -178,6 +190,8 @@ enum Ev {
 enum Wire {
     Connect,
     Line(Vec<u8>),
+    /// A player the referee runs itself: its engine crashed.
+    Failed,
     Closed,
 }
 
@@ -195,7 +209,7 @@ struct Conn {
 }
 
 /// A game as the durable journal has it, read here.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct GameModel {
     pos: Position,
     positions: BTreeSet<String>,
@@ -271,6 +285,19 @@ struct Sim {
     paused: BTreeSet<usize>,
     paused_all: bool,
     stalls: u32,
+    /// Engines of players the referee runs itself that crashed.
+    failures: u32,
+    /// The connections of players the referee runs itself, open or
+    /// closed (records still reach one the referee has yet to close).
+    local_ids: BTreeSet<ConnId>,
+    /// When each connection was opened, and the faults logged about it.
+    conn_since: BTreeMap<ConnId, u64>,
+    faults: BTreeMap<ConnId, u64>,
+    /// Connections closed for running up too many faults.
+    closed_for_faults: u32,
+    /// Records to players the referee runs itself that went out while
+    /// the journal had appends not yet durable.
+    early_local: u32,
     /// The message being sent (records to one connection in a row), and
     /// whether it was refused as the connection stalled.
     message: Option<(ConnId, bool)>,
@@ -323,10 +350,13 @@ impl Sim {
             let kind = if seed.is_multiple_of(2) { KINDS[rng.below(6)] } else { KINDS[rng.below(KINDS.len())] };
             let heartbeat =
                 if kind == Kind::Stuck { Some(200) } else { (rng.below(2) == 0).then(|| 200 + rng.below(3000) as u64) };
+            // A third of the players are ones the referee runs itself.
+            let local = rng.below(3) == 0;
             clients.push(Client {
                 player: p,
                 kind,
                 impostor: false,
+                local,
                 heartbeat,
                 conn: None,
                 pending: None,
@@ -342,6 +372,7 @@ impl Sim {
                 player,
                 kind: Kind::Good,
                 impostor: true,
+                local: false,
                 heartbeat: None,
                 conn: None,
                 pending: None,
@@ -387,6 +418,12 @@ impl Sim {
             paused: BTreeSet::new(),
             paused_all: false,
             stalls: 0,
+            failures: 0,
+            local_ids: BTreeSet::new(),
+            conn_since: BTreeMap::new(),
+            faults: BTreeMap::new(),
+            closed_for_faults: 0,
+            early_local: 0,
             message: None,
             done: None,
             trace: Trace::new(TRACE, full_trace),
@@ -443,6 +480,11 @@ impl Sim {
             self.disk.truncate(end);
             self.synced = end;
             self.rebuild_model()?;
+            // Clocks told a player the referee runs itself after moves the
+            // crash lost are not the game's: they are told again after
+            // the moves played in their place.
+            let games = &self.games;
+            self.clocks.retain(|&(k, ply), _| games.get(&k).is_some_and(|g| ply <= g.moves.len()));
             Some(entries)
         };
         let config = Config {
@@ -646,8 +688,12 @@ impl Sim {
                 Output::CopyJournal { .. } | Output::Probe { .. } => {
                     return Err("a standby output with no standby".into())
                 }
-                Output::Note(t) => self.note(format!("referee {t}")),
-                Output::Traffic(_) | Output::Say(_) | Output::Publish(_) | Output::Report(_) => {}
+                Output::Note(t) => {
+                    self.check_log_line(&t)?;
+                    self.note(format!("referee {t}"));
+                }
+                Output::Traffic(t) => self.check_log_line(&t)?,
+                Output::Say(_) | Output::Publish(_) | Output::Report(_) => {}
                 Output::Pgn(text) => self.pgn.push_str(&text),
                 Output::ReplacePgn(text) => self.pgn = text,
                 Output::Done(done) => {
@@ -664,11 +710,38 @@ impl Sim {
                             self.schedule(delay, Ev::Restart);
                         }
                         Some(Stopped::SteppedDown(why)) => return Err(format!("stepped down with no standby: {why}")),
+                        Some(Stopped::EngineFailed(why)) => {
+                            return Err(format!("stopped though the event recovers: {why}"))
+                        }
                     }
                     return Ok(());
                 }
             }
         }
+    }
+
+    /// A line for the log about a connection (`#7 ...`): what a client
+    /// sends is echoed cut short, and a connection runs up at most
+    /// FAULT_BURST faults at once and one more per FAULT_REFILL (then it
+    /// is closed), so what it costs the log is bounded per second.
+    fn check_log_line(&mut self, text: &str) -> Check {
+        let Some(rest) = text.strip_prefix('#') else { return Ok(()) };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(id) = rest[..digits].parse::<ConnId>() else { return Ok(()) };
+        if text.contains(" < ") || text.contains(": fault: ") {
+            check!(text.len() <= 2 * LOG_ECHO, "a log line of {} bytes about #{id}: {:.200}", text.len(), text);
+        }
+        if text.contains(": fault: ") {
+            let since = self.conn_since.get(&id).copied().unwrap_or(self.now);
+            let faults = self.faults.entry(id).or_default();
+            *faults += 1;
+            let allowed = u64::from(FAULT_BURST) + 2 + (self.now - since) / (FAULT_REFILL.as_nanos() as u64);
+            check!(*faults <= allowed, "#{id}: {faults} faults logged, {allowed} allowed by now");
+            if text.contains("too many faults") {
+                self.closed_for_faults += 1;
+            }
+        }
+        Ok(())
     }
 
     /// A journal entry as it is appended: a move's time is the reply's
@@ -699,12 +772,90 @@ impl Sim {
     }
 
     /// A record for a client: it reads back, and what it says is in the
-    /// durable journal.
+    /// durable journal (for a player the referee runs itself, which dies
+    /// with it: in the journal as appended).
     fn check_record(&mut self, id: ConnId, line: &[u8]) -> Check {
         let inc = parse_command(line)
             .map_err(|e| format!("a record that does not read back ({e}): {}", String::from_utf8_lossy(line)))?;
         let Some(number) = inc.game else { return Ok(()) };
         let k = number as usize - 1;
+        if self.local_ids.contains(&id) {
+            if self.synced < self.disk.len() {
+                self.early_local += 1;
+            }
+            // Judged against the game as appended, then the bookkeeping
+            // (the respond's departure, its clocks) as for any client.
+            let (game, aborted) = self.appended(k)?;
+            let (saved_game, saved_aborted) = (self.games.remove(&k), self.aborted.remove(&k));
+            if let Some(g) = game {
+                self.games.insert(k, g);
+            }
+            if !aborted.is_empty() {
+                self.aborted.insert(k, aborted);
+            }
+            let r = self.check_against_model(id, &inc, number, k);
+            self.games.remove(&k);
+            self.aborted.remove(&k);
+            if let Some(g) = saved_game {
+                self.games.insert(k, g);
+            }
+            if let Some(a) = saved_aborted {
+                self.aborted.insert(k, a);
+            }
+            return r;
+        }
+        self.check_against_model(id, &inc, number, k)
+    }
+
+    /// Game `k` as the journal has it appended, synced or not: the
+    /// durable model, then the frames written past the synced bytes.
+    fn appended(&self, k: usize) -> Result<(Option<GameModel>, Vec<GameModel>), String> {
+        let mut game = self.games.get(&k).cloned();
+        let mut aborted = self.aborted.get(&k).cloned().unwrap_or_default();
+        let mut at = self.read;
+        while at + 8 <= self.disk.len() {
+            let b = &self.disk[at..];
+            let len = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+            check!(at + 8 + len <= self.disk.len(), "an appended frame runs past the disk");
+            let entry: Entry = serde_json::from_slice(&b[8..8 + len]).map_err(|e| format!("an entry: {e}"))?;
+            at += 8 + len;
+            match entry {
+                Entry::Start { game: g } if g == k => {
+                    let sched = self.event.schedule(self.openings.len())[k];
+                    let pos = sched.opening.map_or_else(Position::startpos, |o| self.openings[o]);
+                    game = Some(GameModel {
+                        pos,
+                        positions: BTreeSet::from([fen_of(&pos)]),
+                        moves: Vec::new(),
+                        ends: 0,
+                        start: pos,
+                        ended_at: 0,
+                        adjudicated: false,
+                    });
+                }
+                Entry::Move { game: g, uci, ns, .. } if g == k => {
+                    let Some(m) = game.as_mut() else { return Err(format!("a move of game {k}, never started")) };
+                    let mv = m.pos.parse_uci(uci.as_bytes()).map_err(|e| format!("journal move {uci}: {e}"))?;
+                    m.moves.push((m.pos.turn(), ns, mv));
+                    m.pos.play_unchecked(mv);
+                    m.positions.insert(fen_of(&m.pos));
+                }
+                Entry::End { game: g, pgn, .. } if g == k => {
+                    if let Some(m) = game.as_mut() {
+                        m.ends += 1;
+                        m.adjudicated = pgn.contains("[Termination \"adjudication\"]");
+                    }
+                }
+                Entry::Abort { game: g } if g == k => aborted.extend(game.take()),
+                _ => {}
+            }
+        }
+        Ok((game, aborted))
+    }
+
+    /// `check_record`'s judgement of a record of game `k` against the
+    /// model.
+    fn check_against_model(&mut self, id: ConnId, inc: &Incoming, number: u64, k: usize) -> Check {
         // The position a record is at (after its move, for an execute).
         let at = {
             let mut p = inc.position;
@@ -780,6 +931,19 @@ impl Sim {
         let ids: Vec<ConnId> = self.conns.keys().copied().collect();
         for id in ids {
             let c = self.conns.remove(&id).expect("a connection");
+            let client = &mut self.clients[c.client];
+            if client.local {
+                // Dies with the referee: it hears nothing more of this
+                // life (records on their way are lost with it) and is
+                // started again with the next one, knowing nothing.
+                client.conn = None;
+                client.pending = None;
+                client.stuck = None;
+                client.gen += 1;
+                let gen = client.gen;
+                self.schedule(0, Ev::Wake { client: c.client, gen });
+                continue;
+            }
             let t = (c.to_client + 1).max(self.now);
             self.seq += 1;
             self.queue.insert((t, self.seq), Ev::Eof { client: c.client, id });
@@ -800,6 +964,10 @@ impl Sim {
         let id = self.next_conn;
         self.next_conn += 1;
         self.conns.insert(id, Conn { client, life: self.life, to_ref: self.now, to_client: self.now, unread: 0 });
+        self.conn_since.insert(id, self.now);
+        if self.clients[client].local {
+            self.local_ids.insert(id);
+        }
         let c = &mut self.clients[client];
         c.conn = Some(id);
         c.pending = None;
@@ -909,10 +1077,15 @@ impl Sim {
             }
             Kind::Double if odd => lines.extend([proper.clone(), proper]),
             Kind::Garbage if odd => {
-                let n = 1 + self.rng.below(60);
-                let mut junk = self.rng.bytes(n);
-                junk.retain(|&b| b != b'\n');
-                lines.push(junk);
+                // Now and then a storm: more garbage than a connection is
+                // allowed, some of it long.
+                let count = if self.rng.below(4) == 0 { 40 + self.rng.below(200) } else { 1 };
+                for _ in 0..count {
+                    let n = if self.rng.below(8) == 0 { 600 + self.rng.below(3000) } else { 1 + self.rng.below(60) };
+                    let mut junk = self.rng.bytes(n);
+                    junk.retain(|&b| b != b'\n');
+                    lines.push(junk);
+                }
                 if self.rng.below(2) == 0 {
                     lines.push(proper);
                 }
@@ -979,12 +1152,16 @@ impl Sim {
         match ev {
             Ev::ToReferee { id, what } => {
                 let live = self.referee.is_some() && self.conns.get(&id).is_some_and(|c| c.life == self.life);
-                let closed = matches!(what, Wire::Closed);
+                let closed = matches!(what, Wire::Closed | Wire::Failed);
                 if !live && !closed {
                     return Ok(());
                 }
                 match what {
-                    Wire::Connect => self.input(Input::Connected { id, peer: format!("sim:{id}") }),
+                    Wire::Connect => {
+                        let local = self.conns.get(&id).is_some_and(|c| self.clients[c.client].local);
+                        let reach = if local { Reach::Local } else { Reach::Remote };
+                        self.input(Input::Connected { id, peer: format!("sim:{id}"), reach });
+                    }
                     Wire::Line(line) => {
                         self.note(format!("#{id} < {}", String::from_utf8_lossy(&line)));
                         let now = self.now;
@@ -995,6 +1172,11 @@ impl Sim {
                         }
                         let at = self.at(self.now);
                         self.input(Input::Line { id, line, at });
+                    }
+                    Wire::Failed => {
+                        self.failures += 1;
+                        let why = "the engine crashed (simulated)".into();
+                        self.input(Input::Failed { id, failure: EngineFailure::Crashed, why });
                     }
                     Wire::Closed => self.input(Input::Closed { id, why: "closed by the client".into() }),
                 }
@@ -1052,6 +1234,10 @@ impl Sim {
             Ev::Cut { client } => {
                 if let Some(id) = self.clients[client].conn.take() {
                     self.note(format!("client {client} drops #{id}"));
+                    if self.clients[client].local {
+                        // Its engine crashed: the referee hears so first.
+                        self.send_to_referee(id, Wire::Failed);
+                    }
                     self.send_to_referee(id, Wire::Closed);
                     self.conns.remove(&id);
                     self.clients[client].gen += 1;
@@ -1413,6 +1599,9 @@ struct Stats {
     crashes: u32,
     failed_syncs: u32,
     stalls: u32,
+    failures: u32,
+    early_local: u32,
+    closed_for_faults: u32,
     commands: usize,
     steps: u64,
     virtual_ms: u64,
@@ -1430,6 +1619,9 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 crashes: sim.crashes,
                 failed_syncs: sim.failed_syncs,
                 stalls: sim.stalls,
+                early_local: sim.early_local,
+                failures: sim.failures,
+                closed_for_faults: sim.closed_for_faults,
                 commands: sim.commands.len(),
                 steps: sim.steps,
                 virtual_ms: sim.now / MS,
@@ -1489,9 +1681,13 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     let virt: u64 = stats.iter().map(|s| s.virtual_ms).sum();
     let stalls: u32 = stats.iter().map(|s| s.stalls).sum();
     let commands: usize = stats.iter().map(|s| s.commands).sum();
+    let early: u32 = stats.iter().map(|s| s.early_local).sum();
+    let failures: u32 = stats.iter().map(|s| s.failures).sum();
+    let storms: u32 = stats.iter().map(|s| s.closed_for_faults).sum();
     eprintln!(
         "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
          {failed} failed syncs, {stalls} stalled connections, {commands} supervisor commands, {steps} steps, \
+         {early} records to local players ahead of the sync, {failures} local engines crashed, {storms} connections closed for faults, \
          {:.1} virtual hours",
         n as f64 / secs * 60.0,
         virt as f64 / 3_600_000.0
@@ -1506,6 +1702,9 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     assert!(crashes > n as u32 / 4, "the schedules crash the referee ({crashes} crashes in {n} seeds)");
     assert!(failed > 0, "some schedules fail a sync");
     assert!(stalls > 0, "some clients stop reading long enough to stall");
+    assert!(early > n as u32, "players the referee runs itself hear of moves before the disk has them ({early})");
+    assert!(failures > 0, "some engines of players the referee runs itself crash");
+    assert!(storms > 0, "some garbage storms run past a connection's allowance of faults");
     assert!(commands > n as usize, "the supervisor is at work");
 }
 

@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use epd_core::Position;
 use epd_referee::client::retry_from;
-use epd_referee::director::{Config, ConnId, Director, Input, Output, Stopped};
+use epd_referee::director::{Config, ConnId, Director, Input, Output, Reach, Stopped};
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
 use epd_referee::standby::follower::{Ended, Follower, Step};
@@ -568,6 +568,9 @@ impl Sim {
                             return Ok(());
                         }
                         Some(Stopped::JournalFailed(w)) => return Err(format!("a journal failed: {w}")),
+                        Some(Stopped::EngineFailed(w)) => {
+                            return Err(format!("stopped though the event recovers: {w}"))
+                        }
                     }
                 }
                 Output::Note(t) => self.note(format!("{} {t}", ["P", "S"][node])),
@@ -932,7 +935,8 @@ impl Sim {
                     }
                 }
                 match what {
-                    Wire::Connect => self.input(node, Input::Connected { id, peer: format!("10.9.0.{id}:5000") }),
+                    Wire::Connect => self
+                        .input(node, Input::Connected { id, peer: format!("10.9.0.{id}:5000"), reach: Reach::Remote }),
                     Wire::Line(line) => {
                         self.note(format!("{} #{id} < {}", ["P", "S"][node], String::from_utf8_lossy(&line)));
                         let at = self.at(self.now);

@@ -30,7 +30,12 @@ cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; 
 -variant standard|fischerandom, -noswap, -reverse, -epdout file=.
 Engines given only st=, nodes= or depth= play without a clock (TimeControl \"-\"),
 sent go movetime, go nodes or go depth as fastchess sends them; -draw, -resign and
--maxmoves follow fastchess's rules and units. Refused with a message: -games other
+-maxmoves follow fastchess's rules and units. An engine that crashes, stalls or answers an
+illegal move loses that game at once (Termination \"abandoned\" or \"illegal move\") and
+is started afresh for the next; without -recover a crash or a stall stops the match, as
+fastchess's does. The report lists per engine its time losses, crashes, stalls and illegal
+moves. Each game started and finished is printed on standard error as fastchess prints it
+(Started game 1 of 4 (a vs b), Finished game 1 (a vs b): 1-0 {Black checkmated}). Refused with a message: -games other
 than 2, restart=on, an option.NAME=VALUE outside the engine's declared range, and
 the options Argus does not have (-tb, -config, -autosaveinterval, -output, -report
 and any other one-dash word). Interrupted, epd match prints the command that resumes it.";
@@ -114,8 +119,9 @@ pub struct Args {
     /// Each finished game's final position as EPD: file=NAME.
     #[arg(long, value_name = "file=NAME", num_args = 1..)]
     epdout: Vec<String>,
-    /// Accepted: a crashed engine is always started again (the director
-    /// brings it back into its game).
+    /// Play on after a game lost to a crashed or stalled engine, the
+    /// engine started afresh (without it the match stops there, as
+    /// fastchess's does).
     #[arg(long)]
     recover: bool,
     /// Write the event file this command line means to FILE and run it
@@ -308,8 +314,8 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         noswap: args.noswap,
         reverse: args.reverse,
         epdout: args.epdout,
+        recover: args.recover,
     };
-    let _ = args.recover;
     let random = spec.openings.iter().any(|w| w == "order=random");
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
     let (dir, name) = match &args.write_event {
@@ -341,6 +347,22 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
     };
     let outcome = runtime::run_blocking(event, options)?;
     write!(out, "{}", outcome.report)?;
+    if let Some(why) = &outcome.engine_failed {
+        // As fastchess without -recover: the match stops, abnormally.
+        let mut words: Vec<String> = std::env::args().map(|a| shell_word(&a)).collect();
+        if !words.iter().any(|w| w == "--resume") {
+            words.push("--resume".into());
+        }
+        eprintln!(
+            "epd match: {why}; -recover plays on after a crash or a stall. The match is kept in {} (its finished \
+             games in {}); to go on:\n  {}",
+            journal.display(),
+            pgn.display(),
+            words.join(" ")
+        );
+        out.flush()?;
+        return Ok(Outcome::Invalid);
+    }
     if outcome.interrupted.is_some() {
         // Where the match is kept, and the command that goes on with it.
         let mut words: Vec<String> = std::env::args().map(|a| shell_word(&a)).collect();

@@ -299,10 +299,15 @@ impl Director {
             let line = o.to_line();
             self.send(id, line);
         }
-        self.note(&format!(
-            "game {} starts: {} - {}",
-            sched.number, self.event.players[sched.white].name, self.event.players[sched.black].name
-        ));
+        let (white_name, black_name) = (&self.event.players[sched.white].name, &self.event.players[sched.black].name);
+        let progress = self
+            .event
+            .progress
+            .then(|| format!("Started game {} of {} ({white_name} vs {black_name})", sched.number, self.games.len()));
+        self.note(&format!("game {} starts: {white_name} - {black_name}", sched.number));
+        if let Some(line) = progress {
+            self.say(line);
+        }
         let mut r = Running::new(sched, game, [Some(white), Some(black)]);
         r.starts_at = Some(now + self.event.reset_delay);
         self.games.running.insert(k, r);
@@ -395,8 +400,15 @@ impl Director {
         let tags = [self.tags(r, result, 0), self.tags(r, result, 1)];
         let pgn_tags = self.pgn_tags(r);
         let text = pgn::write(&pgn_tags, &r.game);
-        let entry =
-            Entry::End { game: k, white: r.sched.white, black: r.sched.black, result: result.to_owned(), pgn: text };
+        let fault = e.termination.fault();
+        let entry = Entry::End {
+            game: k,
+            white: r.sched.white,
+            black: r.sched.black,
+            result: result.to_owned(),
+            pgn: text,
+            fault: fault.map(|(_, f)| f),
+        };
         self.write_ahead(&entry);
         if self.write_ahead.failed() {
             return;
@@ -424,6 +436,9 @@ impl Director {
         }
         self.write_ahead.queue(Transmit::Pgn(text));
         self.games.mark_over(k);
+        if let Some((side, f)) = fault {
+            self.tally.add_fault(if side == Color::White { r.sched.white } else { r.sched.black }, f);
+        }
         let decided = self.count(k, (r.sched.white, r.sched.black), e.result);
         // The block at its interval, and once when the SPRT decides (not
         // again for each game of the pairs that finish after: the report
@@ -454,6 +469,15 @@ impl Director {
             e.termination.describe(e.result),
             r.game.moves().len()
         ));
+        if self.event.progress {
+            self.say(format!(
+                "Finished game {} ({} vs {}): {result} {{{}}}",
+                r.sched.number,
+                self.event.players[r.sched.white].name,
+                self.event.players[r.sched.black].name,
+                e.termination.describe(e.result)
+            ));
+        }
     }
 }
 

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use epd_core::{Color, Position};
 
 use crate::event::{Event, Policy, ScheduledGame};
-use crate::game::{DrawClaim, Ended, Game, GameResult};
+use crate::game::{DrawClaim, Ended, EngineFailure, Game, GameResult};
 use crate::journal::entry::Entry;
 use crate::pgn::{self, Tags};
 use crate::protocol::{parse_request, Command, Outgoing, Request, MAX_RECORD};
@@ -79,8 +79,50 @@ use write_ahead::{Awaits, Transmit, WriteAhead};
 /// How long a new connection has to sign on.
 pub const SIGN_ON_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Faults a connection may run up in a burst: one more and it is closed
+/// (a client that sends garbage costs the log a bounded amount).
+pub const FAULT_BURST: u32 = 32;
+
+/// How fast a connection's allowance of faults comes back: one fault per
+/// this much time (ten a second), up to [`FAULT_BURST`]. A client that
+/// faults with every move (a double reply each time, say) at ten moves a
+/// second is never closed for it; a flood of garbage is, after the burst.
+pub const FAULT_REFILL: Duration = Duration::from_millis(100);
+
+/// The most bytes of a client's line echoed into the log (and of a
+/// fault's reason); the rest is counted, not written.
+pub const LOG_ECHO: usize = 512;
+
+/// `text` cut to [`LOG_ECHO`] bytes (at a character's boundary), saying
+/// how much was left out.
+fn cut(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= LOG_ECHO {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = LOG_ECHO;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}... ({} bytes more)", &text[..end], text.len() - end))
+}
+
 /// A connection's number, given by the runtime; never reused in a run.
 pub type ConnId = u64;
+
+/// Who is at the other end of a connection, as far as the write-ahead
+/// rule cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// A client that may outlive this referee (over TCP or a serial
+    /// line): it is sent nothing the journal does not hold durably, so
+    /// that after a crash it never has heard a move the resumed event
+    /// lacks.
+    Remote,
+    /// A player the referee runs itself (an engine it drives): it dies
+    /// with the referee and remembers nothing past it, so its records go
+    /// out at once, without waiting for the disk or the standby.
+    Local,
+}
 
 /// What the director starts from.
 #[derive(Clone, Debug)]
@@ -125,6 +167,8 @@ pub enum Input {
         id: ConnId,
         /// Where it is.
         peer: String,
+        /// Whether it dies with the referee.
+        reach: Reach,
     },
     /// A whole line from a connection (without its newline), read at
     /// `at`.
@@ -161,6 +205,19 @@ pub enum Input {
         command: String,
         /// Who sent it (an address).
         from: String,
+    },
+    /// A player the referee runs itself failed: its engine crashed,
+    /// stalled or answered an illegal move. The game it plays is lost at
+    /// once (fastchess's rule), and the connection is dropped; the
+    /// player comes back with its engine started afresh. With the event's
+    /// `recover = false` the event stops after that game.
+    Failed {
+        /// The player's connection.
+        id: ConnId,
+        /// How its engine failed.
+        failure: EngineFailure,
+        /// What was seen, for the log and an illegal move's comment.
+        why: String,
     },
     /// A line for the log from the runtime (a player program exited).
     Note(String),
@@ -271,6 +328,10 @@ pub enum Stopped {
     SteppedDown(String),
     /// The journal could not be written.
     JournalFailed(String),
+    /// A local player's engine crashed or stalled and the event does not
+    /// recover (`recover = false`): the report is kept, `--resume` goes
+    /// on.
+    EngineFailed(String),
 }
 
 /// What can fall due.
@@ -354,6 +415,8 @@ pub struct Director {
     games: Games,
     tally: Tally,
     write_ahead: WriteAhead,
+    /// Why the event stops for an engine that failed (`recover = false`).
+    engine_stop: Option<String>,
     replication: Replication,
     display: Display,
 }
@@ -423,6 +486,7 @@ impl Director {
             games: Games::new(schedule),
             tally,
             write_ahead: WriteAhead::default(),
+            engine_stop: None,
             replication: Replication::new(epoch),
             display: Display::new(web),
         };
@@ -440,8 +504,11 @@ impl Director {
                     d.watch_standby(listen.clone(), *beat + standby::ACK_TIMEOUT * 2);
                 }
             }
-            for ((&k, &(w, b, res)), pgn) in r.done.iter().zip(&r.results).zip(&r.pgn) {
+            for ((&k, &(w, b, res, fault)), pgn) in r.done.iter().zip(&r.results).zip(&r.pgn) {
                 d.count(k, (w, b), res);
+                if let Some(f) = fault {
+                    d.tally.add_fault(if res == GameResult::WhiteWins { b } else { w }, f);
+                }
                 let name = |p: usize| d.event.players[p].name.clone();
                 let sched = d.games.scheduled(k);
                 let g = FinishedGame::from_pgn(sched.number, d.round_name(&sched), name(w), name(b), res.pgn(), pgn);
@@ -567,9 +634,9 @@ impl Director {
         self.display.touch();
         match input {
             Input::Listening(a) => self.note(&format!("listening on {a}")),
-            Input::Connected { id, peer } => {
+            Input::Connected { id, peer, reach } => {
                 self.note(&format!("#{id} connected from {peer}"));
-                self.clients.connect(id, peer, now);
+                self.clients.connect(id, peer, reach, now);
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
             }
             Input::Line { id, line, at } => {
@@ -584,8 +651,13 @@ impl Director {
                 if !self.clients.contains(id) {
                     return;
                 }
-                let who = self.name_of(id);
-                self.out.push_back(Output::Traffic(format!("{who} < {}", epd_core::escaped(&redacted(&line)))));
+                // A blank line says nothing (a keep-alive): not logged. A
+                // long one is logged cut short.
+                if !line.iter().all(u8::is_ascii_whitespace) {
+                    let who = self.name_of(id);
+                    let shown = epd_core::escaped(&redacted(&line));
+                    self.out.push_back(Output::Traffic(format!("{who} < {}", cut(&shown))));
+                }
                 self.on_line(id, &line, at);
             }
             Input::TooLong { id } => {
@@ -614,6 +686,12 @@ impl Director {
             Input::Supervisor { command, from } => {
                 self.note(&format!("supervisor (web, {from}): {command}"));
                 self.on_console(&command);
+            }
+            Input::Failed { id, failure, why } => {
+                if self.clients.contains(id) {
+                    self.engine_failed(id, failure, &why);
+                    self.drop_conn(id, &why);
+                }
             }
             Input::Note(text) => self.note(&text),
             Input::Stop(why) => {
@@ -685,7 +763,7 @@ impl Director {
             let stopped = match (self.replication.take_stepped_down(), self.write_ahead.take_failure()) {
                 (Some(why), _) => Some(Stopped::SteppedDown(why)),
                 (None, Some(e)) => Some(Stopped::JournalFailed(e)),
-                (None, None) => None,
+                (None, None) => self.engine_stop.take().map(Stopped::EngineFailed),
             };
             let report = if matches!(stopped, Some(Stopped::SteppedDown(_))) { String::new() } else { self.report() };
             self.out.push_back(Output::Done(Done { games: self.games.over_count(), report, stopped }));
@@ -704,6 +782,12 @@ impl Director {
         if let Some(block) = self.results() {
             text.push('\n');
             text.push_str(&block);
+        }
+        let names: Vec<String> = self.event.players.iter().map(|p| p.name.clone()).collect();
+        let faults = self.tally.faults_report(&names);
+        if !faults.is_empty() {
+            text.push('\n');
+            text.push_str(&faults);
         }
         text
     }
@@ -770,6 +854,17 @@ impl Director {
             let seq = self.write_ahead.append();
             self.replicate(&staged);
             self.out.push_back(Output::Append { seq, entries: staged });
+        }
+        // Records to the players the referee runs itself go out now, not
+        // behind the sync: such a player dies with the referee, so none
+        // outlives a crash having heard what the journal lacks. (They
+        // still come after the append, which the runtime writes before
+        // it syncs.) A connection is one or the other for its whole life,
+        // so no record to it overtakes an older one.
+        let (now_records, records): (Vec<Transmit>, Vec<Transmit>) =
+            records.into_iter().partition(|t| t.conn().is_some_and(|id| self.clients.is_local(id)));
+        if !now_records.is_empty() {
+            self.deliver(now_records);
         }
         if records.is_empty() {
             return;
@@ -898,9 +993,25 @@ impl Director {
         self.write_ahead.queue(Transmit::Send { id, line, answering, who, asks });
     }
 
+    /// Tells `id` of a fault and charges it to the connection's
+    /// allowance ([`FAULT_BURST`], [`FAULT_REFILL`]): a connection past it
+    /// is told so and closed.
     fn fault(&mut self, id: ConnId, pos: &Position, why: &str) {
+        self.fault_record(id, pos, why);
+        if !self.clients.charge_fault(id, self.now) {
+            let why = format!(
+                "too many faults ({FAULT_BURST} at once, or more than one every {} ms); disconnected",
+                FAULT_REFILL.as_millis()
+            );
+            self.fault_record(id, pos, &why);
+            self.drop_conn(id, "too many faults");
+        }
+    }
+
+    fn fault_record(&mut self, id: ConnId, pos: &Position, why: &str) {
+        let why = cut(why);
         let mut o = Outgoing::new(Command::Fault, pos);
-        o.message = Some(why);
+        o.message = Some(&why);
         let line = o.to_line();
         let who = self.name_of(id);
         self.note(&format!("{who}: fault: {why}"));
@@ -1009,6 +1120,35 @@ impl Director {
         }
         if std::mem::take(&mut self.to_pair) {
             self.pair(now);
+        }
+    }
+
+    /// A local player's engine failed: the game it plays, if any, is lost
+    /// at once; without `recover` the event stops (after that game's end
+    /// is journalled) and says why.
+    fn engine_failed(&mut self, id: ConnId, failure: EngineFailure, why: &str) {
+        let who = self.name_of(id);
+        self.note(&format!("{who}: its engine failed: {why}"));
+        let Some(k) = self.clients.get(id).and_then(|c| c.game) else { return };
+        let Some(r) = self.games.running.get_mut(&k) else { return };
+        let Some(side) = r.side_of(id) else { return };
+        if r.game.ended().is_some() {
+            return;
+        }
+        let number = r.sched.number;
+        let e = r.game.engine_failed(side, failure, why);
+        self.finish(k, e);
+        if !self.event.recover && !matches!(failure, EngineFailure::IllegalMove) {
+            let player =
+                self.clients.get(id).and_then(|c| c.player).map_or("?", |p| self.event.players[p].name.as_str());
+            let how = if failure == EngineFailure::Stalled { "stalled" } else { "crashed" };
+            let why = format!(
+                "game {number}: the engine of {player} {how} ({why}) and the event does not recover (epd match: no \
+                 -recover): the event stops"
+            );
+            self.note(&why);
+            self.engine_stop.get_or_insert(why);
+            self.phase.stop();
         }
     }
 

@@ -69,11 +69,21 @@ impl Director {
     /// A record that broke the protocol from `id`: in a game where it is
     /// its turn, the illegal-move policy decides.
     pub(super) fn misbehaved(&mut self, id: ConnId, why: &str, _at: Instant) {
+        self.breach(id, why, false);
+    }
+
+    /// `misbehaved` for a move the game refused: the forfeit is an
+    /// illegal move's (PGN Termination "illegal move").
+    fn illegal(&mut self, id: ConnId, why: &str) {
+        self.breach(id, why, true);
+    }
+
+    fn breach(&mut self, id: ConnId, why: &str, illegal_move: bool) {
         let Some(k) = self.clients.get(id).and_then(|c| c.game) else { return };
         let Some(r) = self.games.running.get_mut(&k) else { return };
         let side = r.game.position().turn();
         if r.mover() == Some(id) && r.asked_at.is_some() && self.event.illegal_move == Policy::Forfeit {
-            let e = r.game.forfeit(side, why.to_owned());
+            let e = if illegal_move { r.game.illegal_move(side, why) } else { r.game.forfeit(side, why) };
             self.finish(k, e);
         }
     }
@@ -229,7 +239,7 @@ impl Director {
             }
             Err(why) => {
                 self.fault(id, &current, &why);
-                self.misbehaved(id, &why, at);
+                self.illegal(id, &why);
             }
         }
     }

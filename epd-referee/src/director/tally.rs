@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::game::GameResult;
+use crate::game::{Fault, GameResult};
 use crate::sprt::{Penta, Sprt, Verdict};
 use crate::standings::Standings;
 
@@ -34,12 +34,21 @@ pub(super) struct Tally {
     pair_points: BTreeMap<usize, [Option<f64>; 2]>,
     /// The SPRT's verdict, once reached: no game starts after it.
     verdict: Option<Verdict>,
+    /// Per player, the games it lost to a failure: crashes, stalls, time
+    /// losses, illegal moves.
+    faults: BTreeMap<usize, [u32; 4]>,
 }
 
 impl Tally {
     /// No game over yet, between the players named.
     pub(super) fn new(names: Vec<String>) -> Tally {
-        Tally { standings: Standings::new(names), penta: Penta::default(), pair_points: BTreeMap::new(), verdict: None }
+        Tally {
+            standings: Standings::new(names),
+            penta: Penta::default(),
+            pair_points: BTreeMap::new(),
+            verdict: None,
+            faults: BTreeMap::new(),
+        }
     }
 
     /// Adds game `k` of the schedule, `white` against `black`, over with
@@ -97,6 +106,33 @@ impl Tally {
     pub(super) fn verdict(&self) -> Option<Verdict> {
         self.verdict
     }
+
+    /// `player` lost a game to `fault`.
+    pub(super) fn add_fault(&mut self, player: usize, fault: Fault) {
+        let i = match fault {
+            Fault::Time => 0,
+            Fault::Crash => 1,
+            Fault::Stall => 2,
+            Fault::Illegal => 3,
+        };
+        self.faults.entry(player).or_default()[i] += 1;
+    }
+
+    /// The failures per player who had any, in the players' order, as
+    /// fastchess lists them at a match's end (`Player:`, `Timeouts:`,
+    /// `Crashed:`), with stalls and illegal moves apart; empty when no
+    /// game was lost to one.
+    #[must_use]
+    pub(super) fn faults_report(&self, names: &[String]) -> String {
+        let mut out = String::new();
+        for (&p, &[time, crash, stall, illegal]) in &self.faults {
+            let name = names.get(p).map_or("?", String::as_str);
+            out.push_str(&format!(
+                "Player: {name}\n  Timeouts: {time}\n  Crashed: {crash}\n  Stalled: {stall}\n  Illegal moves: {illegal}\n"
+            ));
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -133,6 +169,18 @@ mod tests {
         assert_eq!(verdicts, [Verdict::H1]);
         assert_eq!(t.verdict(), Some(Verdict::H1));
         assert_eq!(t.standings().games(0), 200);
+        // Failures per player, in the players' order.
+        assert_eq!(t.faults_report(&["a".into(), "b".into()]), "");
+        t.add_fault(1, Fault::Crash);
+        t.add_fault(0, Fault::Time);
+        t.add_fault(1, Fault::Crash);
+        t.add_fault(1, Fault::Illegal);
+        t.add_fault(1, Fault::Stall);
+        assert_eq!(
+            t.faults_report(&["a".into(), "b".into()]),
+            "Player: a\n  Timeouts: 1\n  Crashed: 0\n  Stalled: 0\n  Illegal moves: 0\n\
+             Player: b\n  Timeouts: 0\n  Crashed: 2\n  Stalled: 1\n  Illegal moves: 1\n"
+        );
         // More than two players: standings only.
         let mut t = Tally::new(vec!["a".into(), "b".into(), "c".into()]);
         assert_eq!(t.add(1, (2, 0), GameResult::Draw, false, None), None);

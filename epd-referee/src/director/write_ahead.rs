@@ -4,6 +4,8 @@
 //! records are held until that append is durable and, with a hot
 //! standby, until the standby holds it too ([`Awaits`]). Held steps go
 //! out oldest first, so no record overtakes one decided before it.
+//! (Records to the players the referee runs itself are not held: the
+//! director sends them at once, see `Director::commit`.)
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -28,6 +30,15 @@ impl Transmit {
     /// heartbeat): not logged, starts no clock.
     pub(super) fn bare(id: ConnId, line: Vec<u8>) -> Transmit {
         Transmit::Send { id, line, answering: None, who: None, asks: None }
+    }
+
+    /// The connection it goes to (none: a game for the PGN file).
+    #[must_use]
+    pub(super) fn conn(&self) -> Option<ConnId> {
+        match self {
+            Transmit::Send { id, .. } | Transmit::Close { id } => Some(*id),
+            Transmit::Pgn(_) => None,
+        }
     }
 }
 

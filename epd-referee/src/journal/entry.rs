@@ -33,7 +33,17 @@ pub enum Entry {
         eval: Option<crate::protocol::Eval>,
     },
     /// A game is over: its result and its PGN as written.
-    End { game: usize, white: usize, black: usize, result: String, pgn: String },
+    End {
+        game: usize,
+        white: usize,
+        black: usize,
+        result: String,
+        pgn: String,
+        /// What the loser lost to, when it was a failure the match counts
+        /// (a crash, a stall, the flag, an illegal move).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fault: Option<crate::game::Fault>,
+    },
     /// A game aborted by the supervisor: back in the schedule.
     Abort { game: usize },
     /// The supervisor paused a game: its clocks stay stopped, after a

@@ -10,14 +10,15 @@ use epd_core::{Color, Position};
 
 use super::entry::Entry;
 use crate::event::{Event, ScheduledGame};
-use crate::game::{Game, GameResult};
+use crate::game::{Fault, Game, GameResult};
 
 /// What a journal holds: the games over, the games in progress.
 pub(crate) struct Replayed {
     pub(crate) epoch: u64,
     pub(crate) date: Option<String>,
     pub(crate) done: Vec<usize>,
-    pub(crate) results: Vec<(usize, usize, GameResult)>,
+    /// White, Black, the result and what the loser lost to (a fault).
+    pub(crate) results: Vec<(usize, usize, GameResult, Option<Fault>)>,
     pub(crate) pgn: Vec<String>,
     pub(crate) running: BTreeMap<usize, (Game, Option<Color>)>,
     /// The games in progress paused by the supervisor.
@@ -81,7 +82,7 @@ pub(crate) fn replay(
                 g.set_last_eval(eval);
                 *o = offer.then_some(side);
             }
-            Entry::End { game, white, black, result, pgn } => {
+            Entry::End { game, white, black, result, pgn, fault } => {
                 let res = match result.as_str() {
                     "1-0" => GameResult::WhiteWins,
                     "0-1" => GameResult::BlackWins,
@@ -95,7 +96,7 @@ pub(crate) fn replay(
                 r.running.remove(&game);
                 r.paused.remove(&game);
                 r.done.push(game);
-                r.results.push((white, black, res));
+                r.results.push((white, black, res, fault));
                 r.pgn.push(pgn);
             }
             Entry::Abort { game } => {

@@ -22,11 +22,14 @@
 //! arrives, as in a tournament manager whose game thread drives both
 //! engines: no bridge process, no thread of its own to wake.
 //!
-//! When the engine fails (it crashed, hung or broke the protocol) the
-//! task drops its connection, as a crashed `epd play` would, and comes
-//! back with the engine started again after a growing pause; the director
-//! brings it back into its game within the event's `disconnect_grace`, or
-//! the game is lost by abandonment.
+//! When the engine fails mid-game (it crashed, hung, broke the protocol
+//! or answered an illegal move) the task tells the director
+//! ([`Input::Failed`]), which ends that game at once as fastchess does (a
+//! loss, PGN Termination "abandoned" or "illegal move"), then drops its
+//! connection and comes back for the next game with the engine started
+//! afresh, without a pause; only an engine that cannot be started at all
+//! is tried again after a pause that grows. Its records need not wait
+//! for the journal's sync ([`Reach::Local`]): it dies with the referee.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,8 +44,9 @@ use tokio::sync::{mpsc, watch};
 
 use super::{Inbox, QUEUE};
 use crate::client::{Follower, SignOn};
-use crate::director::{ConnId, Input};
+use crate::director::{ConnId, Input, Reach};
 use crate::event::{Event, Player};
+use crate::game::EngineFailure;
 use crate::player::{self, Conduct, Failure, Session};
 use crate::protocol::Command;
 
@@ -215,7 +219,10 @@ async fn play(spec: &Spec, engine: Driven, tx: &mpsc::Sender<Inbox>, ids: &Atomi
         let mut e = match engine.take() {
             Some(e) => e,
             None => match start_engine(spec).await {
-                Ok(e) => e,
+                Ok(e) => {
+                    pause = Duration::from_secs(1);
+                    e
+                }
                 Err(why) => {
                     note(format!("player {}: {why}; starting it again in {:.0} s", spec.who, pause.as_secs_f64()))
                         .await;
@@ -231,6 +238,19 @@ async fn play(spec: &Spec, engine: Driven, tx: &mpsc::Sender<Inbox>, ids: &Atomi
             return;
         };
         let outcome = session(&spec.conduct, &mut e, &mut conn, spec, tx).await;
+        if let Err(err) = &outcome {
+            // The game it plays is lost at once, as fastchess rules.
+            let (failure, why) = match err {
+                Failure::Move(_) => (EngineFailure::IllegalMove, err.to_string()),
+                Failure::Engine(EngineError::Protocol { line, .. }) if line.starts_with("bestmove") => {
+                    (EngineFailure::IllegalMove, line.clone())
+                }
+                Failure::Engine(EngineError::Timeout { .. }) => (EngineFailure::Stalled, err.to_string()),
+                Failure::Engine(_) => (EngineFailure::Crashed, err.to_string()),
+            };
+            let failed = Input::Failed { id: conn.id, failure, why };
+            let _ = tx.send(Inbox::Input(failed)).await;
+        }
         conn.close(tx).await;
         match outcome {
             Ok(Session::Over) => {
@@ -245,8 +265,10 @@ async fn play(spec: &Spec, engine: Driven, tx: &mpsc::Sender<Inbox>, ids: &Atomi
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
             Err(err) => {
-                // The connection is dropped, as a crashed bridge's is; a
-                // failed engine is started again before the next one.
+                // The game was lost (above) and the connection dropped; a
+                // failed engine is started afresh at once for the next
+                // game, as fastchess does (a pause grows only while it
+                // cannot be started at all).
                 let again = if matches!(err, Failure::Engine(_)) {
                     e.kill().await;
                     "starting it again"
@@ -254,9 +276,7 @@ async fn play(spec: &Spec, engine: Driven, tx: &mpsc::Sender<Inbox>, ids: &Atomi
                     engine = Some(e);
                     "connecting again"
                 };
-                note(format!("player {}: {err}; {again} in {:.0} s", spec.who, pause.as_secs_f64())).await;
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(Duration::from_secs(30));
+                note(format!("player {}: {err}; {again}", spec.who)).await;
                 if tx.is_closed() {
                     if let Some(e) = engine.take() {
                         e.quit().await;
@@ -284,7 +304,7 @@ impl Conn {
         let id = ids.fetch_add(1, Ordering::Relaxed);
         let (out_tx, rx) = mpsc::channel::<super::Out>(QUEUE);
         let peer = format!("local {}", spec.who);
-        tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.ok()?;
+        tx.send(Inbox::Connected { id, tx: out_tx, peer, reach: Reach::Local }).await.ok()?;
         let line = SignOn { name: &spec.name, token: spec.token.as_deref(), heartbeat: None }.to_line();
         tx.send(Inbox::Input(Input::Line { id, line, at: Instant::now() })).await.ok()?;
         Some(Conn { id, rx, buf: Vec::new(), follower: Follower::default() })

@@ -32,7 +32,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use crate::director::{Config, ConnId, Director, Done, Input, Output, Snapshot, Stopped};
+use crate::director::{Config, ConnId, Director, Done, Input, Output, Reach, Snapshot, Stopped};
 use crate::event::{Event, JournalSync};
 use crate::journal::entry::Entry;
 use crate::journal::Journal;
@@ -105,6 +105,10 @@ pub struct Outcome {
     /// journal and the report written, the players stopped; `--resume`
     /// goes on.
     pub interrupted: Option<i32>,
+    /// Why the event stopped after a local engine crashed or stalled
+    /// (`recover = false`), if it did: the report is kept, `--resume`
+    /// goes on.
+    pub engine_failed: Option<String>,
 }
 
 /// Lines for a connection, each with its newline, and (when latency is
@@ -126,7 +130,7 @@ type Working = mpsc::Sender<()>;
 enum Inbox {
     /// A connection's writer queue (the director hears of the connection
     /// as [`Input::Connected`]).
-    Connected { id: ConnId, tx: mpsc::Sender<Out>, peer: String },
+    Connected { id: ConnId, tx: mpsc::Sender<Out>, peer: String, reach: Reach },
     /// Anything else, for the director.
     Input(Input),
     /// The console's standard input ended.
@@ -515,7 +519,12 @@ fn start_players(
 /// signal that stopped it, if one did.
 fn outcome(done: std::io::Result<Done>, interrupted: Option<i32>) -> std::io::Result<Outcome> {
     match done {
-        Ok(Done { games, report, stopped: None }) => Ok(Outcome { games, report, latencies: Vec::new(), interrupted }),
+        Ok(Done { games, report, stopped: None }) => {
+            Ok(Outcome { games, report, latencies: Vec::new(), interrupted, engine_failed: None })
+        }
+        Ok(Done { games, report, stopped: Some(Stopped::EngineFailed(why)) }) => {
+            Ok(Outcome { games, report, latencies: Vec::new(), interrupted, engine_failed: Some(why) })
+        }
         Ok(Done { stopped: Some(Stopped::SteppedDown(why) | Stopped::JournalFailed(why)), .. }) => {
             Err(std::io::Error::other(why))
         }
@@ -569,8 +578,9 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
                 }
             }
             // The last message goes to its writer; a stalled connection
-            // has the director act again.
-            if !c.flush(&mut d) {
+            // has the director act again; then the turn's appends are
+            // synced, which releases the records held behind them.
+            if !c.flush(&mut d) && !c.sync_turn(&mut d) {
                 break;
             }
         }
@@ -625,6 +635,12 @@ struct Carrier {
     /// With `journal_sync = "second"`: when the entries written unsynced
     /// must be synced.
     sync_due: Option<Instant>,
+    /// With `journal_sync = "turn"`: the last append written and not yet
+    /// synced. It is synced once the outputs decided with it are carried
+    /// out, so the records that need not wait for it (to the players the
+    /// referee runs itself) are on their way first, and the appends of
+    /// one batch of inputs share a sync.
+    turn_sync: Option<u64>,
     /// When the log's buffered lines must be written out.
     log_due: Option<Instant>,
     /// The log's time stamp to the second, and the second it is for.
@@ -648,6 +664,7 @@ impl Carrier {
             fault: None,
             pending: None,
             sync_due: None,
+            turn_sync: None,
             log_due: None,
             log_second: (0, String::new()),
         })
@@ -655,14 +672,27 @@ impl Carrier {
 
     fn take(&mut self, d: &mut Director, msg: Inbox) {
         let input = match msg {
-            Inbox::Connected { id, tx, peer } => {
+            Inbox::Connected { id, tx, peer, reach } => {
                 self.conns.insert(id, tx);
-                Input::Connected { id, peer }
+                Input::Connected { id, peer, reach }
             }
             Inbox::Input(i) => i,
             Inbox::ConsoleClosed => return,
         };
         d.handle(Instant::now(), input);
+    }
+
+    /// Syncs the appends written this turn (`journal_sync = "turn"`) and
+    /// tells the director: whether there were any (its held records are
+    /// then released, outputs to carry out).
+    fn sync_turn(&mut self, d: &mut Director) -> bool {
+        let Some(seq) = self.turn_sync.take() else { return false };
+        let input = match self.journal.sync() {
+            Ok(()) => Input::Synced { seq },
+            Err(e) => Input::SyncFailed { seq, error: e.to_string() },
+        };
+        d.handle(Instant::now(), input);
+        true
     }
 
     /// Syncs the entries written since the last sync (`journal_sync =
@@ -761,7 +791,14 @@ impl Carrier {
                 self.flush(d);
                 let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
                 let written = match self.event.journal_sync {
-                    JournalSync::Turn => self.journal.append_all(&refs),
+                    JournalSync::Turn => {
+                        let r = self.journal.write_all(&refs);
+                        if r.is_ok() {
+                            self.turn_sync = Some(seq);
+                            return Ok(None);
+                        }
+                        r
+                    }
                     JournalSync::Second => {
                         let r = self.journal.write_all(&refs);
                         if r.is_ok() && self.sync_due.is_none() {

@@ -14,7 +14,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use super::{Inbox, Latencies, Out, Working, LINE_TIMEOUT, MAX_CLIENTS, QUEUE};
-use crate::director::{ConnId, Input};
+use crate::director::{ConnId, Input, Reach};
 use crate::protocol::MAX_RECORD;
 
 /// Accepts clients until aborted (the event's end): each gets a
@@ -64,7 +64,7 @@ pub(super) async fn connection<R, W>(
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (out_tx, mut out_rx) = mpsc::channel::<Out>(QUEUE);
-    if tx.send(Inbox::Connected { id, tx: out_tx, peer }).await.is_err() {
+    if tx.send(Inbox::Connected { id, tx: out_tx, peer, reach: Reach::Remote }).await.is_err() {
         return;
     }
     let writer = tokio::spawn(async move {

@@ -67,7 +67,13 @@ pub async fn run(event: Event, options: Options, primary: String, heartbeat: Dur
         match ended {
             Followed::Ended(Ended::Over) => {
                 say("the primary finished the event");
-                return Ok(Outcome { games: 0, report: String::new(), latencies: Vec::new(), interrupted: None });
+                return Ok(Outcome {
+                    games: 0,
+                    report: String::new(),
+                    latencies: Vec::new(),
+                    interrupted: None,
+                    engine_failed: None,
+                });
             }
             Followed::Ended(Ended::Quit) => {
                 say("the primary was stopped by its supervisor");
