@@ -30,10 +30,12 @@ cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; 
 -variant standard|fischerandom, -noswap, -reverse, -epdout file=.
 Engines given only st=, nodes= or depth= play without a clock (TimeControl \"-\"),
 sent go movetime, go nodes or go depth as fastchess sends them; -draw, -resign and
--maxmoves follow fastchess's rules and units. Refused with a message: -games other
-than 2, restart=on, an option.NAME=VALUE outside the engine's declared range, and
-the options Argus does not have (-tb, -config, -autosaveinterval, -output, -report
-and any other one-dash word). Interrupted, epd match prints the command that resumes it.";
+-maxmoves follow fastchess's rules and units. A PGN book's moves (format=pgn) are
+the games' first moves, sent to the engines and written to the PGN ({book}) as
+fastchess does. Refused with a message: -games other than 2, restart=on, an
+option.NAME=VALUE outside the engine's declared range, and the options Argus does
+not have (-tb, -config, -autosaveinterval, -output, -report and any other one-dash
+word). Interrupted, epd match prints the command that resumes it.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
