@@ -39,7 +39,7 @@ fn unreadable(path: &Path, e: &std::io::Error) -> std::io::Error {
 /// let start = Position::startpos();
 /// let e4 = start.parse_san(b"e4", epd_core::SanMode::Strict).unwrap();
 /// let opening = Opening { start, moves: vec![e4] };
-/// assert_eq!(opening.position().fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+/// assert_eq!(opening.position().fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
 /// assert_eq!(Opening::from(start).position(), start);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
