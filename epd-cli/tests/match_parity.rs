@@ -355,11 +355,11 @@ fn pgn_book_moves_are_the_games_first_moves() {
         for name in ["a", "b"] {
             let log = std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap();
             let positions: Vec<&str> = log.lines().filter(|l| l.starts_with("position")).collect();
-            for i in 0..2 {
-                let head = if books[i].0.is_empty() {
+            for (i, (start, _)) in books.iter().enumerate() {
+                let head = if start.is_empty() {
                     format!("position startpos moves {}", book_uci(i).join(" "))
                 } else {
-                    format!("position fen {} moves {}", books[i].0, book_uci(i).join(" "))
+                    format!("position fen {start} moves {}", book_uci(i).join(" "))
                 };
                 let n = positions.iter().filter(|p| p.starts_with(&head)).count();
                 assert!(n >= 2, "{name}, opening {i}, {plies:?}: {head:?} in {positions:#?}");
