@@ -1,6 +1,7 @@
 //! A chess engine playing under a referee: for each `respond` it sets up
-//! the game in an [`Engine`] (the whole game from its start, so a UCI
-//! engine gets `position fen START moves ...`, and the referee's clocks as
+//! the game in an [`Engine`] (the whole game from its start, an opening
+//! book's moves included, so a UCI engine gets `position startpos moves
+//! ...` or `position fen START moves ...`, and the referee's clocks as
 //! `go wtime ... btime ... winc ... binc ... [movestogo ...]`) and replies
 //! with its move; it offers, accepts and claims draws and resigns as its
 //! [`Conduct`] says.
