@@ -380,3 +380,122 @@ fn an_illegal_move_loses_the_game() {
         "{stdout}"
     );
 }
+
+/// An executable script `name` in `dir` that logs every line it is sent
+/// to `name.log`, then passes it to `epd uci`.
+fn logging_epd(dir: &std::path::Path, name: &str) -> String {
+    let path = dir.join(name);
+    let log = dir.join(format!("{name}.log"));
+    std::fs::write(&path, format!("#!/bin/sh\ntee -a '{}' | '{EPD}' uci\n", log.display())).unwrap();
+    assert!(Command::new("chmod").arg("+x").arg(&path).status().unwrap().success());
+    path.display().to_string()
+}
+
+/// The games of a PGN as python-chess reads them, one line each: the
+/// tags `FEN`, `SetUp`, `ECO`, `PlyCount` and `Termination` (`-` when
+/// absent), the number of moves, then each move's UCI and whether its
+/// comment is `book`, `e2e4:book` or `e2e4:-`, tab-separated.
+const READ_GAMES: &str = r#"
+import sys, chess.pgn
+pgn = open(sys.argv[1])
+while True:
+    game = chess.pgn.read_game(pgn)
+    if game is None:
+        break
+    if game.errors:
+        sys.exit(f"{game.errors}")
+    tags = [game.headers.get(t, "-") for t in ("FEN", "SetUp", "ECO", "PlyCount", "Termination")]
+    moves = [f"{n.move.uci()}:{'book' if n.comment.split(' ')[0] == 'book' else '-'}" for n in game.mainline()]
+    print("\t".join(tags + [str(len(moves))] + moves))
+"#;
+
+/// Issue 44, PGN books: the games begin with the book game's moves, as
+/// fastchess plays them. The engines are sent `position startpos moves
+/// <book> ...` (`position fen <the game's FEN> moves <book> ...` for a
+/// book game with a `[FEN]`); the PGN, read by python-chess, has the
+/// book's moves first, each with `{book}`, from the book game's start
+/// (no `[FEN]` from the standard position), counts them in `[PlyCount]`,
+/// carries none of the book game's tags (`ECO`), and `-maxmoves` counts
+/// the engines' moves only. `plies=` takes the first moves of each game.
+#[test]
+fn pgn_book_moves_are_the_games_first_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.pgn");
+    std::fs::write(
+        &book,
+        "[Event \"book\"]\n[ECO \"C70\"]\n[Opening \"Ruy Lopez\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n\
+         [Event \"book\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - 0 2\"]\n\n\
+         2... e6 3. Nc3 Nf6 4. Bg5 *\n",
+    )
+    .unwrap();
+    let fen = "rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - 0 2";
+    let books = [("", "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6"), (fen, "e7e6 b1c3 g8f6 c1g5")];
+    for (plies, cut) in [(None, [6, 4]), (Some(3), [3, 3])] {
+        let dir = tempfile::tempdir().unwrap();
+        let a = logging_epd(dir.path(), "a");
+        let b = logging_epd(dir.path(), "b");
+        let mut openings = vec![format!("file={}", book.display()), "format=pgn".to_owned()];
+        openings.extend(plies.map(|p| format!("plies={p}")));
+        let out = Command::new(EPD)
+            .current_dir(dir.path())
+            .args(["match", "-engine", &format!("cmd={a}"), "name=a", "-engine", &format!("cmd={b}"), "name=b"])
+            .args(["-each", "depth=1", "-rounds", "2", "-maxmoves", "3", "-pgnout", "file=g.pgn", "-openings"])
+            .args(&openings)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // The book's moves in UCI, cut to `plies=`.
+        let book_uci = |i: usize| books[i].1.split(' ').take(cut[i]).collect::<Vec<_>>();
+
+        // The engines: every position of a game starts as fastchess's.
+        for name in ["a", "b"] {
+            let log = std::fs::read_to_string(dir.path().join(format!("{name}.log"))).unwrap();
+            let positions: Vec<&str> = log.lines().filter(|l| l.starts_with("position")).collect();
+            for (i, (start, _)) in books.iter().enumerate() {
+                let head = if start.is_empty() {
+                    format!("position startpos moves {}", book_uci(i).join(" "))
+                } else {
+                    format!("position fen {start} moves {}", book_uci(i).join(" "))
+                };
+                let n = positions.iter().filter(|p| p.starts_with(&head)).count();
+                assert!(n >= 2, "{name}, opening {i}, {plies:?}: {head:?} in {positions:#?}");
+            }
+            assert!(
+                positions.iter().all(|p| p.starts_with("position startpos moves ") || p.contains(fen)),
+                "{positions:#?}"
+            );
+        }
+
+        // The PGN, as python-chess reads it.
+        if !epd_testkit::python_chess() {
+            continue;
+        }
+        let read = Command::new("python3").args(["-c", READ_GAMES]).arg(dir.path().join("g.pgn")).output().unwrap();
+        assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+        let text = String::from_utf8(read.stdout).unwrap();
+        let games: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(games.len(), 4, "{text}");
+        for g in &games {
+            let i = usize::from(g[0] != "-");
+            let (fen_tag, setup, eco, plycount, termination) = (g[0], g[1], g[2], g[3], g[4]);
+            let moves = &g[6..];
+            assert_eq!(g[5].parse::<usize>().unwrap(), moves.len());
+            assert_eq!(plycount, g[5], "PlyCount counts the book's moves: {g:?}");
+            assert_eq!(eco, "-", "no tag of the book game is carried: {g:?}");
+            if i == 0 {
+                assert_eq!(setup, "-", "the standard start: no SetUp: {g:?}");
+            } else {
+                assert_eq!((fen_tag, setup), (fen, "1"), "{g:?}");
+            }
+            let book: Vec<String> = book_uci(i).iter().map(|u| format!("{u}:book")).collect();
+            assert_eq!(moves[..book.len()], book, "{g:?}");
+            let played = &moves[book.len()..];
+            assert!(played.iter().all(|m| m.ends_with(":-")), "{g:?}");
+            if termination == "adjudication" {
+                assert_eq!(played.len(), 6, "-maxmoves 3: six of the engines' plies: {g:?}");
+            }
+        }
+        let pgn = std::fs::read_to_string(dir.path().join("g.pgn")).unwrap();
+        assert!(pgn.contains("2... e6 {book} 3. Nc3 {book}"), "the book game's move numbers: {pgn}");
+    }
+}

@@ -1,14 +1,15 @@
-//! Opening books: EPD (one position a line) or PGN (the position after
-//! each game's moves, or after some of them), in the book's order from a
-//! start or shuffled with a seed. The same book and settings give the same
-//! positions in the same order, so a resumed event plays the openings it
-//! would have played.
+//! Opening books: EPD (one position a line) or PGN (each game's start,
+//! its `FEN` tag or the standard position, and its moves, or some of
+//! them, which the game then begins with, as fastchess plays them), in
+//! the book's order from a start or shuffled with a seed. The same book
+//! and settings give the same openings in the same order, so a resumed
+//! event plays the openings it would have played.
 
 use std::io::BufReader;
 use std::path::Path;
 
 use epd_core::pgn::PgnReader;
-use epd_core::{Position, SanMode};
+use epd_core::{History, Move, Position, SanMode, Status};
 
 use crate::event::{Book, BookFormat, BookOrder};
 
@@ -26,16 +27,59 @@ fn unreadable(path: &Path, e: &std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("{}: {}", path.display(), epd_core::io_reason(e)))
 }
 
-/// Reads `book` and returns its positions in the order they are used.
+/// An opening of a book: the position the game starts from and the
+/// book's moves played from it before the players move (a PGN book's;
+/// none in an EPD book). The game records the book's moves as its first
+/// moves, and the players are sent them with the start.
+///
+/// ```
+/// use epd_core::Position;
+/// use epd_referee::book::Opening;
+///
+/// let start = Position::startpos();
+/// let e4 = start.parse_san(b"e4", epd_core::SanMode::Strict).unwrap();
+/// let opening = Opening { start, moves: vec![e4] };
+/// assert_eq!(opening.position().fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+/// assert_eq!(Opening::from(start).position(), start);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// Where the game starts: an EPD line's position, a PGN game's `FEN`
+    /// tag, else the standard position.
+    pub start: Position,
+    /// The book's moves, legal from `start` one after the other.
+    pub moves: Vec<Move>,
+}
+
+impl Opening {
+    /// The position after the book's moves, where the players take over.
+    #[must_use]
+    pub fn position(&self) -> Position {
+        let mut pos = self.start;
+        for &m in &self.moves {
+            pos.play_unchecked(m);
+        }
+        pos
+    }
+}
+
+impl From<Position> for Opening {
+    /// An opening of a position alone (an EPD book's).
+    fn from(start: Position) -> Opening {
+        Opening { start, moves: Vec::new() }
+    }
+}
+
+/// Reads `book` and returns its openings in the order they are used.
 ///
 /// # Errors
 /// The file cannot be read; a line (EPD) or a game (PGN) that is not a
 /// position or whose moves are not legal, with its line; an empty book;
 /// a start past the book's end.
-pub fn load(book: &Book) -> std::io::Result<Vec<Position>> {
+pub fn load(book: &Book) -> std::io::Result<Vec<Opening>> {
     let path = &book.path;
     let mut positions = match book.format {
-        BookFormat::Epd => epd(path, book.chess960)?,
+        BookFormat::Epd => epd(path, book.chess960)?.into_iter().map(Opening::from).collect(),
         BookFormat::Pgn => pgn(path, book.plies, book.chess960)?,
     };
     if positions.is_empty() {
@@ -99,29 +143,45 @@ fn epd(path: &Path, chess960: bool) -> std::io::Result<Vec<Position>> {
     Ok(out)
 }
 
-fn pgn(path: &Path, plies: Option<u32>, chess960: bool) -> std::io::Result<Vec<Position>> {
+/// Each game's start and moves, as fastchess's PGN reader takes them: the
+/// `FEN` tag's position (else the standard one), then at most `plies` of
+/// its moves, stopping before a move that would end the game
+/// (checkmate, stalemate, insufficient material, 50 moves without a
+/// capture or pawn move, threefold repetition), so that the engines
+/// always have a game to play. A move that is not legal is refused, with
+/// its line and column (fastchess logs it and keeps the moves before it).
+fn pgn(path: &Path, plies: Option<u32>, chess960: bool) -> std::io::Result<Vec<Opening>> {
     let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
     let mut reader = PgnReader::new(BufReader::new(file));
     let mut out = Vec::new();
     while let Some(game) = reader.next_game()? {
-        let mut pos = match game.tag_pair("FEN") {
+        let start = match game.tag_pair("FEN") {
             Some(tag) => tag
                 .value
                 .parse::<Position>()
                 .map_err(|e| bad_at(path, tag.line, tag.value_column as usize, &format!("FEN tag: {e}")))?,
             None => Position::startpos(),
         };
-        variant_check(path, game.line, &pos, chess960)?;
+        variant_check(path, game.line, &start, chess960)?;
+        if start.legal_moves().is_empty() {
+            return Err(bad(path, game.line, "the game's position has no legal move"));
+        }
+        let mut pos = start;
+        let mut history = History::new();
+        history.push(&pos);
+        let mut moves = Vec::new();
         for m in game.moves.iter().take(plies.map_or(usize::MAX, |p| p as usize)) {
             let mv = pos.parse_san(&m.san, SanMode::Lenient).map_err(|e| {
                 bad_at(path, m.line, m.column as usize, &format!("{}: {e}", String::from_utf8_lossy(&m.san)))
             })?;
             pos.play_unchecked(mv);
+            history.push(&pos);
+            if pos.status() != Status::Ongoing || history.is_threefold() {
+                break;
+            }
+            moves.push(mv);
         }
-        if pos.legal_moves().is_empty() {
-            return Err(bad(path, game.line, "the game's position has no legal move"));
-        }
-        out.push(pos);
+        out.push(Opening { start, moves });
     }
     Ok(out)
 }
@@ -162,7 +222,8 @@ mod tests {
         ];
         std::fs::write(&epd_path, fens.join("\n") + "\n\n").unwrap();
         let got = load(&book(&epd_path, BookFormat::Epd, BookOrder::Sequential, None, 2)).unwrap();
-        let board = |p: &Position| p.fen().split(' ').next().unwrap().to_owned();
+        assert!(got.iter().all(|o| o.moves.is_empty()), "an EPD book has no moves");
+        let board = |o: &Opening| o.position().fen().split(' ').next().unwrap().to_owned();
         let want: Vec<String> = [1, 2, 0].iter().map(|&i| fens[i].split(' ').next().unwrap().to_owned()).collect();
         assert_eq!(got.iter().map(board).collect::<Vec<_>>(), want);
         let a = load(&book(&epd_path, BookFormat::Epd, BookOrder::Random, None, 1)).unwrap();
@@ -213,7 +274,7 @@ mod tests {
         let e = load(&b).unwrap_err();
         assert!(e.to_string().contains("960.epd:1: a Chess960 position"), "{e}");
         b.chess960 = true;
-        let got = load(&b).unwrap();
+        let got: Vec<Position> = load(&b).unwrap().iter().map(Opening::position).collect();
         assert_eq!(got.len(), 3);
         assert!(got[0].is_chess960() && !got[1].is_chess960() && got[2].is_chess960());
         // Castling on both wings is legal where the rooks are.
@@ -231,8 +292,76 @@ mod tests {
         assert!(load(&b).unwrap_err().to_string().contains("960.pgn:1: a Chess960 position"));
         b.chess960 = true;
         let got = load(&b).unwrap();
-        // As python-chess plays it in Chess960 mode.
-        assert_eq!(got[0].fen(), "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2");
+        // As python-chess plays it in Chess960 mode; the game starts at
+        // the tag's position with the castlings as its first moves.
+        assert_eq!(got[0].position().fen(), "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2");
+        assert_eq!(got[0].start.fen(), "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w KQkq - 0 1", "X-FEN");
+        let mut pos = got[0].start;
+        let sans: Vec<String> = got[0]
+            .moves
+            .iter()
+            .map(|&m| {
+                let s = pos.san(m);
+                pos.play_unchecked(m);
+                s
+            })
+            .collect();
+        assert_eq!(sans, ["O-O", "O-O-O"]);
+    }
+
+    /// A PGN book's opening is the game's start (its `FEN` tag, else the
+    /// standard position) and its moves, at most `plies` of them; the
+    /// moves stop before one that ends the game, as fastchess's reader
+    /// stops (mate, stalemate, threefold repetition, 50 moves).
+    #[test]
+    fn pgn_openings_keep_their_start_and_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.pgn");
+        let sans = |o: &Opening| {
+            let mut pos = o.start;
+            o.moves
+                .iter()
+                .map(|&m| {
+                    let s = pos.san(m);
+                    pos.play_unchecked(m);
+                    s
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let startfen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        for (text, plies, start, moves) in [
+            ("[ECO \"C20\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n", None, startfen, "e4 e5 Nf3 Nc6"),
+            ("1. e4 e5 2. Nf3 Nc6 *\n", Some(3), startfen, "e4 e5 Nf3"),
+            ("1. e4 e5 2. Nf3 Nc6 *\n", Some(0), startfen, ""),
+            (
+                "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 3 40\"]\n\n40... Kd7 41. e4 *\n",
+                None,
+                "4k3/8/8/8/8/8/4P3/4K3 b - - 3 40",
+                "Kd7 e4",
+            ),
+            // Fool's mate: the mating move is left to the engines.
+            ("1. f3 e5 2. g4 Qh4# 0-1\n", None, startfen, "f3 e5 g4"),
+            // The third occurrence of the start is not played.
+            ("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 *\n", None, startfen, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1"),
+            // Nor the 100th ply without a capture or pawn move.
+            (
+                "[FEN \"7k/8/8/8/8/8/8/KR6 w - - 98 80\"]\n\n80. Rb2 Kg8 81. Rb3 *\n",
+                None,
+                "7k/8/8/8/8/8/8/KR6 w - - 98 80",
+                "Rb2",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let got = load(&book(&path, BookFormat::Pgn, BookOrder::Sequential, plies, 1)).unwrap();
+            assert_eq!(got.len(), 1, "{text}");
+            assert_eq!(got[0].start.fen(), start, "{text}");
+            assert_eq!(sans(&got[0]), moves, "{text}");
+        }
+        // A game that starts mated has nothing to play.
+        std::fs::write(&path, "[FEN \"7k/6Q1/6K1/8/8/8/8/8 b - - 0 1\"]\n\n*\n").unwrap();
+        let e = load(&book(&path, BookFormat::Pgn, BookOrder::Sequential, None, 1)).unwrap_err();
+        assert!(e.to_string().ends_with("b.pgn:1: the game's position has no legal move"), "{e}");
     }
 
     #[test]

@@ -442,6 +442,13 @@ impl Follower {
         self.tag("TimeControl").and_then(|t| t.parse().ok())
     }
 
+    /// How many of the game's first moves are the opening book's (the
+    /// `BookPlies` tag of `inform`; 0 without it).
+    #[must_use]
+    pub fn book_plies(&self) -> usize {
+        self.tag(crate::protocol::BOOK_PLIES).and_then(|t| t.parse().ok()).unwrap_or(0)
+    }
+
     /// `true` if the game is Chess960: the `Variant` tag of `inform` (as
     /// PGN names it: `Chess960`, `Fischerandom`, `Fischer Random`).
     #[must_use]

@@ -91,8 +91,9 @@ pub enum Policy {
 pub enum BookFormat {
     /// One position a line (EPD or FEN).
     Epd,
-    /// PGN games: the position after each game's moves (or after
-    /// `openings_plies` of them).
+    /// PGN games: each game's start (its `FEN` tag, else the standard
+    /// position) and its moves (or `openings_plies` of them), which the
+    /// games then begin with, as fastchess plays them.
     Pgn,
 }
 
@@ -117,7 +118,7 @@ pub struct Book {
     pub format: BookFormat,
     /// The order.
     pub order: BookOrder,
-    /// PGN: the position after at most this many plies of each game.
+    /// PGN: at most this many plies of each game's moves.
     pub plies: Option<u32>,
     /// The first opening used (1-based, in the book's order).
     pub start: u32,
@@ -438,11 +439,11 @@ pub const KEYS: &[Key] = &[
         "openings_format",
         "pgn for .pgn, else epd",
         "epd, pgn",
-        "positions one a line (EPD or FEN), or the position after each PGN game's moves",
+        "positions one a line (EPD or FEN), or PGN games whose moves the games begin with ({book} in the PGN)",
         "\"pgn\"",
     ),
     key("openings_order", "sequential", "sequential, random", "the book's order, or shuffled", "\"random\""),
-    key("openings_plies", "all", "plies", "PGN: the position after at most this many plies of each game", "8"),
+    key("openings_plies", "all", "plies", "PGN: at most this many plies of each game's moves", "8"),
     key("openings_start", "1", "index", "the first opening used (1-based, in the book's order)", "1"),
     key("openings_seed", "1", "number", "the shuffle's seed (the same seed, the same order)", "42"),
     key("pgn", "games.pgn", "file", "the finished games, with [%clk] and [%emt]", "\"games.pgn\""),

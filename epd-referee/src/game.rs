@@ -214,6 +214,9 @@ pub struct PlayedMove {
     pub clock: Duration,
     /// The engine's score, depth and nodes, when its reply said.
     pub eval: Option<crate::protocol::Eval>,
+    /// A move of the opening book, played before the players took over
+    /// (no time, no clock charged; `{book}` in the PGN).
+    pub book: bool,
 }
 
 /// The draw a claim asks for.
@@ -260,6 +263,34 @@ impl Game {
     #[must_use]
     pub fn new(start: Position, control: &TimeControl) -> Game {
         Game::with_controls(start, control, control)
+    }
+
+    /// A game from an opening's start with its book moves played, and a
+    /// time control for each side; the clocks start after the book, as
+    /// fastchess's do.
+    ///
+    /// # Panics
+    /// A book move that is not legal (a book's moves are checked as the
+    /// book is read).
+    #[must_use]
+    pub fn from_opening(opening: &crate::book::Opening, white: &TimeControl, black: &TimeControl) -> Game {
+        let mut g = Game::with_controls(opening.start, white, black);
+        for &mv in &opening.moves {
+            assert!(g.pos.is_legal(mv), "a book move that is not legal");
+            let side = g.pos.turn();
+            let san = g.pos.san(mv);
+            g.pos.play_unchecked(mv);
+            g.history.push(&g.pos);
+            let clock = g.clocks[idx(side)].remaining();
+            g.moves.push(PlayedMove { mv, san, emt: Duration::ZERO, clock, eval: None, book: true });
+        }
+        g
+    }
+
+    /// How many of the first moves are the opening book's.
+    #[must_use]
+    pub fn book_plies(&self) -> usize {
+        self.moves.iter().take_while(|m| m.book).count()
     }
 
     /// A game from `start` with a time control for each side (time odds).
@@ -346,7 +377,8 @@ impl Game {
         let san = self.pos.san(mv);
         self.pos.play_unchecked(mv);
         self.history.push(&self.pos);
-        self.moves.push(PlayedMove { mv, san, emt: used, clock: self.clocks[idx(side)].remaining(), eval: None });
+        let clock = self.clocks[idx(side)].remaining();
+        self.moves.push(PlayedMove { mv, san, emt: used, clock, eval: None, book: false });
         Ok(self.automatic_end())
     }
 
@@ -564,6 +596,33 @@ mod tests {
         let m = san(&g, "a3");
         assert!(g.claim_draw(Color::White, DrawClaim::FiftyMoves, Some((m, Duration::ZERO))).is_err());
         assert_eq!(g.moves().len(), 0, "a refused claim changes nothing");
+    }
+
+    /// A game from a PGN book's opening begins with the book's moves,
+    /// which take no time and leave the clocks as they were.
+    #[test]
+    fn a_book_opening_is_the_games_first_moves() {
+        let start = Position::startpos();
+        let mut pos = start;
+        let moves: Vec<Move> = ["e4", "e5", "Nf3"]
+            .iter()
+            .map(|s| {
+                let m = pos.parse_san(s.as_bytes(), SanMode::Strict).unwrap();
+                pos.play_unchecked(m);
+                m
+            })
+            .collect();
+        let opening = crate::book::Opening { start, moves };
+        let tc: TimeControl = "40/60+1".parse().unwrap();
+        let mut g = Game::from_opening(&opening, &tc, &tc);
+        assert_eq!(*g.start(), start);
+        assert_eq!(*g.position(), pos);
+        assert_eq!(g.book_plies(), 3);
+        assert_eq!(g.moves().iter().map(|m| m.san.as_str()).collect::<Vec<_>>(), ["e4", "e5", "Nf3"]);
+        assert!(g.moves().iter().all(|m| m.book && m.emt == Duration::ZERO && m.clock == Duration::from_secs(60)));
+        assert_eq!((g.consumed(Color::White), g.clock(Color::Black).moves_to_go()), (Duration::ZERO, Some(40)));
+        play(&mut g, "Nc6");
+        assert_eq!((g.book_plies(), g.moves().len(), g.clock(Color::Black).moves_to_go()), (3, 4, Some(39)));
     }
 
     #[test]

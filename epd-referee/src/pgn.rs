@@ -1,7 +1,10 @@
 //! A finished (or unfinished) game as PGN, in export format: the Seven
 //! Tag Roster, then `Variant "Chess960"` for a Chess960 game, `SetUp` and
 //! `FEN` (X-FEN castling) when the game did not start from the standard
-//! position or is Chess960, `TimeControl`, `Termination` and `PlyCount`; each
+//! position or is Chess960, `TimeControl`, `Termination` and `PlyCount`
+//! (the opening book's moves counted); an opening book's moves (a PGN
+//! book's) as the game's first moves, each followed by `{book}` as
+//! fastchess writes them; each other
 //! move followed by `{[%clk h:mm:ss] [%emt h:mm:ss]}` (the mover's time
 //! left after the move, increment included, and the time it took; a
 //! fraction of a second is written as `.fff`), preceded, when the engine
@@ -123,23 +126,11 @@ pub fn write(tags: &Tags, game: &Game) -> String {
             lines.word(&format!("{number}..."));
         }
         lines.word(&m.san);
-        // One unit, so that no line starts with `[%emt` (which a naive
-        // reader could take for a tag pair).
-        // Both rounded from exact sums, so that on every move the
-        // previous clock less the emt plus the increment is the next
-        // clock, to the millisecond, and the emts add up to the time used.
-        // (The same rounding as the clocks clients are told: shown_ms.)
-        let side = usize::from(turn == Color::Black);
-        let (before, _) = shown_ms(used[side], Duration::ZERO);
-        used[side] += m.emt;
-        let (after, clk) = shown_ms(used[side], m.clock);
-        let (clk, emt) = (Duration::from_millis(clk), Duration::from_millis(after - before));
-        let score = m.eval.as_ref().map_or_else(String::new, |e| format!("{} ", cutechess_score(e, emt)));
-        if game.clock(turn).is_running() {
-            lines.word(&format!("{{{score}[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
+        if m.book {
+            // The opening book's move, as fastchess writes it.
+            lines.word("{book}");
         } else {
-            // No clock: the time the move took, and no clock to show.
-            lines.word(&format!("{{{score}[%emt {}]}}", hms(emt)));
+            clock_comment(&mut lines, game, turn, m, &mut used);
         }
         if turn == Color::Black {
             number += 1;
@@ -156,6 +147,30 @@ pub fn write(tags: &Tags, game: &Game) -> String {
     out.push_str(&lines.text);
     out.push_str("\n\n");
     out
+}
+
+/// The comment of a move the players made: cutechess's score, then
+/// `[%clk]` (where the clock runs) and `[%emt]`; `used` is the time each
+/// side's moves took before this one, and takes this one's.
+fn clock_comment(lines: &mut Lines, game: &Game, turn: Color, m: &crate::game::PlayedMove, used: &mut [Duration; 2]) {
+    // One unit, so that no line starts with `[%emt` (which a naive
+    // reader could take for a tag pair).
+    // Both rounded from exact sums, so that on every move the
+    // previous clock less the emt plus the increment is the next
+    // clock, to the millisecond, and the emts add up to the time used.
+    // (The same rounding as the clocks clients are told: shown_ms.)
+    let side = usize::from(turn == Color::Black);
+    let (before, _) = shown_ms(used[side], Duration::ZERO);
+    used[side] += m.emt;
+    let (after, clk) = shown_ms(used[side], m.clock);
+    let (clk, emt) = (Duration::from_millis(clk), Duration::from_millis(after - before));
+    let score = m.eval.as_ref().map_or_else(String::new, |e| format!("{} ", cutechess_score(e, emt)));
+    if game.clock(turn).is_running() {
+        lines.word(&format!("{{{score}[%clk {}] [%emt {}]}}", hms(clk), hms(emt)));
+    } else {
+        // No clock: the time the move took, and no clock to show.
+        lines.word(&format!("{{{score}[%emt {}]}}", hms(emt)));
+    }
 }
 
 /// An engine's score as cutechess writes it, from the mover's side:

@@ -1,6 +1,7 @@
 //! A chess engine playing under a referee: for each `respond` it sets up
-//! the game in an [`Engine`] (the whole game from its start, so a UCI
-//! engine gets `position fen START moves ...`, and the referee's clocks as
+//! the game in an [`Engine`] (the whole game from its start, an opening
+//! book's moves included, so a UCI engine gets `position startpos moves
+//! ...` or `position fen START moves ...`, and the referee's clocks as
 //! `go wtime ... btime ... winc ... binc ... [movestogo ...]`) and replies
 //! with its move; it offers, accepts and claims draws and resigns as its
 //! [`Conduct`] says.
@@ -172,7 +173,11 @@ pub(crate) fn turn(conduct: &Conduct, client: &Follower) -> Turn {
     let moves = client.moves();
     if let Some((w, b)) = client.clocks() {
         let side = pos.turn();
-        let own_moves = (moves.len() as u32 + u32::from(start.turn() != side)) / 2;
+        // The moves the side to move has made, as its clock counts
+        // them: half the players' plies (it moved first if they are even,
+        // second if odd), the book's not counted.
+        let played = moves.len().saturating_sub(client.book_plies()) as u32;
+        let own_moves = played / 2;
         let (winc, binc, movestogo) = match &client.time_control() {
             Some(tc) => {
                 let clock =
@@ -250,4 +255,51 @@ fn choose(conduct: &Conduct, state: &mut GameState, client: &Follower, a: &Analy
         }
     }
     Reply::Move { mv, draw_offer: drawish && pos.fullmoves() >= 30, draw_claim: false }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Command, Outgoing};
+
+    /// The search a follower of `start` and `moves` is set to run, told
+    /// `tags`, the last move coming with the respond.
+    fn movestogo(tags: &[(&str, String)], start: Position, moves: &[&str]) -> Option<u32> {
+        let mut f = Follower::default();
+        f.take(&Outgoing::new(Command::Reset, &start).to_line()).unwrap();
+        f.take(&Outgoing { tags, ..Outgoing::new(Command::Inform, &start) }.to_line()).unwrap();
+        let mut pos = start;
+        for (i, u) in moves.iter().enumerate() {
+            let m = pos.parse_uci(u.as_bytes()).unwrap();
+            let remaining = Some((Duration::from_secs(60), Duration::from_secs(60)));
+            let command = if i + 1 == moves.len() { Command::Respond } else { Command::Execute };
+            f.take(&Outgoing { sm: Some(m), remaining, ..Outgoing::new(command, &pos) }.to_line()).unwrap();
+            pos.play_unchecked(m);
+        }
+        turn(&Conduct::default(), &f).limits.clock.and_then(|c| c.movestogo)
+    }
+
+    /// `movestogo` counts the moves the side to move has made, as the
+    /// referee's clock does: none for Black after White's first move, and
+    /// none of an opening book's (fastchess's clocks start after the
+    /// book).
+    #[test]
+    fn movestogo_counts_the_side_to_moves_own_moves_after_the_book() {
+        let tc = |book: Option<&str>| {
+            let mut t = vec![("TimeControl", "40/60".to_owned())];
+            t.extend(book.map(|b| (crate::protocol::BOOK_PLIES, b.to_owned())));
+            t
+        };
+        let start = Position::startpos();
+        for (book, moves, want) in [
+            (None, &["e2e4"][..], 40),
+            (None, &["e2e4", "e7e5"], 39),
+            (None, &["e2e4", "e7e5", "g1f3"], 39),
+            (Some("3"), &["e2e4", "e7e5", "g1f3"], 40),
+            (Some("3"), &["e2e4", "e7e5", "g1f3", "b8c6"], 40),
+            (Some("3"), &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"], 39),
+        ] {
+            assert_eq!(movestogo(&tc(book), start, moves), Some(want), "{book:?} {moves:?}");
+        }
+    }
 }

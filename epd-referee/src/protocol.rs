@@ -51,6 +51,12 @@ pub const REMAINING_MS: &str = "Rtms";
 /// The extension operation carrying a sign-on's token.
 pub const TOKEN: &str = "Token";
 
+/// The `inform` tag pair that says how many of the game's first moves
+/// are the opening book's (a PGN book's): they are sent as `execute`s
+/// before the first `respond`, and a player's clock (UCI `movestogo`)
+/// does not count them. Absent when there are none.
+pub const BOOK_PLIES: &str = "BookPlies";
+
 /// The heartbeat a client asks for on `sign_on` (`Hbms 2000;`): the
 /// referee then sends it a blank line whenever it has sent nothing for
 /// that many milliseconds (at least [`MIN_HEARTBEAT_MS`]), so that a

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use epd_core::Position;
+use epd_referee::book::Opening;
 use epd_referee::director::{Config, ConnId, Director, Input, Output, Reach};
 use epd_referee::journal::entry::Entry;
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
@@ -40,9 +41,16 @@ impl Bench {
 
     /// A director for the event file `text`, its book's positions given.
     fn with_openings(text: &str, openings: Vec<Position>) -> Bench {
+        Bench::resumed(text, openings.into_iter().map(Into::into).collect(), None)
+    }
+
+    /// A director for the event file `text`, its book's openings given,
+    /// resumed from the journal's `entries` if any.
+    fn resumed(text: &str, openings: Vec<Opening>, entries: Option<&[Entry]>) -> Bench {
         let event = Event::parse(text, Path::new(".")).unwrap();
+        let journal = entries.map(|es| es.iter().map(|e| serde_json::to_vec(e).unwrap()).collect());
         let config =
-            Config { event, openings, journal: None, date: "2026.11.25".into(), own: None, web: false, measure: false };
+            Config { event, openings, journal, date: "2026.11.25".into(), own: None, web: false, measure: false };
         let t0 = Instant::now();
         let d = Director::new(config, t0).unwrap();
         let mut b = Bench {
@@ -624,6 +632,81 @@ fn chess960_castling_on_both_wings() {
         "{pgn}"
     );
     assert!(pgn.contains("1. O-O-O {") && pgn.contains("1... O-O {"), "{pgn}");
+}
+
+/// A PGN book's opening (1. e4 e5 2. Nf3 Nc6 3. Bb5): the game begins
+/// with its moves, sent before the first respond as `execute`s from the
+/// book game's start (so that a player's engine is sent `position
+/// startpos moves e2e4 ...`, as fastchess sends it), and the informs
+/// say how many (`BookPlies`). The clocks start with the players' moves,
+/// `max_moves` counts those only, the PGN writes the book's moves with
+/// `{book}` and counts them in `PlyCount`; a referee resumed from the
+/// journal plays the same game on.
+#[test]
+fn a_pgn_books_moves_begin_the_game() {
+    let start = Position::startpos();
+    let mut pos = start;
+    let book: Vec<epd_core::Move> = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]
+        .iter()
+        .map(|u| {
+            let m = pos.parse_uci(u.as_bytes()).unwrap();
+            pos.play_unchecked(m);
+            m
+        })
+        .collect();
+    let opening = Opening { start, moves: book.clone() };
+    let text = "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\nmax_moves = 2\n\
+                [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n";
+    let mut b = Bench::resumed(text, vec![opening.clone()], None);
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    // White (a) hears the five book moves; Black (b), to move, four and
+    // the fifth with its respond.
+    for (id, executes) in [(1, 5), (2, 4)] {
+        let got: Vec<&Incoming> = b.sent.iter().filter(|(i, _)| *i == id).map(|(_, r)| r).collect();
+        let commands: Vec<Command> = got.iter().map(|r| r.command).collect();
+        let mut want = vec![Command::Reset, Command::Inform];
+        want.extend(std::iter::repeat_n(Command::Execute, executes));
+        if id == 2 {
+            want.push(Command::Respond);
+        }
+        assert_eq!(commands, want, "{id}");
+        assert_eq!(got[0].position, start, "reset: the book game's start");
+        assert!(got[1].tags.iter().any(|(k, v)| k == "BookPlies" && v == "5"), "{:?}", got[1].tags);
+        let mut p = start;
+        for (r, &m) in got[2..].iter().zip(&book) {
+            assert_eq!((r.position, r.sm), (p, Some(m)));
+            p.play_unchecked(m);
+        }
+    }
+    b.after(1);
+    b.reply(2, Some(1), "a7a6");
+    b.after(1);
+    b.reply(1, Some(1), "b5a4");
+    assert_eq!(b.moves(), 2, "the journal has the players' moves only");
+    // Killed here: a referee resumed from its journal plays the game on
+    // from the same moves.
+    let entries = b.entries.clone();
+    let mut b = Bench::resumed(text, vec![opening], Some(&entries));
+    b.sign_on(1, "a");
+    b.sign_on(2, "b");
+    let to_black = b.last(2);
+    assert_eq!(to_black.command, Command::Respond);
+    assert_eq!(to_black.current().fen(), "r1bqkbnr/1ppp1ppp/p1n5/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 1 4");
+    b.after(1);
+    b.reply(2, Some(1), "g8f6");
+    assert!(b.ends().is_empty(), "three of the players' plies: max_moves = 2 not reached");
+    b.after(1);
+    b.reply(1, Some(1), "e1g1");
+    assert_eq!(b.ends(), ["1/2-1/2"], "four of the players' plies");
+    let pgn = b.last_pgn();
+    assert!(!pgn.contains("[FEN"), "the standard start: no FEN: {pgn}");
+    assert!(pgn.contains("[PlyCount \"9\"]"), "{pgn}");
+    assert!(
+        pgn.contains("1. e4 {book} 1... e5 {book} 2. Nf3 {book} 2... Nc6 {book} 3. Bb5 {book} 3... a6 {[%clk"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("5. O-O {[%clk") && pgn.contains("a draw, the game reached 2 moves"), "{pgn}");
 }
 
 impl Bench {

@@ -10,6 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use epd_core::{Color, Position};
+use epd_referee::book::Opening;
 use epd_referee::pgn::{self, Tags};
 use epd_referee::{Game, GameResult, TimeControl};
 use epd_testkit::XorShift;
@@ -26,11 +27,33 @@ fn random_games(count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
 /// As [`random_games`], from the `starts` in turn, castling whenever it
 /// can (so that Chess960 castling is played often).
 fn random_games_from(starts: &[Position], count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
+    random_games_with_books(starts, 0, count, seed)
+}
+
+/// As [`random_games_from`], each game beginning with up to `book` plies
+/// of random moves as its opening book's (none when `book` is 0).
+fn random_games_with_books(starts: &[Position], book: usize, count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
     let tc: TimeControl = "60+1".parse().unwrap();
     let mut rng = XorShift::new(seed);
     let mut games = Vec::new();
     for i in 0..count {
-        let mut g = Game::new(starts[i % starts.len()], &tc);
+        let start = starts[i % starts.len()];
+        let mut opening = Opening::from(start);
+        if book > 0 {
+            let mut pos = start;
+            for _ in 0..rng.below(book + 1) {
+                let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+                let m = moves[rng.below(moves.len())];
+                let mut after = pos;
+                after.play_unchecked(m);
+                if after.status() != epd_core::Status::Ongoing {
+                    break;
+                }
+                pos = after;
+                opening.moves.push(m);
+            }
+        }
+        let mut g = Game::from_opening(&opening, &tc, &tc);
         let plies = 10 + rng.below(390);
         while g.ended().is_none() && g.moves().len() < plies {
             let pos = *g.position();
@@ -100,6 +123,15 @@ while True:
         if not board.is_legal(node.move):
             sys.exit(f"game {games}: illegal {node.move}")
         board.push(node.move)
+        if node.comment.split(" ")[0] == "book":
+            # An opening book's move: no clock, no time (the game's
+            # closing comment joins the last one's when the players made
+            # no move).
+            if clocks and clocks[-1] != "book":
+                sys.exit(f"game {games}: a book move after the players' moves")
+            clocks.append("book")
+            emts.append("book")
+            continue
         clocks.append("%.3f" % node.clock())
         emts.append("%.3f" % node.emt())
     if board.fen(en_passant="fen") != exp[0]:
@@ -153,6 +185,30 @@ fn python_chess_reads_chess960_games_as_written() {
     check_games(&games, true);
 }
 
+/// Games that begin with an opening book's moves (a PGN book's, up to
+/// 16 plies, from the standard position and from others): each book
+/// move is written with `{book}` alone, before the players' moves, and
+/// python-chess reads the same games, clocks and `[PlyCount]` (book moves
+/// counted); pgn-extract reads them too.
+#[test]
+fn python_chess_reads_games_with_book_moves() {
+    if !python_chess() {
+        return;
+    }
+    let starts: Vec<Position> = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "4k3/8/8/8/8/8/4P3/4K3 b - - 3 40",
+    ]
+    .iter()
+    .map(|f| f.parse().unwrap())
+    .collect();
+    let (games, _control) = random_games_with_books(&starts, 16, 60, 0x0B00_C500);
+    let booked = games.iter().filter(|g| g.book_plies() > 0).count();
+    assert!(booked >= 40, "most games have book moves: {booked}");
+    check_games(&games, false);
+}
+
 fn check_games(games: &[Game], chess960: bool) {
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
@@ -168,8 +224,15 @@ fn check_games(games: &[Game], chess960: bool) {
             chess960,
         };
         text.push_str(&pgn::write(&tags, g));
-        let clocks: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.clock.as_secs_f64())).collect();
-        let emts: Vec<String> = g.moves().iter().map(|m| format!("{:.3}", m.emt.as_secs_f64())).collect();
+        let shown = |m: &epd_referee::PlayedMove, d: Duration| {
+            if m.book {
+                "book".to_owned()
+            } else {
+                format!("{:.3}", d.as_secs_f64())
+            }
+        };
+        let clocks: Vec<String> = g.moves().iter().map(|m| shown(m, m.clock)).collect();
+        let emts: Vec<String> = g.moves().iter().map(|m| shown(m, m.emt)).collect();
         let e = g.ended().unwrap();
         let _ = writeln!(
             expected,

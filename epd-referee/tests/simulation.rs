@@ -489,7 +489,7 @@ impl Sim {
         };
         let config = Config {
             event: self.event.clone(),
-            openings: self.openings.clone(),
+            openings: self.openings.iter().copied().map(Into::into).collect(),
             journal,
             date: "2026.11.25".into(),
             own: Some("sim:primary".into()),
@@ -1480,7 +1480,7 @@ impl Sim {
         let (entries, _) = journal::decode(Path::new("sim.journal"), &self.disk).map_err(|e| e.to_string())?;
         let config = Config {
             event: self.event.clone(),
-            openings: self.openings.clone(),
+            openings: self.openings.iter().copied().map(Into::into).collect(),
             journal: Some(entries),
             date: "2026.11.25".into(),
             own: None,

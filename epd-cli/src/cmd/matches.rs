@@ -30,15 +30,18 @@ cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; 
 -variant standard|fischerandom, -noswap, -reverse, -epdout file=.
 Engines given only st=, nodes= or depth= play without a clock (TimeControl \"-\"),
 sent go movetime, go nodes or go depth as fastchess sends them; -draw, -resign and
--maxmoves follow fastchess's rules and units. An engine that crashes, stalls or answers an
-illegal move loses that game at once (Termination \"abandoned\" or \"illegal move\") and
-is started afresh for the next; without -recover a crash or a stall stops the match, as
-fastchess's does. The report lists per engine its time losses, crashes, stalls and illegal
-moves. Each game started and finished is printed on standard error as fastchess prints it
-(Started game 1 of 4 (a vs b), Finished game 1 (a vs b): 1-0 {Black checkmated}). Refused with a message: -games other
-than 2, restart=on, an option.NAME=VALUE outside the engine's declared range, and
-the options Argus does not have (-tb, -config, -autosaveinterval, -output, -report
-and any other one-dash word). Interrupted, epd match prints the command that resumes it.";
+-maxmoves follow fastchess's rules and units. A PGN book's moves (format=pgn) are
+the games' first moves, sent to the engines and written to the PGN ({book}) as
+fastchess does. An engine that crashes, stalls or answers an illegal move loses that
+game at once (Termination \"abandoned\" or \"illegal move\") and is started afresh for
+the next; without -recover a crash or a stall stops the match, as fastchess's does.
+The report lists per engine its time losses, crashes, stalls and illegal moves. Each
+game started and finished is printed on standard error as fastchess prints it
+(Started game 1 of 4 (a vs b), Finished game 1 (a vs b): 1-0 {Black checkmated}).
+Refused with a message: -games other than 2, restart=on, an option.NAME=VALUE outside
+the engine's declared range, and the options Argus does not have (-tb, -config,
+-autosaveinterval, -output, -report and any other one-dash word). Interrupted, epd
+match prints the command that resumes it.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

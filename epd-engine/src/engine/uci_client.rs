@@ -802,13 +802,20 @@ pub struct PositionCommand {
 
 impl PositionCommand {
     /// The command for the game from `start` with `moves` (castling
-    /// king-takes-rook when `chess960`), and the position it leads to.
+    /// king-takes-rook when `chess960`), and the position it leads to:
+    /// `position startpos moves ...` from the standard position in
+    /// standard chess, as fastchess and cutechess write it, else
+    /// `position fen START moves ...`.
     pub fn update(&mut self, start: &Position, moves: &[Move], chess960: bool) -> (&str, Position) {
         let chess960 = chess960 || start.is_chess960();
         let fen = start.fen();
         if self.fen != fen || self.chess960 != chess960 || !moves.starts_with(&self.moves) || self.text.is_empty() {
-            *self =
-                PositionCommand { text: format!("position fen {fen}"), fen, chess960, moves: Vec::new(), end: *start };
+            let text = if !chess960 && *start == Position::startpos() {
+                "position startpos".to_owned()
+            } else {
+                format!("position fen {fen}")
+            };
+            *self = PositionCommand { text, fen, chess960, moves: Vec::new(), end: *start };
         }
         for &m in &moves[self.moves.len()..] {
             if self.moves.is_empty() {
@@ -1326,14 +1333,14 @@ mod tests {
         drop(engine);
         let sent = std::fs::read_to_string(&log).unwrap();
         let positions: Vec<&str> = sent.lines().filter(|l| l.starts_with("position")).collect();
-        let startfen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        // The standard start as `startpos`, as fastchess sends it.
         assert_eq!(
             positions,
             [
-                format!("position fen {startfen} moves e2e4"),
-                format!("position fen {startfen} moves e2e4 a7a6 g1f3"),
-                "position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1".to_owned(),
-                format!("position fen {startfen} moves e2e4 a7a6"),
+                "position startpos moves e2e4",
+                "position startpos moves e2e4 a7a6 g1f3",
+                "position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+                "position startpos moves e2e4 a7a6",
             ]
         );
     }

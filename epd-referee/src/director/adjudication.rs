@@ -12,7 +12,11 @@
 //! - resign, two-sided: the last `2 × movecount` plies each scored at
 //!   least `score` away from 0, and the side that just moved, its score
 //!   below 0, loses;
-//! - max_moves: `2 × max_moves` plies played.
+//! - max_moves: `2 × max_moves` plies played by the players (an
+//!   opening book's moves not counted).
+//!
+//! An opening book's moves carry no score, so no run of scores reaches
+//! back into the book, as fastchess's trackers start after it.
 //!
 //! A move whose reply carried no score breaks a run of scores.
 
@@ -93,7 +97,9 @@ impl Director {
         }
         if verdict.is_none() {
             if let Some(max) = rules.max_moves {
-                if moves.len() >= 2 * max as usize {
+                // The players' plies: fastchess's tracker counts the
+                // engines' moves, not the opening book's.
+                if moves.len() - r.game.book_plies() >= 2 * max as usize {
                     verdict = Some((GameResult::Draw, format!("a draw, the game reached {max} moves")));
                 }
             }

@@ -288,8 +288,12 @@ impl Director {
             return;
         }
         let sched = self.games.scheduled(k);
-        let start = sched.opening.map_or_else(Position::startpos, |i| self.openings[i]);
-        let game = Game::with_controls(start, &self.event.control(sched.white), &self.event.control(sched.black));
+        let (white_tc, black_tc) = (self.event.control(sched.white), self.event.control(sched.black));
+        let game = match sched.opening {
+            Some(i) => Game::from_opening(&self.openings[i], &white_tc, &black_tc),
+            None => Game::with_controls(Position::startpos(), &white_tc, &black_tc),
+        };
+        let start = *game.start();
         for id in [white, black] {
             if let Some(c) = self.clients.get_mut(id) {
                 c.game = Some(k);
@@ -332,15 +336,25 @@ impl Director {
         if self.event.variant.is_chess960() {
             tags.push(("Variant", "Chess960".to_owned()));
         }
+        // The opening book's moves, which a player's clock does not count.
+        let book = r.game.book_plies();
+        if book > 0 {
+            tags.push((crate::protocol::BOOK_PLIES, book.to_string()));
+        }
         tags
     }
 
-    /// After the reset delay: the tags, then the first respond.
+    /// After the reset delay: the tags, the opening book's moves, then
+    /// the first respond.
     pub(super) fn begin(&mut self, k: usize, now: Instant) {
-        let (tags, conns, start, number) = {
+        let (tags, conns, start, number, book) = {
             let r = &self.games.running[&k];
-            ([self.tags(r, "*", 0), self.tags(r, "*", 1)], r.conns, *r.game.position(), r.sched.number as u64)
+            let book: Vec<epd_core::Move> = r.game.moves().iter().map(|m| m.mv).collect();
+            let tags = [self.tags(r, "*", 0), self.tags(r, "*", 1)];
+            (tags, r.conns, *r.game.start(), r.sched.number as u64, book)
         };
+        let mover = self.games.running[&k].mover();
+        let mut last = None;
         for (side, id) in conns.into_iter().enumerate() {
             let Some(id) = id else { continue };
             let tags = &tags[side];
@@ -349,11 +363,40 @@ impl Director {
             o.game = Some(number);
             let line = o.to_line();
             self.send(id, line);
+            if let Some(l) = self.send_moves(id, number, start, &book, mover == Some(id)) {
+                last = Some(l);
+            }
         }
         if let Some(r) = self.games.running.get_mut(&k) {
             r.starts_at = None;
         }
-        self.ask(k, None, now, None);
+        self.ask(k, last, now, None);
+    }
+
+    /// Sends client `id` the moves of game `number` from `start` as
+    /// `execute`s, all but the last when it is `to_move` (the last then
+    /// comes with its respond, which is returned).
+    fn send_moves(
+        &mut self,
+        id: ConnId,
+        number: u64,
+        start: Position,
+        moves: &[epd_core::Move],
+        to_move: bool,
+    ) -> Option<(Position, epd_core::Move)> {
+        let mut pos = start;
+        for (i, &m) in moves.iter().enumerate() {
+            if to_move && i + 1 == moves.len() {
+                return Some((pos, m));
+            }
+            let mut o = Outgoing::new(Command::Execute, &pos);
+            o.sm = Some(m);
+            o.game = Some(number);
+            let line = o.to_line();
+            self.send(id, line);
+            pos.play_unchecked(m);
+        }
+        None
     }
 
     /// Sends respond to the side to move: the position before `last` and

@@ -130,7 +130,7 @@ pub struct Config {
     /// The event.
     pub event: Event,
     /// The openings the event's file names, read.
-    pub openings: Vec<Position>,
+    pub openings: Vec<crate::book::Opening>,
     /// The journal's entries to resume from (`--resume`, a take-over);
     /// `None` for a new event.
     pub journal: Option<Vec<Vec<u8>>>,
@@ -407,7 +407,7 @@ pub struct Director {
     /// over, a quiet time ended): pair at the end of the step.
     to_pair: bool,
     phase: Phase,
-    openings: Vec<Position>,
+    openings: Vec<crate::book::Opening>,
     date: String,
     /// Attach the reply's instant to the respond that answers it.
     measure: bool,

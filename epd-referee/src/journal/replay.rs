@@ -35,7 +35,7 @@ fn bad_journal(path: &std::path::Path, n: usize, why: impl std::fmt::Display) ->
 /// in progress.
 pub(crate) fn replay(
     event: &Event,
-    openings: &[Position],
+    openings: &[crate::book::Opening],
     schedule: &[ScheduledGame],
     entries: &[Vec<u8>],
 ) -> std::io::Result<Replayed> {
@@ -68,8 +68,11 @@ pub(crate) fn replay(
             }
             Entry::Start { game } => {
                 let sched = scheduled(game)?;
-                let start = sched.opening.map_or_else(Position::startpos, |o| openings[o]);
-                let game_of = Game::with_controls(start, &event.control(sched.white), &event.control(sched.black));
+                let (white, black) = (event.control(sched.white), event.control(sched.black));
+                let game_of = match sched.opening {
+                    Some(o) => Game::from_opening(&openings[o], &white, &black),
+                    None => Game::with_controls(Position::startpos(), &white, &black),
+                };
                 r.running.insert(game, (game_of, None));
             }
             Entry::Move { game, uci, ns, offer, eval } => {
