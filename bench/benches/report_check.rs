@@ -1,11 +1,14 @@
 //! `epd report` against `epd check` on the same 1,000,000 result records
-//! (issue 20): ten runs of the benchmark corpus (each file a run of
-//! 100,000 records with pm, pv, ce, acd, acn, acs and bm/am), the release
-//! CLI run as a child process, the two commands interleaved (their order
-//! alternating from round to round), output to /dev/null. Prints the
-//! median wall time, peak memory (max RSS, GNU time) and CPU time of
-//! each, and the ratios of the medians. `epd check` runs with its default (one job) and
-//! with `-j 2`; the report reads its runs on a thread each.
+//! (issues 20 and 48), in two shapes: ten runs of the benchmark corpus
+//! (each file a run of 100,000 records with pm, pv, ce, acd, acn, acs and
+//! bm/am), and one run of the ten files one after another (one file: a
+//! run with 900,000 duplicate ids and positions). The release CLI run as
+//! a child process, every command of both shapes interleaved (their order
+//! alternating from round to round), output to /dev/null. Prints, per
+//! shape, the median wall time, peak memory (max RSS, GNU time) and CPU
+//! time of each, and the ratios of the medians. `epd check` runs with its
+//! default (one job) and with `-j 2`; the report with its default (a
+//! worker per core, shared by the runs) and with `-j 1`.
 //!
 //! ```text
 //! cargo build --release -p epd-cli
@@ -67,14 +70,24 @@ fn main() {
         std::fs::copy(&data, &f).expect("copy the data");
         files.push(f.to_string_lossy().into_owned());
     }
-    let with =
-        |head: &[&str]| -> Vec<String> { head.iter().map(|s| (*s).to_owned()).chain(files.iter().cloned()).collect() };
-    let modes: [(&str, Vec<String>); 4] = [
-        ("epd check", with(&["check"])),
-        ("epd check -j 2", with(&["check", "-j", "2"])),
-        ("epd report", with(&["report"])),
-        ("epd report --format json", with(&["report", "--format", "json"])),
-    ];
+    let one = dir.join("one.epd");
+    let mut all = Vec::new();
+    for f in &files {
+        all.extend(std::fs::read(f).expect("read a copy"));
+    }
+    std::fs::write(&one, all).expect("write the one file");
+    let shapes =
+        [(format!("{runs} files"), files.clone()), ("one file".to_owned(), vec![one.to_string_lossy().into_owned()])];
+    let heads: [&[&str]; 5] =
+        [&["check"], &["check", "-j", "2"], &["report"], &["report", "-j", "1"], &["report", "--format", "json"]];
+    // (shape, name, arguments)
+    let mut modes: Vec<(usize, String, Vec<String>)> = Vec::new();
+    for (s, (_, inputs)) in shapes.iter().enumerate() {
+        for head in heads {
+            let args = head.iter().map(|s| (*s).to_owned()).chain(inputs.iter().cloned()).collect();
+            modes.push((s, format!("epd {}", head.join(" ")), args));
+        }
+    }
     let mut walls: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     let mut mems: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     let mut cpus: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
@@ -82,27 +95,33 @@ fn main() {
         let order: Vec<usize> =
             if round % 2 == 0 { (0..modes.len()).collect() } else { (0..modes.len()).rev().collect() };
         for i in order {
-            let (w, m, c) = run(&epd, &modes[i].1);
+            let (w, m, c) = run(&epd, &modes[i].2);
             walls[i].push(w.as_secs_f64());
             mems[i].push(m as f64);
             cpus[i].push(c);
         }
     }
     let records = 100_000 * runs;
-    println!("{records} records in {runs} files, {rounds} rounds, medians:");
-    println!("| command | wall | max RSS | wall / epd check | CPU (user + system) | CPU / epd check |");
-    println!("|---|---|---|---|---|---|");
-    let base = median(&walls[0]);
-    let base_cpu = median(&cpus[0]);
-    for (i, (name, _)) in modes.iter().enumerate() {
-        let w = median(&walls[i]);
-        let c = median(&cpus[i]);
-        println!(
-            "| `{name}` | {w:.3} s | {:.0} MB | {:.2}× | {c:.2} s | {:.2}× |",
-            median(&mems[i]) / 1024.0,
-            w / base,
-            c / base_cpu
-        );
+    println!("{records} records, {rounds} rounds, medians:");
+    for (s, (shape, _)) in shapes.iter().enumerate() {
+        println!();
+        println!("{shape}:");
+        println!("| command | wall | max RSS | wall / epd check | CPU (user + system) | CPU / epd check |");
+        println!("|---|---|---|---|---|---|");
+        let mine: Vec<usize> = (0..modes.len()).filter(|&i| modes[i].0 == s).collect();
+        let base = median(&walls[mine[0]]);
+        let base_cpu = median(&cpus[mine[0]]);
+        for i in mine {
+            let w = median(&walls[i]);
+            let c = median(&cpus[i]);
+            println!(
+                "| `{}` | {w:.3} s | {:.0} MB | {:.2}× | {c:.2} s | {:.2}× |",
+                modes[i].1,
+                median(&mems[i]) / 1024.0,
+                w / base,
+                c / base_cpu
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

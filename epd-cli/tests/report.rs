@@ -841,6 +841,69 @@ fn hostile_bytes_are_counted_not_fatal() {
     assert_eq!(invalid, run["invalid"].as_u64().unwrap());
 }
 
+#[test]
+fn a_report_read_with_many_jobs_is_the_one_read_with_one() {
+    // A real run (the benchmark corpus, cut down, twice over: duplicate
+    // ids and positions, records found by every pair of runs) spoilt
+    // here and there: invalid records, warnings, blank lines, a string
+    // continued on the next line, an over-long line; and WAC with its key
+    // from another file. Every format, stdout and stderr, byte for byte,
+    // with one job, two and five (batches of the line pipeline, counted
+    // in order).
+    let corpus = std::fs::read_to_string(epd_testkit::bench_corpus_path()).unwrap();
+    let lines: Vec<&str> = corpus.lines().take(6000).collect();
+    let mut spoilt = String::new();
+    for (i, line) in lines.iter().chain(&lines).enumerate() {
+        match i % 97 {
+            3 => spoilt.push_str(&line.replacen("pm ", "pm Zz9 ", 1)),
+            11 => spoilt.push_str(&line.replacen(" w ", " x ", 1)),
+            17 => spoilt.push_str(&format!("\n{line}")),
+            29 => spoilt.push_str(&format!("{line}\r")),
+            41 => spoilt.push_str(&line.replacen("c0 \"random play", "c0 \"random\nplay", 1)),
+            53 => spoilt.push_str(&line.replacen(';', "", 1)),
+            _ => spoilt.push_str(line),
+        }
+        spoilt.push('\n');
+        if i == 7000 {
+            spoilt.push_str(&"a".repeat(1 << 20 | 7));
+            spoilt.push('\n');
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.epd");
+    std::fs::write(&run, spoilt).unwrap();
+    let run = run.to_string_lossy().into_owned();
+    let wac = epd_testkit::corpus_path("wacnew.epd").to_string_lossy().into_owned();
+    let wac_results = epd_testkit::corpus_path("wac_arasan.epd").to_string_lossy().into_owned();
+    let small = data("run-a.epd");
+    for args in [
+        vec!["--format", "text", &run, &small],
+        vec!["--format", "json", &run],
+        vec!["--format", "json", "--strict", &run, &run],
+        vec!["--format", "csv", &run, &small],
+        vec!["--format", "html", &small, &run],
+        vec!["--format", "json", "--key", &wac, &wac_results, &wac],
+    ] {
+        let with = |jobs: &str| {
+            let mut all = vec!["report", "--jobs", jobs];
+            all.extend_from_slice(&args);
+            epd(&all)
+        };
+        let one = with("1");
+        assert!(one.status.code().is_some_and(|c| c <= 1), "{args:?}: {}", String::from_utf8_lossy(&one.stderr));
+        assert!(one.stdout.len() > 1000, "{args:?}");
+        for jobs in ["2", "5"] {
+            let many = with(jobs);
+            assert_eq!(many.status.code(), one.status.code(), "{args:?} -j {jobs}");
+            assert!(many.stdout == one.stdout, "{args:?} -j {jobs}: the report differs");
+            assert!(many.stderr == one.stderr, "{args:?} -j {jobs}: the diagnostics differ");
+        }
+        if args.contains(&run.as_str()) {
+            assert!(!one.stderr.is_empty(), "{args:?}: the spoilt lines are diagnosed");
+        }
+    }
+}
+
 /// What the test knows of a benchmark-corpus record, read with plain
 /// string handling (the corpus is canonical: `am`, `bm` before `c0`,
 /// `id`, `pm`, `pv` last).

@@ -198,7 +198,8 @@ pub extern "C" fn epd_report_run_json(
                 path: Some(path.clone()),
             });
         }
-        let options = Options { key, grouping: c.grouping.clone(), strict: c.strict, time_scores: c.time_scores };
+        let options =
+            Options { key, grouping: c.grouping.clone(), strict: c.strict, time_scores: c.time_scores, jobs: 0 };
         let report = epd_report::build(inputs, &options, None, &mut |_, _| {})
             .map_err(|e| Error::io(format!("report: {e}"), &e))?;
         let json = epd_report::render::json(&report).map_err(|e| Error::io(format!("report: {e}"), &e))?.into_bytes();

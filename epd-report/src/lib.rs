@@ -37,6 +37,7 @@
 
 mod html;
 mod key;
+mod measure;
 pub mod render;
 mod report;
 mod run;

@@ -17,13 +17,13 @@ use std::fs::File;
 use std::io::{self, BufRead, Read, Seek, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
 
-use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor};
+use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, Processor, Rendered};
 use epd_core::{has_errors, Diagnostic, ParseMode, Record, Severity, Verdict};
 use serde::Serialize;
 
-use crate::key::KeyBook;
+use crate::key::{KeyBook, Solution};
+use crate::measure::{measure, Measured};
 use crate::run::{Brief, Grouping, IdList, Judged, Objective, RunStats};
 use crate::spool::{At, Item, Spool};
 use crate::stats::{binomial_two_sided, Distribution, FastHash};
@@ -71,6 +71,21 @@ pub struct Options {
     pub strict: bool,
     /// Work out the time-based scores (BT-2630, BT-2450, LCT II).
     pub time_scores: bool,
+    /// Threads that read records, all runs together (0: one per core).
+    /// A run read alone gets them all; several runs read at once, a
+    /// thread each, share them. The report is the same whatever their
+    /// number.
+    pub jobs: usize,
+}
+
+impl Options {
+    /// The reading threads [`Options::jobs`] asks for.
+    fn threads(&self) -> usize {
+        match self.jobs {
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            n => n,
+        }
+    }
 }
 
 /// Two runs compared on the scored records they share (matched by id,
@@ -249,46 +264,91 @@ impl Comparison {
     }
 }
 
-/// Reads one run: judges its records, sends what the comparison needs.
-struct Reader<'a> {
-    stats: RunStats,
+/// A worker of a run's reading: measures each valid record and writes
+/// it out as a frame, for [`Apply`] to count in line order.
+#[derive(Clone)]
+struct Measure<'a> {
     key: Option<&'a KeyBook>,
     grouping: &'a Grouping,
     mode: ParseMode,
-    to_compare: Option<SyncSender<Vec<Brief>>>,
-    /// Scored records not yet sent to the comparison.
-    batch: Vec<Brief>,
-    /// Judged records for the caller (CSV), taken after each record.
-    detail: Option<Arc<Mutex<Vec<Judged>>>>,
+    /// The record's own key, its buffers kept from record to record.
+    own: Solution,
+    /// The whole judgement is wanted (CSV rows).
+    detail: bool,
 }
 
-impl Processor for Reader<'_> {
+impl Processor for Measure<'_> {
     type Counts = NoCounts;
 
     fn mode(&self) -> ParseMode {
         self.mode
     }
 
-    fn writes(&self) -> bool {
+    fn keeps_blank_lines(&self) -> bool {
         false
     }
 
     fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
-        let (brief, judged) = self.stats.add(rec, job.line, self.key, self.grouping, self.detail.is_some());
-        if let (Some(j), Some(out)) = (judged, &self.detail) {
-            out.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(j);
-        }
-        if brief.verdict != Verdict::Unscored && self.to_compare.is_some() {
-            self.batch.push(brief);
-            if self.batch.len() >= BATCH {
-                self.send();
-            }
-        }
+        measure(rec, job.line, self.key, self.grouping, &mut self.own, self.detail).encode(job.out);
         Ok(())
     }
 }
 
-impl Reader<'_> {
+/// The counting side of a run's reading, the pipeline's output: counts
+/// the measured records as they come, in line order, and sends what the
+/// comparison needs.
+struct Apply<'a> {
+    stats: RunStats,
+    to_compare: Option<SyncSender<Vec<Brief>>>,
+    /// Scored records not yet sent to the comparison.
+    batch: Vec<Brief>,
+    /// Where the whole judgement of each record goes (CSV).
+    on_record: Option<&'a mut dyn FnMut(&Judged)>,
+    /// The start of a frame not yet whole.
+    carry: Vec<u8>,
+}
+
+impl io::Write for Apply<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.carry.is_empty() {
+            let used = self.count(bytes)?;
+            self.carry.extend_from_slice(&bytes[used..]);
+        } else {
+            let mut carry = std::mem::take(&mut self.carry);
+            carry.extend_from_slice(bytes);
+            let used = self.count(&carry)?;
+            carry.drain(..used);
+            self.carry = carry;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Apply<'_> {
+    /// Counts the whole frames at the start of `bytes`; returns the bytes
+    /// they take.
+    fn count(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let mut at = 0;
+        while let Some((m, n)) = Measured::decode(&bytes[at..])? {
+            at += n;
+            let (brief, judged) = self.stats.apply(&m, self.on_record.is_some());
+            if let (Some(j), Some(f)) = (judged, self.on_record.as_mut()) {
+                f(&j);
+            }
+            if brief.verdict != Verdict::Unscored && self.to_compare.is_some() {
+                self.batch.push(brief);
+                if self.batch.len() >= BATCH {
+                    self.send();
+                }
+            }
+        }
+        Ok(at)
+    }
+
     /// Hands the batch to the comparison (which, if it stopped on an
     /// error, is ignored: the run is read to its end anyway).
     fn send(&mut self) {
@@ -297,6 +357,78 @@ impl Reader<'_> {
                 let _ = tx.send(std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH)));
             }
         }
+    }
+}
+
+/// A line's diagnostics written whole into a [`Rendered`] batch on a
+/// worker (a parallel run renders there), for [`diagnostics_of`] to read
+/// back in line order: each diagnostic an entry, the line's text in its
+/// first.
+fn diagnostics_to(r: &LineReport<'_>, out: &mut Rendered) {
+    for (i, d) in r.diagnostics.iter().enumerate() {
+        out.push(r.line_no, d, |t| {
+            let put = |t: &mut Vec<u8>, b: &[u8]| {
+                t.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                t.extend_from_slice(b);
+            };
+            t.push(u8::from(i == 0));
+            if i == 0 {
+                put(t, r.text);
+            }
+            t.extend_from_slice(&(d.offset as u64).to_le_bytes());
+            t.extend_from_slice(&d.operand.map_or(u64::MAX, |o| o as u64).to_le_bytes());
+            t.push(u8::from(d.opcode.is_some()));
+            put(t, d.opcode.as_deref().unwrap_or("").as_bytes());
+            put(t, d.message.as_bytes());
+        });
+    }
+}
+
+/// Hands each line of a batch [`diagnostics_to`] wrote to `report`.
+fn diagnostics_of(batch: &Rendered, report: &mut dyn FnMut(&LineReport<'_>)) {
+    fn read<'a>(t: &mut &'a [u8], n: usize) -> &'a [u8] {
+        let (head, rest) = t.split_at(n.min(t.len()));
+        *t = rest;
+        head
+    }
+    fn number(t: &mut &[u8]) -> u64 {
+        let mut b = [0; 8];
+        let head = read(t, 8);
+        b[..head.len()].copy_from_slice(head);
+        u64::from_le_bytes(b)
+    }
+    fn bytes<'a>(t: &mut &'a [u8]) -> &'a [u8] {
+        let n = number(t);
+        read(t, usize::try_from(n).unwrap_or(usize::MAX))
+    }
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let mut line = (0, Vec::new());
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    for e in batch.iter() {
+        let mut t = e.text;
+        if read(&mut t, 1) == [1] {
+            if !diagnostics.is_empty() {
+                report(&LineReport { line_no: line.0, text: &line.1, diagnostics: &diagnostics });
+                diagnostics.clear();
+            }
+            line = (e.line, bytes(&mut t).to_vec());
+        }
+        let offset = usize::try_from(number(&mut t)).unwrap_or(usize::MAX);
+        let operand = usize::try_from(number(&mut t)).ok().filter(|&o| o as u64 != u64::MAX);
+        let has_opcode = read(&mut t, 1) == [1];
+        let opcode = text(bytes(&mut t));
+        let message = text(bytes(&mut t));
+        diagnostics.push(Diagnostic {
+            severity: e.severity,
+            code: e.code,
+            offset,
+            opcode: has_opcode.then_some(opcode),
+            operand,
+            message,
+        });
+    }
+    if !diagnostics.is_empty() {
+        report(&LineReport { line_no: line.0, text: &line.1, diagnostics: &diagnostics });
     }
 }
 
@@ -376,10 +508,12 @@ fn first_error(r: &LineReport<'_>) -> Option<String> {
     Some(format!("{}: {}", d.code, d.message))
 }
 
-/// Reads one run to its end.
+/// Reads one run to its end, its records measured by `jobs` workers
+/// (one: on this thread) and counted here in line order.
 fn read_run(
     input: Input<'_>,
     options: &Options,
+    jobs: usize,
     to_compare: Option<SyncSender<Vec<Brief>>>,
     on_record: Option<&mut dyn FnMut(&Judged)>,
     mut on_diagnostics: Option<&mut dyn FnMut(&LineReport<'_>)>,
@@ -387,16 +521,15 @@ fn read_run(
     let mode = if options.strict { ParseMode::Strict } else { ParseMode::Lenient };
     let mut stats = RunStats::new(&input.label, &input.file);
     stats.want_time_scores = options.time_scores;
-    let detail = on_record.is_some().then(|| Arc::new(Mutex::new(Vec::new())));
-    let mut reader = Reader {
-        stats,
+    let worker = Measure {
         key: options.key.as_ref(),
         grouping: &options.grouping,
         mode,
-        to_compare,
-        batch: Vec::with_capacity(BATCH),
-        detail: detail.clone(),
+        own: Solution::default(),
+        detail: on_record.is_some(),
     };
+    let mut workers = vec![worker; jobs.max(1)];
+    let mut apply = Apply { stats, to_compare, batch: Vec::with_capacity(BATCH), on_record, carry: Vec::new() };
     let mut invalid = Vec::new();
     let mut kept = Vec::new();
     let mut dropped = 0;
@@ -412,44 +545,46 @@ fn read_run(
             None => dropped += 1,
         }
     };
-    let mut on_record = on_record;
-    let mut hand_over = || {
-        if let (Some(d), Some(f)) = (&detail, on_record.as_mut()) {
-            let mut p = d.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            for j in p.drain(..) {
-                f(&j);
-            }
-        }
+    // Invalid records are counted from their diagnostics, not copied.
+    let config = Config { drop_invalid: true, ..Config::default() };
+    let input_file = input.file.clone();
+    let mut read = |input: &mut (dyn BufRead + Send), apply: &mut Apply<'_>| {
+        let done = match &mut workers[..] {
+            [one] => pipeline::run_serial(input, apply, one, &config, &mut report, &mut |_| {}),
+            many => pipeline::run(
+                input,
+                apply,
+                many,
+                &config,
+                &diagnostics_to,
+                &mut |b| diagnostics_of(b, &mut report),
+                &mut |_| {},
+            ),
+        };
+        done.map(|_| ()).map_err(|e| io::Error::new(e.io().kind(), format!("{input_file}: {e}")))
     };
-    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", input.file));
     let source = match input.path {
         Some(path) => {
-            pipeline::run_serial(input.reader, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
-                hand_over();
-            })
-            .map_err(|e| named(io::Error::new(e.io().kind(), e.to_string())))?;
+            let mut reader = input.reader;
+            read(&mut *reader, &mut apply)?;
             Source::Path(path)
         }
         None => {
             let file = tempfile::tempfile()?;
             let mut tee = Tee { inner: input.reader, copy: io::BufWriter::new(file.try_clone()?), error: None };
-            pipeline::run_serial(&mut tee, io::sink(), &mut reader, &Config::default(), &mut report, &mut |_| {
-                hand_over();
-            })
-            .map_err(|e| named(io::Error::new(e.io().kind(), e.to_string())))?;
+            read(&mut tee, &mut apply)?;
             if let Some(e) = tee.error.take() {
-                return Err(named(e));
+                return Err(io::Error::new(e.kind(), format!("{input_file}: {e}")));
             }
             tee.copy.flush()?;
             Source::Copy(file)
         }
     };
-    hand_over();
     // The last batch, then the channel closes: the comparison knows this
     // run is over.
-    reader.send();
-    drop(reader.to_compare.take());
-    let mut stats = reader.stats;
+    apply.send();
+    drop(apply.to_compare.take());
+    let mut stats = apply.stats;
     for (line, why) in invalid {
         stats.invalid_record(line, why);
     }
@@ -576,7 +711,7 @@ pub fn build(
         for (i, input) in inputs.into_iter().enumerate() {
             let mut rec = |j: &Judged| on_record(i, j);
             let mut diag = |r: &LineReport<'_>| on_diagnostics(i, r);
-            let done = read_run(input, options, None, Some(&mut rec), Some(&mut diag))?;
+            let done = read_run(input, options, options.threads(), None, Some(&mut rec), Some(&mut diag))?;
             runs.push(done.stats);
             sources.push(done.source);
         }
@@ -592,6 +727,8 @@ pub fn build(
         }
     }
     let compare = labels.len() > 1;
+    // Each run is read on a thread of its own; the workers are shared out.
+    let jobs = (options.threads() / labels.len().max(1)).max(1);
     let done: Vec<io::Result<RunDone>> = std::thread::scope(|scope| {
         let mut receivers = Vec::new();
         let mut handles = Vec::new();
@@ -603,7 +740,7 @@ pub fn build(
                 (None, None)
             };
             receivers.extend(rx);
-            handles.push(scope.spawn(move || read_run(input, options, tx, None, None)));
+            handles.push(scope.spawn(move || read_run(input, options, jobs, tx, None, None)));
         }
         compare_in_step(receivers, &mut comparisons);
         handles
@@ -725,7 +862,7 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
     dup_ids.seal();
     for s in dup_ids.iter() {
         let s = s?;
-        wanted.push(Want { at: At { line: s.line, offset: At::UNKNOWN }, list: 1, first: s.hash })?;
+        wanted.push(Want { at: At { line: s.line(), offset: s.offset() }, list: 1, first: s.hash })?;
     }
     drop(dup_ids);
     for (k, c) in mine.iter_mut().enumerate() {

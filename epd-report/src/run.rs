@@ -7,11 +7,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 
-use epd_core::{judge, played_move, Opcode, Record, Score, Verdict};
+use epd_core::{Record, Verdict};
 use regex::Regex;
 use serde::Serialize;
 
-use crate::key::{position_key, KeyBook, Lookup, Solution};
+use crate::key::{KeyBook, Solution};
+use crate::measure::{measure, Measured};
 use crate::spool::{At, Item, Seen, Spool, Text};
 use crate::stats::{wilson, Distribution, Summary, Z95};
 
@@ -425,6 +426,9 @@ pub struct MissingCounters {
     pub first_line: u64,
 }
 
+/// The issues a record's key gives it, listed before its others.
+const KEY_ISSUES: [&str; 2] = ["key-position", "no-key"];
+
 /// The distributions kept, in order.
 const DIST_NAMES: [&str; 4] = ["acd", "acn", "acs", "ce"];
 
@@ -433,56 +437,6 @@ const BT_CAP: f64 = 900.0;
 
 /// LCT II's points for a solution found within each number of seconds.
 const LCT_BANDS: [(f64, u64); 6] = [(9.0, 30), (29.0, 25), (89.0, 20), (209.0, 15), (389.0, 10), (600.0, 5)];
-
-/// An id's hash (FNV-1a, then mixed: ids are short).
-fn hash_of(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
-}
-
-/// A decimal number of milliseconds (`1500`, `12.5`, `0.125`) as
-/// microseconds, with the resolution it is written to, in microseconds
-/// (1000 for whole milliseconds, 100 for one decimal, at least 1): read
-/// as precisely as it is written, no more.
-pub(crate) fn micros_of_millis(text: &[u8]) -> Option<(i64, i64)> {
-    let (int, frac) = match memchr::memchr(b'.', text) {
-        Some(i) => (&text[..i], &text[i + 1..]),
-        None => (text, &b""[..]),
-    };
-    if int.is_empty() || !int.iter().chain(frac).all(u8::is_ascii_digit) || int.len() > 15 {
-        return None;
-    }
-    let mut us: i64 = 0;
-    for &d in int {
-        us = us * 10 + i64::from(d - b'0');
-    }
-    us *= 1000;
-    let mut unit = 1000;
-    for &d in frac.iter().take(3) {
-        unit /= 10;
-        us += i64::from(d - b'0') * unit;
-    }
-    Some((us, unit.max(1)))
-}
-
-/// The solve-time extension, microseconds and resolution.
-fn solve_micros(rec: &Record) -> Option<(i64, i64)> {
-    let o = rec.get(SOLVE_MS).and_then(|o| o.operand(0))?;
-    match o.as_integer() {
-        Some(ms) if ms >= 0 => Some((ms.saturating_mul(1000), 1000)),
-        _ => micros_of_millis(o.text()),
-    }
-}
-
-/// An integer operand; an opcode the kit does not know (the solve-time
-/// extensions) has untyped operands, read here as decimal text.
-fn int_of(rec: &Record, op: &str) -> Option<i64> {
-    let o = rec.get(op).and_then(|o| o.operand(0))?;
-    o.as_integer().or_else(|| std::str::from_utf8(o.text()).ok()?.parse().ok())
-}
 
 impl RunStats {
     /// An empty run.
@@ -553,133 +507,71 @@ impl RunStats {
         grouping: &Grouping,
         detail: bool,
     ) -> (Brief, Option<Judged>) {
-        self.records += 1;
-        let pos = *rec.position().expect("a valid record has a position");
-        let id = rec.id();
-        // The key: the record's own, else the key file's.
         let mut own = std::mem::take(&mut self.own);
-        own.read(rec);
-        let solution = match key {
-            Some(book) => match book.find(id, &pos) {
-                Lookup::Id(s) | Lookup::Position(s) => s,
-                Lookup::IdOtherPosition => {
-                    self.issue(line, "key-position", "the key has this id for another position".into());
-                    &own
-                }
-                Lookup::Missing => {
-                    if own.is_empty() {
-                        self.issue(line, "no-key", "neither the key nor the record has a solution".into());
-                    }
-                    &own
-                }
-            },
-            None => &own,
-        };
-        let mv = played_move(rec);
-        let verdict = judge(solution.bm.as_deref(), solution.am.as_deref(), mv);
-        let id_text: Option<std::borrow::Cow<'_, str>> = id.map(|i| match std::str::from_utf8(i) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(i),
-        });
-        let offset = rec
-            .get_known(Opcode::Id)
-            .and_then(|o| o.operand(0))
-            .and_then(|o| u32::try_from(o.offset()).ok())
-            .filter(|&o| o < At::UNKNOWN)
-            .unwrap_or(At::NO_ID);
-        let at = At { line, offset };
+        let m = measure(rec, line, key, grouping, &mut own, detail);
+        let done = self.apply(&m, detail);
+        drop(m);
+        self.own = own;
+        done
+    }
+
+    /// Counts a measured record (records are counted in line order):
+    /// what a comparison of runs needs, and with `detail` the whole
+    /// judgement (for CSV rows).
+    pub(crate) fn apply(&mut self, m: &Measured<'_>, detail: bool) -> (Brief, Option<Judged>) {
+        let line = m.line;
+        self.records += 1;
+        for (kind, message) in &m.issues[..m.issues.iter().take_while(|(k, _)| KEY_ISSUES.contains(k)).count()] {
+            self.issue(line, kind, message.clone().into_owned());
+        }
+        let verdict = m.verdict;
+        let at = At { line, offset: m.id_offset };
         // Identity and duplicates (found when the run is finished).
-        let ph = position_key(&pos);
-        Self::keep(&mut self.seen_positions, Seen { hash: ph, line }, &mut self.spool_error);
-        let key_hash = match id {
-            Some(i) => {
-                let h = hash_of(i);
-                Self::keep(&mut self.seen_ids, Seen { hash: h, line }, &mut self.spool_error);
+        Self::keep(&mut self.seen_positions, Seen::new(m.position_hash, line, At::NO_ID), &mut self.spool_error);
+        let key_hash = match m.id_hash {
+            Some(h) => {
+                Self::keep(&mut self.seen_ids, Seen::new(h, line, m.id_offset), &mut self.spool_error);
                 h
             }
-            None => ph,
+            None => m.position_hash,
         };
-        // pm against pv.
-        let first_pv = rec.get_known(Opcode::Pv).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
-        let pm = rec.get_known(Opcode::Pm).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
-        if let (Some(a), Some(b)) = (pm, first_pv) {
-            if a != b {
-                self.issue(line, "pm-not-pv", format!("pm {} is not the first move of pv, {}", pos.san(a), pos.san(b)));
-            }
+        let (acd, acn, acs, ce, solve) = (m.acd, m.acn, m.acs, m.ce, m.solve);
+        for (kind, message) in m.issues.iter().filter(|(k, _)| *k == "pm-not-pv") {
+            self.issue(line, kind, message.clone().into_owned());
         }
-        let known = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
-        let (acd, acn, acs) = (known(Opcode::Acd), known(Opcode::Acn), known(Opcode::Acs));
-        let solve = solve_micros(rec);
-        if mv.is_some() {
+        if m.played {
             self.played += 1;
             let (no_acd, no_acn, no_acs) = (acd.is_none(), acn.is_none(), acs.is_none() && solve.is_none());
             if no_acd || no_acn || no_acs {
-                let m = self.missing_counters.get_or_insert(MissingCounters { first_line: line, ..Default::default() });
-                m.records += 1;
-                m.acd += u64::from(no_acd);
-                m.acn += u64::from(no_acn);
-                m.acs += u64::from(no_acs);
+                let c = self.missing_counters.get_or_insert(MissingCounters { first_line: line, ..Default::default() });
+                c.records += 1;
+                c.acd += u64::from(no_acd);
+                c.acn += u64::from(no_acn);
+                c.acs += u64::from(no_acs);
             }
         }
-        let score = rec.score();
-        let ce = rec.get_known(Opcode::Ce).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
         // Mates.
-        let mut mate = None;
-        if let Some(dm) = solution.dm {
+        if let Some((dm, class, found)) = m.mate {
             self.mates.keyed += 1;
-            let found = match score {
-                Some(Score::MateIn(n)) => Some(n),
-                _ => None,
-            };
-            let class = match (score, found) {
-                (_, Some(n)) if n == dm => MateClass::Best,
-                (_, Some(n)) if n > dm => MateClass::Longer,
-                (_, Some(_)) => MateClass::Shorter,
-                (Some(Score::MatedIn(_) | Score::Checkmated), None) => MateClass::WrongSign,
-                _ => MateClass::Missed,
-            };
             match class {
                 MateClass::Best => self.mates.best += 1,
                 MateClass::Longer => self.mates.longer += 1,
-                MateClass::Shorter => {
-                    self.mates.shorter += 1;
-                    self.issue(
-                        line,
-                        "key-mate-longer",
-                        format!("mate in {} found; the key says dm {dm}", found.unwrap_or(0)),
-                    );
-                }
+                MateClass::Shorter => self.mates.shorter += 1,
                 MateClass::WrongSign => self.mates.wrong_sign += 1,
                 MateClass::Missed => self.mates.missed += 1,
-            }
-            if matches!(score, Some(Score::Centipawns(c)) if c <= 0) || class == MateClass::WrongSign {
-                self.issue(line, "ce-sign", format!("ce {} for a side that mates in {dm}", ce.unwrap_or(0)));
             }
             let e = self.mates.by_length.entry(dm).or_insert((0, 0));
             e.0 += 1;
             e.1 += u64::from(found.is_some());
-            mate = Some(class);
+        }
+        for (kind, message) in m.issues.iter().filter(|(k, _)| matches!(*k, "key-mate-longer" | "ce-sign")) {
+            self.issue(line, kind, message.clone().into_owned());
         }
         // Points.
-        let points = solution.points_for(mv);
-        // Theme (borrowed where it can be: no allocation per record).
+        let points = m.points;
+        // Theme.
         let file = std::mem::take(&mut self.file);
-        let theme: &str = match grouping {
-            Grouping::IdPrefix => id_text.as_deref().map_or("(no id)", id_prefix),
-            Grouping::Regex(re) => id_text
-                .as_deref()
-                .and_then(|i| re.captures(i))
-                .map_or("(other)", |c| c.get(1).or_else(|| c.get(0)).map_or("", |m| m.as_str())),
-            Grouping::File => &file,
-            Grouping::Opcode => match (&solution.bm, &solution.am, solution.dm) {
-                (Some(_), Some(_), _) => "bm+am",
-                (Some(_), None, _) => "bm",
-                (None, Some(_), _) => "am",
-                (None, None, Some(_)) => "dm",
-                _ if !solution.points.is_empty() => "points",
-                _ => "(none)",
-            },
-        };
+        let theme = m.theme.name(m.id.as_deref(), &file);
         let theme_name = detail.then(|| theme.to_owned());
         let t = self.themes.entry(theme);
         t.records += 1;
@@ -707,11 +599,12 @@ impl RunStats {
             let frac = if best == 0 { 0.0 } else { f64::from(got) / f64::from(best) };
             self.points_sq += frac * frac;
         }
+        self.file = file;
         match verdict {
             Verdict::Solved => self.solved += 1,
             Verdict::Missed => {
                 self.missed += 1;
-                let name = id_text.as_deref().map_or_else(|| format!("line {line}"), str::to_owned);
+                let name = m.id.as_deref().map_or_else(|| format!("line {line}"), str::to_owned);
                 if let Err(e) = self.missed_ids.push(line, name) {
                     self.spool_error.get_or_insert(e);
                 }
@@ -720,7 +613,7 @@ impl RunStats {
         }
         if verdict != Verdict::Unscored {
             self.scored += 1;
-            self.unplayed_scored += u64::from(mv.is_none());
+            self.unplayed_scored += u64::from(!m.played);
         }
         // Distributions and solution times.
         // Mate scores are counted among the mates, not averaged with
@@ -739,7 +632,7 @@ impl RunStats {
         };
         let time = micros.map(|(us, _)| us as f64 / 1e6);
         let resolution = solve.map_or(1.0, |(_, r)| r as f64 / 1e6);
-        let nodes = if solved { int_of(rec, SOLVE_ACN).or(acn) } else { None };
+        let nodes = if solved { m.solve_nodes.or(acn) } else { None };
         if let Some((us, res)) = micros {
             // Found within the time written plus its resolution, in
             // tenths of a millisecond, rounded up.
@@ -759,21 +652,18 @@ impl RunStats {
                 self.lct_points += LCT_BANDS.iter().find(|&&(s, _)| t <= s).map_or(0, |&(_, p)| p);
             }
         }
-        self.file = file;
-        let key_dm = solution.dm;
-        self.own = own;
         let brief = Brief { key: key_hash, at, verdict, time, resolution };
         if !detail {
             return (brief, None);
         }
         let judged = Judged {
             line,
-            id: id_text.map(std::borrow::Cow::into_owned),
+            id: m.id.as_deref().map(str::to_owned),
             theme: theme_name.unwrap_or_default(),
             verdict,
-            played: mv.map(|m| pos.san(m)),
-            dm: key_dm,
-            mate,
+            played: m.san.as_deref().map(str::to_owned),
+            dm: m.mate.map(|(dm, _, _)| dm),
+            mate: m.mate.map(|(_, class, _)| class),
             points,
             acd,
             acn,
@@ -883,7 +773,7 @@ impl RunStats {
             let s = s?;
             match first {
                 Some(f) if f.hash == s.hash => {
-                    self.issue(s.line, "duplicate-position", format!("the position of line {} again", f.line));
+                    self.issue(s.line(), "duplicate-position", format!("the position of line {} again", f.line()));
                 }
                 _ => first = Some(s),
             }
@@ -895,8 +785,9 @@ impl RunStats {
         for s in seen.iter() {
             let s = s?;
             match first {
-                // The duplicate's line, and the first line as the hash.
-                Some(f) if f.hash == s.hash => dup_ids.push(Seen { hash: f.line, line: s.line })?,
+                // The duplicate's line and id, and the first line as the
+                // hash.
+                Some(f) if f.hash == s.hash => dup_ids.push(Seen::new(f.line(), s.line(), s.offset()))?,
                 _ => first = Some(s),
             }
         }
@@ -948,15 +839,6 @@ pub fn verdict_str(v: Verdict) -> &'static str {
 
 fn verdict_name<S: serde::Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(verdict_str(*v))
-}
-
-/// The id without a trailing number and the separators before it.
-fn id_prefix(id: &str) -> &str {
-    let t = id.trim_end_matches(|c: char| c.is_ascii_digit());
-    if t.len() == id.len() || t.is_empty() {
-        return id;
-    }
-    t.trim_end_matches(['.', ' ', '_', '-', '#'])
 }
 
 /// The solved records' time and nodes, for a solved-against-effort curve:
@@ -1082,7 +964,7 @@ impl Serialize for Issues {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::measure::{id_prefix, micros_of_millis};
 
     #[test]
     fn themes_are_ids_without_their_numbers() {

@@ -350,13 +350,45 @@ impl Item for At {
     }
 }
 
-/// An id or position seen (its hash), at a line, for duplicates.
+/// An id or position seen (its hash), at a line, for duplicates; an id
+/// with where it is in its line, to be read again without parsing the
+/// line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seen {
     /// The hash of the id or of the position.
     pub hash: u64,
+    /// The line, times 2^24, plus the offset (`OFFSET_UNKNOWN` for none
+    /// or one too large): 16 bytes an item, as many in memory as
+    /// without the offset.
+    at: u64,
+}
+
+/// Offsets from this one up are not kept in a [`Seen`].
+const OFFSET_UNKNOWN: u64 = (1 << 24) - 1;
+
+impl Seen {
+    /// `hash` seen at line `line` (below 2^40), its id operand at
+    /// `offset` ([`At::UNKNOWN`] or [`At::NO_ID`]: not said).
+    #[must_use]
+    pub fn new(hash: u64, line: u64, offset: u32) -> Seen {
+        debug_assert!(line < 1 << 40);
+        Seen { hash, at: line << 24 | u64::from(offset).min(OFFSET_UNKNOWN) }
+    }
+
     /// The line.
-    pub line: u64,
+    #[must_use]
+    pub fn line(&self) -> u64 {
+        self.at >> 24
+    }
+
+    /// Where the id is in the line ([`At::UNKNOWN`]: not said).
+    #[must_use]
+    pub fn offset(&self) -> u32 {
+        match self.at & OFFSET_UNKNOWN {
+            OFFSET_UNKNOWN => At::UNKNOWN,
+            o => o as u32,
+        }
+    }
 }
 
 impl Item for Seen {
@@ -364,16 +396,16 @@ impl Item for Seen {
         self.hash
     }
     fn tiebreak(&self) -> u64 {
-        self.line
+        self.at
     }
     fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.hash.to_le_bytes());
-        out.extend_from_slice(&self.line.to_le_bytes());
+        out.extend_from_slice(&self.at.to_le_bytes());
     }
     fn decode(input: &mut dyn BufRead) -> io::Result<Option<Seen>> {
         Ok(read_array::<16>(input)?.map(|b| Seen {
             hash: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
-            line: u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+            at: u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
         }))
     }
 }
@@ -425,7 +457,7 @@ mod tests {
         let mut x = 12345u64;
         for line in 1..=2000u64 {
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            let item = Seen { hash: x >> 56, line };
+            let item = Seen::new(x >> 56, line, (x >> 20) as u32 & 0xff);
             want.push(item);
             s.push(item).unwrap();
         }
@@ -437,6 +469,13 @@ mod tests {
         // Read twice, same answer.
         assert_eq!(s.iter().count(), 2000);
         assert_eq!(s.len(), 2000);
+        // The line and the offset read back.
+        for (line, offset, back) in
+            [(1, 0, 0), (7, 1 << 20, 1 << 20), (1 << 39, At::UNKNOWN, At::UNKNOWN), (3, At::NO_ID, At::UNKNOWN)]
+        {
+            let s = Seen::new(9, line, offset);
+            assert_eq!((s.line(), s.offset()), (line, back));
+        }
     }
 
     #[test]

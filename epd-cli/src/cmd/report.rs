@@ -103,6 +103,11 @@ pub struct Args {
     /// FILE, unchanged (the last run's lines).
     #[arg(long, value_name = "FILE")]
     write_regressions: Option<String>,
+    /// Threads that read the records (default: one per core; 0: the
+    /// same). Several runs share them, a run a thread at least. The report
+    /// is the same with any number.
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
     #[command(flatten)]
     output: Output,
     #[command(flatten)]
@@ -119,7 +124,7 @@ pub struct Args {
         value_name = "HISTORY",
         conflicts_with_all = [
             "files", "key", "label", "group", "group_by", "strict", "time_scores", "write_missed",
-            "write_solved", "write_regressions", "max_errors",
+            "write_solved", "write_regressions", "max_errors", "jobs",
         ]
     )]
     tuning: Option<String>,
@@ -281,7 +286,8 @@ pub fn run(args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Re
         inputs.push(Input { label, file: names[i].clone(), reader, path });
     }
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
-    let options = Options { key, grouping, strict: args.strict, time_scores: args.time_scores };
+    let options =
+        Options { key, grouping, strict: args.strict, time_scores: args.time_scores, jobs: args.jobs.unwrap_or(0) };
     let writes_back = args.write_missed.is_some() || args.write_solved.is_some() || args.write_regressions.is_some();
     if writes_back && args.files.last().is_some_and(|f| f == "-") {
         bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
