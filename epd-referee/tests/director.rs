@@ -957,3 +957,53 @@ fn a_failed_engine_loses_its_game_at_once() {
         }
     }
 }
+
+/// A player has at most `instances` connections signed on. One more sign
+/// on, with the player's token, replaces the oldest (told so, closed),
+/// and the new connection takes over its game at once: the game is not
+/// lost by abandonment and the player never plays two games at once.
+/// Without a token nothing proves it is the same player: refused.
+#[test]
+fn a_second_sign_on_of_a_player_replaces_its_oldest_or_is_refused() {
+    let mut b = Bench::of_event(
+        "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\nconcurrency = 2\n\
+         disconnect_grace = 5\n[[players]]\nname = \"a\"\ntoken = \"ta\"\n[[players]]\nname = \"b\"\n\
+         [[players]]\nname = \"c\"\n",
+    );
+    let sign_on = |b: &mut Bench, id: ConnId, name: &str, token: Option<&str>| {
+        b.input(Input::Connected { id, peer: format!("test:{id}"), reach: Reach::Remote });
+        let rec = ClientRecord { request: "sign_on", sender: Some(("test", name)), token, ..ClientRecord::default() };
+        b.line(id, rec.to_line(&Position::startpos()));
+    };
+    sign_on(&mut b, 1, "a", Some("ta"));
+    sign_on(&mut b, 2, "b", None);
+    b.after(1);
+    let game = b.last(1).game.expect("a plays a game");
+    assert_eq!(b.last(1).command, Command::Respond, "a is White in game {game}");
+    // a's program restarts; its old connection is still open here.
+    sign_on(&mut b, 3, "a", Some("ta"));
+    b.after(1);
+    let told = b.last(1);
+    assert_eq!(told.command, Command::Fault, "the old connection is told");
+    assert!(told.message.as_deref().unwrap_or("").contains("replaced by a newer sign-on"), "{told:?}");
+    assert!(b.outputs.iter().any(|o| o == "Close { id: 1 }"), "and closed: {:?}", b.outputs);
+    assert_eq!(b.last(3).game, Some(game), "the new connection takes the game over");
+    assert_eq!(b.last(3).command, Command::Respond, "and is asked to move at once");
+    // It plays on: no abandonment, however long the grace.
+    b.after(6_000);
+    b.reply(3, Some(game), "e2e4");
+    assert_eq!(b.moves(), 1);
+    assert!(b.ends().is_empty(), "{:?}", b.ends());
+    // b has no token: a second connection of b is refused, the first
+    // plays on.
+    sign_on(&mut b, 4, "b", None);
+    let told = b.last(4);
+    assert_eq!(told.command, Command::Fault);
+    assert!(told.message.as_deref().unwrap_or("").contains("instances = 1"), "{told:?}");
+    assert!(b.outputs.iter().any(|o| o == "Close { id: 4 }"));
+    assert_eq!(b.last(2).command, Command::Respond, "b, still in its game, is asked");
+    // a plays one game at a time: c waits though concurrency is 2.
+    sign_on(&mut b, 5, "c", None);
+    b.after(1);
+    assert!(b.sent.iter().all(|(id, _)| *id != 5) || b.last(5).game.is_none(), "c has nobody free to play");
+}

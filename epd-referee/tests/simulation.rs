@@ -534,6 +534,21 @@ impl Sim {
         match entry {
             Entry::Start { game } => {
                 let sched = self.event.schedule(self.openings.len())[game];
+                // A player plays at most its instances' games at once (one
+                // here): none of its games is under way.
+                for p in [sched.white, sched.black] {
+                    let busy: Vec<usize> = self
+                        .games
+                        .iter()
+                        .filter(|(_, g)| g.ends == 0)
+                        .map(|(&k, _)| k)
+                        .filter(|&k| {
+                            let s = self.event.schedule(self.openings.len())[k];
+                            s.white == p || s.black == p
+                        })
+                        .collect();
+                    check!(busy.is_empty(), "game {game} starts while player {p} plays game(s) {busy:?}");
+                }
                 let pos = sched.opening.map_or_else(Position::startpos, |o| self.openings[o]);
                 let old = self.games.insert(
                     game,
@@ -748,6 +763,24 @@ impl Sim {
     /// arrival less the respond's departure less the lag.
     fn check_entry(&mut self, bytes: &[u8]) -> Check {
         let entry: Entry = serde_json::from_slice(bytes).map_err(|e| format!("an entry that is not JSON: {e}"))?;
+        if let Entry::End { game, white, black, result, pgn, .. } = &entry {
+            // A player signed on (connected a while, with its token) never
+            // loses by abandonment: its connection is brought into the game.
+            let engine = pgn.contains(" disconnects}") || pgn.contains("'s connection stalls}");
+            if pgn.contains("[Termination \"abandoned\"]") && !engine {
+                let loser = if result == "1-0" { *black } else { *white };
+                for c in self.clients.iter().filter(|c| c.player == loser && !c.impostor) {
+                    let Some(id) = c.conn else { continue };
+                    let live = self.conns.get(&id).is_some_and(|k| k.life == self.life);
+                    let since = self.conn_since.get(&id).copied().unwrap_or(self.now);
+                    check!(
+                        !live || since + 50 * MS > self.now,
+                        "game {game} lost by abandonment by player {loser}, signed on as #{id} since {} ms",
+                        since / MS
+                    );
+                }
+            }
+        }
         if let Entry::Move { game, ns, uci, .. } = entry {
             let Some((_, sent, lines, paused)) = self.asked.get(&game) else {
                 return Err(format!("a move {uci} of game {game} with no respond out"));

@@ -128,6 +128,12 @@ impl Clients {
             .next()
     }
 
+    /// The connections signed on as `player`, oldest first.
+    #[must_use]
+    pub(super) fn signed_on(&self, player: usize) -> Vec<ConnId> {
+        self.conns.iter().filter(|(_, c)| c.player == Some(player)).map(|(&id, _)| id).collect()
+    }
+
     /// Every connection, in the order of their ids.
     pub(super) fn iter(&self) -> impl Iterator<Item = (ConnId, &Conn)> {
         self.conns.iter().map(|(&id, c)| (id, c))

@@ -1171,6 +1171,9 @@ impl Director {
         self.timers.set(Due::Quiet(id), None);
         self.timers.set(Due::Beat(id), None);
         let Some(k) = c.game else { return };
+        // Another connection of the player, signed on and free, takes the
+        // game over at once (in this step's pairing).
+        self.to_pair = true;
         let grace = self.event.disconnect_grace;
         let now = self.now;
         if let Some(r) = self.games.running.get_mut(&k) {

@@ -54,6 +54,33 @@ impl Director {
                 return;
             }
         }
+        // A player has at most `instances` connections. One more, with
+        // the player's token, replaces the oldest (a program restarted
+        // while its old connection is still open here): that one is
+        // closed and the new one takes over its game at once. Without a
+        // token nothing proves it is the same player: refused.
+        let live = self.clients.signed_on(p);
+        let instances = self.event.players[p].instances() as usize;
+        if live.len() >= instances {
+            if self.event.players[p].token.is_none() {
+                let why = format!(
+                    "{name:?} has {} connection(s) signed on already (instances = {instances}); a player with a token \
+                     may replace its oldest",
+                    live.len()
+                );
+                self.fault(id, &pos, &why);
+                self.drop_conn(id, "over its instances");
+                return;
+            }
+            let old = live[0];
+            self.note(&format!(
+                "{} is replaced by #{id}, a newer sign-on of {name} ({} of {instances} connections)",
+                self.name_of(old),
+                live.len()
+            ));
+            self.fault_record(old, &pos, &format!("replaced by a newer sign-on of {name:?}"));
+            self.drop_conn(old, "replaced by a newer sign-on");
+        }
         let heartbeat = heartbeat_ms.map(Duration::from_millis);
         if let Some(c) = self.clients.get_mut(id) {
             c.player = Some(p);

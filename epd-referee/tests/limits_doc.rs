@@ -1,0 +1,28 @@
+//! docs/argus.md's table of what one client may cost states the
+//! constants' values: the table cannot drift from the code.
+
+use epd_referee::director::{FAULT_BURST, FAULT_REFILL, LOG_ECHO, SIGN_ON_TIMEOUT};
+use epd_referee::protocol::MAX_RECORD;
+use epd_referee::runtime::{LINE_TIMEOUT, MAX_CLIENTS};
+
+#[test]
+fn the_limits_table_states_the_constants() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/argus.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let row = |constant: &str| -> String {
+        let needle = format!("| `{constant}` |");
+        let line = doc.lines().find(|l| l.contains(&needle)).unwrap_or_else(|| panic!("no row for {constant}"));
+        line.split('|').nth(2).unwrap().trim().to_owned()
+    };
+    for (constant, value) in [
+        ("runtime::MAX_CLIENTS", MAX_CLIENTS.to_string()),
+        ("director::SIGN_ON_TIMEOUT", format!("{} s", SIGN_ON_TIMEOUT.as_secs())),
+        ("protocol::MAX_RECORD", format!("{MAX_RECORD} bytes")),
+        ("runtime::LINE_TIMEOUT", format!("{} s", LINE_TIMEOUT.as_secs())),
+        ("director::FAULT_BURST", FAULT_BURST.to_string()),
+        ("director::FAULT_REFILL", format!("one per {} ms", FAULT_REFILL.as_millis())),
+        ("director::LOG_ECHO", format!("{LOG_ECHO} bytes")),
+    ] {
+        assert_eq!(row(constant), value, "{constant} in {}", path.display());
+    }
+}
