@@ -32,6 +32,8 @@
 //!   from its accept until it closes or becomes an event stream;
 //! - [`MAX_STREAMS`] event streams at once, at most
 //!   [`MAX_STREAMS_PER_ADDRESS`] from one address;
+//! - the listener's backlog is [`LISTEN_BACKLOG`], so that a burst of
+//!   connections is not left to the system's retries (a second each);
 //! - past a limit the connection is answered 503 with `Retry-After:`
 //!   [`RETRY_AFTER`] and closed; the listener never waits for a slot, so
 //!   it always answers;
@@ -96,6 +98,9 @@ pub const STREAM_SEND_BUFFER: usize = 32 * 1024;
 pub const STREAM_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// When a refused client is told to try again.
 pub const RETRY_AFTER: Duration = Duration::from_secs(5);
+/// How many connections the system may hold for the listener before it
+/// accepts them (capped by the system: `net.core.somaxconn` on Linux).
+pub const LISTEN_BACKLOG: i32 = 1024;
 
 const PAGE: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
@@ -127,6 +132,11 @@ pub(crate) async fn serve(
         Limit { total: MAX_STREAMS, per_address: MAX_STREAMS_PER_ADDRESS },
     );
     let shared = Shared { state, pgn, token, act, budget: Arc::clone(&budget) };
+    // The listener comes bound with the standard library's backlog, 128:
+    // a burst of connections past it has the system drop their
+    // handshakes, and everyone, the supervisor too, waits a second for
+    // the retry. Listening again sets it.
+    let _ = socket2::SockRef::from(&listener).listen(LISTEN_BACKLOG);
     let app = Router::new()
         .route("/", get(page))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
@@ -332,6 +342,7 @@ mod tests {
             ("STREAM_SEND_BUFFER", kib(STREAM_SEND_BUFFER)),
             ("STREAM_KEEP_ALIVE", secs(STREAM_KEEP_ALIVE)),
             ("RETRY_AFTER", secs(RETRY_AFTER)),
+            ("LISTEN_BACKLOG", LISTEN_BACKLOG.to_string()),
         ] {
             let row = guide
                 .lines()
