@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use epd_core::{Position, SanMode};
 use epd_referee::protocol::{parse_command, ClientRecord, Command as Refcom, Incoming};
+use epd_referee::runtime::web::{MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, RETRY_AFTER, WRITE_TIMEOUT};
 use serde_json::{json, Value};
 
 const EPD: &str = env!("CARGO_BIN_EXE_epd");
@@ -828,6 +829,285 @@ fn without_a_clock_the_state_and_the_page_show_none() {
     for c in &mut clients {
         let _ = c.kill();
         let _ = c.wait();
+    }
+    let _ = referee.kill();
+    let _ = referee.wait();
+}
+
+/// A connection from `source` (a loopback address; Linux takes any of
+/// 127.0.0.0/8) with a receive buffer of `rcvbuf` bytes if given, that
+/// asks for the event stream and reads nothing.
+fn stream_from(source: &str, web: &str, rcvbuf: Option<usize>) -> TcpStream {
+    let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    if let Some(n) = rcvbuf {
+        s.set_recv_buffer_size(n).unwrap();
+    }
+    s.bind(&format!("{source}:0").parse::<std::net::SocketAddr>().unwrap().into()).unwrap();
+    s.connect(&web.parse::<std::net::SocketAddr>().unwrap().into()).unwrap();
+    let mut s: TcpStream = s.into();
+    s.write_all(format!("GET /api/events HTTP/1.1\r\nHost: {web}\r\nAccept: text/event-stream\r\n\r\n").as_bytes())
+        .unwrap();
+    s
+}
+
+/// Reads `s` until `want` has come or `limit` is over; what came.
+fn read_until(s: &mut TcpStream, want: &str, limit: Duration) -> String {
+    s.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let start = Instant::now();
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 16384];
+    while start.elapsed() < limit && !String::from_utf8_lossy(&bytes).contains(want) {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(_) => break,
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Whether the server has closed `s`: what it had sent read, then the
+/// end of the stream or a reset (and not a wait for more).
+fn closed_by_server(s: &mut TcpStream) -> (bool, String) {
+    s.set_nonblocking(true).unwrap();
+    let mut head = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (true, String::from_utf8_lossy(&head).into_owned()),
+            Ok(n) => {
+                if head.len() < 64 {
+                    head.extend_from_slice(&buf[..n.min(64)]);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return (false, String::from_utf8_lossy(&head).into_owned())
+            }
+            Err(_) => return (true, String::from_utf8_lossy(&head).into_owned()),
+        }
+    }
+}
+
+/// The referee's open descriptors (Linux).
+fn descriptors(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
+}
+
+/// Issue 46, item 5: 256 event-stream connections that never read made
+/// `/api/state`, the page and supervisor actions unreachable for everyone
+/// for 60 s. Here 300 such connections, 30 from each of ten loopback
+/// addresses, each with a small receive buffer, while two games play:
+/// `/api/state` (from one of the flood's addresses), the page and a
+/// supervisor action each answer within a second throughout; the flood
+/// gets its 128 streams and the rest are refused; and the streams, whose
+/// clients take nothing of the moving state, are closed by the write
+/// timeout, the referee's descriptors back at their baseline.
+#[test]
+fn event_streams_that_never_read_lock_no_one_out() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, web) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    let players: String =
+        ["alpha", "beta", "gamma", "delta"].iter().map(|n| format!("[[players]]\nname = \"{n}\"\n")).collect();
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Flood\"\nlisten = \"{addr}\"\nweb = \"{web}\"\ntime_control = \"600\"\nrounds = 20\n\
+             concurrency = 2\nreset_delay = 0\nconclude_delay = 0\nsupervisor_token = \"t0ken\"\n{players}"
+        ),
+    )
+    .unwrap();
+    let mut referee = spawn_referee(dir.path());
+    let mut clients = spawn_players(&addr, &["alpha", "beta", "gamma", "delta"], "20");
+    let start = Instant::now();
+    loop {
+        if TcpStream::connect(&web).is_ok() {
+            let s = state(&web);
+            if s["running"].as_array().is_some_and(|r| r.len() == 2) {
+                break;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the games did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let baseline = descriptors(referee.id());
+    let state_bytes = http(&web, "GET", "/api/state", &[]).1.len();
+
+    // Someone watching all along: /api/state every 50 ms, and every
+    // second the page and a supervisor action, each timed.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (web, stop) = (web.clone(), std::sync::Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut seen: Vec<(&'static str, u16, Duration)> = Vec::new();
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let t = Instant::now();
+                let (code, _) = http(&web, "GET", "/api/state", &[]);
+                seen.push(("/api/state", code, t.elapsed()));
+                if i % 20 == 10 {
+                    let t = Instant::now();
+                    let (code, _) = http(&web, "GET", "/", &[]);
+                    seen.push(("/", code, t.elapsed()));
+                    let t = Instant::now();
+                    let (code, _) = http(
+                        &web,
+                        "POST",
+                        "/api/supervisor?action=resume&game=all",
+                        &[("Authorization", "Bearer t0ken")],
+                    );
+                    seen.push(("supervisor", code, t.elapsed()));
+                }
+                i += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            seen
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+
+    // The flood, held while the watcher watches.
+    let flooded = Instant::now();
+    let mut flood: Vec<TcpStream> =
+        (0..300).map(|i| stream_from(&format!("127.0.0.{}", 1 + i % 10), &web, Some(2048))).collect();
+    let opened = flooded.elapsed();
+    std::thread::sleep(Duration::from_secs(1));
+    let streams_open = descriptors(referee.id()).saturating_sub(baseline);
+    std::thread::sleep(Duration::from_secs(5));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let seen = watcher.join().unwrap();
+
+    let states: Vec<Duration> = seen.iter().filter(|s| s.0 == "/api/state").map(|s| s.2).collect();
+    let worst = |what: &str| seen.iter().filter(|s| s.0 == what).map(|s| s.2).max().unwrap();
+    let mut sorted = states.clone();
+    sorted.sort_unstable();
+    eprintln!(
+        "flood of 300 opened in {opened:?}; state {state_bytes} bytes; {} requests for /api/state: median {:?}, \
+         worst {:?}; the page: worst {:?}; the supervisor: worst {:?}; {streams_open} descriptors over the \
+         baseline of {baseline} a second into the flood",
+        states.len(),
+        sorted[sorted.len() / 2],
+        worst("/api/state"),
+        worst("/"),
+        worst("supervisor"),
+    );
+    for (what, code, took) in &seen {
+        let want = if *what == "supervisor" { 202 } else { 200 };
+        assert!(*code == want && *took < Duration::from_secs(1), "{what}: {code} after {took:?}");
+    }
+    assert!(states.len() >= 40, "the watcher made only {} requests", states.len());
+    assert!(seen.iter().filter(|s| s.0 == "supervisor").count() >= 3);
+    // The flood has its streams, no more (its refused connections are
+    // closed at once).
+    assert!(streams_open <= MAX_STREAMS + 4, "{streams_open} descriptors over the baseline");
+
+    // The streams' clients take nothing while the state moves on: the
+    // buffers fill and the write timeout closes them. Bound: the time
+    // the state takes to fill a stream's buffers, plus the timeout.
+    let start = Instant::now();
+    while descriptors(referee.id()) > baseline + 2 {
+        assert!(
+            start.elapsed() < WRITE_TIMEOUT + Duration::from_secs(20),
+            "{} descriptors over the baseline",
+            descriptors(referee.id()).saturating_sub(baseline)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let dropped = flooded.elapsed();
+    let (mut closed, mut streamed, mut refused) = (0, 0, 0);
+    for s in &mut flood {
+        let (gone, head) = closed_by_server(s);
+        closed += usize::from(gone);
+        streamed += usize::from(head.starts_with("HTTP/1.1 200"));
+        refused += usize::from(head.starts_with("HTTP/1.1 503"));
+    }
+    eprintln!(
+        "the stalled streams closed {dropped:?} after the flood began; {closed} of 300 closed by the referee, \
+         {streamed} had begun a stream, {refused} were refused (the others' replies lost to a reset)"
+    );
+    assert_eq!(closed, 300);
+    assert!(streamed <= MAX_STREAMS, "{streamed} streams");
+    // The display serves new pages again.
+    let mut fresh = stream_from("127.0.0.1", &web, None);
+    assert!(read_until(&mut fresh, "event: state", Duration::from_secs(5)).contains("event: state"));
+    let _ = referee.kill();
+    let _ = referee.wait();
+    for c in &mut clients {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+}
+
+/// One address cannot take the event streams another needs: 40 streams
+/// asked from 127.0.0.2 get 32 and the rest are refused with 503 and
+/// `Retry-After`, while a page from 127.0.0.3 still gets its stream.
+#[test]
+fn one_address_cannot_take_every_event_stream() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, web) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    std::fs::write(
+        dir.path().join("event.toml"),
+        format!(
+            "event = \"Shares\"\nlisten = \"{addr}\"\nweb = \"{web}\"\ntime_control = \"600\"\n\
+             [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+        ),
+    )
+    .unwrap();
+    let mut referee = spawn_referee(dir.path());
+    let start = Instant::now();
+    while TcpStream::connect(&web).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(10), "the display did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = state(&web);
+    let mut greedy: Vec<TcpStream> =
+        (0..MAX_STREAMS_PER_ADDRESS + 8).map(|_| stream_from("127.0.0.2", &web, None)).collect();
+    // Each reply whole: a stream's first state, or a refusal's words.
+    let replies: Vec<String> = greedy
+        .iter_mut()
+        .map(|s| {
+            let mut got = read_until(s, "\r\n\r\n", Duration::from_secs(5));
+            if !got.contains("event: state") && !got.contains("your address") {
+                // (A refusal ends with the connection.)
+                got.push_str(&read_until(s, "event: state", Duration::from_secs(2)));
+            }
+            got
+        })
+        .collect();
+    let ok = replies.iter().filter(|r| r.starts_with("HTTP/1.1 200") && r.contains("event: state")).count();
+    let no: Vec<&String> = replies.iter().filter(|r| r.starts_with("HTTP/1.1 503")).collect();
+    assert_eq!((ok, no.len()), (MAX_STREAMS_PER_ADDRESS, 8), "{replies:?}");
+    for r in &no {
+        let lower = r.to_ascii_lowercase();
+        let retry = format!("retry-after: {}", RETRY_AFTER.as_secs());
+        assert!(lower.contains(&retry) && lower.contains("connection: close"), "{r}");
+        assert!(r.ends_with("too many live pages from your address: try again later\n"), "{r}");
+    }
+    // Another address is served, the state at once.
+    let mut other = stream_from("127.0.0.3", &web, None);
+    let got = read_until(&mut other, "event: state", Duration::from_secs(5));
+    assert!(got.starts_with("HTTP/1.1 200") && got.contains("event: state\ndata: {"), "{got}");
+    // So is a plain request from the greedy address.
+    let (code, _) = http(&web, "GET", "/api/state", &[]);
+    assert_eq!(code, 200);
+    // A stream given back makes room for the address again.
+    drop(greedy.swap_remove(0));
+    let start = Instant::now();
+    loop {
+        let mut again = stream_from("127.0.0.2", &web, None);
+        let got = read_until(&mut again, "\r\n\r\n", Duration::from_secs(5));
+        if got.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "{got}");
+        std::thread::sleep(Duration::from_millis(50));
     }
     let _ = referee.kill();
     let _ = referee.wait();

@@ -249,7 +249,18 @@ function connect() {
   const link = document.getElementById("link");
   const events = new EventSource("/api/events");
   events.addEventListener("open", () => { link.textContent = "live"; link.dataset.live = "1"; });
-  events.addEventListener("error", () => { link.textContent = "reconnecting"; link.dataset.live = "0"; });
+  events.addEventListener("error", () => {
+    link.textContent = "reconnecting";
+    link.dataset.live = "0";
+    // Refused (the display has too many live pages): the browser gives
+    // up, so show the state as it is and ask again later.
+    if (events.readyState === EventSource.CLOSED) {
+      fetch("/api/state")
+        .then((r) => (r.ok ? r.json() : null))
+        .then((s) => { if (s) render(s); return !s || s.live; }, () => true)
+        .then((again) => { if (again) setTimeout(connect, 5000); });
+    }
+  });
   events.addEventListener("state", (e) => {
     const state = JSON.parse(e.data);
     render(state);
