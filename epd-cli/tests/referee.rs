@@ -485,8 +485,12 @@ fn disconnects_overlong_lines_and_impersonation() {
         let mut fake = Client::sign_on(&referee.addr, "alpha", None);
         assert!(fake.until(Refcom::Fault).message.unwrap().contains("needs its token"));
         assert!(fake.next().is_none(), "the impostor is disconnected");
-        // An over-long line from a client not in the game.
-        let mut noisy = Client::sign_on(&referee.addr, "beta", None);
+        // A second sign-on of beta (instances = 1, no token): refused.
+        let mut twin = Client::sign_on(&referee.addr, "beta", None);
+        assert!(twin.until(Refcom::Fault).message.unwrap().contains("instances = 1"));
+        assert!(twin.next().is_none(), "the second connection is closed");
+        // An over-long line from a client not signed on.
+        let mut noisy = Client::connect(&referee.addr);
         let mut long = vec![b'x'; 10_000];
         long.extend_from_slice(b"\n");
         let _ = noisy.w.write_all(&long);

@@ -187,6 +187,17 @@ impl Journal {
         Ok(())
     }
 
+    /// A handle on the journal's file for a sync made elsewhere (on a
+    /// blocking thread, so the writer goes on meanwhile): it makes
+    /// durable what was written before it began. The journal still counts
+    /// its entries unsynced, so [`Journal::sync`] syncs again.
+    ///
+    /// # Errors
+    /// The file's descriptor cannot be duplicated.
+    pub fn sync_handle(&self) -> io::Result<File> {
+        self.file.try_clone()
+    }
+
     /// Whether entries were written since the last sync.
     #[must_use]
     pub fn is_unsynced(&self) -> bool {

@@ -135,6 +135,9 @@ enum Inbox {
     Input(Input),
     /// The console's standard input ended.
     ConsoleClosed,
+    /// A sync of the journal made on a blocking thread ended: every
+    /// append up to `seq` is durable, or the sync failed.
+    TurnSynced { seq: u64, result: std::io::Result<()> },
 }
 
 /// The runtime the referee (and a standby) runs on: one thread for the
@@ -578,9 +581,10 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
                 }
             }
             // The last message goes to its writer; a stalled connection
-            // has the director act again; then the turn's appends are
-            // synced, which releases the records held behind them.
-            if !c.flush(&mut d) && !c.sync_turn(&mut d) {
+            // has the director act again; then a sync of the turn's
+            // appends starts on a blocking thread (its end, an input,
+            // releases the records held behind them).
+            if !c.flush(&mut d) && !c.start_turn_sync(&mut d) {
                 break;
             }
         }
@@ -636,11 +640,13 @@ struct Carrier {
     /// must be synced.
     sync_due: Option<Instant>,
     /// With `journal_sync = "turn"`: the last append written and not yet
-    /// synced. It is synced once the outputs decided with it are carried
-    /// out, so the records that need not wait for it (to the players the
-    /// referee runs itself) are on their way first, and the appends of
-    /// one batch of inputs share a sync.
+    /// synced. Its sync starts once the outputs decided with it are
+    /// carried out, so the records that need not wait for it (to the
+    /// players the referee runs itself) are on their way first, and the
+    /// appends written while a sync is under way share the next.
     turn_sync: Option<u64>,
+    /// A sync of the journal is under way on a blocking thread.
+    syncing: bool,
     /// When the log's buffered lines must be written out.
     log_due: Option<Instant>,
     /// The log's time stamp to the second, and the second it is for.
@@ -665,6 +671,7 @@ impl Carrier {
             pending: None,
             sync_due: None,
             turn_sync: None,
+            syncing: false,
             log_due: None,
             log_second: (0, String::new()),
         })
@@ -678,21 +685,47 @@ impl Carrier {
             }
             Inbox::Input(i) => i,
             Inbox::ConsoleClosed => return,
+            Inbox::TurnSynced { seq, result } => {
+                self.syncing = false;
+                match result {
+                    Ok(()) => Input::Synced { seq },
+                    Err(e) => Input::SyncFailed { seq, error: with_path(self.journal.path(), e).to_string() },
+                }
+            }
         };
         d.handle(Instant::now(), input);
     }
 
-    /// Syncs the appends written this turn (`journal_sync = "turn"`) and
-    /// tells the director: whether there were any (its held records are
-    /// then released, outputs to carry out).
-    fn sync_turn(&mut self, d: &mut Director) -> bool {
+    /// Starts a sync of the appends written (`journal_sync = "turn"`) on
+    /// a blocking thread, unless one is under way (the next covers what
+    /// was written meanwhile): the loop goes on reading replies while the
+    /// disk works, so a local engine's move time never includes a sync.
+    /// The director hears [`Inbox::TurnSynced`] when it ends. Whether
+    /// the director was told something at once (a sync that could not
+    /// start): it has outputs then.
+    fn start_turn_sync(&mut self, d: &mut Director) -> bool {
+        if self.syncing {
+            return false;
+        }
         let Some(seq) = self.turn_sync.take() else { return false };
-        let input = match self.journal.sync() {
-            Ok(()) => Input::Synced { seq },
-            Err(e) => Input::SyncFailed { seq, error: e.to_string() },
+        let file = match self.journal.sync_handle() {
+            Ok(f) => f,
+            Err(e) => {
+                let error = with_path(self.journal.path(), e).to_string();
+                d.handle(Instant::now(), Input::SyncFailed { seq, error });
+                return true;
+            }
         };
-        d.handle(Instant::now(), input);
-        true
+        self.syncing = true;
+        let inbox = self.inbox.clone();
+        tokio::spawn(async move {
+            let result = match tokio::task::spawn_blocking(move || file.sync_data()).await {
+                Ok(r) => r,
+                Err(e) => Err(std::io::Error::other(e.to_string())),
+            };
+            let _ = inbox.send(Inbox::TurnSynced { seq, result }).await;
+        });
+        false
     }
 
     /// Syncs the entries written since the last sync (`journal_sync =
