@@ -933,8 +933,10 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
             let name = || id.clone().unwrap_or_else(|| format!("line {}", w.at.line));
             match w.list {
                 1 => {
-                    let shown = id.as_deref().unwrap_or("");
-                    run.issue(w.at.line, "duplicate-id", format!("the id {shown:?} of line {} again", w.first));
+                    let shown = id.unwrap_or_default();
+                    if let Err(e) = run.issues.push_duplicate_id(w.at.line, w.first, shown) {
+                        run.spool_error.get_or_insert(e);
+                    }
                 }
                 l => {
                     let c = &mut mine[(l as usize - 2) / 2];
