@@ -294,14 +294,72 @@ impl Processor for Measure<'_> {
     }
 }
 
-/// The counting side of a run's reading, the pipeline's output: counts
-/// the measured records as they come, in line order, and sends what the
-/// comparison needs.
-struct Apply<'a> {
+/// The counting side of a run's reading: counts the measured records as
+/// they come, in line order, and sends what the comparison needs.
+struct Counter {
     stats: RunStats,
     to_compare: Option<SyncSender<Vec<Brief>>>,
     /// Scored records not yet sent to the comparison.
     batch: Vec<Brief>,
+}
+
+impl Counter {
+    /// Counts one measured record; with `detail`, returns its whole
+    /// judgement.
+    fn count(&mut self, m: &Measured<'_>, detail: bool) -> Option<Judged> {
+        let (brief, judged) = self.stats.apply(m, detail);
+        if brief.verdict != Verdict::Unscored && self.to_compare.is_some() {
+            self.batch.push(brief);
+            if self.batch.len() >= BATCH {
+                self.send();
+            }
+        }
+        judged
+    }
+
+    /// Hands the batch to the comparison (which, if it stopped on an
+    /// error, is ignored: the run is read to its end anyway).
+    fn send(&mut self) {
+        if let Some(tx) = &self.to_compare {
+            if !self.batch.is_empty() {
+                let _ = tx.send(std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH)));
+            }
+        }
+    }
+}
+
+/// A run read by one worker, for no CSV rows: each record measured and
+/// counted at once, on the reading thread, with no frame between (the
+/// order is the line order already).
+struct Direct<'a, 'c> {
+    measure: Measure<'a>,
+    counter: &'c mut Counter,
+}
+
+impl Processor for Direct<'_, '_> {
+    type Counts = NoCounts;
+
+    fn mode(&self) -> ParseMode {
+        self.measure.mode
+    }
+
+    fn keeps_blank_lines(&self) -> bool {
+        false
+    }
+
+    fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
+        let w = &mut self.measure;
+        let m = measure(rec, job.line, w.key, w.grouping, &mut w.own, false);
+        self.counter.count(&m, false);
+        Ok(())
+    }
+}
+
+/// The pipeline's output when records are measured on workers (or CSV
+/// rows are wanted): reads the frames back in line order and counts
+/// them.
+struct Apply<'a> {
+    counter: Counter,
     /// Where the whole judgement of each record goes (CSV).
     on_record: Option<&'a mut dyn FnMut(&Judged)>,
     /// The start of a frame not yet whole.
@@ -335,28 +393,12 @@ impl Apply<'_> {
         let mut at = 0;
         while let Some((m, n)) = Measured::decode(&bytes[at..])? {
             at += n;
-            let (brief, judged) = self.stats.apply(&m, self.on_record.is_some());
+            let judged = self.counter.count(&m, self.on_record.is_some());
             if let (Some(j), Some(f)) = (judged, self.on_record.as_mut()) {
                 f(&j);
             }
-            if brief.verdict != Verdict::Unscored && self.to_compare.is_some() {
-                self.batch.push(brief);
-                if self.batch.len() >= BATCH {
-                    self.send();
-                }
-            }
         }
         Ok(at)
-    }
-
-    /// Hands the batch to the comparison (which, if it stopped on an
-    /// error, is ignored: the run is read to its end anyway).
-    fn send(&mut self) {
-        if let Some(tx) = &self.to_compare {
-            if !self.batch.is_empty() {
-                let _ = tx.send(std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH)));
-            }
-        }
     }
 }
 
@@ -529,7 +571,8 @@ fn read_run(
         detail: on_record.is_some(),
     };
     let mut workers = vec![worker; jobs.max(1)];
-    let mut apply = Apply { stats, to_compare, batch: Vec::with_capacity(BATCH), on_record, carry: Vec::new() };
+    let counter = Counter { stats, to_compare, batch: Vec::with_capacity(BATCH) };
+    let mut apply = Apply { counter, on_record, carry: Vec::new() };
     let mut invalid = Vec::new();
     let mut kept = Vec::new();
     let mut dropped = 0;
@@ -550,6 +593,11 @@ fn read_run(
     let input_file = input.file.clone();
     let mut read = |input: &mut (dyn BufRead + Send), apply: &mut Apply<'_>| {
         let done = match &mut workers[..] {
+            // One worker and no CSV rows: measured and counted at once.
+            [one] if apply.on_record.is_none() => {
+                let mut direct = Direct { measure: one.clone(), counter: &mut apply.counter };
+                pipeline::run_serial(input, io::sink(), &mut direct, &config, &mut report, &mut |_| {})
+            }
             [one] => pipeline::run_serial(input, apply, one, &config, &mut report, &mut |_| {}),
             many => pipeline::run(
                 input,
@@ -582,9 +630,10 @@ fn read_run(
     };
     // The last batch, then the channel closes: the comparison knows this
     // run is over.
-    apply.send();
-    drop(apply.to_compare.take());
-    let mut stats = apply.stats;
+    let mut counter = apply.counter;
+    counter.send();
+    drop(counter.to_compare.take());
+    let mut stats = counter.stats;
     for (line, why) in invalid {
         stats.invalid_record(line, why);
     }
@@ -884,8 +933,10 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
             let name = || id.clone().unwrap_or_else(|| format!("line {}", w.at.line));
             match w.list {
                 1 => {
-                    let shown = id.as_deref().unwrap_or("");
-                    run.issue(w.at.line, "duplicate-id", format!("the id {shown:?} of line {} again", w.first));
+                    let shown = id.unwrap_or_default();
+                    if let Err(e) = run.issues.push_duplicate_id(w.at.line, w.first, shown) {
+                        run.spool_error.get_or_insert(e);
+                    }
                 }
                 l => {
                     let c = &mut mine[(l as usize - 2) / 2];

@@ -5,7 +5,7 @@
 //! of missed records, the issues) goes to [`Spool`]s.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io;
+use std::io::{self, BufRead};
 
 use epd_core::{Record, Verdict};
 use regex::Regex;
@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::key::{KeyBook, Solution};
 use crate::measure::{measure, Measured};
-use crate::spool::{At, Item, Seen, Spool, Text};
+use crate::spool::{read_array, At, Item, Seen, Spool, Text};
 use crate::stats::{wilson, Distribution, Summary, Z95};
 
 pub use epd_core::{SOLVE_ACD, SOLVE_ACN, SOLVE_MS};
@@ -773,7 +773,9 @@ impl RunStats {
             let s = s?;
             match first {
                 Some(f) if f.hash == s.hash => {
-                    self.issue(s.line(), "duplicate-position", format!("the position of line {} again", f.line()));
+                    if let Err(e) = self.issues.push_duplicate_position(s.line(), f.line()) {
+                        self.spool_error.get_or_insert(e);
+                    }
                 }
                 _ => first = Some(s),
             }
@@ -924,7 +926,66 @@ const ISSUE_KINDS: [&str; 9] = [
 /// The issues of a run, in line order, spooled to disk past a bounded
 /// number in memory.
 #[derive(Debug, Default)]
-pub struct Issues(Spool<Text>);
+pub struct Issues(Spool<KeptIssue>);
+
+/// `ISSUE_KINDS`' index of each duplicate.
+const DUPLICATE_ID: u8 = 3;
+const DUPLICATE_POSITION: u8 = 4;
+
+/// An issue as a spool keeps it: a duplicate as what its message is made
+/// of (a run that repeats itself has one or two a record), written out
+/// only when the issue is read; any other with its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct KeptIssue {
+    line: u64,
+    /// Its kind's index in `ISSUE_KINDS`.
+    tag: u8,
+    /// A duplicate's first line.
+    first: u64,
+    /// The message; a duplicate id's id.
+    text: String,
+}
+
+impl KeptIssue {
+    fn issue(self) -> Issue {
+        let message = match self.tag {
+            DUPLICATE_POSITION => format!("the position of line {} again", self.first),
+            DUPLICATE_ID => format!("the id {:?} of line {} again", self.text, self.first),
+            _ => self.text,
+        };
+        Issue { line: self.line, kind: ISSUE_KINDS[usize::from(self.tag)], message }
+    }
+}
+
+impl Item for KeptIssue {
+    /// By line, then by kind.
+    fn key(&self) -> u64 {
+        self.line.saturating_mul(256) | u64::from(self.tag)
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of::<Self>() + self.text.len()
+    }
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.line.to_le_bytes());
+        out.push(self.tag);
+        out.extend_from_slice(&self.first.to_le_bytes());
+        out.extend_from_slice(&(self.text.len() as u64).to_le_bytes());
+        out.extend_from_slice(self.text.as_bytes());
+    }
+    fn decode(input: &mut dyn BufRead) -> io::Result<Option<KeptIssue>> {
+        let Some(b) = read_array::<25>(input)? else { return Ok(None) };
+        let number = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        let bad = || io::Error::from(io::ErrorKind::InvalidData);
+        let tag = b[8];
+        if usize::from(tag) >= ISSUE_KINDS.len() {
+            return Err(bad());
+        }
+        let mut text = vec![0; usize::try_from(number(17)).map_err(|_| bad())?];
+        input.read_exact(&mut text)?;
+        let text = String::from_utf8(text).map_err(|_| bad())?;
+        Ok(Some(KeptIssue { line: number(0), tag, first: number(9), text }))
+    }
+}
 
 impl Issues {
     /// How many.
@@ -943,12 +1004,23 @@ impl Issues {
     /// invalid, key-position, no-key, duplicate-id, duplicate-position,
     /// pm-not-pv, no-counters, key-mate-longer, ce-sign.
     pub fn iter(&self) -> impl Iterator<Item = io::Result<Issue>> + '_ {
-        self.0.iter().map(|t| t.map(|t| Issue { line: t.line, kind: ISSUE_KINDS[usize::from(t.tag)], message: t.text }))
+        self.0.iter().map(|t| t.map(KeptIssue::issue))
     }
 
     fn push(&mut self, line: u64, kind: &'static str, message: String) -> io::Result<()> {
-        let tag = ISSUE_KINDS.iter().position(|&k| k == kind).expect("a known kind of issue");
-        self.0.push(Text { line, tag: tag as u8, text: message })
+        let tag = ISSUE_KINDS.iter().position(|&k| k == kind).expect("a known kind of issue") as u8;
+        debug_assert!(tag != DUPLICATE_ID && tag != DUPLICATE_POSITION, "a duplicate is pushed as one");
+        self.0.push(KeptIssue { line, tag, first: 0, text: message })
+    }
+
+    /// Line `line` holds the position of line `first` again.
+    fn push_duplicate_position(&mut self, line: u64, first: u64) -> io::Result<()> {
+        self.0.push(KeptIssue { line, tag: DUPLICATE_POSITION, first, text: String::new() })
+    }
+
+    /// Line `line` holds the id of line `first`, `id`, again.
+    pub(crate) fn push_duplicate_id(&mut self, line: u64, first: u64, id: String) -> io::Result<()> {
+        self.0.push(KeptIssue { line, tag: DUPLICATE_ID, first, text: id })
     }
 
     pub(crate) fn seal(&mut self) {

@@ -308,7 +308,7 @@ impl<'a, T: Item + Clone> Iterator for Iter<'a, T> {
 }
 
 /// Reads exactly `N` bytes, or none at the end of the input.
-fn read_array<const N: usize>(input: &mut dyn BufRead) -> io::Result<Option<[u8; N]>> {
+pub(crate) fn read_array<const N: usize>(input: &mut dyn BufRead) -> io::Result<Option<[u8; N]>> {
     let mut out = [0; N];
     if input.fill_buf()?.is_empty() {
         return Ok(None);
