@@ -4,7 +4,7 @@
 //! Stockfish), and scripted clients written here that misbehave on
 //! purpose. The PGN is checked by python-chess and pgn-extract.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -2052,4 +2052,95 @@ fn players_the_referee_starts_get_their_token_in_the_environment() {
     let _ = child.wait();
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(!text.contains("s3cret-of-a"), "the token reached the log:\n{text}");
+}
+
+/// 300,000 garbage lines on one connection (issue 46): the referee
+/// closes it once its allowance of faults is spent (32 at once), and
+/// the log grows by under a megabyte (it grew by 115 MB in 3 s before).
+#[test]
+fn a_garbage_storm_is_closed_and_costs_the_log_under_a_megabyte() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(
+        dir.path(),
+        "time_control = \"60+0\"\n[[players]]\nname = \"alpha\"\n[[players]]\nname = \"beta\"\n",
+    );
+    let log = dir.path().join("referee.log");
+    std::thread::sleep(Duration::from_millis(300));
+    let before = std::fs::metadata(&log).map_or(0, |m| m.len());
+    let s = TcpStream::connect(&referee.addr).unwrap();
+    let mut w = s.try_clone().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = b"x\n".repeat(1000);
+        let mut sent = 0;
+        for _ in 0..300 {
+            if w.write_all(&chunk).is_err() {
+                break;
+            }
+            sent += 1000;
+        }
+        sent
+    });
+    // The referee's answers, until it closes the connection.
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let started = Instant::now();
+    let mut text = Vec::new();
+    let mut r = BufReader::new(s);
+    let closed = r.read_to_end(&mut text).is_ok();
+    assert!(closed, "the connection is closed within 30 s");
+    let took = started.elapsed();
+    let sent = writer.join().unwrap();
+    let text = String::from_utf8_lossy(&text);
+    let faults = text.lines().filter(|l| l.contains("refcom fault")).count();
+    assert!(text.contains("too many faults"), "{text}");
+    assert!(faults <= 34, "{faults} faults told before the close");
+    // The log is written out within 100 ms.
+    std::thread::sleep(Duration::from_millis(500));
+    let grew = std::fs::metadata(&log).unwrap().len() - before;
+    assert!(grew < 1 << 20, "the log grew by {grew} bytes");
+    eprintln!(
+        "garbage storm: {sent} lines written before the close, {faults} faults, closed in {took:?}, log +{grew} bytes"
+    );
+    drop(referee);
+}
+
+/// Two sign-ons of one player with its token (issue 46): the newer
+/// replaces the older, which is told and closed, and takes its game over
+/// at once; the game goes on, never two at once, no abandonment.
+#[test]
+fn a_second_sign_on_with_the_token_takes_the_game_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(
+        dir.path(),
+        "time_control = \"60+0\"\nrounds = 1\nconcurrency = 2\ndisconnect_grace = 2\n\
+         [[players]]\nname = \"alpha\"\ntoken = \"ta\"\n[[players]]\nname = \"beta\"\n",
+    );
+    let mut alpha = Client::sign_on(&referee.addr, "alpha", Some("ta"));
+    let mut beta = Client::sign_on(&referee.addr, "beta", None);
+    let r = alpha.until(Refcom::Respond);
+    let game = r.game;
+    alpha.play(&r, "e4", &[]);
+    let r = beta.until(Refcom::Respond);
+    beta.play(&r, "e5", &[]);
+    alpha.until(Refcom::Respond);
+    // alpha's program restarts while its old connection is still open.
+    let mut again = Client::sign_on(&referee.addr, "alpha", Some("ta"));
+    let told = alpha.until(Refcom::Fault);
+    assert!(told.message.as_deref().unwrap_or("").contains("replaced by a newer sign-on"), "{told:?}");
+    assert!(alpha.next().is_none(), "the old connection is closed");
+    let r = again.until(Refcom::Respond);
+    assert_eq!(r.game, game, "the new connection has the game");
+    // Past the grace: no abandonment.
+    std::thread::sleep(Duration::from_millis(2500));
+    again.play(&r, "Nf3", &[]);
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    // Game 2: beta is White, and resigns again.
+    let r = beta.until(Refcom::Respond);
+    beta.send_flags(&r, &["resign"]);
+    let pgn = referee.finish(Duration::from_secs(60));
+    let g = games(&pgn);
+    assert_eq!(g.len(), 2, "{pgn}");
+    assert!(g.iter().all(|g| tag(g, "Termination") != "abandoned"), "{pgn}");
+    assert_eq!((tag(&g[0], "Result"), tag(&g[1], "Result")), ("1-0", "0-1"), "beta resigned both: {pgn}");
+    drop(again);
 }
