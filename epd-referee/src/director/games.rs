@@ -246,20 +246,7 @@ impl Director {
         self.send(id, line);
         // Every move but the last as execute; the last comes with the
         // respond (or as execute when it is the other side's turn).
-        let mut pos = start;
-        let mut last = None;
-        for (i, &m) in moves.iter().enumerate() {
-            if i + 1 == moves.len() {
-                last = Some((pos, m));
-                break;
-            }
-            let mut o = Outgoing::new(Command::Execute, &pos);
-            o.sm = Some(m);
-            o.game = Some(number);
-            let line = o.to_line();
-            self.send(id, line);
-            pos.play_unchecked(m);
-        }
+        let last = self.send_moves(id, number, start, &moves, true);
         let (mover, asked_id) = {
             let r = &self.games.running[&k];
             (r.mover(), r.asked_id)
