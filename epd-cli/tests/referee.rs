@@ -1647,7 +1647,7 @@ fn fds_and_rss(pid: u32) -> (usize, u64) {
 /// Hostile clients against a referee with games running (12 games of
 /// two `epd play` clients): 1,000
 /// connections opened and dropped (250 held at a time, some with half a
-/// line), 10 MB of random bytes on one connection, and a slow-loris
+/// line; the referee keeps the newest 32 of them and closes the rest), 10 MB of random bytes on one connection, and a slow-loris
 /// client that sends a byte a second and never a newline. The referee
 /// drops the slow loris when its line times out, its resident memory
 /// stays within 16 MiB of what it was before, its open descriptors come
@@ -1678,7 +1678,26 @@ fn hostile_clients_cost_the_referee_nothing() {
     wait_for_line(&dir.path().join("referee.log"), "game 1 starts", Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(500));
     let (base_fds, base_rss) = fds_and_rss(pid);
-    // The slow loris, for the whole test: a byte a second, no newline.
+    // 1,000 connections, 250 at a time, dropped.
+    let mut peak = base_rss;
+    for batch in 0..4 {
+        let conns: Vec<TcpStream> = (0..250)
+            .map(|i| {
+                let mut s = TcpStream::connect(&referee.addr).unwrap();
+                if i % 3 == 0 {
+                    let _ = s.write_all(b"refreq sign_on; na");
+                }
+                s
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        peak = peak.max(fds_and_rss(pid).1);
+        drop(conns);
+        eprintln!("batch {batch}: {} descriptors", fds_and_rss(pid).0);
+    }
+    // The slow loris, from here on: a byte a second, no newline (after
+    // the 1,000: it would be the oldest connection of its address waiting
+    // to sign on, and the first closed as they came).
     let addr = referee.addr.clone();
     let loris = std::thread::spawn(move || {
         let mut s = TcpStream::connect(&addr).unwrap();
@@ -1701,23 +1720,6 @@ fn hostile_clients_cost_the_referee_nothing() {
         }
         start.elapsed()
     });
-    // 1,000 connections, 250 at a time, dropped.
-    let mut peak = base_rss;
-    for batch in 0..4 {
-        let conns: Vec<TcpStream> = (0..250)
-            .map(|i| {
-                let mut s = TcpStream::connect(&referee.addr).unwrap();
-                if i % 3 == 0 {
-                    let _ = s.write_all(b"refreq sign_on; na");
-                }
-                s
-            })
-            .collect();
-        std::thread::sleep(Duration::from_millis(200));
-        peak = peak.max(fds_and_rss(pid).1);
-        drop(conns);
-        eprintln!("batch {batch}: {} descriptors", fds_and_rss(pid).0);
-    }
     // 10 MB of random bytes on one connection.
     let mut s = TcpStream::connect(&referee.addr).unwrap();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -2143,4 +2145,125 @@ fn a_second_sign_on_with_the_token_takes_the_game_over() {
     assert!(g.iter().all(|g| tag(g, "Termination") != "abandoned"), "{pgn}");
     assert_eq!((tag(&g[0], "Result"), tag(&g[1], "Result")), ("1-0", "0-1"), "beta resigned both: {pgn}");
     drop(again);
+}
+
+/// A connection flood from the players' own address (issue 46): 1,100
+/// connections that never sign on, each opened again as soon as the
+/// referee closes it, while a player's program is killed and started
+/// again mid-game. Before, they filled the 1,024 connections the
+/// referee takes and the restarted player waited in the listen queue
+/// until its games were lost as abandoned. Now at most 32 from one
+/// address wait to sign on (the oldest are closed): the player signs
+/// on again within the grace, no game is lost, the log grows by far
+/// less than a megabyte, and the referee's descriptors come back.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_connection_flood_costs_a_restarting_player_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(
+        dir.path(),
+        "time_control = \"60+0.1\"\nrounds = 2\nconcurrency = 1\ndisconnect_grace = 10\n\
+         [[players]]\nname = \"alpha\"\ntoken = \"ta\"\n[[players]]\nname = \"beta\"\n",
+    );
+    let pid = referee.child.id();
+    let player = |name: &str| {
+        Command::new(EPD)
+            .args(["play", "--referee", &referee.addr, "--name", name, "--movetime", "30"])
+            .env("EPD_TOKEN", "ta")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut alpha = player("alpha");
+    let beta = player("beta");
+    let log = dir.path().join("referee.log");
+    wait_for_line(&log, "game 1 starts", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(300));
+    let (base_fds, base_rss) = fds_and_rss(pid);
+    let log_before = std::fs::metadata(&log).unwrap().len();
+    // The flood: 1,100 connections, each opened again when closed.
+    let stop = Arc::new(AtomicBool::new(false));
+    let opened = Arc::new(AtomicUsize::new(0));
+    let flood = {
+        let (stop, opened, addr) = (Arc::clone(&stop), Arc::clone(&opened), referee.addr.clone());
+        std::thread::spawn(move || {
+            let target: std::net::SocketAddr = addr.parse().unwrap();
+            let open = || -> Option<TcpStream> {
+                let s = TcpStream::connect_timeout(&target, Duration::from_secs(1)).ok()?;
+                s.set_nonblocking(true).ok()?;
+                opened.fetch_add(1, Ordering::Relaxed);
+                Some(s)
+            };
+            let mut conns: Vec<Option<TcpStream>> = (0..1100).map(|_| open()).collect();
+            let mut buf = [0u8; 4096];
+            while !stop.load(Ordering::Relaxed) {
+                for c in &mut conns {
+                    let closed = match c.as_mut().map(|s| s.read(&mut buf)) {
+                        None | Some(Ok(0)) => true,
+                        Some(Ok(_)) => false,
+                        Some(Err(e)) => e.kind() != std::io::ErrorKind::WouldBlock,
+                    };
+                    if closed {
+                        *c = open();
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    // The flood holds its 1,100 (as many as the referee lets stay).
+    while opened.load(Ordering::Relaxed) < 1100 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    // alpha's program dies mid-game and is started again.
+    alpha.kill().unwrap();
+    alpha.wait().unwrap();
+    let restarted = Instant::now();
+    let signs_on = |text: &str| text.lines().filter(|l| l.contains("signs on as alpha")).count();
+    let before = signs_on(&std::fs::read_to_string(&log).unwrap());
+    alpha = player("alpha");
+    let back = loop {
+        if signs_on(&std::fs::read_to_string(&log).unwrap()) > before {
+            break restarted.elapsed();
+        }
+        assert!(restarted.elapsed() < Duration::from_secs(10), "alpha did not sign on again within the grace");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    stop.store(true, Ordering::Relaxed);
+    flood.join().unwrap();
+    let flooded = opened.load(Ordering::Relaxed);
+    let grew = std::fs::metadata(&log).unwrap().len() - log_before;
+    // Descriptors back to the baseline once the flood's are closed.
+    let start = Instant::now();
+    while fds_and_rss(pid).0 > base_fds && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let (_, rss1) = fds_and_rss(pid);
+    std::thread::sleep(Duration::from_secs(3));
+    eprintln!("resident 1 s after {rss1} KiB");
+    let (fds, rss) = fds_and_rss(pid);
+    eprintln!(
+        "flood: {flooded} connections opened; alpha back in {back:?}; log +{grew} bytes; descriptors {base_fds} -> \
+         {fds}; resident {base_rss} KiB -> {rss} KiB"
+    );
+    assert!(flooded > 1100, "the referee closed some of the flood's connections ({flooded} opened)");
+    assert!(grew < 256 * 1024, "the log grew by {grew} bytes during the flood");
+    assert!(fds <= base_fds, "descriptors {base_fds} before, {fds} after");
+    let pgn = referee.finish(Duration::from_secs(120));
+    for mut c in [alpha, beta] {
+        let _ = c.wait();
+    }
+    let g = games(&pgn);
+    assert_eq!(g.len(), 4, "{pgn}");
+    for x in &g {
+        assert!(!["abandoned", "rules infraction"].contains(&tag(x, "Termination")), "{}", x.1);
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("closed, not signed on"), "the flood was shed");
 }

@@ -1,7 +1,10 @@
 //! docs/argus.md's table of what one client may cost states the
 //! constants' values: the table cannot drift from the code.
 
-use epd_referee::director::{FAULT_BURST, FAULT_REFILL, LOG_ECHO, SIGN_ON_TIMEOUT};
+use epd_referee::director::{
+    CONNECTION_NOTES, CONNECTION_NOTE_REFILL, FAULT_BURST, FAULT_REFILL, LOG_ECHO, MAX_UNSIGNED,
+    MAX_UNSIGNED_PER_ADDRESS, SIGN_ON_TIMEOUT,
+};
 use epd_referee::protocol::MAX_RECORD;
 use epd_referee::runtime::{LINE_TIMEOUT, MAX_CLIENTS};
 
@@ -22,6 +25,10 @@ fn the_limits_table_states_the_constants() {
         ("director::FAULT_BURST", FAULT_BURST.to_string()),
         ("director::FAULT_REFILL", format!("one per {} ms", FAULT_REFILL.as_millis())),
         ("director::LOG_ECHO", format!("{LOG_ECHO} bytes")),
+        ("director::MAX_UNSIGNED_PER_ADDRESS", MAX_UNSIGNED_PER_ADDRESS.to_string()),
+        ("director::MAX_UNSIGNED", MAX_UNSIGNED.to_string()),
+        ("director::CONNECTION_NOTES", CONNECTION_NOTES.to_string()),
+        ("director::CONNECTION_NOTE_REFILL", format!("one per {} ms", CONNECTION_NOTE_REFILL.as_millis())),
     ] {
         assert_eq!(row(constant), value, "{constant} in {}", path.display());
     }

@@ -26,6 +26,13 @@
 //! - what a connection costs the log is bounded: what it sends is echoed
 //!   cut short, and it runs up at most `FAULT_BURST` faults at once and
 //!   one more per `FAULT_REFILL` (a garbage storm closes it);
+//! - connections that never sign on (a fifth of the seeds flood the
+//!   referee with 150 to 350 of them from one to twelve addresses,
+//!   re-opened as they are closed) are held within
+//!   `MAX_UNSIGNED_PER_ADDRESS` from one address and `MAX_UNSIGNED` in
+//!   all after every step; no player's connection is ever closed for
+//!   them, and the log's notes about them stay within their allowance
+//!   (`CONNECTION_NOTES` at once, one per `CONNECTION_NOTE_REFILL`);
 //! - once the faults stop, the event finishes within a bound.
 //!
 //! The clients play random legal moves (captures preferred, so games
@@ -58,7 +65,8 @@ use std::time::{Duration, Instant};
 
 use epd_core::{Color, Position};
 use epd_referee::director::{
-    Config, ConnId, Defects, Director, Done, Input, Output, Reach, Stopped, FAULT_BURST, FAULT_REFILL, LOG_ECHO,
+    Config, ConnId, Defects, Director, Done, Input, Output, Reach, Stopped, CONNECTION_NOTES, CONNECTION_NOTE_REFILL,
+    FAULT_BURST, FAULT_REFILL, LOG_ECHO, MAX_UNSIGNED, MAX_UNSIGNED_PER_ADDRESS,
 };
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
@@ -184,6 +192,29 @@ enum Ev {
     /// The operator starts again the programs of a player the supervisor
     /// disconnected.
     Operator { player: usize },
+    /// A flood's connection (re)opens from address `addr`.
+    FloodOpen { addr: u32 },
+    /// The flood stops: its open connections close.
+    FloodEnd,
+}
+
+/// Connections that never sign on, from a few addresses, each opened
+/// again as soon as the referee closes it.
+#[derive(Debug, Default)]
+struct Flood {
+    /// The open ones, by id: their address.
+    open: BTreeMap<ConnId, u32>,
+    /// Every connection the flood opened.
+    ever: BTreeSet<ConnId>,
+    /// When it starts and stops.
+    from: u64,
+    until: u64,
+    /// The referee's lives since it started (each has a fresh allowance
+    /// of notes).
+    lives: u64,
+    /// Connections the referee closed, and the log's notes about them.
+    closed: u32,
+    notes: u64,
 }
 
 #[derive(Debug)]
@@ -295,6 +326,10 @@ struct Sim {
     faults: BTreeMap<ConnId, u64>,
     /// Connections closed for running up too many faults.
     closed_for_faults: u32,
+    flood: Flood,
+    /// The event has begun to end (the referee told a client so): it
+    /// takes no new connection.
+    ending: bool,
     /// Records to players the referee runs itself that went out while
     /// the journal had appends not yet durable.
     early_local: u32,
@@ -423,6 +458,8 @@ impl Sim {
             conn_since: BTreeMap::new(),
             faults: BTreeMap::new(),
             closed_for_faults: 0,
+            flood: Flood::default(),
+            ending: false,
             early_local: 0,
             message: None,
             done: None,
@@ -441,6 +478,19 @@ impl Sim {
             sim.supervise = true;
             let at = (sim.rng.below(5000) as u64) * MS;
             sim.schedule(at, Ev::Supervise);
+        }
+        // A fifth flood the referee with connections that never sign on,
+        // for one to five seconds.
+        if sim.rng.below(5) == 0 {
+            let addresses = 1 + sim.rng.below(12) as u32;
+            let count = 150 + sim.rng.below(201);
+            sim.flood.from = (sim.rng.below(20_000) as u64) * MS;
+            sim.flood.until = sim.flood.from + (1000 + sim.rng.below(4000) as u64) * MS;
+            for i in 0..count {
+                let at = sim.flood.from + (sim.rng.below(100) as u64) * 1000;
+                sim.queue.insert((at, u64::MAX / 2 + i as u64), Ev::FloodOpen { addr: i as u32 % addresses });
+            }
+            sim.queue.insert((sim.flood.until, u64::MAX / 2 - 1), Ev::FloodEnd);
         }
         sim
     }
@@ -470,6 +520,9 @@ impl Sim {
     /// holds.
     fn start(&mut self) -> Check {
         self.life += 1;
+        if self.now >= self.flood.from && self.now < self.flood.until {
+            self.flood.lives += 1;
+        }
         let journal = if self.life == 1 {
             None
         } else {
@@ -642,7 +695,23 @@ impl Sim {
                 check!(!shown.contains("-secret"), "a token in an output: {shown}");
             }
             match o {
+                Output::Send { id, line, .. } if self.flood.ever.contains(&id) => {
+                    // What a connection that never signs on is told: why
+                    // it is closed, or that the event is over.
+                    let rec = parse_command(&line).ok();
+                    let over = rec.as_ref().is_some_and(|r| r.command == Command::Disconnect);
+                    self.ending |= over;
+                    let why = rec.and_then(|r| r.message).unwrap_or_default();
+                    check!(
+                        over || why.contains("too many connections waiting") || why.contains("no sign_on"),
+                        "a flood's connection #{id} is sent {}",
+                        String::from_utf8_lossy(&line)
+                    );
+                }
                 Output::Send { id, line, .. } => {
+                    if String::from_utf8_lossy(&line).contains("too many connections waiting") {
+                        return Err(format!("a player's connection #{id} is closed for a flood"));
+                    }
                     if line.is_empty() {
                         // A heartbeat: only to a client that asked.
                         let asked = self.conns.get(&id).is_none_or(|c| self.clients[c.client].heartbeat.is_some());
@@ -682,6 +751,11 @@ impl Sim {
                 Output::Close { id } => {
                     self.end_message();
                     self.note(format!("#{id} closed by the referee"));
+                    if let Some(addr) = self.flood.open.remove(&id) {
+                        self.flood.closed += 1;
+                        let delay = (5 + self.rng.below(45) as u64) * MS;
+                        self.schedule(delay, Ev::FloodOpen { addr });
+                    }
                     if let Some(c) = self.conns.remove(&id) {
                         let t = c.to_client + 1;
                         self.seq += 1;
@@ -745,6 +819,18 @@ impl Sim {
         let Ok(id) = rest[..digits].parse::<ConnId>() else { return Ok(()) };
         if text.contains(" < ") || text.contains(": fault: ") {
             check!(text.len() <= 2 * LOG_ECHO, "a log line of {} bytes about #{id}: {:.200}", text.len(), text);
+        } else if self.flood.ever.contains(&id) && !text.contains(" > ") {
+            // Notes, not the records it is sent (a fault and a close, or
+            // the event's end: one each, and at most MAX_UNSIGNED).
+            self.flood.notes += 1;
+            let allowed = u64::from(CONNECTION_NOTES) * (self.flood.lives + 1)
+                + self.now.saturating_sub(self.flood.from) / (CONNECTION_NOTE_REFILL.as_nanos() as u64)
+                + 1;
+            check!(
+                self.flood.notes <= allowed,
+                "{} notes about a flood's connections, {allowed} allowed",
+                self.flood.notes
+            );
         }
         if text.contains(": fault: ") {
             let since = self.conn_since.get(&id).copied().unwrap_or(self.now);
@@ -961,6 +1047,10 @@ impl Sim {
         let keep = self.synced + self.rng.below(unsynced + 1);
         self.note(format!("crash: {} bytes unsynced, {} survive", unsynced, keep - self.synced));
         self.disk.truncate(keep);
+        // The flood's connections die with it and are opened again.
+        for (_, addr) in std::mem::take(&mut self.flood.open) {
+            self.schedule(100 * MS, Ev::FloodOpen { addr });
+        }
         let ids: Vec<ConnId> = self.conns.keys().copied().collect();
         for id in ids {
             let c = self.conns.remove(&id).expect("a connection");
@@ -1058,6 +1148,7 @@ impl Sim {
                 self.schedule(think * MS, Ev::Wake { client, gen });
             }
             Command::Disconnect => {
+                self.ending = true;
                 self.clients[client].done = true;
                 if let Some(id) = self.clients[client].conn.take() {
                     self.send_to_referee(id, Wire::Closed);
@@ -1142,6 +1233,13 @@ impl Sim {
             self.steps += 1;
             check!(self.steps < 5_000_000, "no end after {} steps", self.steps);
             self.drain()?;
+            if let Some(d) = self.referee.as_ref() {
+                let (all, one) = d.waiting_to_sign_on();
+                check!(
+                    all <= MAX_UNSIGNED && one <= MAX_UNSIGNED_PER_ADDRESS,
+                    "{all} connections wait to sign on, {one} from one address"
+                );
+            }
             self.read_durable()?;
             if self.done.is_some() {
                 return self.finish();
@@ -1322,6 +1420,27 @@ impl Sim {
                 }
             }
             Ev::Supervise => self.supervise(),
+            Ev::FloodOpen { addr } => {
+                if self.now >= self.flood.until || self.done.is_some() || self.ending {
+                    return Ok(());
+                }
+                if self.referee.is_none() {
+                    self.schedule(100 * MS, Ev::FloodOpen { addr });
+                    return Ok(());
+                }
+                let id = self.next_conn;
+                self.next_conn += 1;
+                self.flood.open.insert(id, addr);
+                self.flood.ever.insert(id);
+                self.conn_since.insert(id, self.now);
+                let peer = format!("10.66.0.{addr}:{}", 20_000 + id % 40_000);
+                self.input(Input::Connected { id, peer, reach: Reach::Remote });
+            }
+            Ev::FloodEnd => {
+                for (id, _) in std::mem::take(&mut self.flood.open) {
+                    self.input(Input::Closed { id, why: "closed by the client".into() });
+                }
+            }
             Ev::Operator { player } => {
                 // The player's program, once it has stopped (a client
                 // not reading stops only when it reads the disconnect).
@@ -1635,6 +1754,7 @@ struct Stats {
     failures: u32,
     early_local: u32,
     closed_for_faults: u32,
+    flood_closed: u32,
     commands: usize,
     steps: u64,
     virtual_ms: u64,
@@ -1655,6 +1775,7 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 early_local: sim.early_local,
                 failures: sim.failures,
                 closed_for_faults: sim.closed_for_faults,
+                flood_closed: sim.flood.closed,
                 commands: sim.commands.len(),
                 steps: sim.steps,
                 virtual_ms: sim.now / MS,
@@ -1717,10 +1838,12 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     let early: u32 = stats.iter().map(|s| s.early_local).sum();
     let failures: u32 = stats.iter().map(|s| s.failures).sum();
     let storms: u32 = stats.iter().map(|s| s.closed_for_faults).sum();
+    let shed: u32 = stats.iter().map(|s| s.flood_closed).sum();
     eprintln!(
         "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
          {failed} failed syncs, {stalls} stalled connections, {commands} supervisor commands, {steps} steps, \
          {early} records to local players ahead of the sync, {failures} local engines crashed, {storms} connections closed for faults, \
+         {shed} connections of floods closed, \
          {:.1} virtual hours",
         n as f64 / secs * 60.0,
         virt as f64 / 3_600_000.0
@@ -1738,6 +1861,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     assert!(early > n as u32, "players the referee runs itself hear of moves before the disk has them ({early})");
     assert!(failures > 0, "some engines of players the referee runs itself crash");
     assert!(storms > 0, "some garbage storms run past a connection's allowance of faults");
+    assert!(shed > 0, "some floods of connections run past the caps");
     assert!(commands > n as usize, "the supervisor is at work");
 }
 

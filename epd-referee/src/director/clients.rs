@@ -2,17 +2,74 @@
 //! signed on as and plays, and the ones dropped whose close has yet to go
 //! out. A free client of a player (signed on as it, in no game, its quiet
 //! time over) is found here, in one place, for pairing and for bringing a
-//! returning player back into its game.
+//! returning player back into its game. Connections that have not
+//! signed on are bounded here too: per address and in all, the oldest
+//! go first ([`Clients::over_the_caps`]), and what they cost the log is
+//! an [`Allowance`] of notes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use super::{ConnId, Reach};
 
+/// A token bucket: `burst` at once, then one more every `refill`, never
+/// above the burst. Faults per connection and the log's notes about
+/// connections that have not signed on are counted by one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Allowance {
+    left: u32,
+    /// When the allowance was last counted.
+    since: Instant,
+    burst: u32,
+    refill: Duration,
+}
+
+impl Allowance {
+    /// A full allowance at `now`.
+    #[must_use]
+    pub(super) fn new(burst: u32, refill: Duration, now: Instant) -> Allowance {
+        Allowance { left: burst, since: now, burst, refill }
+    }
+
+    /// Takes one at `now`: false when none is left.
+    pub(super) fn take(&mut self, now: Instant) -> bool {
+        let back = now.saturating_duration_since(self.since).as_nanos() / self.refill.as_nanos().max(1);
+        let back = u32::try_from(back).unwrap_or(u32::MAX);
+        let left = self.left.saturating_add(back).min(self.burst);
+        // The clock moves on by what was given back only.
+        self.since = if left == self.burst { now } else { self.since + self.refill * back };
+        if left == 0 {
+            self.left = 0;
+            return false;
+        }
+        self.left = left - 1;
+        true
+    }
+}
+
+/// The address a peer connects from: a socket address's host without
+/// its port (`10.0.0.1:4000`, `[::1]:4000`), or the whole name (a serial
+/// line's path). Read from the text: the director does no I/O.
+#[must_use]
+pub(super) fn address_of(peer: &str) -> String {
+    let port = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if let Some((host, p)) = peer.strip_prefix('[').and_then(|r| r.split_once("]:")) {
+        if port(p) {
+            return host.to_owned();
+        }
+    }
+    match peer.rsplit_once(':') {
+        Some((host, p)) if port(p) && !host.is_empty() && !host.contains(':') => host.to_owned(),
+        _ => peer.to_owned(),
+    }
+}
+
 /// A connected client.
 #[derive(Debug)]
 pub(super) struct Conn {
     pub(super) peer: String,
+    /// The address it connects from ([`address_of`]).
+    addr: String,
     /// The player it signed on as.
     pub(super) player: Option<usize>,
     /// The game it plays.
@@ -22,12 +79,12 @@ pub(super) struct Conn {
     /// The heartbeat it asked for: a blank line when nothing else went
     /// out for that long.
     pub(super) heartbeat: Option<Duration>,
-    /// Faults it may still run up, and when that was last counted.
-    faults: (u32, Instant),
+    /// Faults it may still run up.
+    faults: Allowance,
 }
 
-/// The connections, in the order of their ids.
-#[derive(Debug, Default)]
+/// The connections, in the order of their ids (the order they came in).
+#[derive(Debug)]
 pub(super) struct Clients {
     conns: BTreeMap<ConnId, Conn>,
     /// Connections dropped whose close has not gone out yet (their last
@@ -36,35 +93,121 @@ pub(super) struct Clients {
     /// The connections of players the referee runs itself, connected or
     /// closing: their records need not wait for the journal.
     local: BTreeSet<ConnId>,
+    /// A connection came since the caps were last applied.
+    arrived: bool,
+    /// Notes the log may still take about connections not signed on.
+    notes: Allowance,
+    /// Such notes left out since the last one logged.
+    notes_left_out: u64,
 }
 
 impl Clients {
+    /// No connection yet, at `now`.
+    #[must_use]
+    pub(super) fn new(now: Instant) -> Clients {
+        Clients {
+            conns: BTreeMap::new(),
+            closing: BTreeSet::new(),
+            local: BTreeSet::new(),
+            arrived: false,
+            notes: Allowance::new(super::CONNECTION_NOTES, super::CONNECTION_NOTE_REFILL, now),
+            notes_left_out: 0,
+        }
+    }
+
     /// A client connected from `peer` at `now`.
     pub(super) fn connect(&mut self, id: ConnId, peer: String, reach: Reach, now: Instant) {
-        let faults = (super::FAULT_BURST, now);
-        self.conns.insert(id, Conn { peer, player: None, game: None, quiet_until: now, heartbeat: None, faults });
+        let faults = Allowance::new(super::FAULT_BURST, super::FAULT_REFILL, now);
+        let addr = address_of(&peer);
+        self.conns.insert(id, Conn { peer, addr, player: None, game: None, quiet_until: now, heartbeat: None, faults });
         if reach == Reach::Local {
             self.local.insert(id);
+        } else {
+            self.arrived = true;
         }
+    }
+
+    /// A note for the log about a connection not signed on, at `now`: the
+    /// text (with the count of such notes left out before it), or `None`
+    /// past the allowance ([`super::CONNECTION_NOTES`] at once, one more
+    /// every [`super::CONNECTION_NOTE_REFILL`]), when it is counted. A
+    /// flood of connections costs the log a bounded amount a second.
+    pub(super) fn connection_note(&mut self, now: Instant, text: &str) -> Option<String> {
+        if !self.notes.take(now) {
+            self.notes_left_out += 1;
+            return None;
+        }
+        match std::mem::take(&mut self.notes_left_out) {
+            0 => Some(text.to_owned()),
+            n => Some(format!("{text} ({n} notes about connections not signed on left out before this one)")),
+        }
+    }
+
+    /// Connections waiting to sign on, as [`Clients::over_the_caps`]
+    /// counts them: in all, and the most from one address.
+    #[must_use]
+    pub(super) fn waiting(&self, exempt: impl Fn(ConnId) -> bool) -> (usize, usize) {
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for (&id, c) in &self.conns {
+            if c.player.is_none() && !self.local.contains(&id) && !exempt(id) {
+                *count.entry(c.addr.as_str()).or_default() += 1;
+            }
+        }
+        (count.values().sum(), count.values().copied().max().unwrap_or(0))
+    }
+
+    /// The connections not signed on to close, oldest first, if any came
+    /// since the last call: the oldest of an address's beyond
+    /// `per_address`, then the oldest of all beyond `total`. Players the
+    /// referee runs itself and the connections `exempt` names (a
+    /// standby's) are not counted.
+    pub(super) fn over_the_caps(
+        &mut self,
+        per_address: usize,
+        total: usize,
+        exempt: impl Fn(ConnId) -> bool,
+    ) -> Vec<ConnId> {
+        if !std::mem::take(&mut self.arrived) {
+            return Vec::new();
+        }
+        let waiting: Vec<(ConnId, &str)> = self
+            .conns
+            .iter()
+            .filter(|&(&id, c)| c.player.is_none() && !self.local.contains(&id) && !exempt(id))
+            .map(|(&id, c)| (id, c.addr.as_str()))
+            .collect();
+        if waiting.len() <= per_address.min(total) {
+            return Vec::new();
+        }
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for &(_, a) in &waiting {
+            *count.entry(a).or_default() += 1;
+        }
+        let mut shed = BTreeSet::new();
+        for &(id, a) in &waiting {
+            let n = count.get_mut(a).expect("counted");
+            if *n > per_address {
+                *n -= 1;
+                shed.insert(id);
+            }
+        }
+        let mut kept = waiting.len() - shed.len();
+        for &(id, _) in &waiting {
+            if kept <= total {
+                break;
+            }
+            if shed.insert(id) {
+                kept -= 1;
+            }
+        }
+        shed.into_iter().collect()
     }
 
     /// Charges a fault to `id` at `now`: whether it is still within its
     /// allowance ([`super::FAULT_BURST`] at once, one more every
     /// [`super::FAULT_REFILL`]). An unknown connection is within it.
     pub(super) fn charge_fault(&mut self, id: ConnId, now: Instant) -> bool {
-        let Some(c) = self.conns.get_mut(&id) else { return true };
-        let (left, since) = c.faults;
-        let back = now.saturating_duration_since(since).as_nanos() / super::FAULT_REFILL.as_nanos().max(1);
-        let back = u32::try_from(back).unwrap_or(u32::MAX);
-        let left = left.saturating_add(back).min(super::FAULT_BURST);
-        // The allowance's clock moves on by the faults given back only.
-        let since = if left == super::FAULT_BURST { now } else { since + super::FAULT_REFILL * back };
-        if left == 0 {
-            c.faults = (0, since);
-            return false;
-        }
-        c.faults = (left - 1, since);
-        true
+        self.conns.get_mut(&id).is_none_or(|c| c.faults.take(now))
     }
 
     /// Whether `id` (connected or closing) is a player the referee runs
@@ -162,7 +305,7 @@ mod tests {
     fn free_clients_and_closing_ones() {
         let t0 = Instant::now();
         let later = t0 + Duration::from_secs(1);
-        let mut c = Clients::default();
+        let mut c = Clients::new(t0);
         for id in [4, 2, 3, 5] {
             c.connect(id, format!("peer {id}"), if id == 4 { Reach::Local } else { Reach::Remote }, t0);
         }
@@ -196,7 +339,7 @@ mod tests {
     fn faults_are_allowed_in_bursts_and_come_back_slowly() {
         use super::super::{FAULT_BURST, FAULT_REFILL};
         let t0 = Instant::now();
-        let mut c = Clients::default();
+        let mut c = Clients::new(t0);
         c.connect(1, "p".into(), Reach::Remote, t0);
         for i in 0..FAULT_BURST {
             assert!(c.charge_fault(1, t0), "fault {i} of the burst");
@@ -218,5 +361,58 @@ mod tests {
             t += FAULT_REFILL;
             assert!(c.charge_fault(1, t));
         }
+    }
+
+    /// The caps close the oldest connections not signed on: an address's
+    /// beyond its share first, then the oldest of all beyond the total.
+    /// Signed-on, local and exempt connections are not counted, and
+    /// nothing is closed unless a connection came since the last call.
+    #[test]
+    fn the_oldest_unsigned_connections_go_first() {
+        let t0 = Instant::now();
+        let mut c = Clients::new(t0);
+        // 1-5 from one address, 6-8 from others, 9 local, 10 signed on,
+        // 11 a standby.
+        for id in 1..=5 {
+            c.connect(id, format!("10.0.0.1:{}", 4000 + id), Reach::Remote, t0);
+        }
+        for id in 6..=8 {
+            c.connect(id, format!("10.0.0.{id}:4000"), Reach::Remote, t0);
+        }
+        c.connect(9, "engine".into(), Reach::Local, t0);
+        c.connect(10, "10.0.0.1:5000".into(), Reach::Remote, t0);
+        c.get_mut(10).unwrap().player = Some(0);
+        c.connect(11, "10.0.0.1:5001".into(), Reach::Remote, t0);
+        let standby = |id| id == 11;
+        assert_eq!(c.over_the_caps(3, 100, standby), vec![1, 2], "two of 10.0.0.1's five");
+        assert_eq!(c.over_the_caps(3, 100, standby), Vec::<ConnId>::new(), "nothing came since");
+        c.connect(12, "[::1]:4000".into(), Reach::Remote, t0);
+        // Left: 1-8 and 12, unsigned; a total of 4 closes the oldest five.
+        assert_eq!(c.over_the_caps(5, 4, standby), vec![1, 2, 3, 4, 5]);
+        c.connect(13, "10.0.0.1:4013".into(), Reach::Remote, t0);
+        assert_eq!(c.over_the_caps(2, 4, standby), vec![1, 2, 3, 4, 5, 6], "per address, then in all");
+        assert_eq!(address_of("[::1]:4000"), "::1");
+        assert_eq!(address_of("/dev/ttyS0"), "/dev/ttyS0");
+        assert_eq!(address_of("10.0.0.1:4000"), "10.0.0.1");
+        assert_eq!(address_of("sim:7x"), "sim:7x");
+        assert_eq!(address_of("::1"), "::1");
+    }
+
+    /// Notes about connections not signed on come in a burst, then one
+    /// per refill; the next one logged says how many were left out.
+    #[test]
+    fn notes_about_a_flood_of_connections_are_bounded() {
+        use super::super::{CONNECTION_NOTES, CONNECTION_NOTE_REFILL};
+        let t0 = Instant::now();
+        let mut c = Clients::new(t0);
+        let logged = (0..1000).filter(|_| c.connection_note(t0, "x").is_some()).count();
+        assert_eq!(logged, CONNECTION_NOTES as usize);
+        let later = t0 + CONNECTION_NOTE_REFILL;
+        let n = u64::from(1000 - CONNECTION_NOTES);
+        assert_eq!(
+            c.connection_note(later, "x").as_deref(),
+            Some(format!("x ({n} notes about connections not signed on left out before this one)").as_str())
+        );
+        assert_eq!(c.connection_note(later, "y"), None);
     }
 }

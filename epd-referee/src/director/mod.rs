@@ -89,6 +89,26 @@ pub const FAULT_BURST: u32 = 32;
 /// second is never closed for it; a flood of garbage is, after the burst.
 pub const FAULT_REFILL: Duration = Duration::from_millis(100);
 
+/// Connections from one address that have not signed on (yet), at most:
+/// when one more comes, the oldest of them is closed. A flood from one
+/// address costs only its own connections.
+pub const MAX_UNSIGNED_PER_ADDRESS: usize = 32;
+
+/// Connections that have not signed on (yet), at most, from all
+/// addresses: when one more comes, the oldest of them is closed. With
+/// the runtime's room for every player the event names beyond these, a
+/// flood never keeps a player from signing on.
+pub const MAX_UNSIGNED: usize = 256;
+
+/// Notes about connections that have not signed on (connected, closed,
+/// shed) the log takes in a burst; past it they are counted, and the
+/// count is logged with the next note.
+pub const CONNECTION_NOTES: u32 = 64;
+
+/// How fast the allowance of [`CONNECTION_NOTES`] comes back: one note
+/// per this much time.
+pub const CONNECTION_NOTE_REFILL: Duration = Duration::from_millis(100);
+
 /// The most bytes of a client's line echoed into the log (and of a
 /// fault's reason); the rest is counted, not written.
 pub const LOG_ECHO: usize = 512;
@@ -482,7 +502,7 @@ impl Director {
             openings,
             date,
             measure,
-            clients: Clients::default(),
+            clients: Clients::new(now),
             games: Games::new(schedule),
             tally,
             write_ahead: WriteAhead::default(),
@@ -614,6 +634,14 @@ impl Director {
         })
     }
 
+    /// Connections waiting to sign on: in all, and the most from one
+    /// address. Once a step has ended they are within [`MAX_UNSIGNED`]
+    /// and [`MAX_UNSIGNED_PER_ADDRESS`].
+    #[must_use]
+    pub fn waiting_to_sign_on(&self) -> (usize, usize) {
+        self.clients.waiting(|id| self.replication.is_follower(id))
+    }
+
     /// Games over so far.
     #[must_use]
     pub fn finished(&self) -> usize {
@@ -635,7 +663,8 @@ impl Director {
         match input {
             Input::Listening(a) => self.note(&format!("listening on {a}")),
             Input::Connected { id, peer, reach } => {
-                self.note(&format!("#{id} connected from {peer}"));
+                let text = format!("#{id} connected from {peer}");
+                self.connection_note(&text);
                 self.clients.connect(id, peer, reach, now);
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
             }
@@ -666,9 +695,13 @@ impl Director {
                 self.drop_conn(id, "over-long line");
             }
             Input::Closed { id, why } => {
-                if self.clients.contains(id) {
-                    let who = self.name_of(id);
-                    self.note(&format!("{who} disconnected: {why}"));
+                if let Some(c) = self.clients.get(id) {
+                    let text = format!("{} disconnected: {why}", self.name_of(id));
+                    if c.player.is_some() {
+                        self.note(&text);
+                    } else {
+                        self.connection_note(&text);
+                    }
                     self.drop_conn(id, &why);
                 }
             }
@@ -750,6 +783,7 @@ impl Director {
     fn end_step(&mut self) {
         if self.phase.playing() {
             let now = self.now;
+            self.shed_unsigned();
             self.tick(now);
             self.commit();
             self.schedule_publish();
@@ -961,6 +995,49 @@ impl Director {
 
     fn note(&mut self, text: &str) {
         self.out.push_back(Output::Note(text.to_owned()));
+    }
+
+    /// A note about a connection not signed on, within the log's
+    /// allowance for them ([`CONNECTION_NOTES`]).
+    fn connection_note(&mut self, text: &str) {
+        if let Some(text) = self.clients.connection_note(self.now, text) {
+            self.note(&text);
+        }
+    }
+
+    /// Closes the connections not signed on beyond
+    /// [`MAX_UNSIGNED_PER_ADDRESS`] from one address and [`MAX_UNSIGNED`]
+    /// in all, the oldest first (at the end of a step, so that a client
+    /// whose sign-on came in the same turn as its connection is counted
+    /// as signed on). Each is told why; the log gets one note per step.
+    fn shed_unsigned(&mut self) {
+        let replication = &self.replication;
+        let shed = self.clients.over_the_caps(MAX_UNSIGNED_PER_ADDRESS, MAX_UNSIGNED, |id| replication.is_follower(id));
+        if shed.is_empty() {
+            return;
+        }
+        let why = format!(
+            "too many connections waiting to sign on (at most {MAX_UNSIGNED_PER_ADDRESS} from one address, \
+             {MAX_UNSIGNED} in all; the oldest are closed); disconnected"
+        );
+        let pos = Position::startpos();
+        let mut o = Outgoing::new(Command::Fault, &pos);
+        o.message = Some(&why);
+        let line = o.to_line();
+        for &id in &shed {
+            self.write_ahead.queue(Transmit::bare(id, line.clone()));
+            self.drop_conn(id, "shed");
+        }
+        let first = shed[0];
+        let text = format!(
+            "#{first}{}: closed, not signed on: over {MAX_UNSIGNED_PER_ADDRESS} from one address or \
+             {MAX_UNSIGNED} in all",
+            match shed.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            }
+        );
+        self.connection_note(&text);
     }
 
     fn say(&mut self, text: String) {

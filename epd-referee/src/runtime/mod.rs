@@ -45,8 +45,21 @@ mod players;
 pub mod standby;
 pub mod web;
 
-/// The most clients connected at once.
+/// The most clients connected at once (an event whose players may keep
+/// more connections gets more: [`client_slots`]). The director closes
+/// connections that have not signed on beyond
+/// [`MAX_UNSIGNED`](crate::director::MAX_UNSIGNED), so the rest is
+/// always room for the players the event names.
 pub const MAX_CLIENTS: usize = 1024;
+
+/// The connections `event` may have at once: [`MAX_CLIENTS`], or more
+/// where its players' instances and the connections waiting to sign on
+/// need it (with a few for standbys and their probes).
+#[must_use]
+pub fn client_slots(event: &Event) -> usize {
+    let players: usize = event.players.iter().map(|p| p.instances() as usize).sum();
+    MAX_CLIENTS.max(crate::director::MAX_UNSIGNED + players + 8)
+}
 /// How long a line may take from its first byte to its newline.
 pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Messages queued for a client before it counts as not reading (the
@@ -413,8 +426,13 @@ impl ClientsIn<'_> {
                 let _ = tx.send(local);
             }
             let _ = self.tx.send(Inbox::Input(Input::Listening(local.to_string()))).await;
-            let task =
-                tokio::spawn(net::listen(listener, self.tx.clone(), self.latencies.clone(), self.working.clone()));
+            let task = tokio::spawn(net::listen(
+                listener,
+                client_slots(event),
+                self.tx.clone(),
+                self.latencies.clone(),
+                self.working.clone(),
+            ));
             return Ok((Some(local), vec![task]));
         }
         if let Some(p) = event.players.iter().find(|p| p.command.is_some()) {
