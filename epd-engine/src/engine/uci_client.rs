@@ -62,6 +62,10 @@ pub struct UciConfig {
     /// and castling written king-takes-rook (`e1h1`) in every position.
     /// [`Engine::set_chess960`] changes it between games.
     pub chess960: bool,
+    /// The CPUs the engine may run on (Linux: set in the child before it
+    /// runs the program, so every thread it starts inherits them); empty
+    /// for wherever the system puts it.
+    pub cpus: Vec<usize>,
 }
 
 impl UciConfig {
@@ -75,7 +79,37 @@ impl UciConfig {
             handshake_timeout: Duration::from_secs(10),
             dir: None,
             chess960: false,
+            cpus: Vec::new(),
         }
+    }
+}
+
+/// Runs the child on `cpus` only: `sched_setaffinity` between fork and
+/// exec, so the program's threads, started later, inherit the set (set
+/// after the start, the threads an engine starts at once would escape
+/// it, as fastchess found). A CPU the system lacks fails the spawn.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn pin(command: &mut Command, cpus: &[usize]) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: cpu_set_t is plain bits, all zero an empty set; CPU_SET
+    // writes inside it for a CPU below CPU_SETSIZE (larger ones are left
+    // out, and an empty set fails the spawn).
+    let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+    let size = core::mem::size_of::<libc::cpu_set_t>();
+    for &c in cpus.iter().filter(|&&c| c < 8 * size) {
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: the closure only makes one system call, which is
+    // async-signal-safe, on a set copied into it before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::sched_setaffinity(0, size, &raw const set) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
     }
 }
 
@@ -374,6 +408,10 @@ impl UciEngine {
         // themselves mid-record.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        #[cfg(target_os = "linux")]
+        if !self.config.cpus.is_empty() {
+            pin(&mut command, &self.config.cpus);
+        }
         let mut child = command.spawn().map_err(|e| EngineError::Spawn {
             program: self.config.program.clone(),
             detail: epd_core::io_reason(&e),
@@ -1493,6 +1531,25 @@ mod tests {
         );
         let _ = std::fs::remove_file(&log);
         (UciConfig { args: vec!["-c".into(), script], ..UciConfig::new("/bin/sh") }, log)
+    }
+
+    /// `cpus` pins the engine before its program runs: it sees only the
+    /// CPU given (its `id name` here is its own Cpus_allowed_list); a CPU
+    /// the machine lacks fails the start.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_engine_pinned_to_a_cpu_runs_only_there() {
+        let script = "while read -r line; do case \"$line\" in uci) echo \"id name $(grep Cpus_allowed_list \
+                      /proc/self/status | cut -f2)\"; echo uciok;; isready) echo readyok;; quit) exit 0;; esac; done";
+        let config = UciConfig { args: vec!["-c".into(), script.into()], ..UciConfig::new("/bin/sh") };
+        let free = UciEngine::start(config.clone()).unwrap();
+        let last = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) - 1;
+        if last > 0 {
+            assert_ne!(free.name(), last.to_string(), "unpinned, it may use every CPU");
+        }
+        let pinned = UciEngine::start(UciConfig { cpus: vec![last], ..config.clone() }).unwrap();
+        assert_eq!(pinned.name(), last.to_string());
+        assert!(UciEngine::start(UciConfig { cpus: vec![1000], ..config }).is_err(), "no CPU 1000 here");
     }
 
     /// MultiPV: set before a search only when the limits ask for another
