@@ -56,7 +56,8 @@ fn one_dash_options_follow_global_options() {
 #[test]
 fn unknown_options_and_keys_are_named_as_typed() {
     for (args, want) in [
-        (vec!["-report", "penta=true"], "epd match: -report is not an option of epd match"),
+        (vec!["-testEnv"], "epd match: -testEnv is not an option of epd match"),
+        (vec!["-report", "pentanomial=true"], "-report: pentanomial=true: it takes penta=true|false"),
         (vec!["-log", "file=x", "compress=true"], "-log: compress=true is not supported; it takes file=NAME [level="),
         (vec!["-pgnout", "file=x", "level=info"], "-pgnout: level=info is not supported; it takes file=NAME [append"),
         (
@@ -498,4 +499,161 @@ fn pgn_book_moves_are_the_games_first_moves() {
         let pgn = std::fs::read_to_string(dir.path().join("g.pgn")).unwrap();
         assert!(pgn.contains("2... e6 {book} 3. Nc3 {book}"), "the book game's move numbers: {pgn}");
     }
+}
+
+/// `epd match` of the built-in engine at depths 2 and 1 in `dir`, with
+/// `more` options; its exit status, standard output and error.
+fn builtin_match(dir: &std::path::Path, more: &[&str]) -> (Option<i32>, String, String) {
+    let engine = format!("cmd={EPD}");
+    let out = Command::new(EPD)
+        .current_dir(dir)
+        .args(["match", "-engine", &engine, "args=uci", "name=d2", "depth=2"])
+        .args(["-engine", &engine, "args=uci", "name=d1", "depth=1", "-maxmoves", "30"])
+        .args(more)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+/// `-report penta=false` reports over games, as fastchess's trinomial
+/// output: no `Ptnml(0-2)` line, the draw ratio of games, a block after
+/// any game at the rating interval (no pair need be complete); and
+/// `-scoreinterval N` prints the `Score of` line every N games, after
+/// the game's `Finished` line, as fastchess's cutechess output does.
+#[test]
+fn report_penta_false_and_scoreinterval_print_as_fastchess() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = ["-rounds", "2", "-repeat", "-concurrency", "2"];
+    let (code, stdout, stderr) = builtin_match(
+        dir.path(),
+        &[&games[..], &["-report", "penta=false", "-scoreinterval", "1", "-ratinginterval", "3"]].concat(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stdout.contains("Ptnml") && !stderr.contains("Ptnml"), "{stdout}{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut scores = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(rest) = l.strip_prefix("Score of d2 vs d1: ") {
+            scores += 1;
+            assert!(lines[i - 1].starts_with("Finished game "), "after the game's line: {stderr}");
+            assert!(rest.ends_with(&format!("] {scores}")), "game {scores}: {l}");
+            // The block at game 3 of 4 (over games: no pair needed); the
+            // last is in the report.
+            let block = lines.get(i + 1).is_some_and(|n| n.starts_with("Elo difference: "));
+            assert_eq!(block, scores == 3, "{stderr}");
+        }
+    }
+    assert_eq!(scores, 4, "{stderr}");
+    // The draw ratio of games: a multiple of 25 % over four games.
+    let last = stdout.lines().find(|l| l.starts_with("Elo difference: ")).unwrap();
+    let ratio = last.split("DrawRatio: ").nth(1).unwrap().trim_end_matches(" %").parse::<f64>().unwrap();
+    assert!([0.0, 25.0, 50.0, 75.0, 100.0].contains(&ratio), "{last}");
+
+    // By default: over pairs, the Ptnml line, no Score line alone.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = builtin_match(dir.path(), &[&games[..], &["-ratinginterval", "3"]].concat());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("Ptnml(0-2): ["), "{stdout}");
+    assert_eq!(stderr.matches("Score of d2 vs d1").count(), 1, "the block at game 4 only (3 is no pair): {stderr}");
+}
+
+/// The CPUs an engine of `dir` ran on, one a file each (written by the
+/// engine wrapper of [`pinned_engine`]), sorted.
+#[cfg(target_os = "linux")]
+fn cpus_seen(dir: &std::path::Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cpus."))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap().trim().to_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// A wrapper that writes its Cpus_allowed_list to `cpus.PID` in `dir`,
+/// then becomes the built-in engine.
+#[cfg(target_os = "linux")]
+fn pinned_engine(dir: &std::path::Path) -> String {
+    let path = dir.join("engine.sh");
+    let script = format!(
+        "#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status | cut -f2 > '{}/cpus.'$$\nexec '{EPD}' uci\n",
+        dir.display()
+    );
+    std::fs::write(&path, script).unwrap();
+    assert!(Command::new("chmod").arg("+x").arg(&path).status().unwrap().success());
+    path.display().to_string()
+}
+
+/// `-use-affinity` pins each engine before it runs: instance k of each
+/// engine on the k-th CPU the match may use (a CPU per game at once, as
+/// fastchess gives each of its game threads a CPU), or of the list
+/// given; a list shorter than the games at once is refused.
+#[cfg(target_os = "linux")]
+#[test]
+fn use_affinity_pins_each_engine_to_a_cpu_per_game() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let allowed = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_owned();
+    let run = |more: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = format!("cmd={}", pinned_engine(dir.path()));
+        let out = Command::new(EPD)
+            .current_dir(dir.path())
+            .args(["match", "-engine", &engine, "name=a", "-engine", &engine, "name=b", "-each", "depth=1"])
+            .args(["-rounds", "1", "-maxmoves", "5"])
+            .args(more)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), cpus_seen(dir.path()), err)
+    };
+    let (code, seen, err) = run(&[]);
+    assert_eq!((code, seen), (Some(0), vec![allowed.clone(), allowed.clone()]), "not pinned: {err}");
+    let (code, seen, err) = run(&["-use-affinity", "0"]);
+    assert_eq!((code, seen), (Some(0), vec!["0".to_owned(), "0".to_owned()]), "{err}");
+    let first_two: Vec<String> =
+        epd_referee::matches::cpu_list(&allowed).unwrap().iter().take(2).map(ToString::to_string).collect();
+    if first_two.len() == 2 {
+        let (code, seen, err) = run(&["-use-affinity", "-concurrency", "2"]);
+        let mut want = [first_two.clone(), first_two].concat();
+        want.sort();
+        assert_eq!((code, seen), (Some(0), want), "instance k of each engine on the k-th CPU: {err}");
+    }
+    let (code, seen, err) = run(&["-use-affinity", "0", "-concurrency", "2"]);
+    assert_eq!((code, seen.len()), (Some(2), 0), "{err}");
+    assert!(err.contains("affinity lists 1 CPUs for 2 games at once"), "{err}");
+}
+
+/// `-log engine=true` writes every line to and from the engines (`name
+/// <--- line`, `name ---> line`, as fastchess marks them) and
+/// `-show-latency` each move's latency, fastchess's line: `Engine NAME
+/// latency: Lms (elapsed: E, reported: R)` with L = E - R.
+#[test]
+fn the_log_keeps_the_engines_lines_and_their_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = builtin_match(
+        dir.path(),
+        &["-rounds", "1", "-log", "file=m.log", "engine=true", "level=info", "-show-latency"],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let log = std::fs::read_to_string(dir.path().join("m.log")).unwrap();
+    for want in ["d2 <--- ucinewgame", "d2 ---> readyok", "d1 <--- go depth 1", "d2 <--- position startpos"] {
+        assert!(log.contains(want), "{want}: {log}");
+    }
+    let bestmoves = log.lines().filter(|l| l.contains(" ---> bestmove ")).count();
+    let latencies: Vec<&str> = log.lines().filter_map(|l| l.split_once("Z Engine ").map(|x| x.1)).collect();
+    assert!(bestmoves > 0 && latencies.len() == bestmoves, "a latency line per move: {log}");
+    for l in latencies {
+        let n = |key: &str| -> i64 {
+            let rest = &l[l.find(key).unwrap() + key.len()..];
+            rest[..rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap()].parse().unwrap()
+        };
+        assert_eq!(n("latency: "), n("elapsed: ") - n("reported: "), "{l}");
+    }
+    // Without engine=true and -show-latency: neither.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = builtin_match(dir.path(), &["-rounds", "1", "-log", "file=m.log"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let log = std::fs::read_to_string(dir.path().join("m.log")).unwrap();
+    assert!(!log.contains(" <--- ") && !log.contains(" latency: "), "{log}");
 }

@@ -65,6 +65,28 @@ pub enum Variant {
     FischerRandom,
 }
 
+/// Which CPUs the engines the referee runs may use (`affinity`, `epd
+/// match -use-affinity`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Affinity {
+    /// Wherever the system puts them.
+    #[default]
+    Off,
+    /// Instance `k` of every `uci` player on the `k`-th CPU the referee
+    /// itself may use.
+    All,
+    /// Instance `k` of every `uci` player on the `k`-th CPU of the list.
+    Cpus(Vec<usize>),
+}
+
+/// `affinity` as the file writes it: `true`, or a list of CPUs.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+enum AffinityFile {
+    On(bool),
+    Cpus(Vec<usize>),
+}
+
 impl Variant {
     /// `true` for Chess960.
     #[must_use]
@@ -307,6 +329,16 @@ struct File {
     recover: bool,
     #[serde(default)]
     progress: bool,
+    #[serde(default = "yes")]
+    report_penta: bool,
+    #[serde(default)]
+    score_interval: u32,
+    #[serde(default)]
+    affinity: Option<AffinityFile>,
+    #[serde(default)]
+    engine_log: bool,
+    #[serde(default)]
+    show_latency: bool,
     players: Vec<Player>,
 }
 
@@ -583,6 +615,43 @@ pub const KEYS: &[Key] = &[
         "a line on standard error as each game starts and ends, as fastchess prints them (epd match: on)",
         "true",
     ),
+    key(
+        "report_penta",
+        "true",
+        "true, false",
+        "two players: the results block and the SPRT over game pairs (pentanomial), or over games (trinomial, as \
+         fastchess's -report penta=false)",
+        "false",
+    ),
+    key(
+        "score_interval",
+        "0 (never)",
+        "games",
+        "two players: print the Score of line (wins, losses, draws) every this many games",
+        "1",
+    ),
+    key(
+        "affinity",
+        "none",
+        "true, or list of CPUs",
+        "pin instance k of every uci player to the k-th CPU (true: of those the referee may use; Linux), as \
+         fastchess's -use-affinity; one CPU per game at once",
+        "[0, 1]",
+    ),
+    key(
+        "engine_log",
+        "false",
+        "true, false",
+        "write every line to and from the uci players' engines to the log (name <--- line, name ---> line)",
+        "true",
+    ),
+    key(
+        "show_latency",
+        "false",
+        "true, false",
+        "log each uci player's move latency: the time it took less the time its engine reported",
+        "true",
+    ),
     key("players", "required", "[[players]] tables", "the players, two at least", ""),
 ];
 
@@ -775,6 +844,17 @@ pub struct Event {
     /// (`Started game 1 of 4 (a vs b)`, `Finished game 1 (a vs b): 1-0
     /// {Black checkmated}`).
     pub progress: bool,
+    /// Two players: the results block and the SPRT over pairs
+    /// (pentanomial), or over games (trinomial).
+    pub report_penta: bool,
+    /// Two players: the `Score of` line every this many games (0: never).
+    pub score_interval: u32,
+    /// Where the local engines run.
+    pub affinity: Affinity,
+    /// The local engines' UCI traffic goes to the log.
+    pub engine_log: bool,
+    /// Each local engine's move latency goes to the log.
+    pub show_latency: bool,
     /// The players, in the file's order.
     pub players: Vec<Player>,
 }
@@ -941,6 +1021,19 @@ impl Event {
                 message: "rounds and concurrency must be at least 1".into(),
             });
         }
+        if let Some(AffinityFile::Cpus(cpus)) = &f.affinity {
+            // fastchess: "No cores available" when a game has none.
+            if cpus.len() < f.concurrency as usize {
+                return Err(EventError {
+                    at: key_at("affinity"),
+                    message: format!(
+                        "affinity lists {} CPUs for {} games at once: one CPU per game at least",
+                        cpus.len(),
+                        f.concurrency
+                    ),
+                });
+            }
+        }
         if f.listen.parse::<std::net::SocketAddr>().is_err() {
             return Err(EventError {
                 at: key_at("listen"),
@@ -1063,6 +1156,15 @@ impl Event {
             reverse: f.reverse,
             recover: f.recover,
             progress: f.progress,
+            report_penta: f.report_penta,
+            score_interval: f.score_interval,
+            affinity: match f.affinity {
+                None | Some(AffinityFile::On(false)) => Affinity::Off,
+                Some(AffinityFile::On(true)) => Affinity::All,
+                Some(AffinityFile::Cpus(cpus)) => Affinity::Cpus(cpus),
+            },
+            engine_log: f.engine_log,
+            show_latency: f.show_latency,
             players,
         })
     }

@@ -71,6 +71,15 @@ pub struct MatchSpec {
     /// `-recover`: play on after a game lost to a crashed or stalled
     /// engine (without it the match stops there, as fastchess's does).
     pub recover: bool,
+    /// `-report penta=true|false`.
+    pub report_options: Vec<String>,
+    /// `-scoreinterval N`.
+    pub score_interval: Option<u32>,
+    /// `-use-affinity [CPUS]`: `Some(None)` for every CPU, `Some(Some(list))`
+    /// for fastchess's list (`0,2,4-7`).
+    pub affinity: Option<Option<String>>,
+    /// `-show-latency`.
+    pub show_latency: bool,
 }
 
 /// A mistake in the command line: the option, and what it takes.
@@ -362,12 +371,61 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
         e.insert("sprt".into(), Value::Table(sprt(&spec.sprt)?));
     }
     e.insert("rating_interval".into(), Value::Integer(i64::from(spec.rating_interval.unwrap_or(10))));
+    if let Some(n) = spec.score_interval {
+        e.insert("score_interval".into(), Value::Integer(i64::from(n)));
+    }
+    for (k, v) in pairs("-report", &spec.report_options, "penta=true|false")? {
+        match (k, v) {
+            ("penta", "true" | "false") => {
+                e.insert("report_penta".into(), Value::Boolean(v == "true"));
+            }
+            _ => return Err(err("-report", format!("{k}={v}: it takes penta=true|false"))),
+        }
+    }
+    match &spec.affinity {
+        None => {}
+        Some(None) => {
+            e.insert("affinity".into(), Value::Boolean(true));
+        }
+        Some(Some(list)) => {
+            let cpus = cpu_list(list).map_err(|m| err("-use-affinity", m))?;
+            e.insert("affinity".into(), Value::Array(cpus.into_iter().map(|c| Value::Integer(c as i64)).collect()));
+        }
+    }
+    if spec.show_latency {
+        e.insert("show_latency".into(), Value::Boolean(true));
+    }
+    if spec.log.iter().any(|w| w == "engine=true") {
+        e.insert("engine_log".into(), Value::Boolean(true));
+    }
     let wait = spec.wait_ms.unwrap_or(0) as f64 / 1000.0;
     e.insert("conclude_delay".into(), Value::Float(wait));
     e.insert("reset_delay".into(), Value::Float(0.0));
     e.insert("linger".into(), Value::Float(0.0));
     e.insert("players".into(), Value::Array(players.into_iter().map(Value::Table).collect()));
     toml::to_string(&e).map_err(|x| err("epd match", x.to_string()))
+}
+
+/// fastchess's CPU list, `3,5,7-11,13`: the CPUs in order, each once.
+///
+/// # Errors
+/// Not of that form.
+pub fn cpu_list(list: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("{list:?} is not a list of CPUs such as 0,2,4-7");
+    let mut out: Vec<usize> = Vec::new();
+    for part in list.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+        if a > b || b >= 1024 {
+            return Err(bad());
+        }
+        for c in a..=b {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `-pgnout file=NAME` (or a bare name): the file; other keys refused
@@ -377,7 +435,7 @@ fn file_of(option: &str, words: &[String]) -> Result<Option<String>, MatchError>
     // appended to, as fastchess does by default.
     let forms = match option {
         "-pgnout" => "file=NAME [append=true] [notation=san]",
-        "-log" => "file=NAME [level=trace|info|warn|err|fatal] [append=true] [engine=false]",
+        "-log" => "file=NAME [level=trace|info|warn|err|fatal] [append=true] [engine=true|false]",
         _ => "file=NAME [append=true]",
     };
     let mut file = None;
@@ -393,7 +451,9 @@ fn file_of(option: &str, words: &[String]) -> Result<Option<String>, MatchError>
             }
             Some(("append", "true")) => true,
             Some(("notation", "san")) => option == "-pgnout",
-            Some(("level", "trace" | "info" | "warn" | "err" | "fatal") | ("engine", "false")) => option == "-log",
+            Some(("level", "trace" | "info" | "warn" | "err" | "fatal") | ("engine", "true" | "false")) => {
+                option == "-log"
+            }
             Some(_) => false,
         };
         if !known {
@@ -566,11 +626,43 @@ mod tests {
         let ev = Event::parse(&event_text(&more, 5).unwrap(), Path::new("/m")).unwrap();
         assert!(ev.variant.is_chess960() && ev.noswap && ev.reverse && ev.recover);
         assert_eq!(ev.epdout.as_deref(), Some(Path::new("/m/final.epd")));
+        assert!(ev.report_penta && ev.score_interval == 0 && ev.affinity == crate::Affinity::Off);
+        assert!(!ev.engine_log && !ev.show_latency);
+        // fastchess's -report, -scoreinterval, -use-affinity, -show-latency
+        // and -log engine=true.
+        let fc = MatchSpec {
+            report_options: words("penta=false"),
+            score_interval: Some(3),
+            affinity: Some(Some("1,4-5".into())),
+            show_latency: true,
+            log: words("file=x.log engine=true level=info"),
+            ..spec.clone()
+        };
+        let ev = Event::parse(&event_text(&fc, 5).unwrap(), Path::new("/m")).unwrap();
+        assert!(!ev.report_penta && ev.score_interval == 3 && ev.show_latency && ev.engine_log);
+        assert_eq!((ev.affinity, ev.log), (crate::Affinity::Cpus(vec![1, 4, 5]), Path::new("/m/x.log").into()));
+        let all = MatchSpec { affinity: Some(None), ..spec.clone() };
+        let ev = Event::parse(&event_text(&all, 5).unwrap(), Path::new("/m")).unwrap();
+        assert_eq!(ev.affinity, crate::Affinity::All);
+        // One CPU per game at once, as fastchess ("No cores available").
+        let few = MatchSpec { affinity: Some(Some("3".into())), ..spec.clone() };
+        let e = Event::parse(&event_text(&few, 5).unwrap(), Path::new("/m")).unwrap_err();
+        assert!(e.message.contains("affinity lists 1 CPUs for 2 games at once"), "{e}");
         // Time odds: each engine its own control.
         let odds =
             MatchSpec { engines: vec![words("cmd=a tc=40/60+0.5"), words("cmd=b tc=0:30")], ..MatchSpec::default() };
         let ev = Event::parse(&event_text(&odds, 1).unwrap(), Path::new(".")).unwrap();
         assert_eq!((ev.control(0).to_string(), ev.control(1).to_string()), ("40/60+0.5".into(), "30".into()));
+    }
+
+    #[test]
+    fn cpu_lists_read_as_fastchess_writes_them() {
+        assert_eq!(cpu_list("3,5,7-11,13"), Ok(vec![3, 5, 7, 8, 9, 10, 11, 13]));
+        assert_eq!(cpu_list("0"), Ok(vec![0]));
+        assert_eq!(cpu_list("1,1,0-1"), Ok(vec![1, 0]));
+        for bad in ["", "a", "3-1", "1,,2", "-1", "0-5000"] {
+            assert!(cpu_list(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
@@ -646,6 +738,24 @@ mod tests {
                     ..MatchSpec::default()
                 },
                 "-epdout: format=fen is not supported",
+            ),
+            (
+                MatchSpec {
+                    engines: two.clone(),
+                    each: words("tc=1"),
+                    report_options: words("penta=maybe"),
+                    ..MatchSpec::default()
+                },
+                "-report: penta=maybe: it takes penta=true|false",
+            ),
+            (
+                MatchSpec {
+                    engines: two.clone(),
+                    each: words("tc=1"),
+                    affinity: Some(Some("0-x".into())),
+                    ..MatchSpec::default()
+                },
+                "-use-affinity: \"0-x\" is not a list of CPUs",
             ),
         ] {
             let e = event_text(&spec, 1).unwrap_err().to_string();

@@ -79,24 +79,97 @@ impl Penta {
     pub fn pairs(&self) -> u64 {
         self.counts.iter().sum()
     }
+}
 
-    /// The counts with empty ones as 0.001, and their total.
-    fn regularized(&self) -> ([f64; 5], f64) {
-        let n = self.counts.map(|c| if c == 0 { 1e-3 } else { c as f64 });
-        (n, n.iter().sum())
+/// The games of a match of two engines, from the first engine's side:
+/// fastchess's trinomial counts (`-report penta=false`), every game a
+/// trial of its own, pairs or not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Games {
+    /// Losses, draws, wins.
+    pub counts: [u64; 3],
+}
+
+impl Games {
+    /// Adds a game: the first engine's points (0, ½ or 1).
+    pub fn add(&mut self, points: f64) {
+        self.counts[(points * 2.0).round().clamp(0.0, 2.0) as usize] += 1;
+    }
+
+    /// The number of games.
+    #[must_use]
+    pub fn games(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Wins, draws and losses, in [`Penta::wdl`]'s order.
+    #[must_use]
+    pub fn wdl(&self) -> [u64; 3] {
+        let [l, d, w] = self.counts;
+        [w, d, l]
     }
 }
 
+/// What a match's statistics are taken over: pairs (the pentanomial
+/// counts, fastchess's default) or games (the trinomial counts,
+/// `-report penta=false`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counts<'a> {
+    /// Over game pairs.
+    Pairs(&'a Penta),
+    /// Over games.
+    Games(&'a Games),
+}
+
+impl Counts<'_> {
+    /// The games' wins, draws and losses, from the first engine's side.
+    #[must_use]
+    pub fn wdl(&self) -> [u64; 3] {
+        match self {
+            Counts::Pairs(p) => p.wdl,
+            Counts::Games(g) => g.wdl(),
+        }
+    }
+
+    /// Elo, nElo, LOS and the draw ratio; `None` before the first trial.
+    #[must_use]
+    pub fn estimate(&self) -> Option<Estimate> {
+        match self {
+            Counts::Pairs(p) => estimate(p),
+            Counts::Games(g) => estimate_games(g),
+        }
+    }
+
+    /// The SPRT's log-likelihood ratio over these counts.
+    #[must_use]
+    pub fn llr(&self, sprt: &Sprt) -> f64 {
+        match self {
+            Counts::Pairs(p) => sprt.llr(p),
+            Counts::Games(g) => sprt.llr_games(g),
+        }
+    }
+}
+
+/// A game's score, in the order of [`Games::counts`] (fastchess's
+/// trinomial: losses, draws, wins).
+const X3: [f64; 3] = [0.0, 0.5, 1.0];
+
 /// The mean and variance of a distribution over [`X`].
+#[cfg(test)]
 fn moments(q: &[f64; 5]) -> (f64, f64) {
-    let mu: f64 = q.iter().zip(X).map(|(p, x)| p * x).sum();
-    let var: f64 = q.iter().zip(X).map(|(p, x)| p * (x - mu) * (x - mu)).sum();
+    moments_over(q, &X)
+}
+
+/// The mean and variance of a distribution `q` over the scores `x`.
+fn moments_over<const N: usize>(q: &[f64; N], x: &[f64; N]) -> (f64, f64) {
+    let mu: f64 = q.iter().zip(x).map(|(p, x)| p * x).sum();
+    let var: f64 = q.iter().zip(x).map(|(p, x)| p * (x - mu) * (x - mu)).sum();
     (mu, var)
 }
 
 /// θ with `Σ pᵢ yᵢ / (1 + θ·yᵢ) = 0` and every `1 + θ·yᵢ > 0`; the
 /// left side falls as θ grows, so bisection finds it.
-fn secular(p: &[f64; 5], y: &[f64; 5]) -> f64 {
+fn secular<const N: usize>(p: &[f64; N], y: &[f64; N]) -> f64 {
     let max = y.iter().copied().fold(f64::MIN, f64::max);
     let min = y.iter().copied().fold(f64::MAX, f64::min);
     // The target outside the points' range: no distribution reaches it;
@@ -119,8 +192,8 @@ fn secular(p: &[f64; 5], y: &[f64; 5]) -> f64 {
 
 /// The most likely distribution near `p` (frequencies) with expected
 /// score `s`.
-fn mle_score(p: &[f64; 5], s: f64) -> [f64; 5] {
-    let y = X.map(|x| x - s);
+fn mle_score<const N: usize>(p: &[f64; N], x: &[f64; N], s: f64) -> [f64; N] {
+    let y = x.map(|x| x - s);
     let theta = secular(p, &y);
     core::array::from_fn(|i| p[i] / (1.0 + theta * y[i]))
 }
@@ -131,15 +204,15 @@ fn mle_score(p: &[f64; 5], s: f64) -> [f64; 5] {
 /// probability moves by 1e-4 (so that an LLR near a bound gives the same
 /// verdict as theirs; on nearly degenerate counts, all draws but one
 /// pair, the iteration has not settled after ten steps).
-fn mle_t(p: &[f64; 5], t: f64) -> [f64; 5] {
-    let mut q = [0.2; 5];
+fn mle_t<const N: usize>(p: &[f64; N], x: &[f64; N], t: f64) -> [f64; N] {
+    let mut q = [1.0 / N as f64; N];
     for _ in 0..10 {
-        let (mu, var) = moments(&q);
+        let (mu, var) = moments_over(&q, x);
         let sigma = var.sqrt().max(1e-9);
-        let y: [f64; 5] =
-            core::array::from_fn(|i| X[i] - 0.5 - t * sigma * (1.0 + ((mu - X[i]) / sigma).powi(2)) / 2.0);
+        let y: [f64; N] =
+            core::array::from_fn(|i| x[i] - 0.5 - t * sigma * (1.0 + ((mu - x[i]) / sigma).powi(2)) / 2.0);
         let theta = secular(p, &y);
-        let next: [f64; 5] = core::array::from_fn(|i| p[i] / (1.0 + theta * y[i]));
+        let next: [f64; N] = core::array::from_fn(|i| p[i] / (1.0 + theta * y[i]));
         let change = next.iter().zip(&q).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         q = next;
         if change < 1e-4 {
@@ -216,16 +289,35 @@ impl Sprt {
         if penta.pairs() == 0 {
             return 0.0;
         }
-        let (n, total) = penta.regularized();
+        self.llr_over(penta.counts, &X, core::f64::consts::SQRT_2)
+    }
+
+    /// The log-likelihood ratio of H1 to H0 over games (fastchess's
+    /// trinomial test, `-report penta=false`): losses, draws and wins as
+    /// the trials, a game's σ in the normalized model.
+    #[must_use]
+    pub fn llr_games(&self, games: &Games) -> f64 {
+        if games.games() == 0 {
+            return 0.0;
+        }
+        self.llr_over(games.counts, &X3, 1.0)
+    }
+
+    /// The LLR over `counts` of trials scoring `x`; `k` turns normalized
+    /// Elo into the trial's t (√2 for a pair, 1 for a game).
+    fn llr_over<const N: usize>(&self, counts: [u64; N], x: &[f64; N], k: f64) -> f64 {
+        // Empty counts as 0.001: the logarithms stay finite.
+        let n = counts.map(|c| if c == 0 { 1e-3 } else { c as f64 });
+        let total: f64 = n.iter().sum();
         let p = n.map(|c| c / total);
         let (q0, q1) = match self.model {
-            Model::Logistic => (mle_score(&p, elo_to_score(self.elo0)), mle_score(&p, elo_to_score(self.elo1))),
+            Model::Logistic => (mle_score(&p, x, elo_to_score(self.elo0)), mle_score(&p, x, elo_to_score(self.elo1))),
             Model::Normalized => {
-                let t = |nelo: f64| core::f64::consts::SQRT_2 * nelo / NELO;
-                (mle_t(&p, t(self.elo0)), mle_t(&p, t(self.elo1)))
+                let t = |nelo: f64| k * nelo / NELO;
+                (mle_t(&p, x, t(self.elo0)), mle_t(&p, x, t(self.elo1)))
             }
         };
-        (0..5).map(|i| n[i] * (q1[i] / q0[i]).ln()).sum()
+        (0..N).map(|i| n[i] * (q1[i] / q0[i]).ln()).sum()
     }
 
     /// The verdict for an LLR.
@@ -319,19 +411,38 @@ fn elo_of(s: f64) -> f64 {
 #[must_use]
 pub fn estimate(penta: &Penta) -> Option<Estimate> {
     let n = penta.pairs();
+    let draws = penta.counts[2] as f64 / n as f64;
+    estimate_over(penta.counts, &X, 2.0).map(|e| Estimate { draw_ratio: draws, ..e })
+}
+
+/// Elo, nElo, LOS and the draw ratio from the trinomial counts, over
+/// games, as fastchess's `EloWDL` computes them (`-report penta=false`):
+/// nElo `(s − ½)/σ · 800/ln 10` with a game's σ; the draw ratio of
+/// games. `None` before the first game.
+#[must_use]
+pub fn estimate_games(games: &Games) -> Option<Estimate> {
+    let n = games.games();
+    let draws = games.counts[1] as f64 / n as f64;
+    estimate_over(games.counts, &X3, 1.0).map(|e| Estimate { draw_ratio: draws, ..e })
+}
+
+/// The figures over `counts` of trials scoring `x` (the draw ratio left
+/// 0); `k` is 2 for pairs, whose nElo takes √(2σ²), 1 for games.
+fn estimate_over<const N: usize>(counts: [u64; N], x: &[f64; N], k: f64) -> Option<Estimate> {
+    let n: u64 = counts.iter().sum();
     if n == 0 {
         return None;
     }
-    let q = penta.counts.map(|c| c as f64 / n as f64);
-    let (mu, var) = moments(&q);
+    let q = counts.map(|c| c as f64 / n as f64);
+    let (mu, var) = moments_over(&q, x);
     let se = (var / n as f64).sqrt();
     let elo = (elo_of(mu), elo_of(mu - Z95 * se), elo_of(mu + Z95 * se));
-    // nElo = (s − ½) / √(2σ²) · 800/ln 10; its half-interval, 1.96 σ/√n
-    // through the same scale, is 1.96 · 800/ln 10 / √(2n) whatever σ:
+    // nElo = (s − ½) / √(kσ²) · 800/ln 10; its half-interval, 1.96 σ/√n
+    // through the same scale, is 1.96 · 800/ln 10 / √(kn) whatever σ:
     // also its limit as σ → 0.
-    let half = Z95 * NELO / (2.0 * n as f64).sqrt();
+    let half = Z95 * NELO / (k * n as f64).sqrt();
     let v = if var > 0.0 {
-        (mu - 0.5) / (2.0 * var).sqrt() * NELO + 0.0
+        (mu - 0.5) / (k * var).sqrt() * NELO + 0.0
     } else if mu == 0.5 {
         0.0
     } else {
@@ -347,7 +458,7 @@ pub fn estimate(penta: &Penta) -> Option<Estimate> {
     } else {
         0.0
     };
-    Some(Estimate { score: mu, elo, nelo, los, draw_ratio: q[2] })
+    Some(Estimate { score: mu, elo, nelo, los, draw_ratio: 0.0 })
 }
 
 /// `x` to `decimals` places, never `-0.0` (a negative figure that rounds
@@ -385,19 +496,28 @@ fn with_interval(value: f64, low: f64, high: f64) -> String {
     }
 }
 
+/// The `Score of` line of cutechess (and of fastchess's cutechess
+/// output): the first engine's wins, losses and draws, its score and the
+/// games, with its newline.
+#[must_use]
+pub fn score_line(first: &str, second: &str, [w, d, l]: [u64; 3]) -> String {
+    let games = w + d + l;
+    let ratio = if games > 0 { (w as f64 + d as f64 / 2.0) / games as f64 } else { 0.0 };
+    format!("Score of {first} vs {second}: {w} - {l} - {d}  [{ratio:.3}] {games}\n")
+}
+
 /// The results block, in cutechess's format (the `Score of` lines that
 /// fishtest-era scripts and OpenBench read): score, Elo, nElo, LOS, the
 /// draw ratio, the pentanomial counts and, with a test, the SPRT line
 /// with its `[elo0, elo1]`. The figures are fastchess's
-/// ([`estimate`]). Nothing before the first pair is complete.
+/// ([`estimate`]); over games ([`Counts::Games`]) they are its
+/// trinomial ones ([`estimate_games`], [`Sprt::llr_games`]) and the
+/// block has no `Ptnml(0-2)` line, as fastchess's with `-report
+/// penta=false`.
 #[must_use]
-pub fn results_block(first: &str, second: &str, penta: &Penta, sprt: Option<&Sprt>) -> String {
-    let [w, d, l] = penta.wdl;
-    let games = w + d + l;
-    let mut out = String::new();
-    let ratio = if games > 0 { (w as f64 + d as f64 / 2.0) / games as f64 } else { 0.0 };
-    out.push_str(&format!("Score of {first} vs {second}: {w} - {l} - {d}  [{ratio:.3}] {games}\n"));
-    if let Some(e) = estimate(penta) {
+pub fn results_block(first: &str, second: &str, counts: Counts<'_>, sprt: Option<&Sprt>) -> String {
+    let mut out = score_line(first, second, counts.wdl());
+    if let Some(e) = counts.estimate() {
         out.push_str(&format!(
             "Elo difference: {}, nElo: {}, LOS: {:.1} %, DrawRatio: {:.1} %\n",
             with_interval(e.elo.0, e.elo.1, e.elo.2),
@@ -406,11 +526,13 @@ pub fn results_block(first: &str, second: &str, penta: &Penta, sprt: Option<&Spr
             e.draw_ratio * 100.0
         ));
     }
-    let [ll, ld, dd, wd, ww] = penta.counts;
-    out.push_str(&format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {wd}, {ww}]\n"));
+    if let Counts::Pairs(penta) = counts {
+        let [ll, ld, dd, wd, ww] = penta.counts;
+        out.push_str(&format!("Ptnml(0-2): [{ll}, {ld}, {dd}, {wd}, {ww}]\n"));
+    }
     if let Some(s) = sprt {
         let (lo, hi) = s.bounds();
-        let llr = s.llr(penta);
+        let llr = counts.llr(s);
         let verdict = match s.verdict(llr) {
             Verdict::H1 => " - H1 was accepted",
             Verdict::H0 => " - H0 was accepted",
@@ -471,10 +593,10 @@ mod tests {
     #[test]
     fn the_mle_keeps_the_constraint() {
         let p = [0.05, 0.2, 0.5, 0.2, 0.05];
-        let q = mle_score(&p, 0.53);
+        let q = mle_score(&p, &X, 0.53);
         assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-9);
         assert!((moments(&q).0 - 0.53).abs() < 1e-9);
-        let q = mle_t(&p, 0.1);
+        let q = mle_t(&p, &X, 0.1);
         let (mu, var) = moments(&q);
         assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-9);
         assert!(((mu - 0.5) / var.sqrt() - 0.1).abs() < 1e-7);
@@ -499,7 +621,7 @@ mod tests {
         assert!((e.los - 0.5 * (1.0 + erf_series(0.05 / se / 2f64.sqrt()))).abs() < 1e-14);
         // Draw ratio over pairs, as fastchess: the 4 pairs of one point.
         assert!((e.draw_ratio - 0.4).abs() < 1e-12);
-        let block = results_block("a", "b", &p, Some(&s));
+        let block = results_block("a", "b", Counts::Pairs(&p), Some(&s));
         assert!(block.starts_with("Score of a vs b: 4 - 4 - 12  [0.500] 20\n"), "{block}");
         assert!(block.contains("Ptnml(0-2): [0, 2, 4, 4, 0]"), "{block}");
     }
@@ -540,7 +662,7 @@ mod tests {
             assert_eq!((e.elo, e.los, e.draw_ratio), (elo, los, draws), "{counts:?}");
             assert!((e.nelo.0 - nelo.0).abs() < 1e-12 || e.nelo.0 == nelo.0, "{counts:?}: {:?} vs {nelo:?}", e.nelo);
             assert!(e.nelo.1 == nelo.1 || (e.nelo.1 - nelo.1).abs() < 1e-12, "{counts:?}");
-            let block = results_block("a", "b", &penta(counts), None);
+            let block = results_block("a", "b", Counts::Pairs(&penta(counts)), None);
             assert!(block.contains(line), "{block}");
             assert!(!block.contains("-0.0") && !block.contains("NaN") && !block.contains("nan"), "{block}");
         }
@@ -548,7 +670,7 @@ mod tests {
         // past 100 %: an open upper end, as the standings print it.
         let e = estimate(&penta([0, 0, 1, 0, 9])).unwrap();
         assert!(e.elo.0.is_finite() && e.elo.1.is_finite() && e.elo.2 == inf, "{e:?}");
-        let block = results_block("a", "b", &penta([0, 0, 1, 0, 9]), None);
+        let block = results_block("a", "b", Counts::Pairs(&penta([0, 0, 1, 0, 9])), None);
         assert!(block.contains(&format!("Elo difference: {:.1} [{:.1}, +inf)", e.elo.0, e.elo.1)), "{block}");
     }
 

@@ -14,7 +14,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use epd_referee::sprt::{estimate, results_block, Model, Penta, Sprt};
+use epd_referee::sprt::{estimate, estimate_games, results_block, Counts, Games, Model, Penta, Sprt};
 use epd_testkit::{peer_path, target_dir, XorShift};
 
 const TARBALL: &str = "fastchess-74deac2.tar.gz";
@@ -33,9 +33,15 @@ fn run(cmd: &mut Command, what: &str) {
     assert!(out.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// The harness, built once per run of the tests (they share it).
+fn harness() -> Option<PathBuf> {
+    static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_harness).clone()
+}
+
 /// The harness, built from the tarball into target/fastchess-74deac2/
 /// unless it is there and newer than its source; `None` without g++.
-fn harness() -> Option<PathBuf> {
+fn build_harness() -> Option<PathBuf> {
     if Command::new("g++").arg("--version").output().is_err() {
         assert!(
             std::env::var("EPDKIT_REQUIRE_FASTCHESS").as_deref() != Ok("1"),
@@ -242,7 +248,7 @@ fn statistics_equal_fastchess_or_its_limits() {
             let tolerance = if s.model == Model::Logistic { 1e-3 } else { 1e-5 };
             bad("LLR", same(llr, theirs, tolerance), format!("test {k}: {llr} vs fastchess {theirs}"));
         }
-        let block = results_block("a", "b", &penta(*c), Some(&tests()[0]));
+        let block = results_block("a", "b", Counts::Pairs(&penta(*c)), Some(&tests()[0]));
         let negative_zero = block
             .split(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == '-'))
             .any(|t| t.starts_with('-') && t.parse::<f64>() == Ok(0.0));
@@ -250,5 +256,90 @@ fn statistics_equal_fastchess_or_its_limits() {
     }
     eprintln!("{} vectors, {finite} with finite intervals, {limits} limits of fastchess's inf or nan", vectors.len());
     assert!(limits >= 10, "the extremes are covered: {limits}");
+    assert!(failures.is_empty(), "{} differences from fastchess:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Over games (`-report penta=false`): fastchess's `EloWDL` and its
+/// trinomial LLR against ours, on win-draw-loss counts from the extremes
+/// to long matches (finite figures compared; its `inf` and `nan` are
+/// where ours are infinite, or 0 and 50 % for all draws).
+#[test]
+fn trinomial_statistics_equal_fastchess() {
+    let Some(bin) = harness() else { return };
+    let mut vectors: Vec<[u64; 3]> = vec![
+        [0, 0, 1],
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 40],
+        [0, 40, 0],
+        [1, 0, 39],
+        [0, 1, 1],
+        [3, 4, 5],
+        [10, 80, 12],
+        [1200, 5000, 1300],
+        [4000, 3000, 4100],
+    ];
+    let mut rng = XorShift::new(0x3d1);
+    while vectors.len() < 40 {
+        let scale = [3, 20, 200, 5000][rng.below(4)];
+        vectors.push(core::array::from_fn(|_| rng.below(scale) as u64 + 1));
+    }
+    let mut child =
+        Command::new(&bin).arg("wdl").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("run the harness");
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for c in &vectors {
+            writeln!(stdin, "{} {} {}", c[0], c[1], c[2]).unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), vectors.len(), "{text}");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (c, line) in vectors.iter().zip(&lines) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let num = |i: usize| -> f64 {
+            match f[i] {
+                "inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                "nan" | "-nan" => f64::NAN,
+                t => t.parse().unwrap(),
+            }
+        };
+        let games = Games { counts: *c };
+        let e = estimate_games(&games).unwrap();
+        let mut check = |what: &str, ours: f64, theirs: f64, tolerance: f64| {
+            if theirs.is_finite() {
+                compared += 1;
+                if !same(ours, theirs, tolerance) {
+                    failures.push(format!("{c:?} {what}: {ours} vs fastchess {theirs}"));
+                }
+            }
+        };
+        check("Elo", e.elo.0, num(0), 1e-9);
+        check("Elo +/-", (e.elo.2 - e.elo.1) / 2.0, num(1), 1e-9);
+        check("nElo", e.nelo.0, num(2), 1e-9);
+        check("nElo +/-", (e.nelo.2 - e.nelo.1) / 2.0, num(3), 1e-9);
+        check("DrawRatio", e.draw_ratio * 100.0, num(5), 1e-12);
+        for (k, s) in tests().iter().enumerate() {
+            let tolerance = if s.model == Model::Logistic { 1e-3 } else { 1e-5 };
+            check(&format!("LLR {k}"), s.llr_games(&games), num(6 + k), tolerance);
+        }
+        let los = f[4].trim_end_matches(" %");
+        if los != "nan" && los != "-nan" {
+            let ours = format!("{:.2}", e.los * 100.0);
+            if ours != los {
+                failures.push(format!("{c:?} LOS: {ours} vs fastchess {los}"));
+            }
+        }
+        let block = results_block("a", "b", Counts::Games(&games), Some(&tests()[0]));
+        if block.contains("Ptnml") || !block.contains(&format!("{} - {} - {}", c[2], c[0], c[1])) {
+            failures.push(format!("{c:?} block: {block}"));
+        }
+    }
+    assert!(compared > 300, "{compared} figures compared");
     assert!(failures.is_empty(), "{} differences from fastchess:\n{}", failures.len(), failures.join("\n"));
 }

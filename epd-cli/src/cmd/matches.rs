@@ -24,8 +24,9 @@ pub const EXAMPLES: &str = "Examples:
 fastchess and cutechess-cli options carry over (one dash or two): -engine and -each with
 cmd= name= args= dir= tc= st= nodes= depth=/plies= proto=uci option.NAME=VALUE; -rounds,
 -games 2, -repeat, -concurrency, -openings file= format=epd|pgn order= plies= start=, -srand,
--pgnout file=, -log file=, -event, -site, -tournament roundrobin|gauntlet, -wait, -recover,
--sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N,
+-pgnout file=, -log file= engine=true, -event, -site, -tournament roundrobin|gauntlet, -wait,
+-recover, -sprt elo0= elo1= alpha= beta= model=normalized|logistic, -ratinginterval N,
+-scoreinterval N, -report penta=true|false, -use-affinity [CPUS], -show-latency,
 -draw movenumber= movecount= score=, -resign movecount= score= twosided=, -maxmoves N,
 -variant standard|fischerandom, -noswap, -reverse, -epdout file=.
 Engines given only st=, nodes= or depth= play without a clock (TimeControl \"-\"),
@@ -40,7 +41,7 @@ game started and finished is printed on standard error as fastchess prints it
 (Started game 1 of 4 (a vs b), Finished game 1 (a vs b): 1-0 {Black checkmated}).
 Refused with a message: -games other than 2, restart=on, an option.NAME=VALUE outside
 the engine's declared range, and the options Argus does not have (-tb, -config,
--autosaveinterval, -output, -report and any other one-dash word). Interrupted, epd
+-autosaveinterval, -output and any other one-dash word). Interrupted, epd
 match prints the command that resumes it.";
 
 #[derive(clap::Args, Debug)]
@@ -74,7 +75,8 @@ pub struct Args {
     /// The PGN file: file=NAME (or the name alone).
     #[arg(long, value_name = "file=NAME", num_args = 1..)]
     pgnout: Vec<String>,
-    /// The log of every record sent and received: file=NAME.
+    /// The log of every record sent and received: file=NAME
+    /// [engine=true: the engines' UCI lines too].
     #[arg(long, value_name = "file=NAME", num_args = 1..)]
     log: Vec<String>,
     /// The event's name (PGN Event).
@@ -98,6 +100,22 @@ pub struct Args {
     /// counts, SPRT) every N games on standard error (0: never).
     #[arg(long, value_name = "N")]
     ratinginterval: Option<u32>,
+    /// Print the Score of line (wins, losses, draws) every N games on
+    /// standard error (default 0: only within the results block).
+    #[arg(long, value_name = "N")]
+    scoreinterval: Option<u32>,
+    /// penta=false: the results block and the SPRT over games
+    /// (trinomial) instead of game pairs.
+    #[arg(long, value_name = "penta=true|false", num_args = 1..)]
+    report: Vec<String>,
+    /// Pin each engine to a CPU, one per game at once (Linux): the CPUs
+    /// the match may use, or those listed (0,2,4-7).
+    #[arg(long, value_name = "CPUS", num_args = 0..=1)]
+    use_affinity: Option<Option<String>>,
+    /// Write each engine move's latency to the log (-log file=): the
+    /// time it took less the time the engine reported.
+    #[arg(long)]
+    show_latency: bool,
     /// Draw adjudication: movenumber=N movecount=N score=CP (both
     /// engines' last N scores within CP, from move movenumber).
     #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
@@ -170,6 +188,10 @@ const LONG: &[&str] = &[
     "recover",
     "sprt",
     "ratinginterval",
+    "scoreinterval",
+    "report",
+    "use-affinity",
+    "show-latency",
     "draw",
     "resign",
     "maxmoves",
@@ -318,6 +340,10 @@ pub fn run(args: Args, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> 
         reverse: args.reverse,
         epdout: args.epdout,
         recover: args.recover,
+        report_options: args.report,
+        score_interval: args.scoreinterval,
+        affinity: args.use_affinity,
+        show_latency: args.show_latency,
     };
     let random = spec.openings.iter().any(|w| w == "order=random");
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());

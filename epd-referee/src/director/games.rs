@@ -470,17 +470,6 @@ impl Director {
             self.tally.add_fault(if side == Color::White { r.sched.white } else { r.sched.black }, f);
         }
         let decided = self.count(k, (r.sched.white, r.sched.black), e.result);
-        // The block at its interval, and once when the SPRT decides (not
-        // again for each game of the pairs that finish after: the report
-        // at the end has the last one). Nothing before a pair is complete
-        // (the counts are of pairs): no `0 - 0 - 0` block after game 1.
-        let every = self.event.rating_interval as usize;
-        let over = self.games.over_count();
-        if every > 0 && self.tally.penta().pairs() > 0 && (over.is_multiple_of(every) || decided) {
-            if let Some(block) = self.results() {
-                self.out.push_back(Output::Say(block.trim_end().to_owned()));
-            }
-        }
         self.display.add_game_over(FinishedGame {
             number: r.sched.number,
             white: self.event.players[r.sched.white].name.clone(),
@@ -507,6 +496,31 @@ impl Director {
                 self.event.players[r.sched.black].name,
                 e.termination.describe(e.result)
             ));
+        }
+        // After the game's line, as fastchess prints them: the block at
+        // its interval, and once when the SPRT decides (not again for
+        // each game of the pairs that finish after: the report at the end
+        // has the last one). Over pairs, nothing before a pair
+        // is complete: no `0 - 0 - 0` block after game 1. The `Score of`
+        // line alone at its own interval, over every game (fastchess's
+        // -scoreinterval); where the block is printed too, its first
+        // line is that line, as cutechess prints them.
+        let every = self.event.rating_interval as usize;
+        let over = self.games.over_count();
+        let two = self.event.players.len() == 2;
+        let trials = match self.tally.counts() {
+            crate::sprt::Counts::Pairs(p) => p.pairs(),
+            crate::sprt::Counts::Games(g) => g.games(),
+        };
+        let block = every > 0 && trials > 0 && (over.is_multiple_of(every) || decided);
+        if block {
+            if let Some(block) = self.results() {
+                self.out.push_back(Output::Say(block.trim_end().to_owned()));
+            }
+        } else if two && self.event.score_interval > 0 && over.is_multiple_of(self.event.score_interval as usize) {
+            let names = (&self.event.players[0].name, &self.event.players[1].name);
+            let line = crate::sprt::score_line(names.0, names.1, self.tally.games().wdl());
+            self.out.push_back(Output::Say(line.trim_end().to_owned()));
         }
     }
 }

@@ -489,7 +489,7 @@ impl Director {
             None => None,
         };
         let date = replayed.as_ref().and_then(|r| r.date.clone()).or_else(|| event.date.clone()).unwrap_or(date);
-        let tally = Tally::new(event.players.iter().map(|p| p.name.clone()).collect());
+        let tally = Tally::new(event.players.iter().map(|p| p.name.clone()).collect(), event.report_penta);
         let epoch = replayed.as_ref().map_or(0, |r| r.epoch) + 1;
         let mut d = Director {
             event,
@@ -607,17 +607,16 @@ impl Director {
         let Some(sprt) = self.event.sprt else { return false };
         let (lo, hi) = p.bounds;
         let llr = p.llr;
-        self.note(&format!(
-            "pair {} over: Ptnml(0-2) {:?}, SPRT LLR {llr:.2} ({lo:.2}, {hi:.2})",
-            p.pair + 1,
-            self.tally.penta().counts
-        ));
+        let (trial, trials, counts) = match self.tally.counts() {
+            crate::sprt::Counts::Pairs(penta) => ("pair", penta.pairs(), format!("Ptnml(0-2) {:?}", penta.counts)),
+            crate::sprt::Counts::Games(g) => ("game", g.games(), format!("L-D-W {:?}", g.counts)),
+        };
+        self.note(&format!("{trial} {} over: {counts}, SPRT LLR {llr:.2} ({lo:.2}, {hi:.2})", p.pair + 1));
         let Some(v) = p.decided else { return false };
         let which = if v == crate::sprt::Verdict::H1 { "H1 accepted" } else { "H0 accepted" };
         self.note(&format!(
-            "SPRT {sprt}: {which} after {} pairs (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the pairs under way finish, no \
-             other starts",
-            self.tally.penta().pairs()
+            "SPRT {sprt}: {which} after {trials} {trial}s (LLR {llr:.2}, bounds {lo:.2} {hi:.2}); the pairs under way \
+             finish, no other starts"
         ));
         true
     }
@@ -628,7 +627,7 @@ impl Director {
             crate::sprt::results_block(
                 &self.event.players[0].name,
                 &self.event.players[1].name,
-                self.tally.penta(),
+                self.tally.counts(),
                 self.event.sprt.as_ref(),
             )
         })

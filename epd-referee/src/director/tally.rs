@@ -6,13 +6,14 @@
 use std::collections::BTreeMap;
 
 use crate::game::{Fault, GameResult};
-use crate::sprt::{Penta, Sprt, Verdict};
+use crate::sprt::{Counts, Games, Penta, Sprt, Verdict};
 use crate::standings::Standings;
 
-/// A pair of a match completed by a game over, with an SPRT.
+/// A trial of a match completed by a game over, with an SPRT: a pair,
+/// or with `report_penta = false` the game itself.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct PairOver {
-    /// The pair's number from 0.
+    /// The pair's number from 0 (over games: the game's).
     pub(super) pair: usize,
     /// The SPRT's log-likelihood ratio after it.
     pub(super) llr: f64,
@@ -29,6 +30,10 @@ pub(super) struct Tally {
     /// Two players: the pentanomial counts of the pairs over, from the
     /// first player's side.
     penta: Penta,
+    /// Two players: the games over, from the first player's side.
+    games: Games,
+    /// The statistics and the SPRT over pairs (else over games).
+    over_pairs: bool,
     /// The first player's points in the games over of pairs not yet
     /// complete, by pair.
     pair_points: BTreeMap<usize, [Option<f64>; 2]>,
@@ -40,11 +45,14 @@ pub(super) struct Tally {
 }
 
 impl Tally {
-    /// No game over yet, between the players named.
-    pub(super) fn new(names: Vec<String>) -> Tally {
+    /// No game over yet, between the players named; a match's
+    /// statistics over pairs (`over_pairs`) or over games.
+    pub(super) fn new(names: Vec<String>, over_pairs: bool) -> Tally {
         Tally {
             standings: Standings::new(names),
             penta: Penta::default(),
+            games: Games::default(),
+            over_pairs,
             pair_points: BTreeMap::new(),
             verdict: None,
             faults: BTreeMap::new(),
@@ -54,7 +62,8 @@ impl Tally {
     /// Adds game `k` of the schedule, `white` against `black`, over with
     /// `res`. In a match of two players (`pairs`) its pair, once both of
     /// its games are over, goes to the pentanomial counts and, with an
-    /// SPRT, to its test: what that said is returned.
+    /// SPRT, to its test: what that said is returned. Over games (not
+    /// `over_pairs`) each game is a trial, tested at once.
     pub(super) fn add(
         &mut self,
         k: usize,
@@ -73,13 +82,22 @@ impl Tally {
             GameResult::Draw => 0.5,
         };
         let first = if white == 0 { white_points } else { 1.0 - white_points };
+        self.games.add(first);
+        if !self.over_pairs {
+            return self.test(k, sprt);
+        }
         let slot = self.pair_points.entry(k / 2).or_default();
         slot[k % 2] = Some(first);
         let [Some(a), Some(b)] = *slot else { return None };
         self.pair_points.remove(&(k / 2));
         self.penta.add_pair(a, b);
+        self.test(k / 2, sprt)
+    }
+
+    /// The SPRT after trial `trial` (a pair, or a game).
+    fn test(&mut self, trial: usize, sprt: Option<&Sprt>) -> Option<PairOver> {
         let sprt = sprt?;
-        let llr = sprt.llr(&self.penta);
+        let llr = self.counts().llr(sprt);
         let mut decided = None;
         if self.verdict.is_none() {
             let v = sprt.verdict(llr);
@@ -88,7 +106,23 @@ impl Tally {
                 decided = Some(v);
             }
         }
-        Some(PairOver { pair: k / 2, llr, bounds: sprt.bounds(), decided })
+        Some(PairOver { pair: trial, llr, bounds: sprt.bounds(), decided })
+    }
+
+    /// What a match's statistics are taken over: its pairs, or its games.
+    #[must_use]
+    pub(super) fn counts(&self) -> Counts<'_> {
+        if self.over_pairs {
+            Counts::Pairs(&self.penta)
+        } else {
+            Counts::Games(&self.games)
+        }
+    }
+
+    /// The games over of a match, from the first player's side.
+    #[must_use]
+    pub(super) fn games(&self) -> &Games {
+        &self.games
     }
 
     #[must_use]
@@ -145,7 +179,7 @@ mod tests {
     #[test]
     fn pairs_count_when_complete_and_the_verdict_is_reached_once() {
         let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05, crate::sprt::Model::Logistic).unwrap();
-        let mut t = Tally::new(vec!["a".into(), "b".into()]);
+        let mut t = Tally::new(vec!["a".into(), "b".into()], true);
         assert_eq!(t.add(0, (0, 1), GameResult::WhiteWins, true, Some(&sprt)), None, "half a pair");
         let p = t.add(1, (1, 0), GameResult::BlackWins, true, Some(&sprt)).expect("pair 0 over");
         assert_eq!((p.pair, p.decided), (0, None));
@@ -181,8 +215,16 @@ mod tests {
             "Player: a\n  Timeouts: 1\n  Crashed: 0\n  Stalled: 0\n  Illegal moves: 0\n\
              Player: b\n  Timeouts: 0\n  Crashed: 2\n  Stalled: 1\n  Illegal moves: 1\n"
         );
+        // Over games (report_penta = false): each game a trial, the
+        // SPRT tested after each, from the first player's side.
+        let mut g = Tally::new(vec!["a".into(), "b".into()], false);
+        let p = g.add(0, (0, 1), GameResult::WhiteWins, true, Some(&sprt)).expect("a game is a trial");
+        assert_eq!(p.pair, 0);
+        let p = g.add(1, (1, 0), GameResult::Draw, true, Some(&sprt)).expect("a game is a trial");
+        assert_eq!((p.pair, g.games().counts, g.penta().pairs()), (1, [0, 1, 1], 0));
+        assert!((p.llr - sprt.llr_games(g.games())).abs() < 1e-12 && p.llr != t.counts().llr(&sprt));
         // More than two players: standings only.
-        let mut t = Tally::new(vec!["a".into(), "b".into(), "c".into()]);
+        let mut t = Tally::new(vec!["a".into(), "b".into(), "c".into()], true);
         assert_eq!(t.add(1, (2, 0), GameResult::Draw, false, None), None);
         assert_eq!((t.penta().pairs(), t.standings().half_points(2)), (0, 1));
     }

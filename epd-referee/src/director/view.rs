@@ -394,14 +394,15 @@ impl Director {
     fn match_state(&self) -> Option<MatchState> {
         let text = self.results()?;
         let penta = self.tally.penta();
-        let e = crate::sprt::estimate(penta);
+        let counts = self.tally.counts();
+        let e = counts.estimate();
         let llr = self.event.sprt.map(|s| {
             let (lo, hi) = s.bounds();
-            (s.llr(penta), lo, hi)
+            (counts.llr(&s), lo, hi)
         });
         Some(MatchState {
             text,
-            wdl: penta.wdl,
+            wdl: counts.wdl(),
             pentanomial: penta.counts,
             elo: e.map(|e| e.elo),
             nelo: e.map(|e| e.nelo),

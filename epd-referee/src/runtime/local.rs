@@ -42,10 +42,10 @@ use epd_engine::{
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
 
-use super::{Inbox, QUEUE};
+use super::{Inbox, LogFile, QUEUE};
 use crate::client::{Follower, SignOn};
 use crate::director::{ConnId, Input, Reach};
-use crate::event::{Event, Player};
+use crate::event::{Affinity, Event, Player};
 use crate::game::EngineFailure;
 use crate::player::{self, Conduct, Failure, Session};
 use crate::protocol::Command;
@@ -66,6 +66,13 @@ struct Spec {
     who: String,
     config: UciConfig,
     conduct: Conduct,
+    /// The log, where the engine's lines (`engine_log`) or its moves'
+    /// latency (`show_latency`) go.
+    log: Option<LogFile>,
+    /// The engine's lines go to the log.
+    engine_log: bool,
+    /// Each move's latency goes to the log.
+    latency: bool,
 }
 
 /// How long the referee's end waits for its local players' tasks before
@@ -111,21 +118,74 @@ impl Local {
     }
 }
 
-fn specs(event: &Event) -> Vec<Spec> {
+/// Every local player's instances; with `affinity`, instance `k` of each
+/// on the `k`-th CPU (and a note when affinity is left off).
+fn specs(event: &Event, log: &LogFile) -> Result<(Vec<Spec>, Option<String>), String> {
+    let (cpus, note) = cpus(event)?;
     let mut out = Vec::new();
     for p in &event.players {
         let Some(words) = &p.uci else { continue };
         for i in 0..p.instances() {
+            let mut config = config(p, words, event.variant.is_chess960());
+            if let Some(cpus) = &cpus {
+                let cpu = cpus.get(i as usize).ok_or_else(|| {
+                    format!(
+                        "affinity: {} CPUs for {} instances of {}: one CPU per game at once",
+                        cpus.len(),
+                        p.instances(),
+                        p.name
+                    )
+                })?;
+                config.cpus = vec![*cpu];
+            }
             out.push(Spec {
                 name: p.name.clone(),
                 token: p.token.clone(),
                 who: if p.instances() > 1 { format!("{} #{}", p.name, i + 1) } else { p.name.clone() },
-                config: config(p, words, event.variant.is_chess960()),
+                config,
                 conduct: conduct(p),
+                log: (event.engine_log || event.show_latency).then(|| log.clone()),
+                engine_log: event.engine_log,
+                latency: event.show_latency,
             });
         }
     }
-    out
+    Ok((out, note))
+}
+
+/// The CPUs of `affinity`, one per instance; `None` when it is off, or
+/// (as fastchess, which pins single-threaded engines only) when an
+/// engine is given more than one thread: then a note says so.
+fn cpus(event: &Event) -> Result<(Option<Vec<usize>>, Option<String>), String> {
+    let cpus = match &event.affinity {
+        Affinity::Off => return Ok((None, None)),
+        Affinity::Cpus(c) => c.clone(),
+        Affinity::All => allowed_cpus()?,
+    };
+    let threads = event
+        .players
+        .iter()
+        .flat_map(|p| p.uci_options())
+        .find(|(n, v)| n.eq_ignore_ascii_case("Threads") && v.parse::<u32>().is_ok_and(|t| t > 1));
+    if let Some((_, t)) = threads {
+        return Ok((
+            None,
+            Some(format!("affinity left off: an engine has Threads {t} (fastchess pins engines of one thread only)")),
+        ));
+    }
+    Ok((Some(cpus), None))
+}
+
+/// The CPUs the referee itself may run on (Linux: its
+/// Cpus_allowed_list).
+fn allowed_cpus() -> Result<Vec<usize>, String> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| format!("affinity: cannot read /proc/self/status (Linux only): {e}"))?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .ok_or("affinity: no Cpus_allowed_list in /proc/self/status")?;
+    crate::matches::cpu_list(list.trim()).map_err(|e| format!("affinity: {e}"))
 }
 
 /// A Chess960 event sets `UCI_Chess960` from the start (an engine that
@@ -160,7 +220,9 @@ async fn start_engine(spec: &Spec) -> Result<Driven, String> {
     })
     .await
     .map_err(|e| format!("its start was cut short: {e}"))??;
-    Driven::take(started).map_err(|e| format!("cannot drive it: {e}"))
+    let mut driven = Driven::take(started).map_err(|e| format!("cannot drive it: {e}"))?;
+    driven.log = spec.log.clone().filter(|_| spec.engine_log).map(|l| (l, spec.who.clone()));
+    Ok(driven)
 }
 
 /// Starts every local player's instances, each a task of its own, and
@@ -168,10 +230,13 @@ async fn start_engine(spec: &Spec) -> Result<Driven, String> {
 ///
 /// # Errors
 /// An engine that cannot be started or set up: the event does not begin.
-pub(super) async fn start(event: &Event, tx: &mpsc::Sender<Inbox>) -> std::io::Result<Local> {
+pub(super) async fn start(event: &Event, tx: &mpsc::Sender<Inbox>, log: &LogFile) -> std::io::Result<Local> {
     let (gate, _) = watch::channel(None);
     let ids = Arc::new(AtomicU64::new(FIRST_ID));
-    let specs = specs(event);
+    let (specs, note) = specs(event, log).map_err(std::io::Error::other)?;
+    if let Some(note) = note {
+        let _ = tx.send(Inbox::Input(Input::Note(note))).await;
+    }
     let mut engines = Vec::new();
     let mut failure = None;
     for spec in &specs {
@@ -370,7 +435,19 @@ async fn session(
             Command::Respond => {
                 let turn = player::turn(conduct, &conn.follower);
                 engine.set_chess960(turn.chess960).await?;
+                let started = Instant::now();
                 let analysis = engine.play(&turn.start, conn.follower.moves(), &turn.limits).await?;
+                if let Some(log) = spec.log.as_ref().filter(|_| spec.latency) {
+                    // fastchess's -show-latency line: the time measured less
+                    // the time the engine last reported.
+                    let elapsed = started.elapsed().as_millis() as i64;
+                    let reported = engine.reported_ms.unwrap_or(0) as i64;
+                    log.line(&format!(
+                        "Engine {} latency: {}ms (elapsed: {elapsed}, reported: {reported})",
+                        spec.who,
+                        elapsed - reported
+                    ));
+                }
                 let (reply, eval) = player::answer(conduct, &mut state, &conn.follower, &analysis);
                 let line = conn.follower.reply_line(reply, eval).map_err(Failure::Move)?;
                 if !conn.send(tx, line).await {
@@ -404,6 +481,10 @@ struct Driven {
     chess960: bool,
     ready_timeout: Duration,
     last: PositionCommand,
+    /// The log and the engine's name in it, with `engine_log`.
+    log: Option<(LogFile, String)>,
+    /// The last `time` the engine reported in the search under way.
+    reported_ms: Option<u64>,
 }
 
 impl Drop for Driven {
@@ -433,6 +514,8 @@ impl Driven {
             chess960: p.chess960,
             ready_timeout: p.handshake_timeout,
             last: PositionCommand::default(),
+            log: None,
+            reported_ms: None,
         })
     }
 
@@ -448,6 +531,11 @@ impl Driven {
 
     /// Writes `text` and a newline, in one write.
     async fn write(&mut self, text: &str) -> Result<(), EngineError> {
+        if let Some((log, who)) = &self.log {
+            for l in text.lines() {
+                log.line(&format!("{who} <--- {l}"));
+            }
+        }
         let mut line = Vec::with_capacity(text.len() + 1);
         line.extend_from_slice(text.as_bytes());
         line.push(b'\n');
@@ -469,6 +557,9 @@ impl Driven {
                     Err(_) => self.text.push_str(String::from_utf8_lossy(bytes).trim_end()),
                 }
                 self.buf.drain(..=i);
+                if let Some((log, who)) = &self.log {
+                    log.line(&format!("{who} ---> {}", self.text));
+                }
                 return Ok(true);
             }
             if self.closed {
@@ -537,6 +628,7 @@ impl Driven {
     async fn play(&mut self, start: &Position, moves: &[Move], limits: &Limits) -> Result<Analysis, EngineError> {
         let (command, pos) = self.last.update(start, moves, self.chess960);
         let (mut search, text) = UciSearch::start(command, pos, limits, Instant::now());
+        self.reported_ms = None;
         self.write(&text).await?;
         loop {
             match search.on_time(Instant::now(), false) {
@@ -546,6 +638,12 @@ impl Driven {
             }
             if !self.line(search.wake_at()).await? {
                 continue;
+            }
+            if self.text.starts_with("info") {
+                let mut words = self.text.split_ascii_whitespace();
+                if words.any(|w| w == "time") {
+                    self.reported_ms = words.next().and_then(|t| t.parse().ok()).or(self.reported_ms);
+                }
             }
             if let Some(a) = search.on_line(&self.text)? {
                 return Ok(a);

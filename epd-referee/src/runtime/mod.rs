@@ -306,8 +306,9 @@ pub(crate) async fn serve(
     // Local players (`uci`): engines the referee drives itself, each
     // instance on a connection inside the process; started before the
     // journal, so an engine that cannot start leaves no event behind.
+    let log = LogFile::open(&event.log)?;
     #[cfg(unix)]
-    let locals = local::start(&event, &tx).await?;
+    let locals = local::start(&event, &tx, &log).await?;
     #[cfg(not(unix))]
     if let Some(p) = event.players.iter().find(|p| p.uci.is_some()) {
         return Err(std::io::Error::new(
@@ -329,7 +330,7 @@ pub(crate) async fn serve(
         measure: options.measure_latency,
     };
     let director = Director::new(config, Instant::now())?;
-    let mut carrier = Carrier::new(&event, options.verbose, journal, tx.clone())?;
+    let mut carrier = Carrier::new(&event, options.verbose, journal, tx.clone(), log);
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
     // then opened to append.
     if !options.resume {
@@ -361,9 +362,7 @@ pub(crate) async fn serve(
     if carrier.web.is_some() && matches!(&outcome, Ok(o) if o.interrupted.is_none()) {
         linger(&mut carrier, &mut rx, options.console, event.linger).await;
     }
-    if let Some(log) = carrier.log.as_mut() {
-        let _ = log.flush();
-    }
+    let _ = carrier.log.flush();
     // The end, in mini-redis's manner: no more clients; the writers
     // send what they hold and end once their queues are dropped, each
     // dropping its `working` token: wait for the last (bounded, for a
@@ -570,9 +569,7 @@ async fn linger(carrier: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>, console: 
         return;
     }
     carrier.log_line(&format!("referee the live display stays up for {linger:?}"));
-    if let Some(log) = carrier.log.as_mut() {
-        let _ = log.flush();
-    }
+    let _ = carrier.log.flush();
     let linger = tokio::time::sleep(linger);
     tokio::pin!(linger);
     loop {
@@ -645,7 +642,7 @@ struct Carrier {
     verbose: bool,
     conns: HashMap<ConnId, mpsc::Sender<Out>>,
     journal: Journal,
-    log: Option<std::io::BufWriter<std::fs::File>>,
+    log: LogFile,
     pgn: Option<std::fs::File>,
     epdout: Option<std::fs::File>,
     web: Option<tokio::sync::watch::Sender<Arc<Snapshot>>>,
@@ -667,20 +664,61 @@ struct Carrier {
     syncing: bool,
     /// When the log's buffered lines must be written out.
     log_due: Option<Instant>,
-    /// The log's time stamp to the second, and the second it is for.
-    log_second: (u64, String),
+}
+
+/// The log: the carrier's lines and, with `engine_log`, the local
+/// engines' traffic, written by their tasks, in one file, each line
+/// stamped with its time.
+#[derive(Clone, Debug)]
+pub(super) struct LogFile(Arc<std::sync::Mutex<LogInner>>);
+
+#[derive(Debug)]
+struct LogInner {
+    w: std::io::BufWriter<std::fs::File>,
+    /// The time stamp to the second, and the second it is for.
+    second: (u64, String),
+}
+
+impl LogFile {
+    /// Opens `path` to append to.
+    fn open(path: &std::path::Path) -> std::io::Result<LogFile> {
+        let w = std::io::BufWriter::new(append_file(path)?);
+        Ok(LogFile(Arc::new(std::sync::Mutex::new(LogInner { w, second: (0, String::new()) }))))
+    }
+
+    /// Adds a line, stamped with the time (to the millisecond, UTC). It
+    /// is written out by the next [`LogFile::flush`], or when the buffer
+    /// fills.
+    pub(super) fn line(&self, text: &str) {
+        let Ok(mut log) = self.0.lock() else { return };
+        // The time to the second is worked out once a second.
+        let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+        if log.second.0 != d.as_secs() || log.second.1.is_empty() {
+            log.second = (d.as_secs(), utc_second(d.as_secs()).0);
+        }
+        let LogInner { w, second } = &mut *log;
+        let _ = writeln!(w, "{}.{:03}Z {text}", second.1, d.subsec_millis());
+    }
+
+    /// Writes out the buffered lines.
+    fn flush(&self) -> std::io::Result<()> {
+        match self.0.lock() {
+            Ok(mut log) => log.w.flush(),
+            Err(_) => Ok(()),
+        }
+    }
 }
 
 impl Carrier {
     /// A carrier for `event`'s files (its log opened), with `journal`,
     /// telling `inbox` what its own tasks (a probe) find.
-    fn new(event: &Event, verbose: bool, journal: Journal, inbox: mpsc::Sender<Inbox>) -> std::io::Result<Carrier> {
-        Ok(Carrier {
+    fn new(event: &Event, verbose: bool, journal: Journal, inbox: mpsc::Sender<Inbox>, log: LogFile) -> Carrier {
+        Carrier {
             event: event.clone(),
             verbose,
             conns: HashMap::new(),
             journal,
-            log: Some(std::io::BufWriter::new(append_file(&event.log)?)),
+            log,
             pgn: None,
             epdout: None,
             web: None,
@@ -691,8 +729,7 @@ impl Carrier {
             turn_sync: None,
             syncing: false,
             log_due: None,
-            log_second: (0, String::new()),
-        })
+        }
     }
 
     fn take(&mut self, d: &mut Director, msg: Inbox) {
@@ -760,16 +797,9 @@ impl Carrier {
     /// [`LOG_WITHIN`] (or when the buffer fills, or at the end), not one
     /// write each: the log is for people, the journal is what is durable.
     fn log_line(&mut self, text: &str) {
-        if let Some(log) = self.log.as_mut() {
-            // The time to the second is written out once a second.
-            let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-            if self.log_second.0 != d.as_secs() || self.log_second.1.is_empty() {
-                self.log_second = (d.as_secs(), utc_second(d.as_secs()).0);
-            }
-            let _ = writeln!(log, "{}.{:03}Z {text}", self.log_second.1, d.subsec_millis());
-            if self.log_due.is_none() {
-                self.log_due = Some(Instant::now() + LOG_WITHIN);
-            }
+        self.log.line(text);
+        if self.log_due.is_none() {
+            self.log_due = Some(Instant::now() + LOG_WITHIN);
         }
     }
 
@@ -777,9 +807,7 @@ impl Carrier {
     fn flush_log(&mut self, now: Instant) -> std::io::Result<()> {
         if self.log_due.is_some_and(|t| t <= now) {
             self.log_due = None;
-            if let Some(log) = self.log.as_mut() {
-                log.flush()?;
-            }
+            self.log.flush()?;
         }
         Ok(())
     }
