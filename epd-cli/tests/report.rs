@@ -1279,3 +1279,86 @@ fn tuning_report_of_a_suite_history_and_what_is_refused() {
     assert!(err.trim_end().ends_with("; reported without it"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("3 iterations, 3 pairs"));
 }
+
+/// Two runs of the same four WAC positions recorded differently: `fine`
+/// with the solve-time extensions (Solve_ms, Solve_acn) beside acs and
+/// acn, `coarse` with acs and acn only, as an engine run without
+/// --solution-time writes them. The report compares only what both
+/// recorded: no sign test on Solve_ms against acs (all ties at 1 s: p =
+/// 1.0), no curve mixing nodes at the solve with the whole search's, and
+/// it says what it left out in text, JSON and HTML. The text's ce row
+/// says how many mate scores it leaves out.
+#[test]
+fn runs_recorded_differently_are_compared_on_what_both_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let fine = dir.path().join("fine.epd");
+    let coarse = dir.path().join("coarse.epd");
+    std::fs::write(
+        &fine,
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - Solve_ms 12; Solve_acn 400; acd 9; acn 90000; acs 0; bm Qg6; ce 32761; id \"WAC.001\"; pm Qg6;\n\
+         8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - Solve_ms 140; Solve_acn 21000; acd 9; acn 90000; acs 0; bm Rxb2; ce 310; id \"WAC.002\"; pm Rxb2;\n\
+         5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - Solve_ms 35; Solve_acn 5000; acd 9; acn 90000; acs 0; bm Rg3; ce 250; id \"WAC.003\"; pm Rg3;\n\
+         r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - Solve_ms 3; Solve_acn 90; acd 9; acn 90000; acs 0; bm Qxh7+; ce 32763; id \"WAC.004\"; pm Qxh7+;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &coarse,
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - acd 7; acn 20000; acs 0; bm Qg6; ce 32761; id \"WAC.001\"; pm Qg6;\n\
+         8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - acd 7; acn 20000; acs 0; bm Rxb2; ce 290; id \"WAC.002\"; pm Rxb2;\n\
+         5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - acd 7; acn 20000; acs 0; bm Rg3; ce 240; id \"WAC.003\"; pm Rg3;\n\
+         r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - acd 7; acn 20000; acs 0; bm Qxh7+; ce 32763; id \"WAC.004\"; pm Qxh7+;\n",
+    )
+    .unwrap();
+    let (f, c) = (fine.to_string_lossy(), coarse.to_string_lossy());
+    let args = [f.as_ref(), c.as_ref(), "--label", "fine", "--label", "coarse"];
+    let r = json(&args);
+    let cmp = &r["comparisons"][0];
+    assert_eq!((cmp["paired"].as_u64(), cmp["both"].as_u64()), (Some(4), Some(4)));
+    assert!(cmp["times"].is_null(), "Solve_ms is not compared with acs: {cmp}");
+    assert_eq!(
+        cmp["left_out"][0],
+        "solve times left out on 4 records both solved: fine has solve times (Solve_ms), coarse has only the whole \
+         search's time (acs) (acs is the whole search's time, not when the move was found)"
+    );
+    assert_eq!(r["runs"][0]["effort"]["time_at_solve"], 4);
+    assert_eq!(r["runs"][1]["effort"]["time_whole"], 4);
+    assert_eq!(r["runs"][1]["effort"]["nodes_whole"], 4);
+    assert_eq!(
+        (r["curves"]["time"].clone(), r["curves"]["nodes"].clone()),
+        (serde_json::json!([0]), serde_json::json!([0]))
+    );
+    let left: Vec<&str> = r["curves"]["left_out"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(
+        left,
+        [
+            "coarse is left out of the solved-against-time curve: it has only the whole search's time (acs), the others \
+             solve times (Solve_ms)",
+            "coarse is left out of the solved-against-nodes curve: it has only the whole search's nodes (acn), the \
+             others nodes at the solve (Solve_acn)",
+        ]
+    );
+    assert_eq!((r["runs"][0]["ce_mates"].as_u64(), r["runs"][1]["ce_mates"].as_u64()), (Some(2), Some(2)));
+
+    let text = String::from_utf8(epd(&["report", &f, &c, "--label", "fine", "--label", "coarse"]).stdout).unwrap();
+    assert!(!text.contains("sign test"), "{text}");
+    assert!(text.contains("  left out: solve times left out on 4 records both solved: fine has solve times"), "{text}");
+    assert!(text.contains("note: coarse is left out of the solved-against-nodes curve"), "{text}");
+    assert_eq!(text.matches("    ce leaves out 2 mate scores (counted among the mates)").count(), 2, "{text}");
+
+    let html =
+        String::from_utf8(epd(&["report", &f, &c, "--label", "fine", "--label", "coarse", "--format", "html"]).stdout)
+            .unwrap();
+    for kind in ["time-curve", "nodes-curve"] {
+        let curve = chart(&html, kind);
+        assert_eq!(curve.matches("data-run=\"fine\"").count(), 4, "{kind}: {curve}");
+        assert!(!curve.contains("data-run=\"coarse\""), "{kind} draws only fine: {curve}");
+        assert!(curve.contains("Coarse is left out of the solved-against-"), "{kind}: {curve}");
+    }
+    assert!(html.contains("<li>fine against coarse: solve times left out on 4 records both solved"), "{html}");
+
+    // Recorded alike (both with the extensions): compared as before.
+    let r = json(&[f.as_ref(), f.as_ref(), "--label", "a", "--label", "b"]);
+    assert_eq!(r["comparisons"][0]["times"]["n"], 4);
+    assert_eq!(r["comparisons"][0]["left_out"], serde_json::json!([]));
+    assert_eq!(r["curves"]["time"], serde_json::json!([0, 1]));
+}

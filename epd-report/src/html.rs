@@ -370,18 +370,33 @@ fn themes_chart(out: &mut String, runs: &[RunStats]) {
 fn curve_chart(
     out: &mut String,
     runs: &[RunStats],
-    kind: &str,
+    (kind, drawn, left_out): (&str, &[usize], &[String]),
     (x_title, caption, what): (&str, &str, &str),
     label: &dyn Fn(f64) -> String,
     pick: &dyn Fn(&RunStats) -> (&Distribution, f64),
 ) {
+    // Only the runs that measure alike ([`crate::Curves`]); the others
+    // are said in the caption.
     let series: Vec<Vec<(f64, u64)>> = runs
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
+            if !drawn.contains(&i) {
+                return Vec::new();
+            }
             let (d, scale) = pick(r);
             cumulative(d).into_iter().map(|(v, c)| ((v as f64 * scale).max(scale.min(1.0)), c)).collect()
         })
         .collect();
+    let caption = &left_out
+        .iter()
+        .filter(|n| {
+            n.contains(match kind {
+                "time-curve" => "against-time",
+                _ => "against-nodes",
+            })
+        })
+        .fold(caption.to_owned(), |c, n| format!("{c} {}.", upper_first(n)));
     let all: Vec<f64> = series.iter().flatten().map(|&(v, _)| v).collect();
     if all.is_empty() {
         let _ =
@@ -1047,6 +1062,18 @@ fn comparisons(out: &mut String, report: &Report) {
         ],
         &rows,
     );
+    let notes: Vec<String> = report
+        .comparisons
+        .iter()
+        .flat_map(|c| c.left_out.iter().map(move |n| format!("{} against {}: {n}.", c.a, c.b)))
+        .collect();
+    if !notes.is_empty() {
+        out.push_str("<ul class=\"left-out\">");
+        for n in notes {
+            let _ = write!(out, "<li>{}</li>", esc(&n));
+        }
+        out.push_str("</ul>");
+    }
 }
 
 /// A list of ids, read from its spool as it is written.
@@ -1120,10 +1147,11 @@ pub fn write_html(report: &Report, w: &mut dyn io::Write) -> io::Result<()> {
     mates_tables(&mut out, runs);
     time_scores_table(&mut out, runs);
     out.push_str("<h2>Solved against effort</h2>");
+    let left_out = &report.curves.left_out;
     curve_chart(
         &mut out,
         runs,
-        "time-curve",
+        ("time-curve", &report.curves.time, left_out),
         (
             "solved within (time, log scale)",
             "Cumulative solved against the time within which each record was certainly solved: its solution time \
@@ -1137,7 +1165,7 @@ pub fn write_html(report: &Report, w: &mut dyn io::Write) -> io::Result<()> {
     curve_chart(
         &mut out,
         runs,
-        "nodes-curve",
+        ("nodes-curve", &report.curves.nodes, left_out),
         (
             "nodes when solved (log scale)",
             "Cumulative solved against nodes (the Solve_acn extension, else acn of a solved record).",
@@ -1278,4 +1306,10 @@ mod tests {
         table(&mut out, "t", "", &[("x", true), ("points %", false), ("n", false)], &rows);
         assert!(out.contains("points %"), "{out}");
     }
+}
+
+/// `text` with its first letter a capital.
+fn upper_first(text: &str) -> String {
+    let mut c = text.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }

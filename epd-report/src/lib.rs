@@ -47,11 +47,12 @@ pub mod tuning;
 
 pub use key::{position_key, KeyBook, Lookup, Solution};
 pub use report::{
-    build, copy_records, Comparison, Input, Options, PairedTimes, RecordSink, Report, MAX_KEPT_DIAGNOSTICS,
+    build, copy_records, Comparison, Curves, Input, Options, PairedTimes, RecordSink, Report, MAX_KEPT_DIAGNOSTICS,
     MAX_TIME_PAIRS, SCHEMA,
 };
 pub use run::{
-    cumulative, verdict_str, Dists, Grouping, IdList, Issue, Issues, Judged, MateClass, Mates, MissingCounters, Note,
-    Objective, Points, RunStats, Spread, Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN, SOLVE_MS, SOLVE_TIME_UNIT,
+    cumulative, verdict_str, Dists, Effort, EffortKind, Grouping, IdList, Issue, Issues, Judged, MateClass, Mates,
+    MissingCounters, Note, Objective, Points, RunStats, Spread, Theme, Themes, TimeScore, SOLVE_ACD, SOLVE_ACN,
+    SOLVE_MS, SOLVE_TIME_UNIT,
 };
 pub use stats::{binomial_two_sided, wilson, Distribution, Summary, EXACT_BELOW, Z95};

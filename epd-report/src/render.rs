@@ -156,6 +156,9 @@ fn run_text(out: &mut String, i: usize, r: &RunStats) -> io::Result<()> {
             summary_row(out, "", "missed", s.missed.as_ref());
         }
     }
+    if r.ce_mates > 0 {
+        let _ = writeln!(out, "    ce leaves out {} mate scores (counted among the mates)", r.ce_mates);
+    }
     list(out, "missed", &r.missed_ids)?;
     if !r.issues.is_empty() {
         let _ = writeln!(out, "  issues ({}):", r.issues.len());
@@ -209,6 +212,9 @@ fn comparison_text(out: &mut String, c: &Comparison) -> io::Result<()> {
             p_value(t.sign_test_p)
         );
     }
+    for note in &c.left_out {
+        let _ = writeln!(out, "  left out: {note}");
+    }
     Ok(())
 }
 
@@ -228,6 +234,9 @@ pub fn text(report: &Report) -> io::Result<String> {
         for c in &report.comparisons {
             comparison_text(&mut out, c)?;
             out.push('\n');
+        }
+        for note in &report.curves.left_out {
+            let _ = writeln!(out, "note: {note}");
         }
     }
     while out.ends_with("\n\n") {

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::key::{KeyBook, Solution};
 use crate::measure::{measure, Measured};
-use crate::run::{Brief, Grouping, IdList, Judged, Objective, RunStats};
+use crate::run::{Brief, Effort, EffortKind, Grouping, IdList, Judged, Objective, RunStats};
 use crate::spool::{At, Item, Spool};
 use crate::stats::{binomial_two_sided, Distribution, FastHash};
 
@@ -116,8 +116,19 @@ pub struct Comparison {
     pub newly_failed: IdList,
     /// Scored records of `a` not in `b`, and of `b` not in `a`.
     pub unmatched: (u64, u64),
-    /// Solve times on the records both solved, when both have them.
+    /// Solve times on the records both solved, when both have them and
+    /// they measure the same (solve times, or acs in both).
     pub times: Option<PairedTimes>,
+    /// What the comparison left out, and why (runs that recorded their
+    /// effort differently), in words.
+    pub left_out: Vec<String>,
+    /// Records both solved, one timed when the move was found and the
+    /// other by its whole search (acs): not compared.
+    #[serde(skip)]
+    times_unlike: u64,
+    /// Records both solved with a time in one run only.
+    #[serde(skip)]
+    times_one_side: u64,
     /// Where in `b` the records `b` solved and `a` missed are.
     #[serde(skip)]
     solved_lines: Spool<At>,
@@ -179,6 +190,58 @@ pub struct Report {
     pub objective: Option<Objective>,
     /// Records of the key file, when one was given.
     pub key_records: Option<u64>,
+    /// Which runs the effort curves draw (solved against time, against
+    /// nodes): those that measure alike.
+    pub curves: Curves,
+}
+
+/// The runs the effort curves draw, by index: of runs that measure their
+/// effort differently (solve times from the extension, the whole
+/// search's acs; nodes at the solve, the whole search's acn), only those
+/// that measure alike, the extension's first, and the others said.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Curves {
+    /// The runs drawn against time.
+    pub time: Vec<usize>,
+    /// The runs drawn against nodes.
+    pub nodes: Vec<usize>,
+    /// The runs left out, and why, in words.
+    pub left_out: Vec<String>,
+}
+
+impl Curves {
+    /// The curves of `runs`.
+    #[must_use]
+    pub fn of(runs: &[RunStats]) -> Curves {
+        let mut c = Curves::default();
+        for (time, what) in [(true, "time"), (false, "nodes")] {
+            let kinds: Vec<EffortKind> =
+                runs.iter().map(|r| if time { r.effort.time() } else { r.effort.nodes() }).collect();
+            let target = [EffortKind::AtSolve, EffortKind::Whole, EffortKind::Mixed]
+                .into_iter()
+                .find(|m| kinds.contains(m))
+                .unwrap_or(EffortKind::None);
+            let mut drawn = Vec::new();
+            for (i, &k) in kinds.iter().enumerate() {
+                if k == target {
+                    drawn.push(i);
+                } else if k != EffortKind::None {
+                    c.left_out.push(format!(
+                        "{} is left out of the solved-against-{what} curve: it has {}, the others {}",
+                        runs[i].label,
+                        k.describe(time),
+                        target.describe(time)
+                    ));
+                }
+            }
+            if time {
+                c.time = drawn;
+            } else {
+                c.nodes = drawn;
+            }
+        }
+        c
+    }
 }
 
 impl Comparison {
@@ -196,6 +259,9 @@ impl Comparison {
             newly_failed: IdList::default(),
             unmatched: (0, 0),
             times: None,
+            left_out: Vec::new(),
+            times_unlike: 0,
+            times_one_side: 0,
             solved_lines: Spool::default(),
             failed_lines: Spool::default(),
             spool_error: None,
@@ -212,7 +278,13 @@ impl Comparison {
         match (ea.verdict == Verdict::Solved, eb.verdict == Verdict::Solved) {
             (true, true) => {
                 self.both += 1;
-                if let (Some(ta), Some(tb)) = (ea.time, eb.time) {
+                match (ea.time, eb.time) {
+                    (Some(_), Some(_)) if ea.time_at_solve != eb.time_at_solve => self.times_unlike += 1,
+                    (Some(_), None) | (None, Some(_)) => self.times_one_side += 1,
+                    _ => {}
+                }
+                let alike = ea.time_at_solve == eb.time_at_solve;
+                if let (Some(ta), Some(tb), true) = (ea.time, eb.time, alike) {
                     // Compared at the coarser resolution of the two (whole
                     // seconds from acs): acs 0 and acs 1 are a tie.
                     let res = ea.resolution.max(eb.resolution);
@@ -247,8 +319,27 @@ impl Comparison {
         }
     }
 
-    fn finish(&mut self) {
+    /// Works out the tests once every record is paired; `ea` and `eb`
+    /// are what the two runs recorded of their effort.
+    fn finish(&mut self, ea: &Effort, eb: &Effort) {
         self.mcnemar_p = binomial_two_sided(self.a_only, self.b_only);
+        if self.times_unlike > 0 {
+            self.left_out.push(format!(
+                "solve times left out on {} records both solved: {} has {}, {} has {} (acs is the whole search's \
+                 time, not when the move was found)",
+                self.times_unlike,
+                self.a,
+                ea.time().describe(true),
+                self.b,
+                eb.time().describe(true)
+            ));
+        }
+        if self.times_one_side > 0 {
+            self.left_out.push(format!(
+                "solve times left out on {} records both solved with a time in one run only",
+                self.times_one_side
+            ));
+        }
         let n = self.log_ratios.len();
         if n > 0 {
             let median = self.log_ratios.quantile(0.5).unwrap_or(0.0) / 1000.0;
@@ -767,7 +858,8 @@ pub fn build(
         let mut comparisons = Vec::new();
         resolve_all(&mut runs, &mut comparisons, &sources)?;
         let objective = runs.last().map(RunStats::objective);
-        return Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records });
+        let curves = Curves::of(&runs);
+        return Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records, curves });
     }
     let mut comparisons = Vec::new();
     for a in 0..labels.len() {
@@ -821,12 +913,14 @@ pub fn build(
         runs.push(d.stats);
         sources.push(d.source);
     }
-    for c in &mut comparisons {
-        c.finish();
+    let pairs = (0..runs.len()).flat_map(|a| (a + 1..runs.len()).map(move |b| (a, b)));
+    for (c, (a, b)) in comparisons.iter_mut().zip(pairs) {
+        c.finish(&runs[a].effort, &runs[b].effort);
     }
     resolve_all(&mut runs, &mut comparisons, &sources)?;
     let objective = runs.last().map(RunStats::objective);
-    Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records })
+    let curves = Curves::of(&runs);
+    Ok(Report { schema: SCHEMA, runs, comparisons, objective, key_records, curves })
 }
 
 /// A line whose id the report lists, and in which list.

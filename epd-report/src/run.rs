@@ -113,6 +113,9 @@ pub struct Brief {
     pub time: Option<f64>,
     /// The resolution of `time`, seconds.
     pub resolution: f64,
+    /// `time` is when the move was found (the solve-time extension), not
+    /// the whole search's time (acs).
+    pub time_at_solve: bool,
 }
 
 /// A problem found in the results, with its line.
@@ -303,6 +306,76 @@ impl Dists {
     }
 }
 
+/// What a run's solved records say of the effort they took: times and
+/// nodes when the move was found (the Solve_ms and Solve_acn
+/// extensions), or of the whole search (acs, acn), counted apart: the
+/// two are not the same measure and are not compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Effort {
+    /// Solved records timed when the move was found.
+    pub time_at_solve: u64,
+    /// Solved records timed by the whole search only (acs).
+    pub time_whole: u64,
+    /// Solved records with the nodes when the move was found.
+    pub nodes_at_solve: u64,
+    /// Solved records with the whole search's nodes only (acn).
+    pub nodes_whole: u64,
+}
+
+/// What a run's solved records measure (their times, or their nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EffortKind {
+    /// None has one.
+    None,
+    /// When the move was found, every one (the extension).
+    AtSolve,
+    /// The whole search's, every one (acs, acn).
+    Whole,
+    /// Some of each.
+    Mixed,
+}
+
+impl EffortKind {
+    fn of(at_solve: u64, whole: u64) -> EffortKind {
+        match (at_solve > 0, whole > 0) {
+            (false, false) => EffortKind::None,
+            (true, false) => EffortKind::AtSolve,
+            (false, true) => EffortKind::Whole,
+            (true, true) => EffortKind::Mixed,
+        }
+    }
+
+    /// How a note says it, of times (`time`) or of nodes.
+    #[must_use]
+    pub fn describe(self, time: bool) -> &'static str {
+        match (self, time) {
+            (EffortKind::None, true) => "no solve time",
+            (EffortKind::None, false) => "no node counts",
+            (EffortKind::AtSolve, true) => "solve times (Solve_ms)",
+            (EffortKind::AtSolve, false) => "nodes at the solve (Solve_acn)",
+            (EffortKind::Whole, true) => "only the whole search's time (acs)",
+            (EffortKind::Whole, false) => "only the whole search's nodes (acn)",
+            (EffortKind::Mixed, true) => "solve times on some records and acs on others",
+            (EffortKind::Mixed, false) => "Solve_acn on some records and acn on others",
+        }
+    }
+}
+
+impl Effort {
+    /// What the solved records' times measure.
+    #[must_use]
+    pub fn time(&self) -> EffortKind {
+        EffortKind::of(self.time_at_solve, self.time_whole)
+    }
+
+    /// What the solved records' nodes measure.
+    #[must_use]
+    pub fn nodes(&self) -> EffortKind {
+        EffortKind::of(self.nodes_at_solve, self.nodes_whole)
+    }
+}
+
 /// The figures of one run.
 #[derive(Debug, Serialize)]
 pub struct RunStats {
@@ -348,6 +421,11 @@ pub struct RunStats {
     pub time_scores: Vec<TimeScore>,
     /// Summaries of acd, acn, acs and ce (ce without mate scores).
     pub distributions: BTreeMap<&'static str, Spread>,
+    /// Records whose ce is a mate score, left out of ce's summary.
+    pub ce_mates: u64,
+    /// What the solved records' times and nodes are: when the move was
+    /// found (the extensions) or the whole search's (acs, acn).
+    pub effort: Effort,
     /// Problems found, in line order.
     pub issues: Issues,
     /// acd, acn, acs, ce.
@@ -462,6 +540,8 @@ impl RunStats {
             points: None,
             time_scores: Vec::new(),
             distributions: BTreeMap::new(),
+            ce_mates: 0,
+            effort: Effort::default(),
             issues: Issues::default(),
             dists: Default::default(),
             solve_times: Distribution::default(),
@@ -619,6 +699,7 @@ impl RunStats {
         // Mate scores are counted among the mates, not averaged with
         // evaluations.
         let ce_eval = ce.filter(|c| c.abs() <= epd_core::CE_MATE_THRESHOLD);
+        self.ce_mates += u64::from(ce.is_some() && ce_eval.is_none());
         for (d, v) in self.dists.iter_mut().zip([acd, acn, acs, ce_eval]) {
             d.add(v, verdict);
         }
@@ -642,6 +723,18 @@ impl RunStats {
         if let Some(n) = nodes {
             self.solve_nodes.add(n);
         }
+        if solved {
+            match (solve.is_some(), micros.is_some()) {
+                (true, _) => self.effort.time_at_solve += 1,
+                (false, true) => self.effort.time_whole += 1,
+                _ => {}
+            }
+            match (m.solve_nodes.is_some(), nodes.is_some()) {
+                (true, _) => self.effort.nodes_at_solve += 1,
+                (false, true) => self.effort.nodes_whole += 1,
+                _ => {}
+            }
+        }
         if verdict != Verdict::Unscored && (time.is_some() || solve.is_some() || acs.is_some()) {
             self.timed += 1;
         }
@@ -652,7 +745,7 @@ impl RunStats {
                 self.lct_points += LCT_BANDS.iter().find(|&&(s, _)| t <= s).map_or(0, |&(_, p)| p);
             }
         }
-        let brief = Brief { key: key_hash, at, verdict, time, resolution };
+        let brief = Brief { key: key_hash, at, verdict, time, resolution, time_at_solve: solve.is_some() };
         if !detail {
             return (brief, None);
         }
