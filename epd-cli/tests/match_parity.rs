@@ -28,6 +28,9 @@ fn option_values_are_checked_before_the_first_game() {
     assert!(err.contains("player a: "), "{err}");
     assert!(err.contains("option Hash: \"0\" is not a whole number from 1 to 4096"), "{err}");
     assert!(!dir.path().join("games.pgn").exists(), "no game was played");
+    // Nor a log left behind (it was, once the log was opened before the
+    // engines started, for their traffic).
+    assert!(!dir.path().join("referee.log").exists(), "no log");
     // Generous: starting two engines takes milliseconds.
     assert!(started.elapsed() < Duration::from_secs(30));
 }

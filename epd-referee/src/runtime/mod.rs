@@ -306,7 +306,9 @@ pub(crate) async fn serve(
     // Local players (`uci`): engines the referee drives itself, each
     // instance on a connection inside the process; started before the
     // journal, so an engine that cannot start leaves no event behind.
-    let log = LogFile::open(&event.log)?;
+    // Opened once the engines are running (one that cannot start leaves
+    // no file behind); their tasks write to it only from the first game.
+    let log = LogFile::default();
     #[cfg(unix)]
     let locals = local::start(&event, &tx, &log).await?;
     #[cfg(not(unix))]
@@ -330,6 +332,7 @@ pub(crate) async fn serve(
         measure: options.measure_latency,
     };
     let director = Director::new(config, Instant::now())?;
+    log.open(&event.log)?;
     let mut carrier = Carrier::new(&event, options.verbose, journal, tx.clone(), log);
     // A resumed event's PGN is replaced first ([`Output::ReplacePgn`]),
     // then opened to append.
@@ -669,21 +672,25 @@ struct Carrier {
 /// The log: the carrier's lines and, with `engine_log`, the local
 /// engines' traffic, written by their tasks, in one file, each line
 /// stamped with its time.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct LogFile(Arc<std::sync::Mutex<LogInner>>);
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct LogInner {
-    w: std::io::BufWriter<std::fs::File>,
+    /// The file, once opened (lines before are dropped).
+    w: Option<std::io::BufWriter<std::fs::File>>,
     /// The time stamp to the second, and the second it is for.
     second: (u64, String),
 }
 
 impl LogFile {
     /// Opens `path` to append to.
-    fn open(path: &std::path::Path) -> std::io::Result<LogFile> {
+    fn open(&self, path: &std::path::Path) -> std::io::Result<()> {
         let w = std::io::BufWriter::new(append_file(path)?);
-        Ok(LogFile(Arc::new(std::sync::Mutex::new(LogInner { w, second: (0, String::new()) }))))
+        if let Ok(mut log) = self.0.lock() {
+            log.w = Some(w);
+        }
+        Ok(())
     }
 
     /// Adds a line, stamped with the time (to the millisecond, UTC). It
@@ -697,13 +704,15 @@ impl LogFile {
             log.second = (d.as_secs(), utc_second(d.as_secs()).0);
         }
         let LogInner { w, second } = &mut *log;
-        let _ = writeln!(w, "{}.{:03}Z {text}", second.1, d.subsec_millis());
+        if let Some(w) = w {
+            let _ = writeln!(w, "{}.{:03}Z {text}", second.1, d.subsec_millis());
+        }
     }
 
     /// Writes out the buffered lines.
     fn flush(&self) -> std::io::Result<()> {
         match self.0.lock() {
-            Ok(mut log) => log.w.flush(),
+            Ok(mut log) => log.w.as_mut().map_or(Ok(()), std::io::Write::flush),
             Err(_) => Ok(()),
         }
     }
