@@ -1221,6 +1221,12 @@ pub(crate) fn page_end(w: &mut dyn io::Write) -> io::Result<()> {
     w.write_all(b"</script></body></html>\n")
 }
 
+/// `text` with its first letter a capital.
+fn upper_first(text: &str) -> String {
+    let mut c = text.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1306,10 +1312,4 @@ mod tests {
         table(&mut out, "t", "", &[("x", true), ("points %", false), ("n", false)], &rows);
         assert!(out.contains("points %"), "{out}");
     }
-}
-
-/// `text` with its first letter a capital.
-fn upper_first(text: &str) -> String {
-    let mut c = text.chars();
-    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
