@@ -12,58 +12,10 @@
 //! `EPD_BENCH_TC` the time control (default 1+0.01).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
-/// utime + stime of a process, from /proc (clock ticks of 10 ms).
-fn cpu(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_millis(ticks * 10))
-}
-
-/// The children of `pid`.
-fn children(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return out };
-    for e in dir.flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
-        let Some(close) = stat.rfind(')') else { continue };
-        let ppid = stat[close + 2..].split_whitespace().nth(1).and_then(|x| x.parse::<u32>().ok());
-        if ppid == Some(pid) {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// Waits for `child`, sampling its CPU time (and that of the children
-/// `bridges` picks) until it exits; returns (wall, own CPU, bridges' CPU).
-fn watch(mut child: Child, bridges: impl Fn(u32) -> Vec<u32>) -> (Duration, Duration, Duration) {
-    let start = Instant::now();
-    let pid = child.id();
-    let mut own = Duration::ZERO;
-    let mut theirs: std::collections::HashMap<u32, Duration> = std::collections::HashMap::new();
-    loop {
-        if let Some(c) = cpu(pid) {
-            own = own.max(c);
-        }
-        for b in bridges(pid) {
-            if let Some(c) = cpu(b) {
-                let e = theirs.entry(b).or_default();
-                *e = (*e).max(c);
-            }
-        }
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (start.elapsed(), own, theirs.values().sum())
-}
+use epd_bench::{children, watch_process};
+use std::time::Duration;
 
 /// Games, plies and time losses in a PGN file.
 fn pgn_counts(path: &Path) -> (usize, usize, usize) {
@@ -127,7 +79,7 @@ fn main() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let (fc_wall, fc_cpu, _) = watch(fc, |_| Vec::new());
+    let (fc_wall, fc_cpu, _) = watch_process(fc, Duration::from_millis(20), |_| Vec::new());
     let (fc_games, fc_plies, fc_losses) = pgn_counts(&dir.join("fastchess.pgn"));
 
     // Argus: the same engines through epd play bridges.
@@ -152,7 +104,7 @@ fn main() {
         .unwrap();
     // The bridges are the referee's children (`epd play`), not their
     // engines (grandchildren).
-    let (ar_wall, ar_cpu, bridges_cpu) = watch(ar, children);
+    let (ar_wall, ar_cpu, bridges_cpu) = watch_process(ar, Duration::from_millis(20), children);
     let (ar_games, ar_plies, ar_losses) = pgn_counts(&dir.join("games.pgn"));
 
     // Argus with local players: the referee drives both engines itself
@@ -176,7 +128,7 @@ fn main() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let (lo_wall, lo_cpu, _) = watch(lo, |_| Vec::new());
+    let (lo_wall, lo_cpu, _) = watch_process(lo, Duration::from_millis(20), |_| Vec::new());
     let (lo_games, lo_plies, lo_losses) = pgn_counts(&local_dir.join("games.pgn"));
 
     println!("{games} games, tc {tc}, concurrency 2, epd uci vs Stockfish, {} openings x 2 colours", games / 2);

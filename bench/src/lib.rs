@@ -160,6 +160,66 @@ pub fn ratio(num: f64, den: f64) -> String {
     format!("{:.2}×", num / den)
 }
 
+/// A process's own CPU time so far (user + system, its children's not
+/// included), from Linux's `/proc/PID/stat` (clock ticks of 10 ms);
+/// `None` once it has exited.
+#[must_use]
+pub fn process_cpu(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// The processes whose parent is `pid`.
+#[must_use]
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else { return out };
+    for e in dir.flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+        let Some(close) = stat.rfind(')') else { continue };
+        let ppid = stat[close + 2..].split_whitespace().nth(1).and_then(|x| x.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Waits for `child`, sampling its own CPU time (and that of the
+/// processes `others` names) every `every` until it exits; returns
+/// (wall, its CPU, the others' CPU). What it spends after the last
+/// sample is not counted, so sample often.
+pub fn watch_process(
+    mut child: std::process::Child,
+    every: Duration,
+    others: impl Fn(u32) -> Vec<u32>,
+) -> (Duration, Duration, Duration) {
+    let start = Instant::now();
+    let pid = child.id();
+    let mut own = Duration::ZERO;
+    let mut theirs: std::collections::BTreeMap<u32, Duration> = std::collections::BTreeMap::new();
+    loop {
+        if let Some(c) = process_cpu(pid) {
+            own = own.max(c);
+        }
+        for b in others(pid) {
+            if let Some(c) = process_cpu(b) {
+                let e = theirs.entry(b).or_default();
+                *e = (*e).max(c);
+            }
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(every);
+    }
+    (start.elapsed(), own, theirs.values().sum())
+}
+
 /// The release CLI for the benches that run it as a child process:
 /// `$EPD_BIN`, else `epd` next to the `deps/` directory the bench binary
 /// runs from (the same target directory); `None` unless that is a release
