@@ -505,7 +505,7 @@ impl Director {
                 r.sched.number,
                 self.event.players[r.sched.white].name,
                 self.event.players[r.sched.black].name,
-                e.termination.describe(e.result)
+                e.termination.fastchess_words(e.result)
             ));
         }
     }
