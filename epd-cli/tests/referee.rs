@@ -841,11 +841,11 @@ fn an_sprt_between_two_depths_stops_early() {
     let path = dir.path().join("games.pgn");
     check_with_python_chess(&path, None);
     // Every move carries its engine's score, depth and time as cutechess
-    // writes them, beside [%emt] (no clock: the engines search to a
-    // depth); python-chess reads the comments.
+    // writes them (0.00 unsigned), beside [%emt] (no clock: the engines
+    // search to a depth); python-chess reads the comments.
     let script = r#"
 import sys, re, chess.pgn
-pat = re.compile(r'^[+-](\d+\.\d\d|M\d+)/\d+ (\d+\.\d{3})s \[%emt')
+pat = re.compile(r'^([+-]\d+\.\d\d|0\.00|[+-]M\d+)/\d+ (\d+\.\d{3})s \[%emt')
 f = open(sys.argv[1]); n = adjudicated = 0
 while (g := chess.pgn.read_game(f)) is not None:
     n += 1

@@ -842,7 +842,7 @@ pub struct Event {
     pub recover: bool,
     /// A line on standard error as each game starts and ends
     /// (`Started game 1 of 4 (a vs b)`, `Finished game 1 (a vs b): 1-0
-    /// {Black checkmated}`).
+    /// {White mates}`, fastchess's words).
     pub progress: bool,
     /// Two players: the results block and the SPRT over pairs
     /// (pentanomial), or over games (trinomial).

@@ -190,6 +190,35 @@ impl Termination {
             Termination::Adjudication(why) => format!("adjudicated: {why}"),
         }
     }
+
+    /// The end of a game in fastchess's words, for the `Finished game`
+    /// line `epd match` prints as fastchess prints it (`White mates`,
+    /// `Draw by 3-fold repetition`, `Black wins by adjudication`, `White
+    /// disconnects`); the ends fastchess has no words for (resignation,
+    /// agreement, a client's faults) in [`Termination::describe`]'s.
+    /// fastchess adds the overrun to a time loss (`White loses on time
+    /// (12ms overrun)`), which the referee does not keep.
+    #[must_use]
+    pub fn fastchess_words(&self, result: GameResult) -> String {
+        let winner = match result {
+            GameResult::WhiteWins => "White",
+            GameResult::BlackWins => "Black",
+            GameResult::Draw => "",
+        };
+        let name = |c: &Color| if *c == Color::White { "White" } else { "Black" };
+        match self {
+            Termination::Checkmate => format!("{winner} mates"),
+            Termination::Stalemate => "Draw by stalemate".into(),
+            Termination::InsufficientMaterial => "Draw by insufficient mating material".into(),
+            Termination::FiftyMoveClaim => "Draw by fifty moves rule".into(),
+            Termination::ThreefoldClaim => "Draw by 3-fold repetition".into(),
+            Termination::TimeForfeit(c) => format!("{} loses on time", name(c)),
+            Termination::IllegalMove(c, _) => format!("{} makes an illegal move", name(c)),
+            Termination::Adjudication(_) if result == GameResult::Draw => "Draw by adjudication".into(),
+            Termination::Adjudication(_) => format!("{winner} wins by adjudication"),
+            _ => self.describe(result),
+        }
+    }
 }
 
 /// How a game ended.
@@ -526,6 +555,33 @@ impl Game {
 mod tests {
     use super::*;
     use epd_core::SanMode;
+
+    /// The `Finished game` line's words are fastchess's (`{White mates}`;
+    /// it printed Argus's `{Black checkmated}`), checked against fastchess
+    /// itself in epd-cli/tests/fastchess_diff.rs.
+    #[test]
+    fn game_ends_in_fastchess_words() {
+        use GameResult::{BlackWins, Draw, WhiteWins};
+        let illegal = Termination::IllegalMove(Color::Black, "bestmove a1a5".into());
+        let resigns = Termination::Adjudication("Black resigns, its engine's score -600 cp or less for 3 moves".into());
+        for (t, result, words) in [
+            (Termination::Checkmate, WhiteWins, "White mates"),
+            (Termination::Checkmate, BlackWins, "Black mates"),
+            (Termination::Stalemate, Draw, "Draw by stalemate"),
+            (Termination::InsufficientMaterial, Draw, "Draw by insufficient mating material"),
+            (Termination::FiftyMoveClaim, Draw, "Draw by fifty moves rule"),
+            (Termination::ThreefoldClaim, Draw, "Draw by 3-fold repetition"),
+            (Termination::TimeForfeit(Color::White), BlackWins, "White loses on time"),
+            (illegal, WhiteWins, "Black makes an illegal move"),
+            (Termination::Crashed(Color::White), BlackWins, "White disconnects"),
+            (Termination::Stalled(Color::Black), WhiteWins, "Black's connection stalls"),
+            (Termination::Adjudication("a draw, the game reached 40 moves".into()), Draw, "Draw by adjudication"),
+            (resigns, WhiteWins, "White wins by adjudication"),
+            (Termination::Agreement, Draw, "draw agreed"),
+        ] {
+            assert_eq!(t.fastchess_words(result), words, "{t:?}");
+        }
+    }
 
     fn game(fen: &str, tc: &str) -> Game {
         Game::new(Position::from_fen(fen).unwrap(), &tc.parse().unwrap())

@@ -174,23 +174,56 @@ fn clock_comment(lines: &mut Lines, game: &Game, turn: Color, m: &crate::game::P
 }
 
 /// An engine's score as cutechess writes it, from the mover's side:
-/// `+0.35/18 1.234s` (pawns, depth, the move's time), `+M3` or `-M3` for
-/// a mate in so many moves.
+/// `+0.35/18 1.234s` (pawns, depth, the move's time), `+M7` or `-M6` for
+/// a mate so many plies away.
 fn cutechess_score(e: &crate::protocol::Eval, emt: Duration) -> String {
     let score = score_text(e.ce);
     let depth = e.depth.map_or_else(String::new, |d| format!("/{d}"));
     format!("{score}{depth} {:.3}s", emt.as_secs_f64())
 }
 
-/// A score in centipawns as cutechess writes it: pawns with a sign
-/// (`+0.35`), or `+M3`/`-M3` for a mate in so many moves (`ce` ±(32767 −
-/// plies)).
+/// A score in centipawns as cutechess and fastchess write it: pawns with
+/// a sign (`+0.35`, `-1.20`; `0.00` has none), or `+M7`/`-M6` for a mate
+/// so many plies away (`ce` ±(32767 − plies): UCI's `score mate 4` is
+/// `+M7`, `score mate -3` is `-M6`).
 #[must_use]
 pub fn score_text(ce: i32) -> String {
     if ce.unsigned_abs() >= 32_000 {
         let plies = 32_767 - ce.unsigned_abs().min(32_767);
-        format!("{}M{}", if ce > 0 { '+' } else { '-' }, plies.div_ceil(2).max(1))
+        format!("{}M{plies}", if ce > 0 { '+' } else { '-' })
     } else {
-        format!("{}{:.2}", if ce >= 0 { "+" } else { "-" }, f64::from(ce.unsigned_abs()) / 100.0)
+        let sign = match ce {
+            1.. => "+",
+            0 => "",
+            _ => "-",
+        };
+        format!("{sign}{:.2}", f64::from(ce.unsigned_abs()) / 100.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::score_text;
+
+    /// fastchess's and cutechess's scores: pawns, `0.00` unsigned, and
+    /// mates in plies (`+M7` was written `+M4`, a mate in four moves;
+    /// `0.00` was `+0.00`), checked against fastchess in
+    /// epd-cli/tests/fastchess_diff.rs.
+    #[test]
+    fn scores_are_written_as_fastchess_writes_them() {
+        for (ce, text) in [
+            (35, "+0.35"),
+            (-120, "-1.20"),
+            (0, "0.00"),
+            (-1, "-0.01"),
+            (31_999, "+319.99"),
+            (32_766, "+M1"),
+            (32_760, "+M7"),
+            (-32_765, "-M2"),
+            (-32_761, "-M6"),
+            (-32_767, "-M0"),
+        ] {
+            assert_eq!(score_text(ce), text, "ce {ce}");
+        }
     }
 }

@@ -592,7 +592,7 @@ fn time_odds_give_each_side_its_own_clock() {
     let pgn = b.last_pgn();
     assert!(pgn.contains("[WhiteTimeControl \"60+1\"] [BlackTimeControl \"30\"] "), "{pgn}");
     assert!(!pgn.contains("[TimeControl "), "{pgn}");
-    assert!(pgn.contains("e5 {+0.00/12 2.000s [%clk 0:00:28] [%emt 0:00:02]}"), "{pgn}");
+    assert!(pgn.contains("e5 {0.00/12 2.000s [%clk 0:00:28] [%emt 0:00:02]}"), "{pgn}");
 }
 
 /// Chess960 (here Double Fischer Random: the sides' back ranks differ):

@@ -15,9 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use epd_referee::sprt::{estimate, estimate_games, results_block, Counts, Games, Model, Penta, Sprt};
-use epd_testkit::{peer_path, target_dir, XorShift};
-
-const TARBALL: &str = "fastchess-74deac2.tar.gz";
+use epd_testkit::{fastchess_dir, fastchess_tree, XorShift};
 
 /// The three tests the harness runs, in its order.
 fn tests() -> [Sprt; 3] {
@@ -42,17 +40,11 @@ fn harness() -> Option<PathBuf> {
 /// The harness, built from the tarball into target/fastchess-74deac2/
 /// unless it is there and newer than its source; `None` without g++.
 fn build_harness() -> Option<PathBuf> {
-    if Command::new("g++").arg("--version").output().is_err() {
-        assert!(
-            std::env::var("EPDKIT_REQUIRE_FASTCHESS").as_deref() != Ok("1"),
-            "g++ is required to build fastchess's statistics (EPDKIT_REQUIRE_FASTCHESS=1)"
-        );
-        eprintln!("skipped: no g++ to build fastchess's statistics");
+    if !epd_testkit::fastchess_tools(&["g++"], "fastchess's statistics") {
         return None;
     }
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fastchess/stats_harness.cpp");
-    let dir = target_dir().join("fastchess-74deac2");
-    let bin = dir.join("stats-harness");
+    let bin = fastchess_dir().join("stats-harness");
     let fresh = |b: &Path| -> bool {
         let (Ok(b), Ok(s)) = (std::fs::metadata(b), std::fs::metadata(&source)) else { return false };
         b.modified().ok() >= s.modified().ok()
@@ -60,19 +52,13 @@ fn build_harness() -> Option<PathBuf> {
     if fresh(&bin) {
         return Some(bin);
     }
-    let app = dir.join("fastchess/app");
-    if !app.join("src/matchmaking/sprt/sprt.cpp").is_file() {
-        // Unpacked beside, then moved: an interrupted unpack leaves no
-        // half tree where the next run looks.
-        let tmp = dir.with_extension(format!("unpack-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).unwrap();
-        run(Command::new("tar").arg("xzf").arg(peer_path(TARBALL)).arg("-C").arg(&tmp), "tar");
-        std::fs::create_dir_all(&dir).unwrap();
-        let _ = std::fs::remove_dir_all(dir.join("fastchess"));
-        std::fs::rename(tmp.join("fastchess"), dir.join("fastchess")).unwrap();
-        let _ = std::fs::remove_dir_all(&tmp);
+    // Built under the tree's lock (tests/fastchess_diff.rs of epd-cli
+    // builds fastchess in the same tree), unless built while we waited.
+    let tree = fastchess_tree();
+    if fresh(&bin) {
+        return Some(bin);
     }
+    let (dir, app) = (&tree.dir, tree.tree.join("app"));
     let built = dir.join(format!("stats-harness.{}", std::process::id()));
     let mut gpp = Command::new("g++");
     gpp.current_dir(&app).args([

@@ -74,6 +74,79 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// The fastchess sources of `shared/peers` (`fastchess-74deac2.tar.gz`),
+/// unpacked once into `target/fastchess-74deac2/fastchess`, held under
+/// an exclusive lock on `target/fastchess-74deac2/lock` for as long as
+/// this value lives: the tests that build from the tree (the statistics
+/// harness, the `fastchess` binary) may run at once, in two test
+/// binaries or two `cargo test` runs, and each builds under the lock, so
+/// none unpacks over a tree another compiles in.
+#[derive(Debug)]
+pub struct FastchessTree {
+    /// `target/fastchess-74deac2`: where the tests keep what they build.
+    pub dir: PathBuf,
+    /// `target/fastchess-74deac2/fastchess`: the unpacked source tree.
+    pub tree: PathBuf,
+    _lock: std::fs::File,
+}
+
+/// The directory where the tests keep what they build from fastchess's
+/// sources (`target/fastchess-74deac2`), without locking or unpacking: a
+/// cached build there is used without waiting for the lock when it is
+/// complete (each is written under a temporary name, then renamed).
+#[must_use]
+pub fn fastchess_dir() -> PathBuf {
+    target_dir().join("fastchess-74deac2")
+}
+
+/// `true` when the programs that build fastchess's sources are there
+/// (`tools`, each answering `--version`); `false`, said on stderr with
+/// `what` would have been built, when not, and a panic when
+/// `$EPDKIT_REQUIRE_FASTCHESS=1` says they must be (CI).
+#[must_use]
+pub fn fastchess_tools(tools: &[&str], what: &str) -> bool {
+    let missing: Vec<&str> =
+        tools.iter().copied().filter(|t| std::process::Command::new(t).arg("--version").output().is_err()).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var("EPDKIT_REQUIRE_FASTCHESS").as_deref() != Ok("1"),
+        "{} required to build {what} (EPDKIT_REQUIRE_FASTCHESS=1)",
+        missing.join(" and ")
+    );
+    eprintln!("skipped: no {} to build {what}", missing.join(" or "));
+    false
+}
+
+/// Takes the lock of [`FastchessTree`] (waiting for another test that
+/// holds it) and unpacks the tarball if the tree is not complete.
+///
+/// # Panics
+/// When the lock cannot be taken or `tar` fails.
+#[must_use]
+pub fn fastchess_tree() -> FastchessTree {
+    let dir = fastchess_dir();
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let lock = std::fs::File::create(dir.join("lock")).unwrap_or_else(|e| panic!("{}/lock: {e}", dir.display()));
+    lock.lock().unwrap_or_else(|e| panic!("{}/lock: {e}", dir.display()));
+    let tree = dir.join("fastchess");
+    // Unpacked beside, then moved: a tree that is there is whole, and
+    // an interrupted unpack leaves nothing where the next run looks.
+    if !tree.join("app/src/matchmaking/sprt/sprt.cpp").is_file() || !tree.join("Makefile").is_file() {
+        let tmp = dir.join(format!("unpack-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let tarball = peer_path("fastchess-74deac2.tar.gz");
+        let status = std::process::Command::new("tar").arg("xzf").arg(&tarball).arg("-C").arg(&tmp).status();
+        assert!(status.is_ok_and(|s| s.success()), "tar xzf {} failed", tarball.display());
+        let _ = std::fs::remove_dir_all(&tree);
+        std::fs::rename(tmp.join("fastchess"), &tree).unwrap();
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    FastchessTree { dir, tree, _lock: lock }
+}
+
 /// `true` if python-chess (the GPL test oracle, run as a separate
 /// program) can be imported by `python3`; `false`, said on stderr, when
 /// not, and a panic when `$EPDKIT_REQUIRE_PYTHON_CHESS=1` says it must be

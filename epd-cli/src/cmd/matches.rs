@@ -38,7 +38,7 @@ game at once (Termination \"abandoned\" or \"illegal move\") and is started afre
 the next; without -recover a crash or a stall stops the match, as fastchess's does.
 The report lists per engine its time losses, crashes, stalls and illegal moves. Each
 game started and finished is printed on standard error as fastchess prints it
-(Started game 1 of 4 (a vs b), Finished game 1 (a vs b): 1-0 {Black checkmated}).
+(Started game 1 of 4 (a vs b), Finished game 1 (a vs b): 1-0 {White mates}).
 Refused with a message: -games other than 2, restart=on, an option.NAME=VALUE outside
 the engine's declared range, and the options Argus does not have (-tb, -config,
 -autosaveinterval, -output and any other one-dash word). Interrupted, epd

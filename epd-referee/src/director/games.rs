@@ -494,7 +494,7 @@ impl Director {
                 r.sched.number,
                 self.event.players[r.sched.white].name,
                 self.event.players[r.sched.black].name,
-                e.termination.describe(e.result)
+                e.termination.fastchess_words(e.result)
             ));
         }
         // After the game's line, as fastchess prints them: the block at

@@ -288,7 +288,8 @@ pub struct EngineLine {
     /// Its score in centipawns from White's side (an evaluation bar);
     /// mates as ±(32767 − plies).
     pub white_cp: i32,
-    /// The score as cutechess writes it, from the mover's side (`+0.35`, `-M3`).
+    /// The score as cutechess and fastchess write it, from the mover's side
+    /// (`+0.35`, `0.00`, `-M6`: mated in six plies).
     pub text: String,
     /// The depth reached.
     pub depth: Option<u32>,
