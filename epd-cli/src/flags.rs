@@ -141,12 +141,25 @@ impl EngineCommand {
     /// name with its arguments and `options`. Either refuses an option it
     /// does not declare.
     pub fn start(&self, hash: Option<u32>, options: &[(String, String)]) -> anyhow::Result<Box<dyn Engine>> {
+        self.start_on(hash, options, &[])
+    }
+
+    /// [`EngineCommand::start`], a UCI engine's program pinned to `cpus`
+    /// (none: not pinned; the built-in engine runs on its caller's
+    /// thread, which the caller pins).
+    pub fn start_on(
+        &self,
+        hash: Option<u32>,
+        options: &[(String, String)],
+        cpus: &[usize],
+    ) -> anyhow::Result<Box<dyn Engine>> {
         if self.engine == "builtin" {
             return Ok(Box::new(epd_engine::Builtin::with_options(hash.unwrap_or(16) as usize, options)?));
         }
         let config = UciConfig {
             args: self.engine_args.clone(),
             options: options.to_vec(),
+            cpus: cpus.to_vec(),
             ..UciConfig::new(epd_engine::find_program(&self.engine))
         };
         Ok(Box::new(UciEngine::start(config)?))

@@ -2278,3 +2278,57 @@ fn a_connection_flood_costs_a_restarting_player_nothing() {
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("closed, not signed on"), "the flood was shed");
 }
+
+/// A worker host (issue 47 item 1): one `epd play --instances N` keeps N
+/// slots of its player connected, each with its own engine and
+/// connection, so two games run at once from two processes; with
+/// `--use-affinity 0,1` slot k's engine thread runs on CPU k only. A
+/// slot more than the event's `instances` is replaced by the next
+/// sign-on and stops (it does not sign on again, which would replace
+/// another slot in turn).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_worker_keeps_its_slots_connected_and_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    let referee = Referee::start(
+        dir.path(),
+        "time_control = \"60+0.1\"\nrounds = 2\nconcurrency = 2\ndisconnect_grace = 10\n\
+         [[players]]\nname = \"alpha\"\ntoken = \"ta\"\ninstances = 2\n\
+         [[players]]\nname = \"beta\"\ninstances = 2\n",
+    );
+    let worker = |name: &str, extra: &[&str]| {
+        Command::new(EPD)
+            .args(["play", "--referee", &referee.addr, "--name", name, "--movetime", "20"])
+            .args(extra)
+            .env("EPD_TOKEN", "ta")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let alpha = worker("alpha", &["--instances", "3"]);
+    let beta = worker("beta", &["--instances", "2", "--use-affinity", "0,1"]);
+    let log = dir.path().join("referee.log");
+    wait_for_line(&log, "game 2 starts", Duration::from_secs(30));
+    // beta's threads while both games run: one on CPU 0, one on CPU 1.
+    let pinned: Vec<String> = std::fs::read_dir(format!("/proc/{}/task", beta.id()))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .filter_map(|s| s.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).map(|l| l.trim().to_owned()))
+        .collect();
+    let pgn = referee.finish(Duration::from_secs(120));
+    let out = |c: Child| String::from_utf8_lossy(&c.wait_with_output().unwrap().stderr).into_owned();
+    let (alpha_err, _) = (out(alpha), out(beta));
+    let g = games(&pgn);
+    assert_eq!(g.len(), 4, "{pgn}");
+    for x in &g {
+        assert!(!["abandoned", "rules infraction"].contains(&tag(x, "Termination")), "{}", x.1);
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (one, two) = (text.find("game 2 starts").unwrap(), text.find("game 1 over").unwrap());
+    assert!(one < two, "two games at once: game 2 started before game 1 ended");
+    assert!(pinned.iter().any(|c| c == "0") && pinned.iter().any(|c| c == "1"), "beta's threads: {pinned:?}");
+    assert_eq!(alpha_err.matches("this slot stops").count(), 1, "{alpha_err}");
+    assert_eq!(text.matches("signs on as alpha").count(), 3, "no slot signed on again after it was replaced:\n{text}");
+}

@@ -406,6 +406,22 @@ pub fn event_text(spec: &MatchSpec, seed: u64) -> Result<String, MatchError> {
     toml::to_string(&e).map_err(|x| err("epd match", x.to_string()))
 }
 
+/// The CPUs this process may run on (Linux: its Cpus_allowed_list), in
+/// order: with affinity, game slot `k` (an engine `epd match` or the
+/// referee starts, an `epd play --instances` slot) runs on the `k`-th.
+///
+/// # Errors
+/// No /proc/self/status (not Linux), or a list that does not read.
+pub fn allowed_cpus() -> Result<Vec<usize>, String> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| format!("affinity: cannot read /proc/self/status (Linux only): {e}"))?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .ok_or("affinity: no Cpus_allowed_list in /proc/self/status")?;
+    cpu_list(list.trim()).map_err(|e| format!("affinity: {e}"))
+}
+
 /// fastchess's CPU list, `3,5,7-11,13`: the CPUs in order, each once.
 ///
 /// # Errors

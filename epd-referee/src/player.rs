@@ -65,6 +65,10 @@ pub enum Session {
     },
     /// The referee sent no heartbeat: frozen, or its host is gone.
     Silent,
+    /// A newer sign-on of the player took this connection's place
+    /// ([`crate::protocol::REPLACED`]): signing on again would only
+    /// replace another of the player's connections.
+    Replaced,
 }
 
 /// Why a session could not go on.
@@ -148,6 +152,9 @@ pub fn session(
             Command::Fault => {
                 let why = client.record().and_then(|r| r.message.clone()).unwrap_or_default();
                 say(&format!("the referee reports a fault: {why}"));
+                if why.starts_with(crate::protocol::REPLACED) {
+                    return Ok(Session::Replaced);
+                }
             }
             Command::Disconnect => return Ok(Session::Over),
             Command::Inform | Command::Execute | Command::Conclude => {}

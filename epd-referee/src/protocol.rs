@@ -68,6 +68,12 @@ pub const HEARTBEAT_MS: &str = "Hbms";
 /// The shortest heartbeat the referee grants.
 pub const MIN_HEARTBEAT_MS: u64 = 100;
 
+/// How a fault tells a connection that a newer sign-on of its player
+/// took its place (the player was at its `instances`): the message
+/// starts so. A client told this stops rather than sign on again, which
+/// would replace another of its player's connections in turn.
+pub const REPLACED: &str = "replaced by a newer sign-on";
+
 /// The longest record accepted from a client, in bytes.
 pub const MAX_RECORD: usize = 4096;
 

@@ -21,7 +21,8 @@ pub const EXAMPLES: &str = "Examples:
   epd play --referee 127.0.0.1:16101 --name alpha                       # the built-in engine, on the clock
   epd play --referee 127.0.0.1:16101 --name sf --engine stockfish --hash 64
   epd play --referee host:16101 --name beta --token s3cret --depth 6 --resign-score 600 --resign-moves 3
-  epd play --serial /dev/ttyUSB0 --baud 9600 --name alpha              # a referee in serial mode";
+  epd play --serial /dev/ttyUSB0 --baud 9600 --name alpha              # a referee in serial mode
+  epd play --referee host:16101 --name dev --engine ./dev --instances --use-affinity  # a worker: a slot per CPU";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -85,11 +86,48 @@ pub struct Args {
     /// ever.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     heartbeat: f64,
+    /// Keep N game slots of the player connected (a worker host serving
+    /// an event): each slot has its own engine, started once and kept
+    /// between games, and its own connection, with the heartbeat and
+    /// failover of one. Without N: one slot per CPU this process may run
+    /// on. The event's `instances` for the player is the most the
+    /// referee takes at once.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_value_t = 1, default_missing_value = "0",
+          conflicts_with = "serial")]
+    instances: usize,
+    /// Pin slot k to the k-th CPU of CPUS (`0,2,4-7`; without CPUS the
+    /// CPUs this process may run on), as `epd match -use-affinity` pins
+    /// its engines: a UCI engine before its program runs, the built-in
+    /// engine's thread.
+    #[arg(long, value_name = "CPUS", num_args = 0..=1, default_missing_value = "")]
+    use_affinity: Option<String>,
 }
 
-fn engine(args: &Args) -> anyhow::Result<Box<dyn Engine>> {
+/// The slot's engine, pinned to `cpu` when given.
+fn engine(args: &Args, cpu: Option<usize>) -> anyhow::Result<Box<dyn Engine>> {
     let options = args.engine_options.uci(1)?;
-    args.engine.start(args.engine_options.hash, &options).with_context(|| format!("engine {}", args.engine.engine))
+    let cpus: Vec<usize> = cpu.into_iter().collect();
+    if !cpus.is_empty() && args.engine.engine == "builtin" {
+        epd_engine::pin_this_thread(&cpus)
+            .with_context(|| format!("cannot pin the built-in engine to CPU {cpus:?}"))?;
+    }
+    args.engine
+        .start_on(args.engine_options.hash, &options, &cpus)
+        .with_context(|| format!("engine {}", args.engine.engine))
+}
+
+/// The slots' CPUs: `None` without --use-affinity, else one per slot.
+fn slot_cpus(args: &Args, slots: usize) -> anyhow::Result<Option<Vec<usize>>> {
+    let Some(list) = &args.use_affinity else { return Ok(None) };
+    let cpus = if list.is_empty() {
+        epd_referee::matches::allowed_cpus().map_err(anyhow::Error::msg)?
+    } else {
+        epd_referee::matches::cpu_list(list).map_err(|e| anyhow::anyhow!("--use-affinity: {e}"))?
+    };
+    if cpus.len() < slots {
+        anyhow::bail!("--use-affinity: {} CPUs for {slots} slots: one CPU per slot", cpus.len());
+    }
+    Ok(Some(cpus))
 }
 
 /// The heartbeat asked of the referee, if any (TCP only).
@@ -138,24 +176,64 @@ fn connect(args: &Args, first: &mut usize) -> anyhow::Result<Client> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let mut engine = engine(&args)?;
-    // A lost connection (the referee restarted, the network broke) is
-    // tried again with backoff (--retries attempts); the referee brings a
-    // player that signs on again back into its game. Only disconnect ends
-    // the run.
+    let slots = match args.instances {
+        0 => epd_referee::matches::allowed_cpus()
+            .map(|c| c.len())
+            .or_else(|_| std::thread::available_parallelism().map(usize::from))
+            .unwrap_or(1),
+        n => n,
+    };
+    let cpus = slot_cpus(&args, slots)?;
+    if slots == 1 {
+        return serve(&args, cpus.as_ref().map(|c| c[0]), "epd play");
+    }
+    // Each slot on a thread of its own; the run ends when every slot is
+    // told to disconnect (or gives up), its first failure reported.
+    let failures: Vec<anyhow::Error> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..slots)
+            .map(|k| {
+                let (args, cpu) = (&args, cpus.as_ref().map(|c| c[k]));
+                scope.spawn(move || serve(args, cpu, &format!("epd play (slot {})", k + 1)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| match h.join() {
+                Ok(Ok(_)) => None,
+                Ok(Err(e)) => Some(e),
+                Err(_) => Some(anyhow::anyhow!("a slot panicked")),
+            })
+            .collect()
+    });
+    match failures.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(Outcome::Ok),
+    }
+}
+
+/// One slot: its engine (on `cpu`), connected and signed on until the
+/// referee says disconnect. A lost connection (the referee restarted,
+/// the network broke) is tried again with backoff (--retries attempts);
+/// the referee brings a player that signs on again back into its game.
+fn serve(args: &Args, cpu: Option<usize>, who: &str) -> anyhow::Result<Outcome> {
+    let mut engine = engine(args, cpu)?;
     let mut first = 0;
-    let count = addresses(&args).len().max(1);
+    let count = addresses(args).len().max(1);
     loop {
-        let client = connect(&args, &mut first)?;
-        match session(&args, &mut *engine, client)? {
+        let client = connect(args, &mut first)?;
+        match session(args, &mut *engine, client, who)? {
             Session::Over => return Ok(Outcome::Ok),
+            Session::Replaced => {
+                eprintln!("{who}: a newer sign-on of {} took this connection's place; this slot stops", args.name);
+                return Ok(Outcome::Ok);
+            }
             Session::Lost { why, heard } => {
-                eprintln!("epd play: {why}; connecting again");
+                eprintln!("{who}: {why}; connecting again");
                 first = retry_from(first, count, heard, false);
                 std::thread::sleep(Duration::from_millis(200));
             }
             Session::Silent => {
-                eprintln!("epd play: the referee has been silent past its heartbeat; trying the next address");
+                eprintln!("{who}: the referee has been silent past its heartbeat; trying the next address");
                 first = retry_from(first, count, true, true);
             }
         }
@@ -173,8 +251,8 @@ fn conduct(args: &Args) -> Conduct {
     }
 }
 
-fn session(args: &Args, engine: &mut dyn Engine, client: Client) -> anyhow::Result<Session> {
-    let mut say = |text: &str| eprintln!("epd play: {text}");
+fn session(args: &Args, engine: &mut dyn Engine, client: Client, who: &str) -> anyhow::Result<Session> {
+    let mut say = |text: &str| eprintln!("{who}: {text}");
     match player::session(&conduct(args), engine, client, &mut say) {
         Ok(s) => Ok(s),
         Err(e) => Err(anyhow::Error::new(e)),

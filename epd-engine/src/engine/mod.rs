@@ -38,7 +38,9 @@ mod builtin;
 mod uci_client;
 
 pub use builtin::{Builtin, MAX_HASH_MB};
-pub use uci_client::{find_program, PositionCommand, SearchAction, UciConfig, UciEngine, UciParts, UciSearch};
+pub use uci_client::{
+    find_program, pin_this_thread, PositionCommand, SearchAction, UciConfig, UciEngine, UciParts, UciSearch,
+};
 
 /// How much effort one position gets. See the module documentation for
 /// which limits are hard and which soft.

@@ -92,14 +92,7 @@ impl UciConfig {
 #[allow(unsafe_code)]
 fn pin(command: &mut Command, cpus: &[usize]) {
     use std::os::unix::process::CommandExt;
-    // SAFETY: cpu_set_t is plain bits, all zero an empty set; CPU_SET
-    // writes inside it for a CPU below CPU_SETSIZE (larger ones are left
-    // out, and an empty set fails the spawn).
-    let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
-    let size = core::mem::size_of::<libc::cpu_set_t>();
-    for &c in cpus.iter().filter(|&&c| c < 8 * size) {
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
+    let (set, size) = cpu_set(cpus);
     // SAFETY: the closure only makes one system call, which is
     // async-signal-safe, on a set copied into it before the fork.
     unsafe {
@@ -110,6 +103,47 @@ fn pin(command: &mut Command, cpus: &[usize]) {
                 Err(std::io::Error::last_os_error())
             }
         });
+    }
+}
+
+/// `cpus` as a `cpu_set_t` and its size (CPUs past CPU_SETSIZE left
+/// out: an empty set is refused by the system).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn cpu_set(cpus: &[usize]) -> (libc::cpu_set_t, usize) {
+    // SAFETY: cpu_set_t is plain bits, all zero an empty set; CPU_SET
+    // writes inside it for a CPU below CPU_SETSIZE.
+    let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+    let size = core::mem::size_of::<libc::cpu_set_t>();
+    for &c in cpus.iter().filter(|&&c| c < 8 * size) {
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    (set, size)
+}
+
+/// Runs the calling thread on `cpus` only (the built-in engine searches
+/// on the thread that calls it; a UCI engine is pinned with
+/// [`UciConfig::cpus`]).
+///
+/// # Errors
+/// A CPU the system lacks, or a system without CPU affinity (Linux
+/// only).
+#[allow(unsafe_code)]
+pub fn pin_this_thread(cpus: &[usize]) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let (set, size) = cpu_set(cpus);
+        // SAFETY: pid 0 is the calling thread; the set lives across the call.
+        if unsafe { libc::sched_setaffinity(0, size, &raw const set) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpus;
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "CPU affinity is Linux only"))
     }
 }
 
@@ -1550,6 +1584,29 @@ mod tests {
         let pinned = UciEngine::start(UciConfig { cpus: vec![last], ..config.clone() }).unwrap();
         assert_eq!(pinned.name(), last.to_string());
         assert!(UciEngine::start(UciConfig { cpus: vec![1000], ..config }).is_err(), "no CPU 1000 here");
+    }
+
+    /// `pin_this_thread` pins the calling thread only (the built-in
+    /// engine's slot in `epd play --instances`), and refuses a CPU the
+    /// machine lacks.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_pinned_to_a_cpu_runs_only_there() {
+        let allowed = || {
+            let s = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+            s.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_owned()
+        };
+        let before = allowed();
+        let last = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) - 1;
+        let (pinned, refused) = std::thread::spawn(move || {
+            pin_this_thread(&[last]).unwrap();
+            (allowed(), pin_this_thread(&[1000]).is_err())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(pinned, last.to_string());
+        assert!(refused, "no CPU 1000 here");
+        assert_eq!(allowed(), before, "the calling thread only");
     }
 
     /// MultiPV: set before a search only when the limits ask for another

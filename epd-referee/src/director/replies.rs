@@ -78,8 +78,8 @@ impl Director {
                 self.name_of(old),
                 live.len()
             ));
-            self.fault_record(old, &pos, &format!("replaced by a newer sign-on of {name:?}"));
-            self.drop_conn(old, "replaced by a newer sign-on");
+            self.fault_record(old, &pos, &format!("{} of {name:?}", crate::protocol::REPLACED));
+            self.drop_conn(old, crate::protocol::REPLACED);
         }
         let heartbeat = heartbeat_ms.map(Duration::from_millis);
         if let Some(c) = self.clients.get_mut(id) {

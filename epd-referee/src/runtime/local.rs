@@ -160,7 +160,7 @@ fn cpus(event: &Event) -> Result<(Option<Vec<usize>>, Option<String>), String> {
     let cpus = match &event.affinity {
         Affinity::Off => return Ok((None, None)),
         Affinity::Cpus(c) => c.clone(),
-        Affinity::All => allowed_cpus()?,
+        Affinity::All => crate::matches::allowed_cpus()?,
     };
     let threads = event
         .players
@@ -174,18 +174,6 @@ fn cpus(event: &Event) -> Result<(Option<Vec<usize>>, Option<String>), String> {
         ));
     }
     Ok((Some(cpus), None))
-}
-
-/// The CPUs the referee itself may run on (Linux: its
-/// Cpus_allowed_list).
-fn allowed_cpus() -> Result<Vec<usize>, String> {
-    let status = std::fs::read_to_string("/proc/self/status")
-        .map_err(|e| format!("affinity: cannot read /proc/self/status (Linux only): {e}"))?;
-    let list = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .ok_or("affinity: no Cpus_allowed_list in /proc/self/status")?;
-    crate::matches::cpu_list(list.trim()).map_err(|e| format!("affinity: {e}"))
 }
 
 /// A Chess960 event sets `UCI_Chess960` from the start (an engine that
@@ -318,7 +306,7 @@ async fn play(spec: &Spec, engine: Driven, tx: &mpsc::Sender<Inbox>, ids: &Atomi
         }
         conn.close(tx).await;
         match outcome {
-            Ok(Session::Over) => {
+            Ok(Session::Over | Session::Replaced) => {
                 e.quit().await;
                 return;
             }
