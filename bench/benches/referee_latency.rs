@@ -8,7 +8,8 @@
 //! `EPD_BENCH_QUICK=1`). Prints p50, p90, p99 and max per load, and
 //! moves per second. With `EPD_BENCH_STANDBY=1` a hot standby follows
 //! the referee (in this process, on a runtime of its own): every turn's
-//! records then wait for its acknowledgement.
+//! records then wait for its acknowledgement. `EPD_BENCH_JOURNAL_SYNC`
+//! sets the event's `journal_sync` (default `turn`).
 //!
 //! First, the director alone, without sockets or a clock: the same
 //! instant-move clients as inputs, appends acknowledged at once, time
@@ -27,7 +28,8 @@ fn event(dir: &std::path::Path, games: usize) -> Event {
     let text = format!(
         "event = \"latency\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"3600+0\"\nrounds = {rounds}\n\
          concurrency = {games}\nreset_delay = 0\nconclude_delay = 0\nsupervisor_token = \"bench\"\n\
-         [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+         journal_sync = \"{sync}\"\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n",
+        sync = std::env::var("EPD_BENCH_JOURNAL_SYNC").unwrap_or_else(|_| "turn".into())
     );
     Event::parse(&text, dir).expect("a valid event")
 }

@@ -1657,7 +1657,7 @@ fn sockets_of(pid: u32) -> usize {
 /// Hostile clients against a referee with games running (12 games of
 /// two `epd play` clients): 1,000
 /// connections opened and dropped (250 held at a time, some with half a
-/// line; the referee keeps the newest 32 of them and closes the rest), 10 MB of random bytes on one connection, and a slow-loris
+/// line), 10 MB of random bytes on one connection, and a slow-loris
 /// client that sends a byte a second and never a newline. The referee
 /// drops the slow loris when its line times out, its resident memory
 /// stays within 16 MiB of what it was before, its open descriptors come
@@ -1705,9 +1705,7 @@ fn hostile_clients_cost_the_referee_nothing() {
         drop(conns);
         eprintln!("batch {batch}: {} descriptors", fds_and_rss(pid).0);
     }
-    // The slow loris, from here on: a byte a second, no newline (after
-    // the 1,000: it would be the oldest connection of its address waiting
-    // to sign on, and the first closed as they came).
+    // The slow loris, from here on: a byte a second, no newline.
     let addr = referee.addr.clone();
     let loris = std::thread::spawn(move || {
         let mut s = TcpStream::connect(&addr).unwrap();
@@ -2162,10 +2160,11 @@ fn a_second_sign_on_with_the_token_takes_the_game_over() {
 /// referee closes it, while a player's program is killed and started
 /// again mid-game. Before, they filled the 1,024 connections the
 /// referee takes and the restarted player waited in the listen queue
-/// until its games were lost as abandoned. Now at most 32 from one
-/// address wait to sign on (the oldest are closed): the player signs
-/// on again within the grace, no game is lost, the log grows by far
-/// less than a megabyte, and the referee's sockets come back.
+/// until its games were lost as abandoned. Now of the connections that
+/// have waited a second to sign on at most 32 from one address are kept
+/// (the oldest are closed): the player signs on again within the grace,
+/// no game is lost, the log grows by far less than a megabyte, and the
+/// referee's sockets come back.
 #[test]
 #[cfg(target_os = "linux")]
 fn a_connection_flood_costs_a_restarting_player_nothing() {

@@ -3,7 +3,7 @@
 
 use epd_referee::director::{
     CONNECTION_NOTES, CONNECTION_NOTE_REFILL, FAULT_BURST, FAULT_REFILL, LOG_ECHO, MAX_UNSIGNED,
-    MAX_UNSIGNED_PER_ADDRESS, SIGN_ON_TIMEOUT,
+    MAX_UNSIGNED_PER_ADDRESS, SIGN_ON_TIMEOUT, UNSIGNED_GRACE,
 };
 use epd_referee::protocol::MAX_RECORD;
 use epd_referee::runtime::{LINE_TIMEOUT, MAX_CLIENTS};
@@ -25,6 +25,7 @@ fn the_limits_table_states_the_constants() {
         ("director::FAULT_BURST", FAULT_BURST.to_string()),
         ("director::FAULT_REFILL", format!("one per {} ms", FAULT_REFILL.as_millis())),
         ("director::LOG_ECHO", format!("{LOG_ECHO} bytes")),
+        ("director::UNSIGNED_GRACE", format!("{} s", UNSIGNED_GRACE.as_secs())),
         ("director::MAX_UNSIGNED_PER_ADDRESS", MAX_UNSIGNED_PER_ADDRESS.to_string()),
         ("director::MAX_UNSIGNED", MAX_UNSIGNED.to_string()),
         ("director::CONNECTION_NOTES", CONNECTION_NOTES.to_string()),

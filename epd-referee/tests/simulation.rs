@@ -28,10 +28,10 @@
 //!   one more per `FAULT_REFILL` (a garbage storm closes it);
 //! - connections that never sign on (a fifth of the seeds flood the
 //!   referee with 150 to 350 of them from one to twelve addresses,
-//!   re-opened as they are closed) are held within
-//!   `MAX_UNSIGNED_PER_ADDRESS` from one address and `MAX_UNSIGNED` in
-//!   all after every step; no player's connection is ever closed for
-//!   them, and the log's notes about them stay within their allowance
+//!   re-opened as they are closed): of those that have waited
+//!   `UNSIGNED_GRACE`, at most `MAX_UNSIGNED_PER_ADDRESS` from one
+//!   address and `MAX_UNSIGNED` in all are left after every step; no
+//!   player's connection is ever closed for them, and the log's notes about them stay within their allowance
 //!   (`CONNECTION_NOTES` at once, one per `CONNECTION_NOTE_REFILL`);
 //! - once the faults stop, the event finishes within a bound.
 //!

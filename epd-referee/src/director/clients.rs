@@ -70,6 +70,8 @@ pub(super) struct Conn {
     pub(super) peer: String,
     /// The address it connects from ([`address_of`]).
     addr: String,
+    /// When it connected.
+    since: Instant,
     /// The player it signed on as.
     pub(super) player: Option<usize>,
     /// The game it plays.
@@ -93,8 +95,6 @@ pub(super) struct Clients {
     /// The connections of players the referee runs itself, connected or
     /// closing: their records need not wait for the journal.
     local: BTreeSet<ConnId>,
-    /// A connection came since the caps were last applied.
-    arrived: bool,
     /// Notes the log may still take about connections not signed on.
     notes: Allowance,
     /// Such notes left out since the last one logged.
@@ -109,7 +109,6 @@ impl Clients {
             conns: BTreeMap::new(),
             closing: BTreeSet::new(),
             local: BTreeSet::new(),
-            arrived: false,
             notes: Allowance::new(super::CONNECTION_NOTES, super::CONNECTION_NOTE_REFILL, now),
             notes_left_out: 0,
         }
@@ -119,11 +118,10 @@ impl Clients {
     pub(super) fn connect(&mut self, id: ConnId, peer: String, reach: Reach, now: Instant) {
         let faults = Allowance::new(super::FAULT_BURST, super::FAULT_REFILL, now);
         let addr = address_of(&peer);
-        self.conns.insert(id, Conn { peer, addr, player: None, game: None, quiet_until: now, heartbeat: None, faults });
+        let conn = Conn { peer, addr, since: now, player: None, game: None, quiet_until: now, heartbeat: None, faults };
+        self.conns.insert(id, conn);
         if reach == Reach::Local {
             self.local.insert(id);
-        } else {
-            self.arrived = true;
         }
     }
 
@@ -143,41 +141,59 @@ impl Clients {
         }
     }
 
-    /// Connections waiting to sign on, as [`Clients::over_the_caps`]
-    /// counts them: in all, and the most from one address.
-    #[must_use]
-    pub(super) fn waiting(&self, exempt: impl Fn(ConnId) -> bool) -> (usize, usize) {
-        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    /// Connections waiting to sign on since `before` or earlier (the
+    /// ones the caps count), as (id, address), oldest first; and when the
+    /// first of the others comes to count.
+    fn waiting_since(
+        &self,
+        before: Instant,
+        exempt: impl Fn(ConnId) -> bool,
+    ) -> (Vec<(ConnId, &str)>, Option<Instant>) {
+        let mut next: Option<Instant> = None;
+        let mut old = Vec::new();
         for (&id, c) in &self.conns {
-            if c.player.is_none() && !self.local.contains(&id) && !exempt(id) {
-                *count.entry(c.addr.as_str()).or_default() += 1;
+            if c.player.is_some() || self.local.contains(&id) || exempt(id) {
+                continue;
             }
+            if c.since <= before {
+                old.push((id, c.addr.as_str()));
+            } else {
+                next = Some(next.map_or(c.since, |n| n.min(c.since)));
+            }
+        }
+        (old, next)
+    }
+
+    /// Connections that have waited to sign on since `before` or earlier:
+    /// in all, and the most from one address.
+    #[must_use]
+    pub(super) fn waiting(&self, before: Instant, exempt: impl Fn(ConnId) -> bool) -> (usize, usize) {
+        let (old, _) = self.waiting_since(before, exempt);
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, a) in old {
+            *count.entry(a).or_default() += 1;
         }
         (count.values().sum(), count.values().copied().max().unwrap_or(0))
     }
 
-    /// The connections not signed on to close, oldest first, if any came
-    /// since the last call: the oldest of an address's beyond
-    /// `per_address`, then the oldest of all beyond `total`. Players the
-    /// referee runs itself and the connections `exempt` names (a
-    /// standby's) are not counted.
+    /// The connections to close of those that have waited to sign on
+    /// since `before` or earlier (a connection that signs on at once is
+    /// never counted, however many come together), oldest first: an
+    /// address's oldest beyond `per_address`, then the oldest of all
+    /// beyond `total`; and when the first of the others will have waited
+    /// as long (`None`: nobody else waits). Players the referee runs
+    /// itself and the connections `exempt` names (a standby's) are not
+    /// counted.
     pub(super) fn over_the_caps(
-        &mut self,
+        &self,
         per_address: usize,
         total: usize,
+        before: Instant,
         exempt: impl Fn(ConnId) -> bool,
-    ) -> Vec<ConnId> {
-        if !std::mem::take(&mut self.arrived) {
-            return Vec::new();
-        }
-        let waiting: Vec<(ConnId, &str)> = self
-            .conns
-            .iter()
-            .filter(|&(&id, c)| c.player.is_none() && !self.local.contains(&id) && !exempt(id))
-            .map(|(&id, c)| (id, c.addr.as_str()))
-            .collect();
+    ) -> (Vec<ConnId>, Option<Instant>) {
+        let (waiting, next) = self.waiting_since(before, exempt);
         if waiting.len() <= per_address.min(total) {
-            return Vec::new();
+            return (Vec::new(), next);
         }
         let mut count: BTreeMap<&str, usize> = BTreeMap::new();
         for &(_, a) in &waiting {
@@ -200,7 +216,7 @@ impl Clients {
                 kept -= 1;
             }
         }
-        shed.into_iter().collect()
+        (shed.into_iter().collect(), next)
     }
 
     /// Charges a fault to `id` at `now`: whether it is still within its
@@ -363,34 +379,39 @@ mod tests {
         }
     }
 
-    /// The caps close the oldest connections not signed on: an address's
-    /// beyond its share first, then the oldest of all beyond the total.
-    /// Signed-on, local and exempt connections are not counted, and
-    /// nothing is closed unless a connection came since the last call.
+    /// The caps close the oldest connections that have waited to sign
+    /// on long enough: an address's beyond its share first, then the
+    /// oldest of all beyond the total. Younger, signed-on, local and
+    /// exempt connections are not counted; the next instant one comes to
+    /// count is told.
     #[test]
     fn the_oldest_unsigned_connections_go_first() {
         let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
         let mut c = Clients::new(t0);
         // 1-5 from one address, 6-8 from others, 9 local, 10 signed on,
-        // 11 a standby.
+        // 11 a standby, 12 and 13 later.
         for id in 1..=5 {
-            c.connect(id, format!("10.0.0.1:{}", 4000 + id), Reach::Remote, t0);
+            c.connect(id, format!("10.0.0.1:{}", 4000 + id), Reach::Remote, ms(id));
         }
         for id in 6..=8 {
-            c.connect(id, format!("10.0.0.{id}:4000"), Reach::Remote, t0);
+            c.connect(id, format!("10.0.0.{id}:4000"), Reach::Remote, ms(id));
         }
-        c.connect(9, "engine".into(), Reach::Local, t0);
-        c.connect(10, "10.0.0.1:5000".into(), Reach::Remote, t0);
+        c.connect(9, "engine".into(), Reach::Local, ms(9));
+        c.connect(10, "10.0.0.1:5000".into(), Reach::Remote, ms(10));
         c.get_mut(10).unwrap().player = Some(0);
-        c.connect(11, "10.0.0.1:5001".into(), Reach::Remote, t0);
+        c.connect(11, "10.0.0.1:5001".into(), Reach::Remote, ms(11));
+        c.connect(12, "[::1]:4000".into(), Reach::Remote, ms(12));
+        c.connect(13, "10.0.0.1:4013".into(), Reach::Remote, ms(13));
         let standby = |id| id == 11;
-        assert_eq!(c.over_the_caps(3, 100, standby), vec![1, 2], "two of 10.0.0.1's five");
-        assert_eq!(c.over_the_caps(3, 100, standby), Vec::<ConnId>::new(), "nothing came since");
-        c.connect(12, "[::1]:4000".into(), Reach::Remote, t0);
-        // Left: 1-8 and 12, unsigned; a total of 4 closes the oldest five.
-        assert_eq!(c.over_the_caps(5, 4, standby), vec![1, 2, 3, 4, 5]);
-        c.connect(13, "10.0.0.1:4013".into(), Reach::Remote, t0);
-        assert_eq!(c.over_the_caps(2, 4, standby), vec![1, 2, 3, 4, 5, 6], "per address, then in all");
+        assert_eq!(c.over_the_caps(3, 100, ms(0), standby), (vec![], Some(ms(1))), "nobody has waited");
+        assert_eq!(c.over_the_caps(3, 100, ms(8), standby), (vec![1, 2], Some(ms(12))), "two of 10.0.0.1's five");
+        assert_eq!(c.waiting(ms(8), standby), (8, 5));
+        // A total of 4 closes the oldest four of the eight; 12 and 13
+        // have not waited long enough to count.
+        assert_eq!(c.over_the_caps(5, 4, ms(8), standby), (vec![1, 2, 3, 4], Some(ms(12))));
+        // Both: 10.0.0.1's six less two, then the oldest of all to four.
+        assert_eq!(c.over_the_caps(4, 4, ms(13), standby), (vec![1, 2, 3, 4, 5, 6], None));
         assert_eq!(address_of("[::1]:4000"), "::1");
         assert_eq!(address_of("/dev/ttyS0"), "/dev/ttyS0");
         assert_eq!(address_of("10.0.0.1:4000"), "10.0.0.1");

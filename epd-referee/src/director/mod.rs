@@ -89,15 +89,21 @@ pub const FAULT_BURST: u32 = 32;
 /// second is never closed for it; a flood of garbage is, after the burst.
 pub const FAULT_REFILL: Duration = Duration::from_millis(100);
 
-/// Connections from one address that have not signed on (yet), at most:
-/// when one more comes, the oldest of them is closed. A flood from one
-/// address costs only its own connections.
+/// How long a connection may wait to sign on before it counts against
+/// [`MAX_UNSIGNED_PER_ADDRESS`] and [`MAX_UNSIGNED`]: clients that sign on
+/// as they connect are never counted, however many come at once (a
+/// worker host's slots, a referee's restart).
+pub const UNSIGNED_GRACE: Duration = Duration::from_secs(1);
+
+/// Connections from one address that have waited [`UNSIGNED_GRACE`] to
+/// sign on, at most: beyond, the oldest of them are closed. A flood from
+/// one address costs only its own connections.
 pub const MAX_UNSIGNED_PER_ADDRESS: usize = 32;
 
-/// Connections that have not signed on (yet), at most, from all
-/// addresses: when one more comes, the oldest of them is closed. With
-/// the runtime's room for every player the event names beyond these, a
-/// flood never keeps a player from signing on.
+/// Connections that have waited [`UNSIGNED_GRACE`] to sign on, at most,
+/// from all addresses: beyond, the oldest are closed. The runtime keeps
+/// room for every player the event names beyond these, so a flood never
+/// keeps a player out for longer than the grace.
 pub const MAX_UNSIGNED: usize = 256;
 
 /// Notes about connections that have not signed on (connected, closed,
@@ -376,6 +382,9 @@ enum Due {
     Ack,
     /// The live display's state is published.
     Publish,
+    /// A connection has waited [`UNSIGNED_GRACE`] to sign on: the caps
+    /// on such connections are applied.
+    Shed,
 }
 
 /// Where the event stands.
@@ -633,12 +642,15 @@ impl Director {
         })
     }
 
-    /// Connections waiting to sign on: in all, and the most from one
-    /// address. Once a step has ended they are within [`MAX_UNSIGNED`]
-    /// and [`MAX_UNSIGNED_PER_ADDRESS`].
+    /// Connections that have waited [`UNSIGNED_GRACE`] or longer to sign
+    /// on: in all, and the most from one address. Once a step has ended
+    /// they are within [`MAX_UNSIGNED`] and [`MAX_UNSIGNED_PER_ADDRESS`].
     #[must_use]
     pub fn waiting_to_sign_on(&self) -> (usize, usize) {
-        self.clients.waiting(|id| self.replication.is_follower(id))
+        match self.now.checked_sub(UNSIGNED_GRACE) {
+            Some(before) => self.clients.waiting(before, |id| self.replication.is_follower(id)),
+            None => (0, 0),
+        }
     }
 
     /// Games over so far.
@@ -665,6 +677,9 @@ impl Director {
                 let text = format!("#{id} connected from {peer}");
                 self.connection_note(&text);
                 self.clients.connect(id, peer, reach, now);
+                if reach == Reach::Remote && self.timers.get(Due::Shed).is_none() {
+                    self.timers.set(Due::Shed, Some(now + UNSIGNED_GRACE));
+                }
                 self.timers.set(Due::SignOn(id), Some(now + SIGN_ON_TIMEOUT));
             }
             Input::Line { id, line, at } => {
@@ -782,7 +797,6 @@ impl Director {
     fn end_step(&mut self) {
         if self.phase.playing() {
             let now = self.now;
-            self.shed_unsigned();
             self.tick(now);
             self.commit();
             self.schedule_publish();
@@ -1004,14 +1018,22 @@ impl Director {
         }
     }
 
-    /// Closes the connections not signed on beyond
-    /// [`MAX_UNSIGNED_PER_ADDRESS`] from one address and [`MAX_UNSIGNED`]
-    /// in all, the oldest first (at the end of a step, so that a client
-    /// whose sign-on came in the same turn as its connection is counted
-    /// as signed on). Each is told why; the log gets one note per step.
+    /// Closes the connections that have waited [`UNSIGNED_GRACE`] to sign
+    /// on beyond [`MAX_UNSIGNED_PER_ADDRESS`] from one address and
+    /// [`MAX_UNSIGNED`] in all, the oldest first, and looks again when
+    /// the next one will have waited as long. Each is told why; the log
+    /// gets one note.
     fn shed_unsigned(&mut self) {
+        let Some(before) = self.now.checked_sub(UNSIGNED_GRACE) else {
+            // Within a second of the clock's origin nobody has waited.
+            self.timers.set(Due::Shed, Some(self.now + UNSIGNED_GRACE));
+            return;
+        };
         let replication = &self.replication;
-        let shed = self.clients.over_the_caps(MAX_UNSIGNED_PER_ADDRESS, MAX_UNSIGNED, |id| replication.is_follower(id));
+        let (shed, next) = self
+            .clients
+            .over_the_caps(MAX_UNSIGNED_PER_ADDRESS, MAX_UNSIGNED, before, |id| replication.is_follower(id));
+        self.timers.set(Due::Shed, next.map(|t| t + UNSIGNED_GRACE));
         if shed.is_empty() {
             return;
         }
@@ -1132,6 +1154,7 @@ impl Director {
     fn tick(&mut self, now: Instant) {
         for due in self.timers.take_due(now) {
             match due {
+                Due::Shed => self.shed_unsigned(),
                 Due::SignOn(id) => {
                     if self.clients.get(id).is_some_and(|c| c.player.is_none()) {
                         let pos = Position::startpos();

@@ -38,6 +38,12 @@ impl<K: Copy + Ord + Hash, T: Copy + Ord> Timers<K, T> {
         }
     }
 
+    /// When `key` falls due, if it is set.
+    #[must_use]
+    pub(crate) fn get(&self, key: K) -> Option<T> {
+        self.at.get(&key).copied()
+    }
+
     /// The nearest deadline.
     #[must_use]
     pub(crate) fn next(&self) -> Option<T> {
