@@ -28,7 +28,8 @@ fn event(dir: &std::path::Path, games: usize) -> Event {
     let text = format!(
         "event = \"latency\"\nlisten = \"127.0.0.1:0\"\ntime_control = \"3600+0\"\nrounds = {rounds}\n\
          concurrency = {games}\nreset_delay = 0\nconclude_delay = 0\nsupervisor_token = \"bench\"\n\
-         journal_sync = \"{sync}\"\n[[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n",
+         journal_sync = \"{sync}\"\n[[players]]\nname = \"a\"\ninstances = {games}\n\
+         [[players]]\nname = \"b\"\ninstances = {games}\n",
         sync = std::env::var("EPD_BENCH_JOURNAL_SYNC").unwrap_or_else(|_| "turn".into())
     );
     Event::parse(&text, dir).expect("a valid event")

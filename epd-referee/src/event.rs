@@ -210,6 +210,10 @@ pub struct Player {
     pub instances: Option<u32>,
 }
 
+/// The most connections a player served over the network (no `command`
+/// or `uci`) may keep signed on at once: its `instances`, at most this.
+pub const MAX_NETWORK_INSTANCES: u32 = 4096;
+
 /// The value of a UCI option in the event file: a number (spin), true or
 /// false (check), or text (string, combo).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -933,10 +937,14 @@ impl Event {
             if f.players[..i].iter().any(|q| q.name == p.name) {
                 return Err(EventError { at: None, message: format!("two players are named {:?}", p.name) });
             }
-            if p.instances.is_some_and(|n| n == 0 || n > 256) {
+            // The referee starts at most 256 copies of a program; a
+            // player served over the network (worker hosts) may keep up
+            // to MAX_NETWORK_INSTANCES connections.
+            let most = if p.command.is_some() || p.uci.is_some() { 256 } else { MAX_NETWORK_INSTANCES };
+            if p.instances.is_some_and(|n| n == 0 || n > most) {
                 return Err(EventError {
                     at: None,
-                    message: format!("player {:?}: instances must be 1 to 256", p.name),
+                    message: format!("player {:?}: instances must be 1 to {most}", p.name),
                 });
             }
             if p.command.as_ref().is_some_and(Vec::is_empty) {
@@ -1301,6 +1309,23 @@ name = "delta"
         let e = Event::parse(&EXAMPLE.replace("roundS", "x").replace("rounds = 1", "roundz = 1"), Path::new("."))
             .unwrap_err();
         assert_eq!(e.at.map(|(l, _)| l), Some(6), "{e}");
+    }
+
+    /// A player the referee starts has at most 256 copies; one served
+    /// over the network (worker hosts) may keep up to
+    /// MAX_NETWORK_INSTANCES connections.
+    #[test]
+    fn instances_are_bounded_by_who_starts_the_player() {
+        let event = |player: &str| {
+            format!("event = \"e\"\ntime_control = \"5+0\"\nconcurrency = 600\n[[players]]\nname = \"a\"\n{player}\n[[players]]\nname = \"b\"\n")
+        };
+        let net = Event::parse(&event("instances = 600"), Path::new(".")).unwrap();
+        assert_eq!(net.players[0].instances(), 600);
+        let most = MAX_NETWORK_INSTANCES;
+        let e = Event::parse(&event(&format!("instances = {}", most + 1)), Path::new(".")).unwrap_err();
+        assert!(e.to_string().contains(&format!("instances must be 1 to {most}")), "{e}");
+        let e = Event::parse(&event("instances = 600\ncommand = [\"epd\", \"play\"]"), Path::new(".")).unwrap_err();
+        assert!(e.to_string().contains("instances must be 1 to 256"), "{e}");
     }
 
     /// The key table is the event file's: each key's example parses,
