@@ -11,6 +11,7 @@ use epd_core::{Record, Verdict};
 use regex::Regex;
 use serde::Serialize;
 
+use crate::fields::Fields;
 use crate::key::{KeyBook, Solution};
 use crate::measure::{measure, Measured};
 use crate::spool::{read_array, At, Item, Seen, Spool, Text};
@@ -587,11 +588,11 @@ impl RunStats {
         grouping: &Grouping,
         detail: bool,
     ) -> (Brief, Option<Judged>) {
-        let mut own = std::mem::take(&mut self.own);
-        let m = measure(rec, line, key, grouping, &mut own, detail);
+        let f = Fields::of(rec, std::mem::take(&mut self.own));
+        let m = measure(&f, line, key, grouping, detail);
         let done = self.apply(&m, detail);
         drop(m);
-        self.own = own;
+        self.own = f.own;
         done
     }
 
