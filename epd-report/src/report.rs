@@ -973,7 +973,8 @@ pub fn build(
 #[derive(Clone, Copy, Debug)]
 struct Want {
     at: At,
-    /// 1: a duplicate id (`first` its first line); 2 + 2k and
+    /// 1: a duplicate id (`at` its first line, `first` the duplicate's
+    /// line); 2 + 2k and
     /// 3 + 2k: newly solved and newly failed of the k-th comparison whose
     /// `b` is this run.
     list: u32,
@@ -1050,8 +1051,9 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
     let mut wanted: Spool<Want> = Spool::default();
     dup_ids.seal();
     for s in dup_ids.iter() {
+        // The id is read at the first line; `first` holds the duplicate's.
         let s = s?;
-        wanted.push(Want { at: At { line: s.line(), offset: s.offset() }, list: 1, first: s.hash })?;
+        wanted.push(Want { at: At { line: s.hash, offset: s.offset() }, list: 1, first: s.line() })?;
     }
     drop(dup_ids);
     for (k, c) in mine.iter_mut().enumerate() {
@@ -1074,7 +1076,7 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
             match w.list {
                 1 => {
                     let shown = id.unwrap_or_default();
-                    if let Err(e) = run.issues.push_duplicate_id(w.at.line, w.first, shown) {
+                    if let Err(e) = run.issues.push_duplicate_id(w.first, w.at.line, shown) {
                         run.spool_error.get_or_insert(e);
                     }
                 }

@@ -854,8 +854,9 @@ impl RunStats {
         self.distributions = DIST_NAMES.iter().zip(&self.dists).map(|(&k, d)| (k, d.spread())).collect();
     }
 
-    /// The duplicate positions, as issues; the duplicate ids, as
-    /// (line, first line) to be named once their ids are read again.
+    /// The duplicate positions, as issues; the duplicate ids, as (first
+    /// line, line) to be named once their ids are read again, in the
+    /// order of their first lines.
     ///
     /// # Errors
     /// Reading or writing a spool failed.
@@ -881,9 +882,11 @@ impl RunStats {
         for s in seen.iter() {
             let s = s?;
             match first {
-                // The duplicate's line and id, and the first line as the
-                // hash.
-                Some(f) if f.hash == s.hash => dup_ids.push(Seen::new(f.line(), s.line(), s.offset()))?,
+                // The first line as the hash, the duplicate's line, and
+                // where the id is in the first line: the id is read there
+                // (ids of one hash are one id), so a run that repeats
+                // itself reads each id once.
+                Some(f) if f.hash == s.hash => dup_ids.push(Seen::new(f.line(), s.line(), f.offset()))?,
                 _ => first = Some(s),
             }
         }
