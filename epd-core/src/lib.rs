@@ -109,7 +109,8 @@ pub use perft::{
 };
 pub use position::{History, IllegalMoveError, Position, PositionError, Setup, Status, Validation};
 pub use record::{
-    Operand, OperandInput, Operation, Record, SetError, Value, MAX_DIAGNOSTICS, MAX_SPEC_LINE, MAX_STRING,
+    Operand, OperandInput, Operation, Record, RecordVisitor, SetError, Value, VisitedOperand, MAX_DIAGNOSTICS,
+    MAX_SPEC_LINE, MAX_STRING,
 };
 pub use registers::Registers;
 pub use role::{Piece, Role};

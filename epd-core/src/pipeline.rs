@@ -78,6 +78,24 @@ pub trait Processor: Send {
         false
     }
 
+    /// `true` if the verb can handle a valid record already in canonical
+    /// form from its line alone ([`Processor::canonical`]): the pipeline
+    /// then offers it every line, in place, before parsing it.
+    fn takes_canonical(&self) -> bool {
+        false
+    }
+
+    /// Handles the record of line `job.text` as [`Processor::record`]
+    /// would, if the verb can without the record being built (reading the
+    /// line with [`Record::read_canonical`], `rec` lending its buffers);
+    /// `None` when it cannot, with nothing written or counted: the line is
+    /// then parsed and goes to [`Processor::record`] if valid. Called only
+    /// when [`Processor::takes_canonical`] says so.
+    fn canonical(&mut self, rec: &mut Record, job: Job<'_, Self::Counts>) -> Option<Result<(), Interrupted>> {
+        let _ = (rec, job);
+        None
+    }
+
     /// Handles one valid record `rec`: appends the output line, `\n`
     /// included, to `job.out`, and may add diagnostics to `job.diags`
     /// (which do not make the record invalid).
@@ -623,7 +641,8 @@ fn serial<P: Processor, R: BufRead, W: Write>(
     // reader's buffer without copying it; a line that is not a valid
     // record already in canonical form is then copied and goes the
     // general way, parsed.
-    let in_place = proc.copies_canonical();
+    let takes = proc.takes_canonical();
+    let in_place = proc.copies_canonical() || takes;
     loop {
         if config.stopped() {
             summary.interrupted = true;
@@ -654,6 +673,50 @@ fn serial<P: Processor, R: BufRead, W: Write>(
                     let text = &available[..i];
                     if is_blank(text) {
                         line.clear();
+                    } else if takes {
+                        diags.clear();
+                        out.clear();
+                        let mut counts = P::Counts::default();
+                        let line_no = lines_before + summary.lines + 1;
+                        let job = Job { line: line_no, text, diags: &mut diags, out: &mut out, counts: &mut counts };
+                        match proc.canonical(&mut rec, job) {
+                            Some(Ok(())) => {
+                                summary.lines += 1;
+                                summary.records += 1;
+                                for d in &diags {
+                                    match d.severity {
+                                        Severity::Error => summary.errors += 1,
+                                        Severity::Warning => summary.warnings += 1,
+                                    }
+                                }
+                                if !diags.is_empty() {
+                                    report(&LineReport { line_no, text, diagnostics: &diags });
+                                }
+                                summary.counts += counts;
+                                if writes {
+                                    output.put(&out)?;
+                                }
+                                input.consume(i + 1);
+                                output.done()?;
+                                if config.flush_each {
+                                    progress(&summary);
+                                }
+                                continue;
+                            }
+                            Some(Err(Interrupted)) => {
+                                summary.interrupted = true;
+                                break;
+                            }
+                            // Not taken: read in full (the fast path has
+                            // had its try).
+                            None => {
+                                diags.clear();
+                                rec.parse_general(text, mode, &mut diags);
+                                parsed = true;
+                                line.clear();
+                                line.extend_from_slice(text);
+                            }
+                        }
                     } else {
                         diags.clear();
                         // A canonical line is judged without building its

@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use epd_core::{Move, Opcode, Position, Record, SanMode};
+use epd_core::{Move, Position, Record, SanMode};
+
+use crate::fields::Fields;
 
 /// What a record is judged by.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,28 +35,8 @@ impl Solution {
 
     /// Reads the key `rec` carries into this one, reusing its buffers.
     pub fn read(&mut self, rec: &Record) {
-        fn moves(rec: &Record, op: Opcode, into: &mut Option<Vec<Move>>) {
-            match rec.get_known(op) {
-                Some(o) => {
-                    let v = into.get_or_insert_with(Vec::new);
-                    v.clear();
-                    v.extend(o.moves().flatten());
-                }
-                None => *into = None,
-            }
-        }
-        moves(rec, Opcode::Bm, &mut self.bm);
-        moves(rec, Opcode::Am, &mut self.am);
-        self.dm = rec
-            .get_known(Opcode::Dm)
-            .and_then(|o| o.operand(0))
-            .and_then(|o| o.as_integer())
-            .and_then(|v| u32::try_from(v).ok())
-            .filter(|&v| v > 0);
-        self.points.clear();
-        if let Some(pos) = rec.position() {
-            points_of(rec, pos, &mut self.points);
-        }
+        let own = std::mem::take(self);
+        *self = Fields::of(rec, own).own;
     }
 
     /// Nothing to judge by: no bm, am, dm or points.
@@ -73,19 +55,15 @@ impl Solution {
     }
 }
 
-fn text_of<'a>(rec: &'a Record, op: &str) -> Option<&'a [u8]> {
-    rec.get(op).and_then(|o| o.operand(0)).map(|o| o.text())
+fn text_of<'a>(rec: &Fields<'a>, op: &str) -> Option<&'a [u8]> {
+    rec.text(op).map(|o| o.text)
 }
 
 /// The STS points of a record: `c0 "MOVE=N, MOVE=N"` in SAN, else `c8`
 /// (points, blank-separated) paired with `c9` (UCI) or `c7` (SAN). A list
 /// that does not read completely (an unknown move, a bad number) gives
 /// no points rather than some.
-fn points_of(rec: &Record, pos: &Position, out: &mut Vec<(Move, u32)>) {
-    *out = points_list(rec, pos);
-}
-
-fn points_list(rec: &Record, pos: &Position) -> Vec<(Move, u32)> {
+pub(crate) fn points_list(rec: &Fields<'_>, pos: &Position) -> Vec<(Move, u32)> {
     // A comment without `=` is no points list (most results files).
     if let Some(c0) = text_of(rec, "c0").filter(|t| t.contains(&b'=')) {
         let text = String::from_utf8_lossy(c0);

@@ -35,6 +35,7 @@
 //! probes, and the iterations' results with their moving average, as text,
 //! JSON and a page of the same kind.
 
+mod fields;
 mod html;
 mod key;
 mod measure;

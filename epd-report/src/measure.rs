@@ -13,9 +13,10 @@
 
 use std::borrow::Cow;
 
-use epd_core::{judge, played_move, Opcode, Record, Score, Verdict};
+use epd_core::{judge, Opcode, Score, Verdict};
 
-use crate::key::{position_key, KeyBook, Lookup, Solution};
+use crate::fields::Fields;
+use crate::key::{position_key, KeyBook, Lookup};
 use crate::run::{Grouping, MateClass, SOLVE_ACN, SOLVE_MS};
 use crate::spool::At;
 
@@ -126,80 +127,76 @@ pub(crate) fn micros_of_millis(text: &[u8]) -> Option<(i64, i64)> {
 }
 
 /// The solve-time extension, microseconds and resolution.
-fn solve_micros(rec: &Record) -> Option<(i64, i64)> {
-    let o = rec.get(SOLVE_MS).and_then(|o| o.operand(0))?;
-    match o.as_integer() {
+fn solve_micros(f: &Fields<'_>) -> Option<(i64, i64)> {
+    let o = f.text(SOLVE_MS)?;
+    match o.integer() {
         Some(ms) if ms >= 0 => Some((ms.saturating_mul(1000), 1000)),
-        _ => micros_of_millis(o.text()),
+        _ => micros_of_millis(o.text),
     }
 }
 
 /// An integer operand; an opcode the kit does not know (the solve-time
 /// extensions) has untyped operands, read here as decimal text.
-fn int_of(rec: &Record, op: &str) -> Option<i64> {
-    let o = rec.get(op).and_then(|o| o.operand(0))?;
-    o.as_integer().or_else(|| std::str::from_utf8(o.text()).ok()?.parse().ok())
+fn int_of(f: &Fields<'_>, op: &str) -> Option<i64> {
+    let o = f.text(op)?;
+    o.integer().or_else(|| std::str::from_utf8(o.text).ok()?.parse().ok())
 }
 
-/// Measures a valid record of line `line` against its key (the key
-/// file's, else its own, read into `own`, whose buffers are kept from
-/// record to record); with `detail`, the move played is named too.
+/// Measures a valid record of line `line`, read into `f`, against its
+/// key (the key file's, else its own); with `detail`, the move played is
+/// named too.
 pub(crate) fn measure<'r>(
-    rec: &'r Record,
+    f: &Fields<'r>,
     line: u64,
     key: Option<&KeyBook>,
     grouping: &Grouping,
-    own: &mut Solution,
     detail: bool,
 ) -> Measured<'r> {
-    let pos = rec.position().expect("a valid record has a position");
-    let id = rec.id();
+    let pos = f.position.as_ref().expect("a valid record has a position");
+    let id_operand = f.id();
+    let id = id_operand.map(|o| o.text);
     let mut issues = Vec::new();
     // The key: the record's own, else the key file's.
-    own.read(rec);
+    let own = &f.own;
     let solution = match key {
         Some(book) => match book.find(id, pos) {
             Lookup::Id(s) | Lookup::Position(s) => s,
             Lookup::IdOtherPosition => {
                 issues.push(("key-position", "the key has this id for another position".into()));
-                &*own
+                own
             }
             Lookup::Missing => {
                 if own.is_empty() {
                     issues.push(("no-key", "neither the key nor the record has a solution".into()));
                 }
-                &*own
+                own
             }
         },
-        None => &*own,
+        None => own,
     };
-    let mv = played_move(rec);
+    let mv = f.played();
     let verdict = judge(solution.bm.as_deref(), solution.am.as_deref(), mv);
     let id_text: Option<Cow<'r, str>> = id.map(String::from_utf8_lossy);
-    let id_offset = rec
-        .get_known(Opcode::Id)
-        .and_then(|o| o.operand(0))
-        .and_then(|o| u32::try_from(o.offset()).ok())
-        .filter(|&o| o < At::UNKNOWN)
-        .unwrap_or(At::NO_ID);
+    let id_offset =
+        id_operand.and_then(|o| u32::try_from(o.offset).ok()).filter(|&o| o < At::UNKNOWN).unwrap_or(At::NO_ID);
     let position_hash = position_key(pos);
     let id_hash = id.map(hash_of);
     // pm against pv.
-    let first_pv = rec.get_known(Opcode::Pv).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
-    let pm = rec.get_known(Opcode::Pm).and_then(|o| o.operand(0)).and_then(|o| o.as_move());
+    let first_pv = f.first_move(Opcode::Pv);
+    let pm = f.first_move(Opcode::Pm);
     if let (Some(a), Some(b)) = (pm, first_pv) {
         if a != b {
             issues.push(("pm-not-pv", format!("pm {} is not the first move of pv, {}", pos.san(a), pos.san(b)).into()));
         }
     }
-    let known = |op: Opcode| rec.get_known(op).and_then(|o| o.operand(0)).and_then(|o| o.as_integer());
+    let known = |op: Opcode| f.counter(op);
     let (acd, acn, acs, ce) = (known(Opcode::Acd), known(Opcode::Acn), known(Opcode::Acs), known(Opcode::Ce));
-    let solve = solve_micros(rec);
-    let solve_nodes = if verdict == Verdict::Solved { int_of(rec, SOLVE_ACN) } else { None };
+    let solve = solve_micros(f);
+    let solve_nodes = if verdict == Verdict::Solved { int_of(f, SOLVE_ACN) } else { None };
     // Mates.
     let mut mate = None;
     if let Some(dm) = solution.dm {
-        let score = rec.score();
+        let score = ce.and_then(|c| Score::from_ce(c).ok());
         let found = match score {
             Some(Score::MateIn(n)) => Some(n),
             _ => None,
@@ -304,11 +301,11 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Reads a frame's fields in order; `None` when it is cut short or
 /// malformed.
-struct Fields<'a> {
+struct Frame<'a> {
     bytes: &'a [u8],
 }
 
-impl<'a> Fields<'a> {
+impl<'a> Frame<'a> {
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let (head, rest) = self.bytes.split_at_checked(n)?;
         self.bytes = rest;
@@ -427,11 +424,11 @@ impl<'a> Measured<'a> {
         let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
         let Some(frame) = bytes.get(4..4 + len) else { return Ok(None) };
         let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "a measured record that does not read");
-        let m = Self::fields(&mut Fields { bytes: frame }).ok_or_else(bad)?;
+        let m = Self::fields(&mut Frame { bytes: frame }).ok_or_else(bad)?;
         Ok(Some((m, 4 + len)))
     }
 
-    fn fields(f: &mut Fields<'a>) -> Option<Measured<'a>> {
+    fn fields(f: &mut Frame<'a>) -> Option<Measured<'a>> {
         let flags = f.u16()?;
         let has = |bit: u16| flags & bit != 0;
         let verdict = match f.u8()? {
@@ -507,7 +504,8 @@ impl<'a> Measured<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use epd_core::ParseMode;
+    use crate::key::Solution;
+    use epd_core::{ParseMode, Record};
 
     #[test]
     fn a_measured_record_reads_back_as_it_was_written() {
@@ -523,8 +521,8 @@ mod tests {
             ),
         ] {
             let (rec, _) = Record::parse(line.as_bytes(), ParseMode::Lenient);
-            let mut own = Solution::default();
-            let m = measure(&rec, 7, Some(&key).filter(|_| detail), &grouping, &mut own, detail);
+            let f = Fields::of(&rec, Solution::default());
+            let m = measure(&f, 7, Some(&key).filter(|_| detail), &grouping, detail);
             let mut bytes = Vec::new();
             m.encode(&mut bytes);
             bytes.extend_from_slice(b"\x01\x00");

@@ -22,6 +22,7 @@ use epd_core::pipeline::{self, Config, Interrupted, Job, LineReport, NoCounts, P
 use epd_core::{has_errors, Diagnostic, ParseMode, Record, Severity, Verdict};
 use serde::Serialize;
 
+use crate::fields::Fields;
 use crate::key::{KeyBook, Solution};
 use crate::measure::{measure, Measured};
 use crate::run::{Brief, Effort, EffortKind, Grouping, IdList, Judged, Objective, RunStats};
@@ -379,9 +380,41 @@ impl Processor for Measure<'_> {
         false
     }
 
+    fn takes_canonical(&self) -> bool {
+        true
+    }
+
+    fn canonical(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Option<Result<(), Interrupted>> {
+        let (key, grouping, detail) = (self.key, self.grouping, self.detail);
+        self.read(rec, job.text, |f| measure(f, job.line, key, grouping, detail).encode(job.out))
+    }
+
     fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
-        measure(rec, job.line, self.key, self.grouping, &mut self.own, self.detail).encode(job.out);
+        let f = Fields::of(rec, std::mem::take(&mut self.own));
+        measure(&f, job.line, self.key, self.grouping, self.detail).encode(job.out);
+        self.own = f.own;
         Ok(())
+    }
+}
+
+impl Measure<'_> {
+    /// Reads a canonical line's fields as the fast path hands them over
+    /// and gives them to `then`; `None` when the fast path does not take
+    /// the line (it is then parsed in full).
+    fn read<'l>(
+        &mut self,
+        rec: &mut Record,
+        line: &'l [u8],
+        then: impl FnOnce(&Fields<'l>),
+    ) -> Option<Result<(), Interrupted>> {
+        let mut f = Fields::with_buffers(std::mem::take(&mut self.own));
+        let taken = rec.read_canonical(line, &mut f);
+        if taken {
+            f.finish();
+            then(&f);
+        }
+        self.own = f.own;
+        taken.then_some(Ok(()))
     }
 }
 
@@ -438,10 +471,23 @@ impl Processor for Direct<'_, '_> {
         false
     }
 
+    fn takes_canonical(&self) -> bool {
+        true
+    }
+
+    fn canonical(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Option<Result<(), Interrupted>> {
+        let (key, grouping) = (self.measure.key, self.measure.grouping);
+        let counter = &mut *self.counter;
+        self.measure.read(rec, job.text, |f| {
+            counter.count(&measure(f, job.line, key, grouping, false), false);
+        })
+    }
+
     fn record(&mut self, rec: &mut Record, job: Job<'_, NoCounts>) -> Result<(), Interrupted> {
         let w = &mut self.measure;
-        let m = measure(rec, job.line, w.key, w.grouping, &mut w.own, false);
-        self.counter.count(&m, false);
+        let f = Fields::of(rec, std::mem::take(&mut w.own));
+        self.counter.count(&measure(&f, job.line, w.key, w.grouping, false), false);
+        w.own = f.own;
         Ok(())
     }
 }
@@ -927,7 +973,8 @@ pub fn build(
 #[derive(Clone, Copy, Debug)]
 struct Want {
     at: At,
-    /// 1: a duplicate id (`first` its first line); 2 + 2k and
+    /// 1: a duplicate id (`at` its first line, `first` the duplicate's
+    /// line); 2 + 2k and
     /// 3 + 2k: newly solved and newly failed of the k-th comparison whose
     /// `b` is this run.
     list: u32,
@@ -1004,8 +1051,9 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
     let mut wanted: Spool<Want> = Spool::default();
     dup_ids.seal();
     for s in dup_ids.iter() {
+        // The id is read at the first line; `first` holds the duplicate's.
         let s = s?;
-        wanted.push(Want { at: At { line: s.line(), offset: s.offset() }, list: 1, first: s.hash })?;
+        wanted.push(Want { at: At { line: s.hash, offset: s.offset() }, list: 1, first: s.line() })?;
     }
     drop(dup_ids);
     for (k, c) in mine.iter_mut().enumerate() {
@@ -1028,7 +1076,7 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
             match w.list {
                 1 => {
                     let shown = id.unwrap_or_default();
-                    if let Err(e) = run.issues.push_duplicate_id(w.at.line, w.first, shown) {
+                    if let Err(e) = run.issues.push_duplicate_id(w.first, w.at.line, shown) {
                         run.spool_error.get_or_insert(e);
                     }
                 }

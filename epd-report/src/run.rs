@@ -11,6 +11,7 @@ use epd_core::{Record, Verdict};
 use regex::Regex;
 use serde::Serialize;
 
+use crate::fields::Fields;
 use crate::key::{KeyBook, Solution};
 use crate::measure::{measure, Measured};
 use crate::spool::{read_array, At, Item, Seen, Spool, Text};
@@ -587,11 +588,11 @@ impl RunStats {
         grouping: &Grouping,
         detail: bool,
     ) -> (Brief, Option<Judged>) {
-        let mut own = std::mem::take(&mut self.own);
-        let m = measure(rec, line, key, grouping, &mut own, detail);
+        let f = Fields::of(rec, std::mem::take(&mut self.own));
+        let m = measure(&f, line, key, grouping, detail);
         let done = self.apply(&m, detail);
         drop(m);
-        self.own = own;
+        self.own = f.own;
         done
     }
 
@@ -853,8 +854,9 @@ impl RunStats {
         self.distributions = DIST_NAMES.iter().zip(&self.dists).map(|(&k, d)| (k, d.spread())).collect();
     }
 
-    /// The duplicate positions, as issues; the duplicate ids, as
-    /// (line, first line) to be named once their ids are read again.
+    /// The duplicate positions, as issues; the duplicate ids, as (first
+    /// line, line) to be named once their ids are read again, in the
+    /// order of their first lines.
     ///
     /// # Errors
     /// Reading or writing a spool failed.
@@ -880,9 +882,11 @@ impl RunStats {
         for s in seen.iter() {
             let s = s?;
             match first {
-                // The duplicate's line and id, and the first line as the
-                // hash.
-                Some(f) if f.hash == s.hash => dup_ids.push(Seen::new(f.line(), s.line(), s.offset()))?,
+                // The first line as the hash, the duplicate's line, and
+                // where the id is in the first line: the id is read there
+                // (ids of one hash are one id), so a run that repeats
+                // itself reads each id once.
+                Some(f) if f.hash == s.hash => dup_ids.push(Seen::new(f.line(), s.line(), f.offset()))?,
                 _ => first = Some(s),
             }
         }

@@ -12,7 +12,9 @@
 //! no error handling of its own. `tests/tests/records_corpora.rs` checks
 //! the two paths agree on every corpus line in both modes.
 
-use super::{find_any, Name, OpSlot, OperandSlot, Record, Span, Value, MAX_SPEC_LINE, MAX_STRING};
+use super::{
+    find_any, Name, OpSlot, OperandSlot, Record, RecordVisitor, Span, Value, VisitedOperand, MAX_SPEC_LINE, MAX_STRING,
+};
 use crate::fen::{canonical_placement, castling_letter};
 use crate::opcode::{Arity, CrossCheck, OperandType, Order};
 use crate::{Bitboard, Color, Move, Opcode, Position, Role, Setup, Square};
@@ -398,21 +400,85 @@ fn fields<const HASH: bool>(line: &[u8], scratch: &mut Vec<u8>) -> Option<(Setup
     Some((Setup { board, turn, castling_rights, ep_square: None, halfmoves: 0, fullmoves: 1 }, p, pieces_hash))
 }
 
-/// Reads `line` into `rec` (cleared, its buffer holding a copy of `line`)
-/// if the fast path can; `false` leaves `rec` to be cleared again.
-///
-/// Without `BUILD` the line is only judged, to the same verdict: `rec` is
-/// left as it was (but for its scratch buffer), no slot is written. The
-/// stream verbs copy a line they accept as it stands, and need no more.
-pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
+/// What the fast path does with a line as it reads it: one reader, three
+/// uses. [`Build`] fills the record (`Record::parse_into`); [`Judge`] only
+/// gives the verdict, writing no slot and hashing nothing (the stream
+/// verbs copy a line they accept as it stands, and need no more);
+/// [`Hand`] hands the position and each operation and operand to a
+/// [`RecordVisitor`] as they are read, with no slot written
+/// (`Record::read_canonical`).
+pub(super) trait Reading<'a> {
+    /// Fill the record's fields and slots.
+    const BUILD: bool;
+    /// Compute the position's hash.
+    const HASH: bool;
+    /// The position, before any operation.
+    #[inline(always)]
+    fn position(&mut self, _pos: &Position) {}
+    /// An operation begins.
+    #[inline(always)]
+    fn operation(&mut self, _op: Opcode) {}
+    /// Operand `index` of the operation begun last, at `offset`.
+    #[inline(always)]
+    fn operand(&mut self, _index: usize, _offset: usize, _text: &'a [u8], _value: Value) {}
+}
+
+/// Builds the record.
+pub(super) struct Build;
+
+impl Reading<'_> for Build {
+    const BUILD: bool = true;
+    const HASH: bool = true;
+}
+
+/// Judges the line only.
+pub(super) struct Judge;
+
+impl Reading<'_> for Judge {
+    const BUILD: bool = false;
+    const HASH: bool = false;
+}
+
+/// Hands the line's fields to a visitor.
+pub(super) struct Hand<'v, V>(pub(super) &'v mut V);
+
+impl<'a, V: RecordVisitor<'a>> Reading<'a> for Hand<'_, V> {
+    const BUILD: bool = false;
+    const HASH: bool = true;
+    #[inline(always)]
+    fn position(&mut self, pos: &Position) {
+        self.0.position(pos);
+    }
+    #[inline(always)]
+    fn operation(&mut self, op: Opcode) {
+        self.0.operation(Some(op), op.name().as_bytes());
+    }
+    #[inline(always)]
+    fn operand(&mut self, index: usize, offset: usize, text: &'a [u8], value: Value) {
+        self.0.operand(VisitedOperand { index, offset, text, value });
+    }
+}
+
+/// Reads `line` the way `R` says (into `rec`, cleared, its buffer holding
+/// a copy of `line`, when it builds) if the fast path can; `false` leaves
+/// `rec` to be cleared again, and a visitor may have been handed a part of
+/// the line.
+pub(super) fn parse<'a, R: Reading<'a>>(rec: &mut Record, line: &'a [u8], r: &mut R) -> bool {
     if line.len() > MAX_SPEC_LINE {
         return false;
     }
-    let Some((setup, mut p, pieces_hash)) = fields::<BUILD>(line, &mut rec.scratch.san) else { return false };
+    let read =
+        if R::HASH { fields::<true>(line, &mut rec.scratch.san) } else { fields::<false>(line, &mut rec.scratch.san) };
+    let Some((setup, mut p, pieces_hash)) = read else { return false };
     let Some(checkers) = setup.plain_checkers() else { return false };
     // Judging, the position serves only to check moves: no hash.
-    let root = Position::from_plain_setup::<BUILD>(&setup, checkers, pieces_hash);
-    if BUILD {
+    let root = if R::HASH {
+        Position::from_plain_setup::<true>(&setup, checkers, pieces_hash)
+    } else {
+        Position::from_plain_setup::<false>(&setup, checkers, pieces_hash)
+    };
+    r.position(&root);
+    if R::BUILD {
         rec.setup = setup;
         rec.position = Some(root);
     }
@@ -440,6 +506,7 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
         if kind == NONE {
             return false;
         }
+        r.operation(op);
         let first = rec.operands.len();
         if info.max == 1 && kind != MOVE {
             // One string or integer (most operations): read straight,
@@ -459,7 +526,8 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
                 return false;
             }
             p = after + 1;
-            if BUILD {
+            r.operand(0, span.start, &line[span.clone()], value);
+            if R::BUILD {
                 rec.operands.push(OperandSlot {
                     span: Span { start: span.start as u32, end: span.end as u32 },
                     offset: span.start as u32,
@@ -495,7 +563,8 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
             let value = if kind == QUOTED {
                 let Some((content, end)) = quoted_at(line, p) else { return false };
                 p = end;
-                if BUILD {
+                r.operand(count, content, &line[content..p], Value::String);
+                if R::BUILD {
                     rec.operands.push(OperandSlot {
                         span: Span { start: content as u32, end: p as u32 },
                         offset: content as u32,
@@ -547,7 +616,8 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
                 }
                 Value::Move(Some(m))
             };
-            if BUILD {
+            r.operand(count, start, &line[start..p], value);
+            if R::BUILD {
                 rec.operands.push(OperandSlot {
                     span: Span { start: start as u32, end: p as u32 },
                     offset: start as u32,
@@ -562,7 +632,7 @@ pub(super) fn parse<const BUILD: bool>(rec: &mut Record, line: &[u8]) -> bool {
         if info.head < 4 {
             heads[usize::from(info.head)] = head;
         }
-        if BUILD {
+        if R::BUILD {
             rec.ops.push(OpSlot {
                 name: Name::Known(op),
                 offset: op_start as u32,
@@ -614,7 +684,7 @@ mod tests {
             let (_, diags) = Record::parse(line.as_bytes(), crate::ParseMode::Strict);
             assert!(diags.is_empty(), "{line}: {diags:?}");
             let mut rec = Record::default();
-            assert!(!parse::<false>(&mut rec, line.as_bytes()), "{line}");
+            assert!(!parse(&mut rec, line.as_bytes(), &mut Judge), "{line}");
         }
     }
 

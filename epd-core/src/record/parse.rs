@@ -37,7 +37,7 @@ impl Record {
     /// [`Record::parse_general`] then reads. The record is left as it
     /// was.
     pub(crate) fn is_canonical_line(&mut self, line: &[u8]) -> bool {
-        fast::parse::<false>(self, line)
+        fast::parse(self, line, &mut fast::Judge)
     }
 
     /// The fast path's verdicts on `line`, building the record and only
@@ -46,7 +46,7 @@ impl Record {
     pub(crate) fn fast_verdicts(&mut self, line: &[u8]) -> (bool, bool) {
         let judged = self.is_canonical_line(line);
         self.start(line);
-        let built = fast::parse::<true>(self, line);
+        let built = fast::parse(self, line, &mut fast::Build);
         (built, judged)
     }
 
@@ -96,7 +96,7 @@ impl Record {
 
     fn parse_with(&mut self, line: &[u8], mode: ParseMode, diags: &mut Vec<Diagnostic>, fast: bool) {
         self.start(line);
-        if fast && fast::parse::<true>(self, line) {
+        if fast && fast::parse(self, line, &mut fast::Build) {
             self.source_canonical = true;
             return;
         }
