@@ -692,8 +692,8 @@ pub const PLAYER_KEYS: &[Key] = &[
     key(
         "instances",
         "1; uci: concurrency",
-        "1 to 256",
-        "copies of command or uci to start (each plays one game at a time)",
+        "1 to 256 (a player the referee does not start: 1 to 4096)",
+        "copies of command or uci to start (each plays one game at a time); for any player, the most connections it may keep signed on at once",
         "2",
     ),
 ];
