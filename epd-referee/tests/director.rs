@@ -1007,3 +1007,51 @@ fn a_second_sign_on_of_a_player_replaces_its_oldest_or_is_refused() {
     b.after(1);
     assert!(b.sent.iter().all(|(id, _)| *id != 5) || b.last(5).game.is_none(), "c has nobody free to play");
 }
+
+/// A local player's clock runs from when its engine was asked (its `go`
+/// written: [`Input::Asked`]), as fastchess times an engine from `go` to
+/// `bestmove`: the hand-over from the director is not the engine's time,
+/// and its flag falls that much later. A remote client's word on it is
+/// ignored, and an instant past the director's own is taken as now.
+#[test]
+fn a_local_engines_clock_runs_from_its_go() {
+    let mut b = Bench::of_event(
+        "event = \"t\"\ntime_control = \"1+0\"\nreset_delay = 0\nconclude_delay = 0\nrounds = 1\n\
+         [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n",
+    );
+    b.input(Input::Connected { id: 1, peer: "local a".into(), reach: Reach::Local });
+    let rec = ClientRecord { request: "sign_on", sender: Some(("test", "a")), ..ClientRecord::default() };
+    b.line(1, rec.to_line(&Position::startpos()));
+    b.sign_on(2, "b");
+    assert_eq!(b.last(1).command, Command::Respond, "a is White in game 1");
+    // a's engine gets its go 300 ms after the director asked.
+    b.after(300);
+    let at = b.t0 + b.now;
+    b.input(Input::Asked { id: 1, at });
+    // Its second runs from there: no flag at 1.1 s.
+    b.after(800);
+    assert!(b.ends().is_empty(), "the flag falls a second after the go, not after the respond: {:?}", b.ends());
+    b.after(100);
+    b.reply(1, Some(1), "e2e4");
+    assert_eq!(b.charged(), [900_000_000], "charged from the go (0.3 s) to the reply (1.2 s)");
+    // b is remote: what it says of its go is ignored.
+    b.after(100);
+    let at = b.t0 + b.now;
+    b.input(Input::Asked { id: 2, at });
+    b.after(200);
+    b.reply(2, Some(1), "e7e5");
+    assert_eq!(b.charged()[1], 300_000_000, "a remote client is charged from the respond");
+    // An instant ahead of the director's is taken as now (a has 0.1 s
+    // left: asked at 1.5 s, its go said to be 5 s later, taken as 1.55).
+    b.after(50);
+    let ahead = b.t0 + b.now + Duration::from_secs(5);
+    b.input(Input::Asked { id: 1, at: ahead });
+    b.after(50);
+    b.reply(1, Some(1), "g1f3");
+    assert_eq!(b.charged()[2], 50_000_000, "charged from the director's now at most");
+    // b, asked at 1.6 s with 0.7 s left, flags at 2.3 s.
+    b.after(650);
+    assert_eq!(b.ends(), Vec::<String>::new(), "b's clock still runs at 2.25 s");
+    b.after(100);
+    assert_eq!(b.ends(), ["1-0"], "b's flag falls 0.7 s after its respond");
+}

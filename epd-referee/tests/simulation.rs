@@ -14,7 +14,9 @@
 //!   ended games, and a referee resumed from the final journal finds the
 //!   same standings;
 //! - the time charged for each move is the reply's arrival less the
-//!   respond's departure less the lag, never negative; in the PGN the
+//!   respond's departure (for a player the referee runs itself, less
+//!   the instant its engine was asked, when that is later) less the lag,
+//!   never negative; in the PGN the
 //!   previous `[%clk]` less `[%emt]` plus the increment is the next
 //!   `[%clk]`, to the millisecond, and the emts add up to the time used;
 //!   the clocks a respond tells the clients (`Ccms`, `Rtms`) are the
@@ -223,6 +225,9 @@ enum Wire {
     Line(Vec<u8>),
     /// A player the referee runs itself: its engine crashed.
     Failed,
+    /// A player the referee runs itself: its engine was asked (its `go`
+    /// written) at this instant.
+    Asked(u64),
     Closed,
 }
 
@@ -252,6 +257,9 @@ struct GameModel {
     ended_at: u64,
     /// It ended by the supervisor's adjudication.
     adjudicated: bool,
+    /// It ended as a local engine failed (crashed, stalled, moved
+    /// illegally): decided outside the moves, as an adjudication is.
+    failed: bool,
 }
 
 /// The clocks a respond carries: time consumed and remaining, White's
@@ -333,6 +341,8 @@ struct Sim {
     /// Records to players the referee runs itself that went out while
     /// the journal had appends not yet durable.
     early_local: u32,
+    /// Local players' word of their engines' `go` ([`Wire::Asked`]).
+    goes: u32,
     /// The message being sent (records to one connection in a row), and
     /// whether it was refused as the connection stalled.
     message: Option<(ConnId, bool)>,
@@ -461,6 +471,7 @@ impl Sim {
             flood: Flood::default(),
             ending: false,
             early_local: 0,
+            goes: 0,
             message: None,
             done: None,
             trace: Trace::new(TRACE, full_trace),
@@ -613,6 +624,7 @@ impl Sim {
                         start: pos,
                         ended_at: 0,
                         adjudicated: false,
+                        failed: false,
                     },
                 );
                 check!(old.is_none(), "game {game} started twice in the journal");
@@ -629,13 +641,14 @@ impl Sim {
                 g.pos.play_unchecked(mv);
                 g.positions.insert(fen_of(&g.pos));
             }
-            Entry::End { game, pgn, .. } => {
+            Entry::End { game, pgn, fault, .. } => {
                 let Some(g) = self.games.get_mut(&game) else {
                     return Err(format!("the end of game {game}, never started"));
                 };
                 g.ends += 1;
                 g.ended_at = self.now;
                 g.adjudicated = pgn.contains("[Termination \"adjudication\"]");
+                g.failed = fault.is_some();
                 check!(g.ends == 1, "game {game} ended {} times in the journal", g.ends);
                 self.end_pgns.push((game, pgn));
             }
@@ -950,6 +963,7 @@ impl Sim {
                         start: pos,
                         ended_at: 0,
                         adjudicated: false,
+                        failed: false,
                     });
                 }
                 Entry::Move { game: g, uci, ns, .. } if g == k => {
@@ -959,10 +973,11 @@ impl Sim {
                     m.pos.play_unchecked(mv);
                     m.positions.insert(fen_of(&m.pos));
                 }
-                Entry::End { game: g, pgn, .. } if g == k => {
+                Entry::End { game: g, pgn, fault, .. } if g == k => {
                     if let Some(m) = game.as_mut() {
                         m.ends += 1;
                         m.adjudicated = pgn.contains("[Termination \"adjudication\"]");
+                        m.failed = fault.is_some();
                     }
                 }
                 Entry::Abort { game: g } if g == k => aborted.extend(game.take()),
@@ -1004,9 +1019,15 @@ impl Sim {
                 let fen = fen_of(&inc.current());
                 check!(g.positions.contains(&fen), "#{id}: a respond in game {number} at {fen}, not durable");
                 if g.ends > 0 {
-                    // Decided before the supervisor adjudicated the game:
-                    // it goes out behind the adjudication's sync.
-                    check!(g.adjudicated, "#{id}: a respond in game {number}, over");
+                    // Decided before the supervisor adjudicated the game,
+                    // or before a local engine's failure lost it: it goes
+                    // out behind the end's sync, at the game's last
+                    // position.
+                    check!(g.adjudicated || g.failed, "#{id}: a respond in game {number}, over");
+                    check!(
+                        fen == fen_of(&g.pos),
+                        "#{id}: a respond in game {number}, over, at {fen}, not its last position"
+                    );
                     return Ok(());
                 }
                 let paused = self.paused_all || self.paused.contains(&k);
@@ -1140,7 +1161,15 @@ impl Sim {
                 c.gen += 1;
                 let gen = c.gen;
                 let kind = c.kind;
+                let local = c.local;
                 c.pending = Some(inc);
+                if local {
+                    // Its engine is asked now; the referee hears so.
+                    if let Some(id) = self.clients[client].conn {
+                        let now = self.now;
+                        self.send_to_referee(id, Wire::Asked(now));
+                    }
+                }
                 let think = match kind {
                     Kind::Slow if self.rng.below(15) == 0 => 11_000 + self.rng.below(3000) as u64,
                     _ => 1 + self.rng.below(40) as u64,
@@ -1303,6 +1332,19 @@ impl Sim {
                         }
                         let at = self.at(self.now);
                         self.input(Input::Line { id, line, at });
+                    }
+                    Wire::Asked(t) => {
+                        // The clock of the respond in flight on this
+                        // connection runs from the go (not across a
+                        // pause, and never back).
+                        for (asked, sent, _, paused) in self.asked.values_mut() {
+                            if *asked == id && !*paused {
+                                *sent = (*sent).max(t);
+                            }
+                        }
+                        self.goes += 1;
+                        let at = self.at(t);
+                        self.input(Input::Asked { id, at });
                     }
                     Wire::Failed => {
                         self.failures += 1;
@@ -1753,6 +1795,7 @@ struct Stats {
     stalls: u32,
     failures: u32,
     early_local: u32,
+    goes: u32,
     closed_for_faults: u32,
     flood_closed: u32,
     commands: usize,
@@ -1773,6 +1816,7 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 failed_syncs: sim.failed_syncs,
                 stalls: sim.stalls,
                 early_local: sim.early_local,
+                goes: sim.goes,
                 failures: sim.failures,
                 closed_for_faults: sim.closed_for_faults,
                 flood_closed: sim.flood.closed,
@@ -1836,13 +1880,14 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     let stalls: u32 = stats.iter().map(|s| s.stalls).sum();
     let commands: usize = stats.iter().map(|s| s.commands).sum();
     let early: u32 = stats.iter().map(|s| s.early_local).sum();
+    let goes: u32 = stats.iter().map(|s| s.goes).sum();
     let failures: u32 = stats.iter().map(|s| s.failures).sum();
     let storms: u32 = stats.iter().map(|s| s.closed_for_faults).sum();
     let shed: u32 = stats.iter().map(|s| s.flood_closed).sum();
     eprintln!(
         "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
          {failed} failed syncs, {stalls} stalled connections, {commands} supervisor commands, {steps} steps, \
-         {early} records to local players ahead of the sync, {failures} local engines crashed, {storms} connections closed for faults, \
+         {early} records to local players ahead of the sync, {goes} clocks started at a local engine's go, {failures} local engines crashed, {storms} connections closed for faults, \
          {shed} connections of floods closed, \
          {:.1} virtual hours",
         n as f64 / secs * 60.0,

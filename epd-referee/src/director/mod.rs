@@ -245,6 +245,17 @@ pub enum Input {
         /// What was seen, for the log and an illegal move's comment.
         why: String,
     },
+    /// A player the referee runs itself asked its engine (wrote its
+    /// `go`) at `at`: the side to move's clock runs from there, as a
+    /// tournament manager times its engines (fastchess from `go` to
+    /// `bestmove`). The hand-over from the director to the engine is not
+    /// the engine's time. Ignored from any other connection.
+    Asked {
+        /// The player's connection.
+        id: ConnId,
+        /// When the engine was asked.
+        at: Instant,
+    },
     /// A line for the log from the runtime (a player program exited).
     Note(String),
     /// Stop the event as `quit` does (the runtime was told to: SIGTERM,
@@ -740,6 +751,13 @@ impl Director {
                     self.drop_conn(id, &why);
                 }
             }
+            Input::Asked { id, at } => {
+                if self.clients.is_local(id) {
+                    if let Some(k) = self.clients.get(id).and_then(|c| c.game) {
+                        self.clock_starts_at(k, id, at.min(now));
+                    }
+                }
+            }
             Input::Note(text) => self.note(&text),
             Input::Stop(why) => {
                 self.note(&why);
@@ -872,6 +890,12 @@ impl Director {
         for id in self.clients.ids() {
             let line = Outgoing::new(Command::Disconnect, &pos).to_line();
             self.send(id, line);
+            // One not signed on has nothing more to hear: closed, so
+            // that none waits past the caps while the journal's last
+            // syncs are awaited.
+            if self.clients.get(id).is_some_and(|c| c.player.is_none()) {
+                self.drop_conn(id, "the event is over");
+            }
         }
         self.commit();
         self.note("event over");
@@ -989,10 +1013,15 @@ impl Director {
     /// from when it was decided (the journal's sync, or a standby's
     /// acknowledgement, is not the player's time).
     fn clock_starts(&mut self, k: usize, id: ConnId) {
-        let now = self.now;
+        self.clock_starts_at(k, id, self.now);
+    }
+
+    /// The side to move's clock in game `k`, asked on `id`, runs from
+    /// `at` (later than it ran from; never across a pause).
+    fn clock_starts_at(&mut self, k: usize, id: ConnId, at: Instant) {
         let Some(r) = self.games.running.get_mut(&k) else { return };
-        if r.asked_id == Some(id) && r.paused.is_none() && r.asked_at.is_some_and(|t| t < now) {
-            r.asked_at = Some(now);
+        if r.asked_id == Some(id) && r.paused.is_none() && r.asked_at.is_some_and(|t| t < at) {
+            r.asked_at = Some(at);
             self.rearm(k);
         }
     }

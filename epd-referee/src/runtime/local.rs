@@ -377,9 +377,9 @@ impl Conn {
         }
     }
 
-    /// Sends a line to the director as the client's.
-    async fn send(&self, tx: &mpsc::Sender<Inbox>, line: Vec<u8>) -> bool {
-        tx.send(Inbox::Input(Input::Line { id: self.id, line, at: Instant::now() })).await.is_ok()
+    /// Sends a line to the director as the client's, read at `at`.
+    async fn send_read_at(&self, tx: &mpsc::Sender<Inbox>, line: Vec<u8>, at: Instant) -> bool {
+        tx.send(Inbox::Input(Input::Line { id: self.id, line, at })).await.is_ok()
     }
 
     /// Closes the connection, as a client's socket closing would.
@@ -423,8 +423,10 @@ async fn session(
             Command::Respond => {
                 let turn = player::turn(conduct, &conn.follower);
                 engine.set_chess960(turn.chess960).await?;
-                let started = Instant::now();
-                let analysis = engine.play(&turn.start, conn.follower.moves(), &turn.limits).await?;
+                let (search, started) = engine.ask(&turn.start, conn.follower.moves(), &turn.limits).await?;
+                // The clock runs from the go, as fastchess times it.
+                let _ = tx.send(Inbox::Input(Input::Asked { id: conn.id, at: started })).await;
+                let (analysis, read_at) = engine.answer(search).await?;
                 if let Some(log) = spec.log.as_ref().filter(|_| spec.latency) {
                     // fastchess's -show-latency line: the time measured less
                     // the time the engine last reported.
@@ -438,7 +440,8 @@ async fn session(
                 }
                 let (reply, eval) = player::answer(conduct, &mut state, &conn.follower, &analysis);
                 let line = conn.follower.reply_line(reply, eval).map_err(Failure::Move)?;
-                if !conn.send(tx, line).await {
+                // ... and stops when the bestmove was read.
+                if !conn.send_read_at(tx, line, read_at).await {
                     return Ok(Session::Lost { why: "the referee stopped".into(), heard: true });
                 }
             }
@@ -473,6 +476,8 @@ struct Driven {
     log: Option<(LogFile, String)>,
     /// The last `time` the engine reported in the search under way.
     reported_ms: Option<u64>,
+    /// When the engine's output was last read.
+    read_at: Instant,
 }
 
 impl Drop for Driven {
@@ -504,6 +509,7 @@ impl Driven {
             last: PositionCommand::default(),
             log: None,
             reported_ms: None,
+            read_at: Instant::now(),
         })
     }
 
@@ -574,7 +580,10 @@ impl Driven {
                         self.buf.push(b'\n');
                     }
                 }
-                Ok(n) => self.buf.extend_from_slice(&self.chunk[..n]),
+                Ok(n) => {
+                    self.buf.extend_from_slice(&self.chunk[..n]);
+                    self.read_at = Instant::now();
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => self.closed = true,
             }
@@ -612,12 +621,25 @@ impl Driven {
         self.write(&format!("setoption name UCI_Chess960 value {on}")).await
     }
 
-    /// Searches the game from `start` with `moves` to `bestmove`.
-    async fn play(&mut self, start: &Position, moves: &[Move], limits: &Limits) -> Result<Analysis, EngineError> {
+    /// Asks the engine to search the game from `start` with `moves`: the
+    /// search under way, and when its `go` was written.
+    async fn ask(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &Limits,
+    ) -> Result<(UciSearch, Instant), EngineError> {
         let (command, pos) = self.last.update(start, moves, self.chess960);
-        let (mut search, text) = UciSearch::start(command, pos, limits, Instant::now());
+        let asked = Instant::now();
+        let (search, text) = UciSearch::start(command, pos, limits, asked);
         self.reported_ms = None;
         self.write(&text).await?;
+        Ok((search, asked))
+    }
+
+    /// Follows `search` to its `bestmove`: the analysis, and when the
+    /// line was read.
+    async fn answer(&mut self, mut search: UciSearch) -> Result<(Analysis, Instant), EngineError> {
         loop {
             match search.on_time(Instant::now(), false) {
                 SearchAction::Wait => {}
@@ -634,7 +656,7 @@ impl Driven {
                 }
             }
             if let Some(a) = search.on_line(&self.text)? {
-                return Ok(a);
+                return Ok((a, self.read_at));
             }
         }
     }
