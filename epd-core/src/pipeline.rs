@@ -683,16 +683,7 @@ fn serial<P: Processor, R: BufRead, W: Write>(
                             Some(Ok(())) => {
                                 summary.lines += 1;
                                 summary.records += 1;
-                                for d in &diags {
-                                    match d.severity {
-                                        Severity::Error => summary.errors += 1,
-                                        Severity::Warning => summary.warnings += 1,
-                                    }
-                                }
-                                if !diags.is_empty() {
-                                    report(&LineReport { line_no, text, diagnostics: &diags });
-                                }
-                                summary.counts += counts;
+                                tally(&mut summary, line_no, text, &diags, counts, report);
                                 if writes {
                                     output.put(&out)?;
                                 }
@@ -825,16 +816,7 @@ fn serial<P: Processor, R: BufRead, W: Write>(
             summary.interrupted = true;
             break;
         }
-        for d in &diags {
-            match d.severity {
-                Severity::Error => summary.errors += 1,
-                Severity::Warning => summary.warnings += 1,
-            }
-        }
-        if !diags.is_empty() {
-            report(&LineReport { line_no, text, diagnostics: &diags });
-        }
-        summary.counts += counts;
+        tally(&mut summary, line_no, text, &diags, counts, report);
         if invalid {
             summary.invalid += 1;
             if copy_invalid {
@@ -850,6 +832,30 @@ fn serial<P: Processor, R: BufRead, W: Write>(
         }
     }
     Ok(summary)
+}
+
+/// Adds one record's diagnostics (by severity) and the verb's counts to
+/// `summary`, and hands the diagnostics, if any, to `report`: the same
+/// for a line the canonical fast path took and for a parsed one.
+#[inline]
+fn tally<C: core::ops::AddAssign>(
+    summary: &mut Summary<C>,
+    line_no: u64,
+    text: &[u8],
+    diags: &[Diagnostic],
+    counts: C,
+    report: &mut dyn FnMut(&LineReport<'_>),
+) {
+    for d in diags {
+        match d.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+        }
+    }
+    if !diags.is_empty() {
+        report(&LineReport { line_no, text, diagnostics: diags });
+    }
+    summary.counts += counts;
 }
 
 /// The first `\n`. Blocks of 32 bytes are tested with a loop the compiler

@@ -139,6 +139,26 @@ fn vectors() -> Vec<[u64; 5]> {
     v
 }
 
+/// Runs the harness with `args` (none for pentanomial vectors, `wdl` for
+/// win-draw-loss counts) on `vectors`, one a line, and gives its output:
+/// one line of figures per vector, which is asserted.
+fn run_harness<const N: usize>(bin: &Path, args: &[&str], vectors: &[[u64; N]]) -> String {
+    let mut child =
+        Command::new(bin).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("run the harness");
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for c in vectors {
+            let fields: Vec<String> = c.iter().map(u64::to_string).collect();
+            writeln!(stdin, "{}", fields.join(" ")).unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), vectors.len(), "{text}");
+    text
+}
+
 fn penta(counts: [u64; 5]) -> Penta {
     Penta { counts, wdl: [0; 3] }
 }
@@ -152,18 +172,8 @@ fn statistics_equal_fastchess_or_its_limits() {
     let Some(bin) = harness() else { return };
     let vectors = vectors();
     assert!(vectors.len() >= 40);
-    let mut child = Command::new(&bin).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("run the harness");
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        for c in &vectors {
-            writeln!(stdin, "{} {} {} {} {}", c[0], c[1], c[2], c[3], c[4]).unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = run_harness(&bin, &[], &vectors);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), vectors.len(), "{text}");
     let mut failures = Vec::new();
     let (mut limits, mut finite) = (0, 0);
     for (c, line) in vectors.iter().zip(&lines) {
@@ -270,19 +280,8 @@ fn trinomial_statistics_equal_fastchess() {
         let scale = [3, 20, 200, 5000][rng.below(4)];
         vectors.push(core::array::from_fn(|_| rng.below(scale) as u64 + 1));
     }
-    let mut child =
-        Command::new(&bin).arg("wdl").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("run the harness");
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        for c in &vectors {
-            writeln!(stdin, "{} {} {}", c[0], c[1], c[2]).unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = run_harness(&bin, &["wdl"], &vectors);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), vectors.len(), "{text}");
     let mut failures = Vec::new();
     let mut compared = 0;
     for (c, line) in vectors.iter().zip(&lines) {
