@@ -628,7 +628,8 @@ fn use_affinity_pins_each_engine_to_a_cpu_per_game() {
 }
 
 /// `-log engine=true` writes every line to and from the engines (`name
-/// <--- line`, `name ---> line`, as fastchess marks them) and
+/// <--- line`, `name ---> line`, as fastchess marks them), their
+/// handshakes included, and
 /// `-show-latency` each move's latency, fastchess's line: `Engine NAME
 /// latency: Lms (elapsed: E, reported: R)` with L = E - R.
 #[test]
@@ -642,6 +643,13 @@ fn the_log_keeps_the_engines_lines_and_their_latency() {
     let log = std::fs::read_to_string(dir.path().join("m.log")).unwrap();
     for want in ["d2 <--- ucinewgame", "d2 ---> readyok", "d1 <--- go depth 1", "d2 <--- position startpos"] {
         assert!(log.contains(want), "{want}: {log}");
+    }
+    // The handshake too, before the first game, as fastchess logs it.
+    let at = |end: &str| log.lines().position(|l| l.ends_with(end)).unwrap_or_else(|| panic!("{end}: {log}"));
+    for who in ["d1", "d2"] {
+        let (uci, id, ok) = (at(&format!("{who} <--- uci")), at(&format!("{who} ---> uciok")), at("<--- ucinewgame"));
+        assert!(log.lines().any(|l| l.contains(&format!("{who} ---> id name "))), "{log}");
+        assert!(uci < id && id < ok, "uci, uciok, then the first game: {log}");
     }
     let bestmoves = log.lines().filter(|l| l.contains(" ---> bestmove ")).count();
     let latencies: Vec<&str> = log.lines().filter_map(|l| l.split_once("Z Engine ").map(|x| x.1)).collect();

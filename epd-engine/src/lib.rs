@@ -40,7 +40,7 @@ pub mod search;
 pub mod uci_server;
 
 pub use engine::{
-    find_program, pin_this_thread, Analysis, Builtin, Engine, EngineError, Found, GameClock, Limits, PositionCommand,
-    PvLine, SearchAction, UciConfig, UciEngine, UciParts, UciSearch, MAX_HASH_MB,
+    find_program, pin_this_thread, Analysis, Builtin, Direction, Engine, EngineError, Found, GameClock, Limits,
+    PositionCommand, PvLine, SearchAction, Traffic, UciConfig, UciEngine, UciParts, UciSearch, MAX_HASH_MB,
 };
 pub use search::is_quiet;

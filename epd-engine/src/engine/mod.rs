@@ -39,7 +39,8 @@ mod uci_client;
 
 pub use builtin::{Builtin, MAX_HASH_MB};
 pub use uci_client::{
-    find_program, pin_this_thread, PositionCommand, SearchAction, UciConfig, UciEngine, UciParts, UciSearch,
+    find_program, pin_this_thread, Direction, PositionCommand, SearchAction, Traffic, UciConfig, UciEngine, UciParts,
+    UciSearch,
 };
 
 /// How much effort one position gets. See the module documentation for

@@ -66,6 +66,31 @@ pub struct UciConfig {
     /// runs the program, so every thread it starts inherits them); empty
     /// for wherever the system puts it.
     pub cpus: Vec<usize>,
+    /// Told every line written to the engine and read from it, as it
+    /// goes (a tournament manager's engine log), the handshake included.
+    pub traffic: Option<Traffic>,
+}
+
+/// Which way a line of UCI traffic went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Written to the engine.
+    ToEngine,
+    /// Read from the engine.
+    FromEngine,
+}
+
+/// What hears a line of UCI traffic: which way it went, and the line.
+pub type TrafficFn = dyn Fn(Direction, &str) + Send + Sync;
+
+/// An observer of an engine's UCI traffic ([`UciConfig::traffic`]).
+#[derive(Clone)]
+pub struct Traffic(pub std::sync::Arc<TrafficFn>);
+
+impl std::fmt::Debug for Traffic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Traffic(..)")
+    }
 }
 
 impl UciConfig {
@@ -80,6 +105,7 @@ impl UciConfig {
             dir: None,
             chess960: false,
             cpus: Vec::new(),
+            traffic: None,
         }
     }
 }
@@ -615,6 +641,12 @@ impl UciEngine {
         let Some(p) = self.process.as_mut() else {
             return Err(EngineError::Crashed { detail: "not running".into() });
         };
+        if let Some(t) = &self.config.traffic {
+            // Told a line at a time (a command may be two lines).
+            for line in command.lines() {
+                (t.0)(Direction::ToEngine, line);
+            }
+        }
         // One write for the command and its newline (the pipe is not
         // buffered: each write would wake the engine).
         let mut line = Vec::with_capacity(command.len() + 1);
@@ -637,7 +669,12 @@ impl UciEngine {
             return Err(EngineError::Crashed { detail: "not running".into() });
         };
         match p.lines.next(deadline) {
-            Ok(Some(line)) => Ok(Some(line)),
+            Ok(Some(line)) => {
+                if let Some(t) = &self.config.traffic {
+                    (t.0)(Direction::FromEngine, &line);
+                }
+                Ok(Some(line))
+            }
             Ok(None) => Ok(None),
             Err(()) => {
                 let detail = self.exit_detail("closed its output");
@@ -1565,6 +1602,33 @@ mod tests {
         );
         let _ = std::fs::remove_file(&log);
         (UciConfig { args: vec!["-c".into(), script], ..UciConfig::new("/bin/sh") }, log)
+    }
+
+    /// `traffic` hears every line each way as it goes, the handshake
+    /// first, in order.
+    #[test]
+    fn the_traffic_observer_hears_each_line_each_way() {
+        let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let h = std::sync::Arc::clone(&heard);
+        let script = "while read -r line; do case \"$line\" in uci) echo 'id name T'; echo uciok;; \
+                      isready) echo readyok;; go*) echo 'bestmove e2e4';; quit) exit 0;; esac; done";
+        let config = UciConfig {
+            args: vec!["-c".into(), script.into()],
+            options: Vec::new(),
+            traffic: Some(Traffic(std::sync::Arc::new(move |way, line| {
+                h.lock().unwrap().push((way, line.to_owned()));
+            }))),
+            ..UciConfig::new("/bin/sh")
+        };
+        let mut e = UciEngine::start(config).unwrap();
+        let limits = Limits { depth: Some(1), ..Limits::default() };
+        e.analyze(&Position::startpos(), &limits, &AtomicBool::new(false)).unwrap();
+        let heard = heard.lock().unwrap().clone();
+        let (to, from) = (Direction::ToEngine, Direction::FromEngine);
+        let want_start = [(to, "uci"), (from, "id name T"), (from, "uciok"), (to, "isready"), (from, "readyok")];
+        let got: Vec<(Direction, &str)> = heard.iter().map(|(w, l)| (*w, l.as_str())).collect();
+        assert_eq!(&got[..5], &want_start, "{got:?}");
+        assert!(got.contains(&(to, "go depth 1")) && got.ends_with(&[(from, "bestmove e2e4")]), "{got:?}");
     }
 
     /// `cpus` pins the engine before its program runs: it sees only the

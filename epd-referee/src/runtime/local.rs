@@ -37,7 +37,8 @@ use std::time::{Duration, Instant};
 
 use epd_core::{Move, Position};
 use epd_engine::{
-    find_program, Analysis, EngineError, Limits, PositionCommand, SearchAction, UciConfig, UciEngine, UciSearch,
+    find_program, Analysis, Direction, EngineError, Limits, PositionCommand, SearchAction, Traffic, UciConfig,
+    UciEngine, UciSearch,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
@@ -202,7 +203,16 @@ fn conduct(p: &Player) -> Conduct {
 /// Starts an engine on a blocking thread, checks that it has the
 /// options it is given, and takes it over.
 async fn start_engine(spec: &Spec) -> Result<Driven, String> {
-    let config = spec.config.clone();
+    let mut config = spec.config.clone();
+    if let Some(log) = spec.log.clone().filter(|_| spec.engine_log) {
+        // The handshake goes to the log as it is made, as later traffic
+        // does (Driven::write, Driven::line), in the same words.
+        let who = spec.who.clone();
+        config.traffic = Some(Traffic(Arc::new(move |way, line| {
+            let arrow = if way == Direction::ToEngine { "<---" } else { "--->" };
+            log.line(&format!("{who} {arrow} {line}"));
+        })));
+    }
     let started = tokio::task::spawn_blocking(move || -> Result<UciEngine, String> {
         UciEngine::start(config).map_err(|e| e.to_string())
     })

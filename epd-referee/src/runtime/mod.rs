@@ -681,13 +681,24 @@ struct LogInner {
     w: Option<std::io::BufWriter<std::fs::File>>,
     /// The time stamp to the second, and the second it is for.
     second: (u64, String),
+    /// Lines stamped before the file was opened (the engines'
+    /// handshakes), written first when it is; [`EARLY_LOG_LINES`] at
+    /// most. Dropped if it never is (a match refused at its start
+    /// leaves no log).
+    early: Vec<String>,
 }
 
+/// The most lines the log keeps before its file is opened.
+const EARLY_LOG_LINES: usize = 4096;
+
 impl LogFile {
-    /// Opens `path` to append to.
+    /// Opens `path` to append to, writing first the lines kept before.
     fn open(&self, path: &std::path::Path) -> std::io::Result<()> {
-        let w = std::io::BufWriter::new(append_file(path)?);
+        let mut w = std::io::BufWriter::new(append_file(path)?);
         if let Ok(mut log) = self.0.lock() {
+            for line in std::mem::take(&mut log.early) {
+                writeln!(w, "{line}")?;
+            }
             log.w = Some(w);
         }
         Ok(())
@@ -703,9 +714,15 @@ impl LogFile {
         if log.second.0 != d.as_secs() || log.second.1.is_empty() {
             log.second = (d.as_secs(), utc_second(d.as_secs()).0);
         }
-        let LogInner { w, second } = &mut *log;
-        if let Some(w) = w {
-            let _ = writeln!(w, "{}.{:03}Z {text}", second.1, d.subsec_millis());
+        let LogInner { w, second, early } = &mut *log;
+        match w {
+            Some(w) => {
+                let _ = writeln!(w, "{}.{:03}Z {text}", second.1, d.subsec_millis());
+            }
+            None if early.len() < EARLY_LOG_LINES => {
+                early.push(format!("{}.{:03}Z {text}", second.1, d.subsec_millis()))
+            }
+            None => {}
         }
     }
 
