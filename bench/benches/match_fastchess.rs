@@ -6,9 +6,12 @@
 //! directories, and reports medians of:
 //!
 //! - wall time of the whole match;
-//! - move time per ply: the mean of the seconds each manager wrote after
-//!   every move (`{+0.31/8 0.012s ...}`, both write it as cutechess does),
-//!   which is what the manager measured from `go` to `bestmove`;
+//! - move time per ply: the mean of what each manager measured from
+//!   `go` to `bestmove`, each move's time cut to whole milliseconds as
+//!   fastchess cuts it (it keeps whole milliseconds only, and writes
+//!   them after every move, `{+0.31/8 0.012s ...}`); `epd match`'s are
+//!   read from its journal, which keeps each move's time to the
+//!   nanosecond (its PGN rounds them, so that the clocks add up);
 //! - the manager's own CPU time per ply (user + system of its process,
 //!   its engines excluded), sampled from /proc every 5 ms.
 //!
@@ -34,7 +37,7 @@ struct Figures {
     games: usize,
     plies: usize,
     wall: f64,
-    /// Mean seconds per ply written in the PGN.
+    /// Mean seconds per ply measured, each cut to whole milliseconds.
     move_time: f64,
     /// Manager CPU seconds per ply.
     cpu_per_ply: f64,
@@ -85,10 +88,22 @@ fn move_times(movetext: &str) -> Vec<f64> {
     out
 }
 
-fn figures(pgn: &Path, wall: Duration, cpu: Duration) -> Figures {
-    let text = std::fs::read_to_string(pgn).unwrap_or_default();
+/// Each move's time in `journal` (`epd match`'s), cut to whole
+/// milliseconds; `None` without a journal (fastchess).
+fn journal_move_times(journal: &Path) -> Option<Vec<f64>> {
+    let entries = epd_referee::journal::read_entries(journal).ok()?;
+    let times = entries.iter().filter_map(|e| match serde_json::from_slice(e) {
+        Ok(epd_referee::journal::entry::Entry::Move { ns, .. }) => Some((ns / 1_000_000) as f64 / 1e3),
+        _ => None,
+    });
+    Some(times.collect())
+}
+
+fn figures(dir: &Path, wall: Duration, cpu: Duration) -> Figures {
+    let text = std::fs::read_to_string(dir.join("games.pgn")).unwrap_or_default();
     let g = games(&text);
-    let times: Vec<f64> = g.iter().flat_map(|(_, m)| move_times(m)).collect();
+    let written = || g.iter().flat_map(|(_, m)| move_times(m)).collect();
+    let times: Vec<f64> = journal_move_times(&dir.join("referee.journal")).unwrap_or_else(written);
     let plies = times.len();
     Figures {
         games: g.len(),
@@ -131,22 +146,27 @@ fn args_of(case: &Case, games: usize) -> Vec<String> {
     v
 }
 
-/// Runs `program` with `args` in a fresh `dir` (with the book); its
-/// figures.
-fn run(program: &Path, args: &[String], dir: &Path, book: &Path) -> Figures {
+/// Starts `program` with `args` in a fresh `dir` holding the book.
+fn spawn_fresh(program: &Path, args: &[String], dir: &Path, book: &Path) -> std::process::Child {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     std::fs::copy(book, dir.join("book.epd")).unwrap();
-    let child = Command::new(program)
+    Command::new(program)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `program` with `args` in a fresh `dir` (with the book); its
+/// figures.
+fn run(program: &Path, args: &[String], dir: &Path, book: &Path) -> Figures {
+    let child = spawn_fresh(program, args, dir, book);
     let (wall, cpu, _) = watch_process(child, Duration::from_millis(5), |_| Vec::new());
-    figures(&dir.join("games.pgn"), wall, cpu)
+    figures(dir, wall, cpu)
 }
 
 /// The rounds (`Round` tags) and texts of the games of a PGN file.
@@ -164,19 +184,9 @@ fn rounds(pgn: &Path) -> Vec<(String, String)> {
 /// SIGKILL mid-match, then `--resume`: the games finished before the
 /// kill kept as they were, none twice, all played.
 fn kill_and_resume(epd: &Path, case: &Case, games: usize, dir: &Path, book: &Path) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::copy(book, dir.join("book.epd")).unwrap();
     let mut args = vec!["match".to_owned()];
     args.extend(args_of(case, games));
-    let mut child = Command::new(epd)
-        .args(&args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_fresh(epd, &args, dir, book);
     let pgn = dir.join("games.pgn");
     let start = Instant::now();
     while rounds(&pgn).len() < games / 2 {
@@ -260,7 +270,7 @@ fn main() {
     }
     println!("{games} games a match, {runs} runs, interleaved; medians (range)");
     println!(
-        "| case | concurrency | manager | games | plies | wall s | move time per ply ms | manager CPU per ply µs |"
+        "| case | concurrency | manager | games | plies | wall s | move time per ply ms (whole ms) | manager CPU per ply µs |"
     );
     println!("|---|---|---|---|---|---|---|---|");
     for (k, case) in cases.iter().enumerate() {
