@@ -22,7 +22,8 @@
 //! `EPD_BENCH_FASTCHESS=/path/to/fastchess cargo bench -p epd-bench --bench
 //! match_fastchess` (../shared/peers/README.md says how to build it;
 //! skipped without it). `EPD_BENCH_GAMES` sets the games per match
-//! (default 20, even).
+//! (default 20, even); `EPD_BENCH_JOURNAL_SYNC` passes `--journal-sync`
+//! to `epd match` (to see what the journal's syncs cost).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -281,6 +282,9 @@ fn main() {
             fc.push(run(&fastchess, &args, &dir.join(format!("fc-{k}-{r}")), &book));
             let mut a = vec!["match".to_owned()];
             a.extend(args.iter().cloned());
+            if let Ok(sync) = std::env::var("EPD_BENCH_JOURNAL_SYNC") {
+                a.extend(["--journal-sync".to_owned(), sync]);
+            }
             ep.push(run(&epd, &a, &dir.join(format!("epd-{k}-{r}")), &book));
         }
         for (who, f) in [("fastchess", &fc), ("epd match", &ep)] {
