@@ -495,7 +495,8 @@ pub const KEYS: &[Key] = &[
         "log",
         "referee.log",
         "file",
-        "every record sent and received (tokens shown as *), and the referee's notes",
+        "every record sent to and received from a client of the network or a serial line (tokens shown as *; a \
+         local player's are not), and the referee's notes",
         "\"referee.log\"",
     ),
     key(

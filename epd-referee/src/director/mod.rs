@@ -706,8 +706,10 @@ impl Director {
                     return;
                 }
                 // A blank line says nothing (a keep-alive): not logged. A
-                // long one is logged cut short.
-                if !line.iter().all(u8::is_ascii_whitespace) {
+                // long one is logged cut short. A player the referee runs
+                // itself speaks inside the process: its records are not
+                // logged (its engine's UCI lines are, with engine_log).
+                if !self.clients.is_local(id) && !line.iter().all(u8::is_ascii_whitespace) {
                     let who = self.name_of(id);
                     let shown = epd_core::escaped(&redacted(&line));
                     self.out.push_back(Output::Traffic(format!("{who} < {}", cut(&shown))));
@@ -1116,7 +1118,9 @@ impl Director {
         if !self.clients.reachable(id) {
             return; // a side away, or a game resumed before its players came back
         }
-        let who = Some(self.name_of(id));
+        // Logged as it goes out, unless to a player the referee runs
+        // itself (above).
+        let who = (!self.clients.is_local(id)).then(|| self.name_of(id));
         self.write_ahead.queue(Transmit::Send { id, line, answering, who, asks });
     }
 
