@@ -200,18 +200,22 @@ fn conduct(p: &Player) -> Conduct {
     }
 }
 
+/// One line of an engine's UCI traffic in the log, with fastchess's
+/// arrows: `who <--- line` written to it, `who ---> line` read from it.
+fn log_engine_line(log: &LogFile, who: &str, way: Direction, line: &str) {
+    let arrow = if way == Direction::ToEngine { "<---" } else { "--->" };
+    log.line(&format!("{who} {arrow} {line}"));
+}
+
 /// Starts an engine on a blocking thread, checks that it has the
 /// options it is given, and takes it over.
 async fn start_engine(spec: &Spec) -> Result<Driven, String> {
     let mut config = spec.config.clone();
     if let Some(log) = spec.log.clone().filter(|_| spec.engine_log) {
         // The handshake goes to the log as it is made, as later traffic
-        // does (Driven::write, Driven::line), in the same words.
+        // does (Driven::write, Driven::line).
         let who = spec.who.clone();
-        config.traffic = Some(Traffic(Arc::new(move |way, line| {
-            let arrow = if way == Direction::ToEngine { "<---" } else { "--->" };
-            log.line(&format!("{who} {arrow} {line}"));
-        })));
+        config.traffic = Some(Traffic(Arc::new(move |way, line| log_engine_line(&log, &who, way, line))));
     }
     let started = tokio::task::spawn_blocking(move || -> Result<UciEngine, String> {
         UciEngine::start(config).map_err(|e| e.to_string())
@@ -537,7 +541,7 @@ impl Driven {
     async fn write(&mut self, text: &str) -> Result<(), EngineError> {
         if let Some((log, who)) = &self.log {
             for l in text.lines() {
-                log.line(&format!("{who} <--- {l}"));
+                log_engine_line(log, who, Direction::ToEngine, l);
             }
         }
         let mut line = Vec::with_capacity(text.len() + 1);
@@ -562,7 +566,7 @@ impl Driven {
                 }
                 self.buf.drain(..=i);
                 if let Some((log, who)) = &self.log {
-                    log.line(&format!("{who} ---> {}", self.text));
+                    log_engine_line(log, who, Direction::FromEngine, &self.text);
                 }
                 return Ok(true);
             }
