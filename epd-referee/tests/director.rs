@@ -76,7 +76,7 @@ impl Bench {
                         Ok(r) => self.sent.push((id, r)),
                         Err(_) => self.raw.push((id, String::from_utf8_lossy(&line).into_owned())),
                     },
-                    Output::Append { seq, entries } => {
+                    Output::Append { seq, entries, .. } => {
                         self.entries.extend(entries.iter().map(|e| serde_json::from_slice(e).unwrap()));
                         let at = self.t0 + self.now;
                         self.d.handle(at, Input::Synced { seq });
@@ -806,7 +806,9 @@ fn after_the_sprt_verdict_a_begun_pair_is_finished_and_no_other_begins() {
 /// The write-ahead rule by who hears: a record to a player the referee
 /// runs itself goes out in the step that decided it, before the append
 /// is durable (that player dies with the referee); a record to a remote
-/// client waits for the sync.
+/// client waits for the sync. An append only local players heard of may
+/// wait for its sync; one a remote client waits for asks for it at once,
+/// and a record held behind a waiting append asks with an empty one.
 #[test]
 fn only_remote_clients_wait_for_the_disk() {
     let event = Event::parse(
@@ -827,23 +829,25 @@ fn only_remote_clients_wait_for_the_disk() {
     let t0 = Instant::now();
     let mut d = Director::new(config, t0).unwrap();
     // Every output until none is left: the records sent (connection,
-    // command) and the appends not yet synced.
-    let drain = |d: &mut Director, unsynced: &mut Vec<u64>| {
+    // command; a close as None) and the appends not yet synced (number,
+    // entries, urgent).
+    let drain = |d: &mut Director, unsynced: &mut Vec<(u64, usize, bool)>| {
         let mut sent = Vec::new();
         while let Some(o) = d.poll_output() {
             match o {
                 Output::Send { id, line, .. } if !line.is_empty() => {
-                    sent.push((id, parse_command(&line).unwrap().command));
+                    sent.push((id, Some(parse_command(&line).unwrap().command)));
                 }
-                Output::Append { seq, .. } => unsynced.push(seq),
+                Output::Close { id } => sent.push((id, None)),
+                Output::Append { seq, entries, urgent } => unsynced.push((seq, entries.len(), urgent)),
                 _ => {}
             }
         }
         sent
     };
     let mut unsynced = Vec::new();
-    let sync_all = |d: &mut Director, unsynced: &mut Vec<u64>| {
-        for seq in std::mem::take(unsynced) {
+    let sync_all = |d: &mut Director, unsynced: &mut Vec<(u64, usize, bool)>| {
+        for (seq, _, _) in std::mem::take(unsynced) {
             d.handle(t0, Input::Synced { seq });
         }
     };
@@ -866,7 +870,7 @@ fn only_remote_clients_wait_for_the_disk() {
         }
         heard.extend(drain(&mut d, &mut unsynced));
     }
-    assert!(heard.contains(&(1, Command::Respond)), "the local player is asked to move: {heard:?}");
+    assert!(heard.contains(&(1, Some(Command::Respond))), "the local player is asked to move: {heard:?}");
     assert!(heard.iter().any(|&(id, _)| id == 2), "the remote client hears of the game once it is durable");
 
     // The local player moves: the remote one is asked only after the
@@ -877,10 +881,10 @@ fn only_remote_clients_wait_for_the_disk() {
     let at = t0 + Duration::from_millis(10);
     d.handle(at, Input::Line { id: 1, line: reply.to_line(&start), at });
     let sent = drain(&mut d, &mut unsynced);
-    assert_eq!(unsynced.len(), 1, "the move is appended");
-    assert!(!sent.contains(&(2, Command::Respond)), "the remote client waits for the disk: {sent:?}");
+    assert_eq!(unsynced, [(unsynced[0].0, 1, true)], "the move is appended, its sync asked at once");
+    assert!(!sent.contains(&(2, Some(Command::Respond))), "the remote client waits for the disk: {sent:?}");
     sync_all(&mut d, &mut unsynced);
-    assert!(drain(&mut d, &mut unsynced).contains(&(2, Command::Respond)));
+    assert!(drain(&mut d, &mut unsynced).contains(&(2, Some(Command::Respond))));
 
     // The remote player answers: the local one is asked in the same step,
     // its append not yet durable.
@@ -891,8 +895,23 @@ fn only_remote_clients_wait_for_the_disk() {
     let at = t0 + Duration::from_millis(20);
     d.handle(at, Input::Line { id: 2, line: reply.to_line(&after), at });
     let sent = drain(&mut d, &mut unsynced);
-    assert_eq!(unsynced.len(), 1, "the move is appended, not synced");
-    assert!(sent.contains(&(1, Command::Respond)), "the local player is asked before the sync: {sent:?}");
+    let (seq, _, urgent) = unsynced[0];
+    assert_eq!(unsynced, [(seq, 1, false)], "the move is appended, its sync left to wait");
+    assert!(!urgent);
+    assert!(sent.contains(&(1, Some(Command::Respond))), "the local player is asked before the sync: {sent:?}");
+
+    // A remote connection signs on as nobody: closed, with no entry; the
+    // close waits for the move's append, whose sync it asks for.
+    d.handle(at, Input::Connected { id: 3, peer: "test:3".into(), reach: Reach::Remote });
+    let rec = ClientRecord { request: "sign_on", sender: Some(("test", "nobody")), ..ClientRecord::default() };
+    d.handle(at, Input::Line { id: 3, line: rec.to_line(&Position::startpos()), at });
+    let sent = drain(&mut d, &mut unsynced);
+    assert!(!sent.contains(&(3, None)), "the close waits for the disk: {sent:?}");
+    assert_eq!(unsynced, [(seq, 1, false), (seq + 1, 0, true)], "an empty append asks for the sync");
+    d.handle(at, Input::Synced { seq });
+    assert!(!drain(&mut d, &mut unsynced).contains(&(3, None)), "the move's sync alone is not asked for");
+    d.handle(at, Input::Synced { seq: seq + 1 });
+    assert!(drain(&mut d, &mut unsynced).contains(&(3, None)), "closed once its sync is made");
 }
 
 /// A local engine that fails mid-game loses that game at once, as

@@ -260,6 +260,9 @@ struct GameModel {
     /// It ended as a local engine failed (crashed, stalled, moved
     /// illegally): decided outside the moves, as an adjudication is.
     failed: bool,
+    /// The journal has it paused by the supervisor (a pause or resume the
+    /// crash lost is not the game's).
+    paused: bool,
 }
 
 /// The clocks a respond carries: time consumed and remaining, White's
@@ -308,8 +311,11 @@ struct Sim {
     /// each line from that connection arrived since, and whether the
     /// supervisor paused or resumed the game meanwhile.
     asked: BTreeMap<usize, (ConnId, u64, Vec<u64>, bool)>,
-    /// Per (game, ply): the clocks (Ccms, Rtms) a respond carried.
-    clocks: BTreeMap<(usize, usize), Clocks>,
+    /// Per (game, times it was aborted before, ply): the clocks (Ccms,
+    /// Rtms) a respond carried. A game played again after an abort has
+    /// clocks of its own, and a player the referee runs itself may hear
+    /// them before the abort is durable.
+    clocks: BTreeMap<(usize, usize, usize), Clocks>,
     faults_until: u64,
     crashes: u32,
     failed_syncs: u32,
@@ -548,7 +554,11 @@ impl Sim {
             // crash lost are not the game's: they are told again after
             // the moves played in their place.
             let games = &self.games;
-            self.clocks.retain(|&(k, ply), _| games.get(&k).is_some_and(|g| ply <= g.moves.len()));
+            let aborted = &self.aborted;
+            self.clocks.retain(|&(k, i, ply), _| {
+                let now = aborted.get(&k).map_or(0, Vec::len);
+                i < now || (i == now && games.get(&k).is_some_and(|g| ply <= g.moves.len()))
+            });
             Some(entries)
         };
         let config = Config {
@@ -625,6 +635,7 @@ impl Sim {
                         ended_at: 0,
                         adjudicated: false,
                         failed: false,
+                        paused: false,
                     },
                 );
                 check!(old.is_none(), "game {game} started twice in the journal");
@@ -658,10 +669,14 @@ impl Sim {
                     return Err(format!("game {game} aborted, never started"));
                 };
                 check!(g.ends == 0, "game {game} aborted after its end");
-                self.clocks.retain(|&(k, _), _| k != game);
                 self.aborted.entry(game).or_default().push(g);
             }
-            Entry::Begin { .. } | Entry::Pause { .. } | Entry::Unpause { .. } | Entry::Over => {}
+            Entry::Pause { game } | Entry::Unpause { game } => {
+                if let Some(g) = self.games.get_mut(&game) {
+                    g.paused = matches!(entry, Entry::Pause { .. });
+                }
+            }
+            Entry::Begin { .. } | Entry::Over => {}
             Entry::Standby { .. } => return Err("a standby entry with no standby".into()),
         }
         Ok(())
@@ -775,7 +790,7 @@ impl Sim {
                         self.queue.insert((t.max(self.now), self.seq), Ev::Eof { client: c.client, id });
                     }
                 }
-                Output::Append { seq, entries } => {
+                Output::Append { seq, entries, urgent } => {
                     self.end_message();
                     for e in &entries {
                         self.check_entry(e)?;
@@ -783,7 +798,16 @@ impl Sim {
                     let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
                     journal::encode(&refs, &mut self.disk).map_err(|e| e.to_string())?;
                     let ok = !(self.faulty() && self.rng.below(400) == 0);
-                    let delay = if self.rng.below(3) == 0 { 0 } else { (self.rng.below(4000) as u64) * 1000 };
+                    // An append nothing waits for is synced as late as the
+                    // runtime may (a second), unless a later sync covers it.
+                    let disk = (self.rng.below(4000) as u64) * 1000;
+                    let delay = if !urgent {
+                        1000 * MS + disk
+                    } else if self.rng.below(3) == 0 {
+                        0
+                    } else {
+                        disk
+                    };
                     let (life, upto) = (self.life, self.disk.len());
                     self.schedule(delay, Ev::Sync { life, seq, upto, ok });
                 }
@@ -964,6 +988,7 @@ impl Sim {
                         ended_at: 0,
                         adjudicated: false,
                         failed: false,
+                        paused: false,
                     });
                 }
                 Entry::Move { game: g, uci, ns, .. } if g == k => {
@@ -981,6 +1006,11 @@ impl Sim {
                     }
                 }
                 Entry::Abort { game: g } if g == k => aborted.extend(game.take()),
+                Entry::Pause { game: g } | Entry::Unpause { game: g } if g == k => {
+                    if let Some(m) = game.as_mut() {
+                        m.paused = matches!(entry, Entry::Pause { .. });
+                    }
+                }
                 _ => {}
             }
         }
@@ -1030,17 +1060,18 @@ impl Sim {
                     );
                     return Ok(());
                 }
-                let paused = self.paused_all || self.paused.contains(&k);
+                let paused = g.paused || self.paused_all || self.paused.contains(&k);
                 self.asked.insert(k, (id, self.now, Vec::new(), paused));
                 let ply = g.moves.len();
+                let instance = self.aborted.get(&k).map_or(0, Vec::len);
                 if let (Some(c), Some(r)) = (inc.consumed, inc.remaining) {
-                    if let Some(&(c0, r0)) = self.clocks.get(&(k, ply)) {
+                    if let Some(&(c0, r0)) = self.clocks.get(&(k, instance, ply)) {
                         check!(
                             (c0, r0) == (c, r),
                             "game {number} ply {ply}: clocks {c:?} {r:?} sent again, {c0:?} {r0:?} before"
                         );
                     }
-                    self.clocks.insert((k, ply), (c, r));
+                    self.clocks.insert((k, instance, ply), (c, r));
                 }
             }
             Command::Execute => {
@@ -1736,7 +1767,8 @@ impl Sim {
             sum[s] += e;
             // What the next respond told the clients (Ccms, Rtms) is
             // what the PGN records after this move, to the millisecond.
-            if let Some(&((cw, cb), (rw, rb))) = self.clocks.get(&(k, i + 1)) {
+            let instance = self.aborted.get(&k).map_or(0, Vec::len);
+            if let Some(&((cw, cb), (rw, rb))) = self.clocks.get(&(k, instance, i + 1)) {
                 let (told_used, told_clock) = if s == 0 { (cw, rw) } else { (cb, rb) };
                 check!(
                     (told_used, told_clock) == (sum[s], c),

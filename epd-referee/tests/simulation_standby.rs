@@ -519,11 +519,20 @@ impl Sim {
                     }
                 }
                 Output::Close { id } => self.close_from_node(id),
-                Output::Append { seq, entries } => {
+                Output::Append { seq, entries, urgent } => {
                     let refs: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
                     journal::encode(&refs, &mut self.nodes[node].disk).map_err(|e| e.to_string())?;
                     let (life, upto) = (self.nodes[node].life, self.nodes[node].disk.len());
-                    let d = if self.rng.below(3) == 0 { 0 } else { (self.rng.below(3000) as u64) * 1000 };
+                    // An append nothing waits for is synced as late as the
+                    // runtime may (a second), unless a later sync covers it.
+                    let disk = (self.rng.below(3000) as u64) * 1000;
+                    let d = if !urgent {
+                        1000 * MS + disk
+                    } else if self.rng.below(3) == 0 {
+                        0
+                    } else {
+                        disk
+                    };
                     self.schedule(d, Ev::Sync { node, life, seq, upto });
                 }
                 Output::CopyJournal { id } => {

@@ -160,8 +160,9 @@ pub struct Args {
     /// The journal's file (default referee.journal).
     #[arg(long, value_name = "FILE")]
     journal: Option<String>,
-    /// When the journal reaches the disk: turn (each turn synced) or
-    /// second (written each turn, synced within a second).
+    /// When the journal reaches the disk: turn (synced before a record
+    /// that needs it goes out; within a second when none does) or second
+    /// (written each turn, synced within a second).
     #[arg(long, value_name = "turn|second")]
     journal_sync: Option<String>,
     /// Print the match's progress on standard error.

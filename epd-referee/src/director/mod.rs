@@ -31,7 +31,9 @@
 //! = "turn"` syncs once a step); at its end the step's entries go out as
 //! one [`Output::Append`] (group commit) and the step's records
 //! are held until the runtime reports them durable ([`Input::Synced`]),
-//! and, with a hot standby, until the standby acknowledges them. So after
+//! and, with a hot standby, until the standby acknowledges them. Records
+//! to the players the referee runs itself are not held (they die with
+//! it), and a step with no other records lets its sync wait. So after
 //! a crash at any instant, a resumption ([`Config::journal`]) finds every
 //! record a client heard in the journal. Players sign on again; a
 //! returning player is brought back into its game with reset, inform and
@@ -308,8 +310,14 @@ pub enum Output {
     Append {
         /// The append's number.
         seq: u64,
-        /// The entries (JSON, no newline).
+        /// The entries (JSON, no newline); none in an append that only
+        /// asks for the sync of those before it.
         entries: Vec<Vec<u8>>,
+        /// Records wait for this append: sync it at once. When false
+        /// nothing waits for it (the step's records all went to the
+        /// players the referee runs itself), so its sync may wait, for a
+        /// second at most or until a later append's sync covers it.
+        urgent: bool,
     },
     /// Send the standby on this connection the journal so far (`R`, a
     /// `J` line per entry, `C 0`); if it cannot be read, report the
@@ -923,11 +931,6 @@ impl Director {
             return;
         }
         let entries = !staged.is_empty();
-        if entries {
-            let seq = self.write_ahead.append();
-            self.replicate(&staged);
-            self.out.push_back(Output::Append { seq, entries: staged });
-        }
         // Records to the players the referee runs itself go out now, not
         // behind the sync: such a player dies with the referee, so none
         // outlives a crash having heard what the journal lacks. (They
@@ -936,6 +939,18 @@ impl Director {
         // so no record to it overtakes an older one.
         let (now_records, records): (Vec<Transmit>, Vec<Transmit>) =
             records.into_iter().partition(|t| t.conn().is_some_and(|id| self.clients.is_local(id)));
+        // An append is synced at once only when records wait for it; one
+        // nothing waits for (a move between local players) may wait, and
+        // a later sync covers it. Records held behind such an append ask
+        // for its sync with an append of no entries.
+        let urgent = !records.is_empty();
+        if entries || (urgent && self.write_ahead.lazy()) {
+            let seq = self.write_ahead.append(urgent);
+            if entries {
+                self.replicate(&staged);
+            }
+            self.out.push_back(Output::Append { seq, entries: staged, urgent });
+        }
         if !now_records.is_empty() {
             self.deliver(now_records);
         }

@@ -93,6 +93,9 @@ pub(super) struct WriteAhead {
     held: VecDeque<Held>,
     /// The last append asked for.
     appended: u64,
+    /// The last append asked to be synced at once (records wait for it);
+    /// the ones after it may wait for their sync.
+    urgent: u64,
     /// The last append reported durable.
     synced: u64,
     /// The journal could not be written: the event stops with this.
@@ -119,10 +122,22 @@ impl WriteAhead {
         (std::mem::take(&mut self.staged), std::mem::take(&mut self.outbox))
     }
 
-    /// Numbers an append of the step's entries.
-    pub(super) fn append(&mut self) -> u64 {
+    /// Numbers an append of the step's entries; `urgent`: records wait
+    /// for it, so it is to be synced at once.
+    pub(super) fn append(&mut self, urgent: bool) -> u64 {
         self.appended += 1;
+        if urgent {
+            self.urgent = self.appended;
+        }
         self.appended
+    }
+
+    /// Whether the last append may still wait for its sync: not durable
+    /// yet, and not asked to be synced at once. Records held behind it
+    /// need an append that is.
+    #[must_use]
+    pub(super) fn lazy(&self) -> bool {
+        self.appended > self.synced.max(self.urgent)
     }
 
     /// Holds a step's records behind the last append and `standby`.
@@ -263,7 +278,8 @@ mod tests {
         w.stage(b"{1}".to_vec());
         w.queue(Transmit::Pgn("one".into()));
         let (staged, records) = w.take_step();
-        assert_eq!((staged.len(), w.append()), (1, 1));
+        assert_eq!((staged.len(), w.append(true)), (1, 1));
+        assert!(!w.lazy(), "asked to be synced at once");
         w.hold(records, Awaits::Nothing, t0);
         // Step 2: no entry, a record behind the standby's batch 4.
         w.queue(Transmit::bare(7, b"two".to_vec()));
@@ -276,6 +292,17 @@ mod tests {
         assert_eq!(w.oldest_awaiting_standby(), Some(t0 + Duration::from_millis(5)));
         assert_eq!(names(w.release(Some(4))), ["two"]);
         assert!(!w.holds_any());
+
+        // An append nothing waits for may wait for its sync; records
+        // held behind it need one that does not.
+        assert_eq!(w.append(false), 2);
+        assert!(w.lazy());
+        w.synced(2);
+        assert!(!w.lazy(), "durable");
+        w.append(false);
+        w.append(true);
+        assert!(!w.lazy(), "a later append asked at once covers it");
+        w.synced(4);
 
         // A lost standby: only the steps that waited for it wait for the
         // probe, which no acknowledgement meets.

@@ -68,8 +68,9 @@ pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
 const QUEUE: usize = 256;
 /// Inputs the director takes in one turn at most.
 const BATCH: usize = 256;
-/// With `journal_sync = "second"`: how long written entries may wait
-/// for their sync.
+/// How long written entries may wait for their sync: with
+/// `journal_sync = "second"` any, with `"turn"` those no record waits
+/// for ([`Output::Append`]'s `urgent`).
 const SYNC_WITHIN: Duration = Duration::from_secs(1);
 
 /// How long the log's lines may wait in its buffer.
@@ -591,6 +592,9 @@ async fn linger(carrier: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>, console: 
 /// next deadline.
 async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>) -> std::io::Result<Done> {
     loop {
+        if c.sync_due.is_some_and(|t| t <= Instant::now()) {
+            c.sync_due_now(&mut d);
+        }
         loop {
             while let Some(o) = d.poll_output() {
                 if let Some(done) = c.carry_out(&mut d, o)? {
@@ -607,17 +611,11 @@ async fn drive(mut d: Director, c: &mut Carrier, rx: &mut mpsc::Receiver<Inbox>)
             }
         }
         c.flush_log(Instant::now())?;
-        if c.sync_due.is_some_and(|t| t <= Instant::now()) {
-            c.sync_journal(&mut d);
-        }
         let wake = [d.poll_timeout(), c.sync_due, c.log_due].into_iter().flatten().min();
         let msg = match wake {
             Some(t) => tokio::select! {
                 m = rx.recv() => m,
                 () = tokio::time::sleep_until(t.into()) => {
-                    if c.sync_due.is_some_and(|s| s <= Instant::now()) {
-                        c.sync_journal(&mut d);
-                    }
                     c.flush_log(Instant::now())?;
                     if d.poll_timeout().is_some_and(|t| t <= Instant::now()) {
                         d.handle_timeout(Instant::now());
@@ -654,9 +652,12 @@ struct Carrier {
     fault: Option<std::io::Error>,
     /// The message being gathered: consecutive lines for one connection.
     pending: Option<(ConnId, Out)>,
-    /// With `journal_sync = "second"`: when the entries written unsynced
-    /// must be synced.
+    /// When the entries written unsynced must be synced (`journal_sync =
+    /// "second"`, or `"turn"` with appends no record waits for).
     sync_due: Option<Instant>,
+    /// With `journal_sync = "turn"`: records wait for the appends
+    /// written, so their sync starts as soon as it can.
+    sync_now: bool,
     /// With `journal_sync = "turn"`: the last append written and not yet
     /// synced. Its sync starts once the outputs decided with it are
     /// carried out, so the records that need not wait for it (to the
@@ -752,6 +753,7 @@ impl Carrier {
             fault: None,
             pending: None,
             sync_due: None,
+            sync_now: false,
             turn_sync: None,
             syncing: false,
             log_due: None,
@@ -785,10 +787,12 @@ impl Carrier {
     /// the director was told something at once (a sync that could not
     /// start): it has outputs then.
     fn start_turn_sync(&mut self, d: &mut Director) -> bool {
-        if self.syncing {
+        if self.syncing || !self.sync_now {
             return false;
         }
+        self.sync_now = false;
         let Some(seq) = self.turn_sync.take() else { return false };
+        self.sync_due = None;
         let file = match self.journal.sync_handle() {
             Ok(f) => f,
             Err(e) => {
@@ -809,10 +813,20 @@ impl Carrier {
         false
     }
 
+    /// The entries written unsynced are due: with `journal_sync =
+    /// "turn"`, their sync starts on a blocking thread as soon as it can
+    /// ([`Carrier::start_turn_sync`]); with `"second"` it is made here.
+    fn sync_due_now(&mut self, d: &mut Director) {
+        self.sync_due = None;
+        match self.event.journal_sync {
+            JournalSync::Turn => self.sync_now = true,
+            JournalSync::Second => self.sync_journal(d),
+        }
+    }
+
     /// Syncs the entries written since the last sync (`journal_sync =
     /// "second"`). A failure stops the event as a failed append does.
     fn sync_journal(&mut self, d: &mut Director) {
-        self.sync_due = None;
         if let Err(e) = self.journal.sync() {
             let error = format!("{}: {e}", self.journal.path().display());
             d.handle(Instant::now(), Input::SyncFailed { seq: 0, error });
@@ -890,7 +904,7 @@ impl Carrier {
                 self.flush(d);
                 self.conns.remove(&id);
             }
-            Output::Append { seq, entries } => {
+            Output::Append { seq, entries, urgent } => {
                 // Records already released go to their writers before
                 // the sync blocks this task.
                 self.flush(d);
@@ -900,6 +914,11 @@ impl Carrier {
                         let r = self.journal.write_all(&refs);
                         if r.is_ok() {
                             self.turn_sync = Some(seq);
+                            if urgent {
+                                self.sync_now = true;
+                            } else if self.sync_due.is_none() {
+                                self.sync_due = Some(Instant::now() + SYNC_WITHIN);
+                            }
                             return Ok(None);
                         }
                         r
