@@ -28,6 +28,8 @@
 //! settings have defaults: `conclude_delay` and `reset_delay` (seconds,
 //! 5, §8.1.1 and §8.1.6), `lag_ms` (a lag allowance per move, 0),
 //! `disconnect_grace` (seconds a client may be away mid-game, 10),
+//! `host_loss` (`"forfeit"` or `"void"`: a game whose player is away past
+//! the grace is lost by abandonment, or void and played again),
 //! `illegal_move` (`"forfeit"` or `"retry"`: an illegal move loses, or is
 //! refused and the client may try again within its time) and
 //! `false_claim` (`"continue"` or `"forfeit"`).
@@ -162,6 +164,21 @@ pub enum JournalSync {
     /// nothing) and synced at most a second later: a crash of the machine
     /// may lose the last second, and `--resume` goes on from before it.
     Second,
+}
+
+/// What a game counts as when a remote player's connection is lost and
+/// the player is not back within the disconnect grace (its host killed,
+/// its link cut).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostLoss {
+    /// Lost by abandonment (§8): a tournament's rule.
+    #[default]
+    Forfeit,
+    /// Void: not scored, played again from the same opening by the
+    /// players' connections still there (engine testing across hosts,
+    /// where the infrastructure, not the engine, lost the game).
+    Void,
 }
 
 /// A player of the event.
@@ -303,6 +320,8 @@ struct File {
     lag_ms: u64,
     #[serde(default = "ten")]
     disconnect_grace: f64,
+    #[serde(default)]
+    host_loss: HostLoss,
     #[serde(default = "forfeit")]
     illegal_move: Policy,
     #[serde(default = "continue_")]
@@ -517,8 +536,9 @@ pub const KEYS: &[Key] = &[
         "journal_sync",
         "turn",
         "turn, second",
-        "each turn's entries synced to disk before they are acted on, or written to the system then and synced \
-         within a second (a killed referee loses nothing either way; a machine crash may lose the last second)",
+        "each turn's entries synced to disk before a record that needs them goes out (a turn only local players \
+         heard of within a second), or written to the system then and synced within a second (a killed referee \
+         loses nothing either way; a machine crash may lose the last second)",
         "\"second\"",
     ),
     key(
@@ -534,8 +554,16 @@ pub const KEYS: &[Key] = &[
         "disconnect_grace",
         "10",
         "seconds",
-        "how long a player may be away mid-game before it loses by abandonment",
+        "how long a player may be away mid-game before it loses by abandonment (or the game is void, host_loss)",
         "30",
+    ),
+    key(
+        "host_loss",
+        "forfeit",
+        "forfeit, void",
+        "a game whose remote player is away past disconnect_grace (host killed, link cut): lost by abandonment, or \
+         void: not scored, played again from the same opening (testing across hosts)",
+        "\"void\"",
     ),
     key(
         "illegal_move",
@@ -815,6 +843,9 @@ pub struct Event {
     pub lag: Duration,
     /// How long a client may be away mid-game.
     pub disconnect_grace: Duration,
+    /// A game whose remote player is away past the grace: lost by
+    /// abandonment, or void and played again.
+    pub host_loss: HostLoss,
     /// What an illegal move costs (forfeit or retry).
     pub illegal_move: Policy,
     /// What a false draw claim costs (continue or forfeit).
@@ -1148,6 +1179,7 @@ impl Event {
             reset_delay: seconds("reset_delay", f.reset_delay)?,
             lag: Duration::from_millis(f.lag_ms),
             disconnect_grace: seconds("disconnect_grace", f.disconnect_grace)?,
+            host_loss: f.host_loss,
             illegal_move: f.illegal_move,
             false_claim: f.false_claim,
             supervisor_token: f.supervisor_token,

@@ -51,7 +51,7 @@ mod standings;
 pub use clock::{Clock, Flagged, Period, TimeControl, TimeControlError};
 pub use event::{
     keys_markdown, keys_text, Adjudication, Affinity, Book, BookFormat, BookOrder, DrawRule, Event, EventError,
-    JournalSync, Key, OptionValue, Pairing, Player, ResignRule, ScheduledGame, KEYS, PLAYER_KEYS,
+    HostLoss, JournalSync, Key, OptionValue, Pairing, Player, ResignRule, ScheduledGame, KEYS, PLAYER_KEYS,
 };
 pub use game::{ClaimError, DrawClaim, Ended, EngineFailure, Fault, Game, GameResult, PlayedMove, Termination};
 pub use standings::{EloEstimate, Standings};

@@ -1074,3 +1074,67 @@ fn a_local_engines_clock_runs_from_its_go() {
     b.after(100);
     assert_eq!(b.ends(), ["1-0"], "b's flag falls 0.7 s after its respond");
 }
+
+/// `host_loss = "void"`: a remote player away past the disconnect grace
+/// (its host killed, its link cut) does not lose; the game is void (an
+/// abort entry with the reason), not scored, and played again from its
+/// start once the player is back. A resumed referee keeps the count. With
+/// the default (`forfeit`), the same departure loses by abandonment.
+#[test]
+fn a_lost_host_voids_its_game_with_host_loss_void() {
+    for void in [false, true] {
+        let extra = format!("rounds = 1\ndisconnect_grace = 2\n{}", if void { "host_loss = \"void\"" } else { "" });
+        let mut b = Bench::new(&extra);
+        b.sign_on(1, "a");
+        b.sign_on(2, "b");
+        b.after(5);
+        b.reply(1, Some(1), "e2e4");
+        b.input(Input::Closed { id: 2, why: "connection reset by peer".into() });
+        b.after(1900);
+        assert!(b.ends().is_empty(), "within the grace");
+        b.after(200);
+        if !void {
+            assert_eq!(b.ends(), ["1-0"], "forfeit: lost by abandonment");
+            assert!(b.last_pgn().contains("[Termination \"abandoned\"]"), "{}", b.last_pgn());
+            continue;
+        }
+        assert!(b.ends().is_empty(), "a void game is not scored");
+        let voids: Vec<String> = b
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Abort { game: 0, void: Some(why) } => Some(why.clone()),
+                _ => None,
+            })
+            .collect();
+        let why = "b (black) away past the disconnect grace (connection reset by peer)";
+        assert_eq!(voids, [why]);
+        assert!(b.notes.iter().any(|n| n == &format!("game 1 void: {why}; it is played again")), "{:?}", b.notes);
+        assert_eq!(b.last(1).command, Command::Reset, "a is told to reset");
+        // b's host is back: the game is played again from its start, and
+        // scored once.
+        b.sign_on(4, "b");
+        b.after(10);
+        assert_eq!(b.started(), [0, 0], "played again");
+        assert_eq!(b.last(1).command, Command::Respond);
+        assert_eq!(b.last(1).position, Position::startpos(), "from its start");
+        b.b_resigns(1);
+        b.after(10);
+        assert_eq!(b.over(), [(0, "1-0".to_owned())]);
+        b.b_resigns(2);
+        b.after(10);
+        assert_eq!(b.over().len(), 2, "the event is over");
+        let report = b.outputs.iter().rev().find(|o| o.starts_with("Report(")).expect("a report");
+        assert!(report.contains("Void: 1 (not scored, played again)"), "the results block counts it: {report}");
+        assert!(report.contains(&format!("Void (not scored, played again): 1\\n  game 1: {why}")), "{report}");
+        // Resumed from the journal, the count stands.
+        let text = format!(
+            "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0\n{extra}\n\
+             [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+        );
+        let entries = b.entries.clone();
+        let again = Bench::resumed(&text, Vec::new(), Some(&entries));
+        let done = again.outputs.iter().rev().find(|o| o.starts_with("Done(")).expect("over, as it was");
+        assert!(done.contains("Void: 1 (not scored, played again)"), "{done}");
+    }
+}

@@ -72,7 +72,7 @@ use epd_referee::director::{
 };
 use epd_referee::journal::{self, entry::Entry};
 use epd_referee::protocol::{parse_command, ClientRecord, Command, Incoming};
-use epd_referee::{EngineFailure, Event};
+use epd_referee::{EngineFailure, Event, HostLoss};
 use epd_testkit::XorShift;
 
 #[macro_use]
@@ -349,6 +349,8 @@ struct Sim {
     early_local: u32,
     /// Local players' word of their engines' `go` ([`Wire::Asked`]).
     goes: u32,
+    /// Games void (`host_loss = "void"`) in the durable journal.
+    voids: u32,
     /// The message being sent (records to one connection in a row), and
     /// whether it was refused as the connection stalled.
     message: Option<(ConnId, bool)>,
@@ -371,8 +373,11 @@ impl Sim {
         let mut text = format!(
             "event = \"sim {seed}\"\ntime_control = \"10+0.1\"\nrounds = 1\nconcurrency = {}\n\
              conclude_delay = 0.02\nreset_delay = 0.02\nlag_ms = {lag_ms}\ndisconnect_grace = 2\n\
-             supervisor_token = \"sup\"\n",
-            1 + rng.below(3)
+             supervisor_token = \"sup\"\nhost_loss = \"{}\"\n",
+            1 + rng.below(3),
+            // A third of the seeds test engines across hosts: a player
+            // away past the grace voids its game.
+            if seed.is_multiple_of(3) { "void" } else { "forfeit" }
         );
         for p in 0..players {
             let _ = write!(text, "[[players]]\nname = \"p{p}\"\ntoken = \"t{p}-secret\"\n");
@@ -478,6 +483,7 @@ impl Sim {
             ending: false,
             early_local: 0,
             goes: 0,
+            voids: 0,
             message: None,
             done: None,
             trace: Trace::new(TRACE, full_trace),
@@ -663,8 +669,13 @@ impl Sim {
                 check!(g.ends == 1, "game {game} ended {} times in the journal", g.ends);
                 self.end_pgns.push((game, pgn));
             }
-            Entry::Abort { game } => {
-                // Aborted by the supervisor: played again from its start.
+            Entry::Abort { game, void } => {
+                // Aborted by the supervisor, or void: played again from its
+                // start.
+                if void.is_some() {
+                    check!(self.event.host_loss == HostLoss::Void, "game {game} void in a forfeit event");
+                    self.voids += 1;
+                }
                 let Some(g) = self.games.remove(&game) else {
                     return Err(format!("game {game} aborted, never started"));
                 };
@@ -890,6 +901,12 @@ impl Sim {
             // A player signed on (connected a while, with its token) never
             // loses by abandonment: its connection is brought into the game.
             let engine = pgn.contains(" disconnects}") || pgn.contains("'s connection stalls}");
+            // Testing across hosts, a player away past the grace voids
+            // its game: never a loss by abandonment.
+            check!(
+                !(self.event.host_loss == HostLoss::Void && pgn.contains("[Termination \"abandoned\"]") && !engine),
+                "game {game} lost by abandonment in an event whose lost hosts void their games"
+            );
             if pgn.contains("[Termination \"abandoned\"]") && !engine {
                 let loser = if result == "1-0" { *black } else { *white };
                 for c in self.clients.iter().filter(|c| c.player == loser && !c.impostor) {
@@ -1005,7 +1022,7 @@ impl Sim {
                         m.failed = fault.is_some();
                     }
                 }
-                Entry::Abort { game: g } if g == k => aborted.extend(game.take()),
+                Entry::Abort { game: g, .. } if g == k => aborted.extend(game.take()),
                 Entry::Pause { game: g } | Entry::Unpause { game: g } if g == k => {
                     if let Some(m) = game.as_mut() {
                         m.paused = matches!(entry, Entry::Pause { .. });
@@ -1828,6 +1845,7 @@ struct Stats {
     failures: u32,
     early_local: u32,
     goes: u32,
+    voids: u32,
     closed_for_faults: u32,
     flood_closed: u32,
     commands: usize,
@@ -1849,6 +1867,7 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 stalls: sim.stalls,
                 early_local: sim.early_local,
                 goes: sim.goes,
+                voids: sim.voids,
                 failures: sim.failures,
                 closed_for_faults: sim.closed_for_faults,
                 flood_closed: sim.flood.closed,
@@ -1913,6 +1932,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     let commands: usize = stats.iter().map(|s| s.commands).sum();
     let early: u32 = stats.iter().map(|s| s.early_local).sum();
     let goes: u32 = stats.iter().map(|s| s.goes).sum();
+    let voids: u32 = stats.iter().map(|s| s.voids).sum();
     let failures: u32 = stats.iter().map(|s| s.failures).sum();
     let storms: u32 = stats.iter().map(|s| s.closed_for_faults).sum();
     let shed: u32 = stats.iter().map(|s| s.flood_closed).sum();
@@ -1920,7 +1940,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
         "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
          {failed} failed syncs, {stalls} stalled connections, {commands} supervisor commands, {steps} steps, \
          {early} records to local players ahead of the sync, {goes} clocks started at a local engine's go, {failures} local engines crashed, {storms} connections closed for faults, \
-         {shed} connections of floods closed, \
+         {shed} connections of floods closed, {voids} games void (host_loss), \
          {:.1} virtual hours",
         n as f64 / secs * 60.0,
         virt as f64 / 3_600_000.0
@@ -1939,6 +1959,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     assert!(failures > 0, "some engines of players the referee runs itself crash");
     assert!(storms > 0, "some garbage storms run past a connection's allowance of faults");
     assert!(shed > 0, "some floods of connections run past the caps");
+    assert!(voids > 0, "some players stay away past the grace in events that void such games");
     assert!(commands > n as usize, "the supervisor is at work");
 }
 

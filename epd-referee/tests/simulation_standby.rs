@@ -263,7 +263,7 @@ fn model(disk: &[u8], synced: usize) -> Result<Model, String> {
                 *m.ends.entry(game).or_default() += 1;
                 m.pgn.push(pgn);
             }
-            Entry::Abort { game } => {
+            Entry::Abort { game, .. } => {
                 pos.remove(&game);
                 m.positions.remove(&game);
             }

@@ -24,6 +24,9 @@ pub(super) struct Running {
     pub(super) offer: Option<Color>,
     /// A side away, and when its grace ends.
     pub(super) away: Option<(Color, Instant)>,
+    /// Why the side away left (its connection's end), for a void game's
+    /// reason.
+    pub(super) left: Option<String>,
     /// Paused by the supervisor since then: no clock runs, no flag
     /// falls, no grace ends, and a move that arrives is played but the
     /// opponent is not asked until the game resumes.
@@ -45,6 +48,7 @@ impl Running {
             asked_id: None,
             offer: None,
             away: None,
+            left: None,
             paused: None,
             played_in_pause: None,
         }
@@ -210,6 +214,7 @@ impl Director {
                 self.rearm(k);
             } else {
                 r.away = None;
+                r.left = None;
                 self.bring_back(k, id, now);
             }
             self.note(&format!("game {number}: {} is back", self.name_of(id)));
@@ -422,6 +427,34 @@ impl Director {
             r.asked_id = id;
         }
         self.rearm(k);
+    }
+
+    /// Takes game `k` back into the schedule, unscored, to be played
+    /// again from its start: aborted by the supervisor (`void` none), or
+    /// void for `void`'s reason (`host_loss = "void"`). Its players still
+    /// there are told to reset. Its number, unless the journal failed.
+    pub(super) fn take_back(&mut self, k: usize, void: Option<String>) -> Option<usize> {
+        self.write_ahead(&Entry::Abort { game: k, void: void.clone() });
+        if self.write_ahead.failed() {
+            return None;
+        }
+        let r = self.games.running.remove(&k)?;
+        self.rearm(k);
+        let start = *r.game.start();
+        // The game goes back to the schedule: pair again.
+        self.to_pair = true;
+        for id in r.conns.into_iter().flatten() {
+            let line = Outgoing::new(Command::Reset, &start).to_line();
+            self.send(id, line);
+            if let Some(c) = self.clients.get_mut(id) {
+                c.game = None;
+            }
+            self.quiet(id, self.now + self.event.reset_delay);
+        }
+        if let Some(why) = void {
+            self.tally.add_void(r.sched.number, why);
+        }
+        Some(r.sched.number)
     }
 
     pub(super) fn finish(&mut self, k: usize, e: Ended) {

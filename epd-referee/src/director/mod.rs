@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use epd_core::{Color, Position};
 
-use crate::event::{Event, Policy, ScheduledGame};
+use crate::event::{Event, HostLoss, Policy, ScheduledGame};
 use crate::game::{DrawClaim, Ended, EngineFailure, Game, GameResult};
 use crate::journal::entry::Entry;
 use crate::pgn::{self, Tags};
@@ -565,6 +565,10 @@ impl Director {
             for k in r.done {
                 d.games.mark_over(k);
             }
+            for (k, why) in r.voids {
+                let number = d.games.scheduled(k).number;
+                d.tally.add_void(number, why);
+            }
             let until = now + d.event.disconnect_grace;
             for (k, (game, offer)) in r.running {
                 let mut running = Running::new(d.games.scheduled(k), game, [None, None]);
@@ -652,12 +656,18 @@ impl Director {
     /// The results block of a match of two players.
     pub(super) fn results(&self) -> Option<String> {
         (self.event.players.len() == 2).then(|| {
-            crate::sprt::results_block(
+            let mut block = crate::sprt::results_block(
                 &self.event.players[0].name,
                 &self.event.players[1].name,
                 self.tally.counts(),
                 self.event.sprt.as_ref(),
-            )
+            );
+            // Games void (host_loss = "void") count for nothing above.
+            let void = self.tally.voids();
+            if void > 0 {
+                block.push_str(&format!("Void: {void} (not scored, played again)\n"));
+            }
+            block
         })
     }
 
@@ -863,6 +873,11 @@ impl Director {
         if !faults.is_empty() {
             text.push('\n');
             text.push_str(&faults);
+        }
+        let voids = self.tally.voids_report();
+        if !voids.is_empty() {
+            text.push('\n');
+            text.push_str(&voids);
         }
         text
     }
@@ -1222,8 +1237,21 @@ impl Director {
                     let Some(r) = self.games.running.get_mut(&k) else { continue };
                     if let (Some((side, until)), None) = (r.away, r.paused) {
                         if now >= until {
-                            let e = r.game.abandon(side);
-                            self.finish(k, e);
+                            if self.event.host_loss == HostLoss::Void {
+                                // The infrastructure lost the game, not the
+                                // engine: void, and played again.
+                                let who = &self.event.players
+                                    [if side == Color::White { r.sched.white } else { r.sched.black }]
+                                .name;
+                                let left = r.left.as_deref().unwrap_or("the referee resumed");
+                                let why = format!("{who} ({side}) away past the disconnect grace ({left})");
+                                if let Some(n) = self.take_back(k, Some(why.clone())) {
+                                    self.note(&format!("game {n} void: {why}; it is played again"));
+                                }
+                            } else {
+                                let e = r.game.abandon(side);
+                                self.finish(k, e);
+                            }
                         }
                     }
                 }
@@ -1302,7 +1330,7 @@ impl Director {
     /// Forgets a connection: its last records still go out, then it is
     /// closed. A player away from its game has the event's grace to come
     /// back.
-    fn drop_conn(&mut self, id: ConnId, _why: &str) {
+    fn drop_conn(&mut self, id: ConnId, why: &str) {
         let Some(c) = self.clients.drop_conn(id) else { return };
         if self.replication.is_follower(id) {
             // If this referee goes on without it (the probe decides; if
@@ -1328,6 +1356,7 @@ impl Director {
             r.conns[side_index(side)] = None;
             if r.away.is_none() {
                 r.away = Some((side, now + grace));
+                r.left = Some(why.to_owned());
             }
         }
         self.rearm(k);

@@ -84,26 +84,8 @@ impl Director {
             }
             ["abort", n] => match self.game_by_number(n) {
                 Some(k) => {
-                    // Aborted: both told to reset; the game goes back to the
-                    // schedule and is played again.
-                    self.write_ahead(&Entry::Abort { game: k });
-                    if self.write_ahead.failed() {
-                        return;
-                    }
-                    if let Some(r) = self.games.running.remove(&k) {
-                        self.rearm(k);
-                        let start = *r.game.start();
-                        // The game goes back to the schedule: pair again.
-                        self.to_pair = true;
-                        for id in r.conns.into_iter().flatten() {
-                            let line = Outgoing::new(Command::Reset, &start).to_line();
-                            self.send(id, line);
-                            if let Some(c) = self.clients.get_mut(id) {
-                                c.game = None;
-                            }
-                            self.quiet(id, self.now + self.event.reset_delay);
-                        }
-                        self.note(&format!("game {} aborted by the supervisor", r.sched.number));
+                    if let Some(number) = self.take_back(k, None) {
+                        self.note(&format!("game {number} aborted by the supervisor"));
                     }
                 }
                 None => self.say("abort GAME (a running game's number)".to_owned()),

@@ -42,6 +42,9 @@ pub(super) struct Tally {
     /// Per player, the games it lost to a failure: crashes, stalls, time
     /// losses, illegal moves.
     faults: BTreeMap<usize, [u32; 4]>,
+    /// The games void (`host_loss = "void"`), in the order they were:
+    /// the game's number and why. Not scored; each was played again.
+    voids: Vec<(usize, String)>,
 }
 
 impl Tally {
@@ -56,6 +59,7 @@ impl Tally {
             pair_points: BTreeMap::new(),
             verdict: None,
             faults: BTreeMap::new(),
+            voids: Vec::new(),
         }
     }
 
@@ -152,6 +156,31 @@ impl Tally {
         self.faults.entry(player).or_default()[i] += 1;
     }
 
+    /// Game `number` was void for `why`: not scored, played again.
+    pub(super) fn add_void(&mut self, number: usize, why: String) {
+        self.voids.push((number, why));
+    }
+
+    /// How many games were void.
+    #[must_use]
+    pub(super) fn voids(&self) -> usize {
+        self.voids.len()
+    }
+
+    /// The games void, one line each, after a count; empty when none
+    /// was.
+    #[must_use]
+    pub(super) fn voids_report(&self) -> String {
+        if self.voids.is_empty() {
+            return String::new();
+        }
+        let mut out = format!("Void (not scored, played again): {}\n", self.voids.len());
+        for (number, why) in &self.voids {
+            out.push_str(&format!("  game {number}: {why}\n"));
+        }
+        out
+    }
+
     /// The failures per player who had any, in the players' order, as
     /// fastchess lists them at a match's end (`Player:`, `Timeouts:`,
     /// `Crashed:`), with stalls and illegal moves apart; empty when no
@@ -215,6 +244,15 @@ mod tests {
             "Player: a\n  Timeouts: 1\n  Crashed: 0\n  Stalled: 0\n  Illegal moves: 0\n\
              Player: b\n  Timeouts: 0\n  Crashed: 2\n  Stalled: 1\n  Illegal moves: 1\n"
         );
+        // Void games: counted apart, never scored.
+        assert_eq!(t.voids_report(), "");
+        t.add_void(7, "b (black) away past the disconnect grace (connection reset)".into());
+        assert_eq!(t.voids(), 1);
+        assert_eq!(
+            t.voids_report(),
+            "Void (not scored, played again): 1\n  game 7: b (black) away past the disconnect grace (connection reset)\n"
+        );
+        assert_eq!(t.standings().games(0), 200, "a void game is not scored");
         // Over games (report_penta = false): each game a trial, the
         // SPRT tested after each, from the first player's side.
         let mut g = Tally::new(vec!["a".into(), "b".into()], false);

@@ -44,8 +44,14 @@ pub enum Entry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fault: Option<crate::game::Fault>,
     },
-    /// A game aborted by the supervisor: back in the schedule.
-    Abort { game: usize },
+    /// A game aborted by the supervisor, or void (`host_loss = "void"`: a
+    /// player's host was lost): back in the schedule, not scored.
+    Abort {
+        game: usize,
+        /// Why the game is void; none: the supervisor aborted it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        void: Option<String>,
+    },
     /// The supervisor paused a game: its clocks stay stopped, after a
     /// resumption too, until it is unpaused.
     Pause { game: usize },

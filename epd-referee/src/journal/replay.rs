@@ -25,6 +25,8 @@ pub(crate) struct Replayed {
     pub(crate) paused: std::collections::BTreeSet<usize>,
     /// The last standby the journal names, and its heartbeat.
     pub(crate) standby: Option<(String, Duration)>,
+    /// The games void, in order, and why.
+    pub(crate) voids: Vec<(usize, String)>,
 }
 
 fn bad_journal(path: &std::path::Path, n: usize, why: impl std::fmt::Display) -> std::io::Error {
@@ -49,6 +51,7 @@ pub(crate) fn replay(
         running: BTreeMap::new(),
         paused: std::collections::BTreeSet::new(),
         standby: None,
+        voids: Vec::new(),
     };
     for (i, bytes) in entries.iter().enumerate() {
         let n = i + 1;
@@ -102,9 +105,13 @@ pub(crate) fn replay(
                 r.results.push((white, black, res, fault));
                 r.pgn.push(pgn);
             }
-            Entry::Abort { game } => {
+            Entry::Abort { game, void } => {
+                scheduled(game)?;
                 r.running.remove(&game);
                 r.paused.remove(&game);
+                if let Some(why) = void {
+                    r.voids.push((game, why));
+                }
             }
             Entry::Pause { game } => {
                 if r.running.contains_key(&game) {
@@ -156,7 +163,7 @@ mod tests {
         let r = replay(&event, &[], &schedule, &entries(&more)).unwrap();
         assert!(r.paused.is_empty());
         more.push(Entry::Pause { game: 0 });
-        more.push(Entry::Abort { game: 0 });
+        more.push(Entry::Abort { game: 0, void: None });
         more.push(Entry::Pause { game: 1 });
         let r = replay(&event, &[], &schedule, &entries(&more)).unwrap();
         assert!(r.paused.is_empty(), "an aborted game, or one not running, is not paused");
