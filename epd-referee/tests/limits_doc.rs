@@ -6,7 +6,7 @@ use epd_referee::director::{
     MAX_UNSIGNED_PER_ADDRESS, SIGN_ON_TIMEOUT, UNSIGNED_GRACE,
 };
 use epd_referee::protocol::MAX_RECORD;
-use epd_referee::runtime::{LINE_TIMEOUT, MAX_CLIENTS};
+use epd_referee::runtime::{DEAD_LINK, LINE_TIMEOUT, MAX_CLIENTS};
 
 #[test]
 fn the_limits_table_states_the_constants() {
@@ -22,6 +22,7 @@ fn the_limits_table_states_the_constants() {
         ("director::SIGN_ON_TIMEOUT", format!("{} s", SIGN_ON_TIMEOUT.as_secs())),
         ("protocol::MAX_RECORD", format!("{MAX_RECORD} bytes")),
         ("runtime::LINE_TIMEOUT", format!("{} s", LINE_TIMEOUT.as_secs())),
+        ("runtime::DEAD_LINK", format!("{} s", DEAD_LINK.as_secs())),
         ("director::FAULT_BURST", FAULT_BURST.to_string()),
         ("director::FAULT_REFILL", format!("one per {} ms", FAULT_REFILL.as_millis())),
         ("director::LOG_ECHO", format!("{LOG_ECHO} bytes")),

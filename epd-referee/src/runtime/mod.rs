@@ -62,6 +62,12 @@ pub fn client_slots(event: &Event) -> usize {
 }
 /// How long a line may take from its first byte to its newline.
 pub const LINE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a TCP client's host may be unreachable (keep-alive probes
+/// unanswered, data sent and unacknowledged) before its connection is
+/// closed: a host killed or a link cut is then found out, and its
+/// player's grace starts, within this.
+pub const DEAD_LINK: Duration = Duration::from_secs(5);
 /// Messages queued for a client before it counts as not reading (the
 /// records the director sends one connection in a row are one message,
 /// so a long game replayed to a client that comes back is one).

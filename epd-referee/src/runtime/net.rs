@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use super::{Inbox, Latencies, Out, Working, LINE_TIMEOUT, QUEUE};
+use super::{Inbox, Latencies, Out, Working, DEAD_LINK, LINE_TIMEOUT, QUEUE};
 use crate::director::{ConnId, Input, Reach};
 use crate::protocol::MAX_RECORD;
 
@@ -39,6 +39,7 @@ pub(super) async fn listen(
             continue;
         };
         let _ = stream.set_nodelay(true);
+        let _ = watch_link(&stream);
         let id = next;
         next += 1;
         let tx = tx.clone();
@@ -52,6 +53,25 @@ pub(super) async fn listen(
             ended.fetch_add(1, Ordering::Relaxed);
         });
     }
+}
+
+/// Has the system close a client's connection when its host is lost
+/// (killed with its machine, its link cut), which would otherwise leave
+/// the connection open for many minutes while a mover's clock runs and
+/// no grace starts: keep-alive probes after a second of silence, one a
+/// second, the fourth unanswered ending it; and data sent but
+/// unacknowledged for [`DEAD_LINK`] ending it too (`TCP_USER_TIMEOUT`).
+/// A host that answers, however slow its engine, keeps its connection.
+fn watch_link(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
+    let probes = socket2::TcpKeepalive::new()
+        .with_time(Duration::from_secs(1))
+        .with_interval(Duration::from_secs(1))
+        .with_retries(4);
+    let socket = socket2::SockRef::from(stream);
+    socket.set_tcp_keepalive(&probes)?;
+    #[cfg(target_os = "linux")]
+    socket.set_tcp_user_timeout(Some(DEAD_LINK))?;
+    Ok(())
 }
 
 /// Connections ended since memory was last handed back, after which it
