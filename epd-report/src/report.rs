@@ -993,7 +993,7 @@ impl Item for Want {
         out.extend_from_slice(&self.list.to_le_bytes());
         out.extend_from_slice(&self.first.to_le_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Want>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<Want>> {
         let Some(at) = At::decode(input)? else { return Ok(None) };
         let mut b = [0; 12];
         input.read_exact(&mut b)?;

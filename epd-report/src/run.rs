@@ -1069,7 +1069,7 @@ impl Item for KeptIssue {
         out.extend_from_slice(&(self.text.len() as u64).to_le_bytes());
         out.extend_from_slice(self.text.as_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<KeptIssue>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<KeptIssue>> {
         let Some(b) = read_array::<25>(input)? else { return Ok(None) };
         let number = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
         let bad = || io::Error::from(io::ErrorKind::InvalidData);
