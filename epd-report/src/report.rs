@@ -985,15 +985,16 @@ impl Item for Want {
     fn key(&self) -> u64 {
         self.at.line
     }
+    /// By list, the duplicates of one id by their lines (below 2^40).
     fn tiebreak(&self) -> u64 {
-        u64::from(self.list)
+        u64::from(self.list) << 40 | self.first
     }
     fn encode(&self, out: &mut Vec<u8>) {
         self.at.encode(out);
         out.extend_from_slice(&self.list.to_le_bytes());
         out.extend_from_slice(&self.first.to_le_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Want>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<Want>> {
         let Some(at) = At::decode(input)? else { return Ok(None) };
         let mut b = [0; 12];
         input.read_exact(&mut b)?;
@@ -1046,16 +1047,9 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
             return Err(e);
         }
     }
-    let mut dup_ids = Spool::default();
-    run.duplicates(&mut dup_ids)?;
     let mut wanted: Spool<Want> = Spool::default();
-    dup_ids.seal();
-    for s in dup_ids.iter() {
-        // The id is read at the first line; `first` holds the duplicate's.
-        let s = s?;
-        wanted.push(Want { at: At { line: s.hash, offset: s.offset() }, list: 1, first: s.line() })?;
-    }
-    drop(dup_ids);
+    // The id is read at the first line; `first` holds the duplicate's.
+    run.duplicates(|at, line| wanted.push(Want { at, list: 1, first: line }))?;
     for (k, c) in mine.iter_mut().enumerate() {
         let k = 2 + 2 * k as u32;
         for (spool, list) in [(&mut c.solved_lines, k), (&mut c.failed_lines, k + 1)] {

@@ -854,13 +854,14 @@ impl RunStats {
         self.distributions = DIST_NAMES.iter().zip(&self.dists).map(|(&k, d)| (k, d.spread())).collect();
     }
 
-    /// The duplicate positions, as issues; the duplicate ids, as (first
-    /// line, line) to be named once their ids are read again, in the
-    /// order of their first lines.
+    /// The duplicate positions, as issues; the duplicate ids, handed to
+    /// `dup_id` as (the first line, with where its id is; the line) to be
+    /// named once their ids are read again, the lines of one first line
+    /// ascending.
     ///
     /// # Errors
     /// Reading or writing a spool failed.
-    pub(crate) fn duplicates(&mut self, dup_ids: &mut Spool<Seen>) -> io::Result<()> {
+    pub(crate) fn duplicates(&mut self, mut dup_id: impl FnMut(At, u64) -> io::Result<()>) -> io::Result<()> {
         let mut seen = std::mem::take(&mut self.seen_positions);
         seen.seal();
         let mut first: Option<Seen> = None;
@@ -886,7 +887,7 @@ impl RunStats {
                 // where the id is in the first line: the id is read there
                 // (ids of one hash are one id), so a run that repeats
                 // itself reads each id once.
-                Some(f) if f.hash == s.hash => dup_ids.push(Seen::new(f.line(), s.line(), f.offset()))?,
+                Some(f) if f.hash == s.hash => dup_id(At { line: f.line(), offset: f.offset() }, s.line())?,
                 _ => first = Some(s),
             }
         }
@@ -1069,7 +1070,7 @@ impl Item for KeptIssue {
         out.extend_from_slice(&(self.text.len() as u64).to_le_bytes());
         out.extend_from_slice(self.text.as_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<KeptIssue>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<KeptIssue>> {
         let Some(b) = read_array::<25>(input)? else { return Ok(None) };
         let number = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
         let bad = || io::Error::from(io::ErrorKind::InvalidData);

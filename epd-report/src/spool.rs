@@ -36,7 +36,7 @@ pub trait Item: Sized {
     ///
     /// # Errors
     /// Reading failed or the bytes are cut short.
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Self>>;
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<Self>>;
 }
 
 /// An item list kept sorted by key, spilling to disk past [`MEMORY`].
@@ -308,7 +308,7 @@ impl<'a, T: Item + Clone> Iterator for Iter<'a, T> {
 }
 
 /// Reads exactly `N` bytes, or none at the end of the input.
-pub(crate) fn read_array<const N: usize>(input: &mut dyn BufRead) -> io::Result<Option<[u8; N]>> {
+pub(crate) fn read_array<const N: usize>(input: &mut impl BufRead) -> io::Result<Option<[u8; N]>> {
     let mut out = [0; N];
     if input.fill_buf()?.is_empty() {
         return Ok(None);
@@ -342,7 +342,7 @@ impl Item for At {
         out.extend_from_slice(&self.line.to_le_bytes());
         out.extend_from_slice(&self.offset.to_le_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<At>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<At>> {
         Ok(read_array::<12>(input)?.map(|b| At {
             line: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
             offset: u32::from_le_bytes(b[8..].try_into().expect("4 bytes")),
@@ -402,7 +402,7 @@ impl Item for Seen {
         out.extend_from_slice(&self.hash.to_le_bytes());
         out.extend_from_slice(&self.at.to_le_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Seen>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<Seen>> {
         Ok(read_array::<16>(input)?.map(|b| Seen {
             hash: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
             at: u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
@@ -435,7 +435,7 @@ impl Item for Text {
         out.extend_from_slice(&(self.text.len() as u64).to_le_bytes());
         out.extend_from_slice(self.text.as_bytes());
     }
-    fn decode(input: &mut dyn BufRead) -> io::Result<Option<Text>> {
+    fn decode(input: &mut impl BufRead) -> io::Result<Option<Text>> {
         let Some(b) = read_array::<17>(input)? else { return Ok(None) };
         let line = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
         let len = u64::from_le_bytes(b[9..].try_into().expect("8 bytes"));
