@@ -672,6 +672,11 @@ struct Carrier {
     turn_sync: Option<u64>,
     /// A sync of the journal is under way on a blocking thread.
     syncing: bool,
+    /// No player is one the referee runs itself: a turn's sync is made
+    /// on the loop, which has no engine's reply to read meanwhile (a
+    /// blocking thread's hand-off and the message back cost more than
+    /// they save there).
+    sync_inline: bool,
     /// When the log's buffered lines must be written out.
     log_due: Option<Instant>,
 }
@@ -762,6 +767,7 @@ impl Carrier {
             sync_now: false,
             turn_sync: None,
             syncing: false,
+            sync_inline: event.players.iter().all(|p| p.uci.is_none()),
             log_due: None,
         }
     }
@@ -789,9 +795,10 @@ impl Carrier {
     /// a blocking thread, unless one is under way (the next covers what
     /// was written meanwhile): the loop goes on reading replies while the
     /// disk works, so a local engine's move time never includes a sync.
-    /// The director hears [`Inbox::TurnSynced`] when it ends. Whether
-    /// the director was told something at once (a sync that could not
-    /// start): it has outputs then.
+    /// The director hears [`Inbox::TurnSynced`] when it ends. In an
+    /// event without local players the sync is made here, at once.
+    /// Whether the director was told something at once (a sync made, or
+    /// one that could not start): it has outputs then.
     fn start_turn_sync(&mut self, d: &mut Director) -> bool {
         if self.syncing || !self.sync_now {
             return false;
@@ -799,6 +806,14 @@ impl Carrier {
         self.sync_now = false;
         let Some(seq) = self.turn_sync.take() else { return false };
         self.sync_due = None;
+        if self.sync_inline {
+            let input = match self.journal.sync() {
+                Ok(()) => Input::Synced { seq },
+                Err(e) => Input::SyncFailed { seq, error: with_path(self.journal.path(), e).to_string() },
+            };
+            d.handle(Instant::now(), input);
+            return true;
+        }
         let file = match self.journal.sync_handle() {
             Ok(f) => f,
             Err(e) => {
