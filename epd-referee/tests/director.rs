@@ -1138,3 +1138,65 @@ fn a_lost_host_voids_its_game_with_host_loss_void() {
         assert!(done.contains("Void: 1 (not scored, played again)"), "{done}");
     }
 }
+
+/// Players as a pool (issue 47): a game goes to any free slot of each
+/// player, so slots that sign on mid-event (a worker host joining) raise
+/// the games played at once, up to `concurrency`, a ceiling; slots that
+/// leave lower it; games start in schedule order, so a pair's two games
+/// are played side by side.
+#[test]
+fn the_games_at_once_follow_the_slots_up_to_concurrency() {
+    let mut b = Bench::of_event(
+        "event = \"t\"\ntime_control = \"60+0\"\nreset_delay = 0\nconclude_delay = 0.05\nconcurrency = 4\n\
+         rounds = 6\n[[players]]\nname = \"a\"\ntoken = \"ta\"\ninstances = 6\n\
+         [[players]]\nname = \"b\"\ntoken = \"tb\"\ninstances = 6\n",
+    );
+    // Player a's slots on odd connections, b's on even ones.
+    let slot = |b: &mut Bench, id: ConnId| {
+        let (name, token) = if id % 2 == 1 { ("a", "ta") } else { ("b", "tb") };
+        b.input(Input::Connected { id, peer: format!("host:{id}"), reach: Reach::Remote });
+        let rec =
+            ClientRecord { request: "sign_on", sender: Some(("test", name)), token: Some(token), ..Default::default() };
+        b.line(id, rec.to_line(&Position::startpos()));
+    };
+    let running = |b: &Bench| b.started().len() - b.over().len();
+    // The slots whose last record is of game `number`.
+    let slots_of = |b: &Bench, number: u64| -> Vec<ConnId> {
+        (1..=12)
+            .filter(|&id| b.sent.iter().rev().find(|(i, _)| *i == id).is_some_and(|(_, r)| r.game == Some(number)))
+            .collect()
+    };
+    slot(&mut b, 1);
+    slot(&mut b, 2);
+    assert_eq!(b.started(), [0], "one slot each: one game");
+    // A second host joins with a slot of each player: a second game at
+    // once, the first one's pair.
+    slot(&mut b, 3);
+    slot(&mut b, 4);
+    assert_eq!(b.started(), [0, 1], "the pair side by side");
+    for id in 5..=10 {
+        slot(&mut b, id);
+    }
+    assert_eq!(b.started(), [0, 1, 2, 3], "four games at once: the ceiling, a fifth pair of slots free");
+    // A game ends: the next in the schedule starts at once, on the free
+    // slots.
+    b.after(5);
+    b.b_resigns(1);
+    assert_eq!((b.started(), running(&b)), (vec![0, 1, 2, 3, 4], 4));
+    // Hosts leave: game 1's slots, then game 2's, close after their
+    // games; three games at once are left.
+    for id in slots_of(&b, 1) {
+        b.input(Input::Closed { id, why: "host gone".into() });
+    }
+    b.after(5);
+    b.b_resigns(2);
+    for id in slots_of(&b, 2) {
+        b.input(Input::Closed { id, why: "host gone".into() });
+    }
+    b.after(100);
+    assert_eq!((b.started().len(), running(&b)), (5, 3), "no free slots: three games at once");
+    // A host joins again: a fourth game at once.
+    slot(&mut b, 11);
+    slot(&mut b, 12);
+    assert_eq!((b.started(), running(&b)), (vec![0, 1, 2, 3, 4, 5], 4));
+}
