@@ -561,8 +561,8 @@ pub const KEYS: &[Key] = &[
         "host_loss",
         "forfeit",
         "forfeit, void",
-        "a game whose remote player is away past disconnect_grace (host killed, link cut): lost by abandonment, or \
-         void: not scored, played again from the same opening (testing across hosts)",
+        "a game whose remote player is away past disconnect_grace (host killed, link cut), or loses its connection \
+         as its flag falls: lost, or void: not scored, played again from the same opening (testing across hosts)",
         "\"void\"",
     ),
     key(

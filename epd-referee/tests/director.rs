@@ -1200,3 +1200,65 @@ fn the_games_at_once_follow_the_slots_up_to_concurrency() {
     slot(&mut b, 12);
     assert_eq!((b.started(), running(&b)), (vec![0, 1, 2, 3, 4, 5], 4));
 }
+
+/// `host_loss = "void"`: when a remote mover's flag falls, the verdict
+/// waits `LOST_HOST_WINDOW` for its host: its connection closing in the
+/// window (the runtime closes a dead one within `DEAD_LINK`) voids the
+/// game at once; a reply in it proves the host alive and the flag
+/// stands; silence to its end is a loss on time. With `forfeit`, the
+/// flag stands at once.
+#[test]
+fn a_flag_that_falls_on_a_lost_host_voids_the_game() {
+    use epd_referee::director::LOST_HOST_WINDOW;
+    let window = LOST_HOST_WINDOW.as_millis() as u64;
+    for (void, then) in [(false, "nothing"), (true, "close"), (true, "reply"), (true, "silence")] {
+        let extra = format!("rounds = 1\ntime_control = \"1+0\"\n{}", if void { "host_loss = \"void\"" } else { "" });
+        let text = format!(
+            "event = \"t\"\nreset_delay = 0\nconclude_delay = 0\n{extra}\n\
+             [[players]]\nname = \"a\"\n[[players]]\nname = \"b\"\n"
+        );
+        let mut b = Bench::of_event(&text);
+        b.sign_on(1, "a");
+        b.sign_on(2, "b");
+        b.after(5);
+        b.reply(1, Some(1), "e2e4");
+        // b thinks past its second.
+        b.after(1001);
+        if !void {
+            assert_eq!(b.ends(), ["1-0"], "forfeit: the flag stands at once");
+            continue;
+        }
+        assert!(b.ends().is_empty(), "{then}: the verdict waits");
+        assert!(b.notes.iter().any(|n| n.contains("black's flag fell; the verdict waits")), "{:?}", b.notes);
+        let voids = |b: &Bench| b.entries.iter().filter(|e| matches!(e, Entry::Abort { void: Some(_), .. })).count();
+        match then {
+            "close" => {
+                b.after(window / 2);
+                b.input(Input::Closed { id: 2, why: "connection timed out".into() });
+                assert!(b.ends().is_empty(), "not scored");
+                assert_eq!(voids(&b), 1, "void at once");
+                assert!(
+                    b.notes
+                        .iter()
+                        .any(|n| n.starts_with("game 1 void: b (black) lost its connection as its flag fell")),
+                    "{:?}",
+                    b.notes
+                );
+            }
+            "reply" => {
+                b.after(window / 2);
+                b.reply(2, Some(1), "e7e5");
+                assert_eq!(b.ends(), ["1-0"], "a reply proves the host alive: lost on time");
+                assert!(b.last_pgn().contains("[Termination \"time forfeit\"]"), "{}", b.last_pgn());
+                assert_eq!(b.moves(), 1, "the late move is not played");
+            }
+            _ => {
+                b.after(window - 1);
+                assert!(b.ends().is_empty());
+                b.after(1);
+                assert_eq!(b.ends(), ["1-0"], "silence through the window: lost on time");
+                assert_eq!(voids(&b), 0);
+            }
+        }
+    }
+}

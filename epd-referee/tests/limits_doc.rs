@@ -2,7 +2,7 @@
 //! constants' values: the table cannot drift from the code.
 
 use epd_referee::director::{
-    CONNECTION_NOTES, CONNECTION_NOTE_REFILL, FAULT_BURST, FAULT_REFILL, LOG_ECHO, MAX_UNSIGNED,
+    CONNECTION_NOTES, CONNECTION_NOTE_REFILL, FAULT_BURST, FAULT_REFILL, LOG_ECHO, LOST_HOST_WINDOW, MAX_UNSIGNED,
     MAX_UNSIGNED_PER_ADDRESS, SIGN_ON_TIMEOUT, UNSIGNED_GRACE,
 };
 use epd_referee::protocol::MAX_RECORD;
@@ -23,6 +23,7 @@ fn the_limits_table_states_the_constants() {
         ("protocol::MAX_RECORD", format!("{MAX_RECORD} bytes")),
         ("runtime::LINE_TIMEOUT", format!("{} s", LINE_TIMEOUT.as_secs())),
         ("runtime::DEAD_LINK", format!("{} s", DEAD_LINK.as_secs())),
+        ("director::LOST_HOST_WINDOW", format!("{} s", LOST_HOST_WINDOW.as_secs())),
         ("director::FAULT_BURST", FAULT_BURST.to_string()),
         ("director::FAULT_REFILL", format!("one per {} ms", FAULT_REFILL.as_millis())),
         ("director::LOG_ECHO", format!("{LOG_ECHO} bytes")),
@@ -34,4 +35,7 @@ fn the_limits_table_states_the_constants() {
     ] {
         assert_eq!(row(constant), value, "{constant} in {}", path.display());
     }
+    // A flag's verdict waits long enough for the runtime to close a dead
+    // host's connection.
+    assert!(LOST_HOST_WINDOW > DEAD_LINK);
 }

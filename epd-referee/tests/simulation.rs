@@ -351,6 +351,9 @@ struct Sim {
     goes: u32,
     /// Games void (`host_loss = "void"`) in the durable journal.
     voids: u32,
+    /// Flags fallen on remote movers whose verdict waited for their
+    /// hosts (`host_loss = "void"`).
+    held_flags: u32,
     /// The message being sent (records to one connection in a row), and
     /// whether it was refused as the connection stalled.
     message: Option<(ConnId, bool)>,
@@ -484,6 +487,7 @@ impl Sim {
             early_local: 0,
             goes: 0,
             voids: 0,
+            held_flags: 0,
             message: None,
             done: None,
             trace: Trace::new(TRACE, full_trace),
@@ -827,6 +831,10 @@ impl Sim {
                 }
                 Output::Note(t) => {
                     self.check_log_line(&t)?;
+                    if t.contains("'s flag fell; the verdict waits") {
+                        check!(self.event.host_loss == HostLoss::Void, "a flag's verdict held in a forfeit event: {t}");
+                        self.held_flags += 1;
+                    }
                     self.note(format!("referee {t}"));
                 }
                 Output::Traffic(t) => self.check_log_line(&t)?,
@@ -1846,6 +1854,7 @@ struct Stats {
     early_local: u32,
     goes: u32,
     voids: u32,
+    held_flags: u32,
     closed_for_faults: u32,
     flood_closed: u32,
     commands: usize,
@@ -1868,6 +1877,7 @@ fn run_seed(seed: u64, defect: bool, full_trace: bool) -> Result<(Stats, u64), F
                 early_local: sim.early_local,
                 goes: sim.goes,
                 voids: sim.voids,
+                held_flags: sim.held_flags,
                 failures: sim.failures,
                 closed_for_faults: sim.closed_for_faults,
                 flood_closed: sim.flood.closed,
@@ -1933,6 +1943,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     let early: u32 = stats.iter().map(|s| s.early_local).sum();
     let goes: u32 = stats.iter().map(|s| s.goes).sum();
     let voids: u32 = stats.iter().map(|s| s.voids).sum();
+    let held: u32 = stats.iter().map(|s| s.held_flags).sum();
     let failures: u32 = stats.iter().map(|s| s.failures).sum();
     let storms: u32 = stats.iter().map(|s| s.closed_for_faults).sum();
     let shed: u32 = stats.iter().map(|s| s.flood_closed).sum();
@@ -1940,7 +1951,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
         "simulation: {n} seeds in {secs:.1} s ({:.0} seeds a minute on 2 threads): {games} games, {crashes} crashes, \
          {failed} failed syncs, {stalls} stalled connections, {commands} supervisor commands, {steps} steps, \
          {early} records to local players ahead of the sync, {goes} clocks started at a local engine's go, {failures} local engines crashed, {storms} connections closed for faults, \
-         {shed} connections of floods closed, {voids} games void (host_loss), \
+         {shed} connections of floods closed, {voids} games void (host_loss), {held} flags held for their hosts, \
          {:.1} virtual hours",
         n as f64 / secs * 60.0,
         virt as f64 / 3_600_000.0
@@ -1960,6 +1971,7 @@ fn thousands_of_fault_schedules_keep_every_invariant() {
     assert!(storms > 0, "some garbage storms run past a connection's allowance of faults");
     assert!(shed > 0, "some floods of connections run past the caps");
     assert!(voids > 0, "some players stay away past the grace in events that void such games");
+    assert!(held > 0, "some remote movers' flags fall in events that void lost hosts' games");
     assert!(commands > n as usize, "the supervisor is at work");
 }
 

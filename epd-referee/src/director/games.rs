@@ -27,6 +27,9 @@ pub(super) struct Running {
     /// Why the side away left (its connection's end), for a void game's
     /// reason.
     pub(super) left: Option<String>,
+    /// `host_loss = "void"`: the remote mover's flag fell then; the
+    /// verdict waits for [`super::LOST_HOST_WINDOW`] (no clock runs).
+    pub(super) flag_held: Option<Instant>,
     /// Paused by the supervisor since then: no clock runs, no flag
     /// falls, no grace ends, and a move that arrives is played but the
     /// opponent is not asked until the game resumes.
@@ -49,6 +52,7 @@ impl Running {
             offer: None,
             away: None,
             left: None,
+            flag_held: None,
             paused: None,
             played_in_pause: None,
         }

@@ -81,6 +81,13 @@ use write_ahead::{Awaits, Transmit, WriteAhead};
 /// How long a new connection has to sign on.
 pub const SIGN_ON_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// With `host_loss = "void"`: how long the verdict on a remote mover
+/// whose flag fell waits, so that a lost host (whose connection the
+/// runtime closes within `runtime::DEAD_LINK` of its going silent) voids
+/// the game instead of losing it on time. A reply in the window proves
+/// the host alive: the flag stands at once.
+pub const LOST_HOST_WINDOW: Duration = Duration::from_secs(6);
+
 /// Faults a connection may run up in a burst: one more and it is closed
 /// (a client that sends garbage costs the log a bounded amount).
 pub const FAULT_BURST: u32 = 32;
@@ -388,6 +395,9 @@ enum Due {
     Start(usize),
     /// The end of a departed player's grace in a game.
     Away(usize),
+    /// The end of [`LOST_HOST_WINDOW`] after a remote mover's flag fell
+    /// (`host_loss = "void"`).
+    Held(usize),
     /// A client that has not signed on in time.
     SignOn(ConnId),
     /// The end of a client's quiet time: it may be paired again.
@@ -1182,13 +1192,16 @@ impl Director {
     /// Sets a game's deadlines from its state: its flag, its start, its
     /// departed player's grace (none while it is paused or over).
     fn rearm(&mut self, k: usize) {
-        let (flag, start, away) = match self.games.running.get(&k) {
-            Some(r) if r.paused.is_none() => (self.flag_time(r), r.starts_at, r.away.map(|(_, t)| t)),
-            _ => (None, None, None),
+        let (flag, start, away, held) = match self.games.running.get(&k) {
+            Some(r) if r.paused.is_none() => {
+                (self.flag_time(r), r.starts_at, r.away.map(|(_, t)| t), r.flag_held.map(|t| t + LOST_HOST_WINDOW))
+            }
+            _ => (None, None, None, None),
         };
         self.timers.set(Due::Flag(k), flag);
         self.timers.set(Due::Start(k), start);
         self.timers.set(Due::Away(k), away);
+        self.timers.set(Due::Held(k), held);
     }
 
     /// Sets client `id`'s quiet time; it may be paired when it ends.
@@ -1203,7 +1216,7 @@ impl Director {
     /// When the side to move's flag falls.
     fn flag_time(&self, r: &Running) -> Option<Instant> {
         let asked = r.asked_at?;
-        if r.game.ended().is_some() || r.away.is_some() || r.paused.is_some() {
+        if r.game.ended().is_some() || r.away.is_some() || r.paused.is_some() || r.flag_held.is_some() {
             return None;
         }
         let side = r.game.position().turn();
@@ -1227,10 +1240,29 @@ impl Director {
                 }
                 Due::Flag(k) => {
                     if self.games.running.get(&k).and_then(|r| self.flag_time(r)).is_some_and(|t| now >= t) {
-                        let r = self.games.running.get_mut(&k).expect("running");
-                        let side = r.game.position().turn();
-                        let e = r.game.flag(side);
-                        self.finish(k, e);
+                        let remote = self.games.running[&k].mover().is_some_and(|id| !self.clients.is_local(id));
+                        if self.event.host_loss == HostLoss::Void && remote {
+                            // Its host may be lost rather than its engine
+                            // slow: the verdict waits for the runtime to
+                            // close a dead connection.
+                            let r = self.games.running.get_mut(&k).expect("running");
+                            r.flag_held = Some(now);
+                            let (n, side) = (r.sched.number, r.game.position().turn());
+                            self.rearm(k);
+                            self.note(&format!(
+                                "game {n}: {side}'s flag fell; the verdict waits {} s for its host",
+                                LOST_HOST_WINDOW.as_secs()
+                            ));
+                        } else {
+                            self.flag(k);
+                        }
+                    }
+                }
+                Due::Held(k) => {
+                    let held = self.games.running.get(&k).is_some_and(|r| r.paused.is_none() && r.flag_held.is_some());
+                    if held {
+                        // Its host kept its connection: the flag stands.
+                        self.flag(k);
                     }
                 }
                 Due::Away(k) => {
@@ -1327,9 +1359,18 @@ impl Director {
         }
     }
 
+    /// Game `k`'s side to move loses on time.
+    pub(super) fn flag(&mut self, k: usize) {
+        let Some(r) = self.games.running.get_mut(&k) else { return };
+        let side = r.game.position().turn();
+        let e = r.game.flag(side);
+        self.finish(k, e);
+    }
+
     /// Forgets a connection: its last records still go out, then it is
     /// closed. A player away from its game has the event's grace to come
-    /// back.
+    /// back; one whose flag fell while the verdict waited for its host
+    /// voids its game at once.
     fn drop_conn(&mut self, id: ConnId, why: &str) {
         let Some(c) = self.clients.drop_conn(id) else { return };
         if self.replication.is_follower(id) {
@@ -1354,6 +1395,14 @@ impl Director {
         if let Some(r) = self.games.running.get_mut(&k) {
             let side = if r.conns[0] == Some(id) { Color::White } else { Color::Black };
             r.conns[side_index(side)] = None;
+            if r.flag_held.is_some() && side == r.game.position().turn() {
+                let who = &self.event.players[if side == Color::White { r.sched.white } else { r.sched.black }].name;
+                let why = format!("{who} ({side}) lost its connection as its flag fell ({why})");
+                if let Some(n) = self.take_back(k, Some(why.clone())) {
+                    self.note(&format!("game {n} void: {why}; it is played again"));
+                }
+                return;
+            }
             if r.away.is_none() {
                 r.away = Some((side, now + grace));
                 r.left = Some(why.to_owned());

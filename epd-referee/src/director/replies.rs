@@ -147,6 +147,11 @@ impl Director {
             self.fault(id, &current, &why);
             return;
         }
+        if mine && self.games.running[&k].flag_held.is_some() {
+            // Its host is alive: the flag that fell stands.
+            self.flag(k);
+            return;
+        }
         let opponent_answering_offer = {
             let r = &self.games.running[&k];
             r.offer.is_some() && r.offer != Some(side) && mine
