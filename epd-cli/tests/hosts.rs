@@ -352,21 +352,10 @@ fn utc_seconds() -> f64 {
 
 /// The games of a PGN text as (tags, movetext).
 fn games(pgn: &str) -> Vec<(BTreeMap<String, String>, String)> {
-    let mut out = Vec::new();
-    for block in pgn.split("\n\n[").filter(|b| !b.trim().is_empty()) {
-        let block = block.trim_start_matches('[');
-        let (head, moves) = block.split_once("\n\n").unwrap_or((block, ""));
-        let tags = head
-            .lines()
-            .filter_map(|l| {
-                let l = l.trim_start_matches('[').trim_end_matches(']');
-                let (k, v) = l.split_once(' ')?;
-                Some((k.to_owned(), v.trim_matches('"').to_owned()))
-            })
-            .collect();
-        out.push((tags, moves.trim().to_owned()));
-    }
-    out
+    epd_testkit::pgn_games(pgn)
+        .into_iter()
+        .map(|(tags, moves)| (tags.into_iter().collect(), moves.trim().to_owned()))
+        .collect()
 }
 
 /// A game's number in the schedule: PGN Round's last part (`CYCLE.GAME`).

@@ -155,24 +155,7 @@ impl Client {
     }
 }
 
-/// The games of a PGN text as (tags, movetext).
-fn games(pgn: &str) -> Vec<(Vec<(String, String)>, String)> {
-    let mut out = Vec::new();
-    for block in pgn.split("\n\n[").filter(|b| !b.trim().is_empty()) {
-        let block = block.trim_start_matches('[');
-        let (head, moves) = block.split_once("\n\n").unwrap_or((block, ""));
-        let tags = head
-            .lines()
-            .filter_map(|l| {
-                let l = l.trim_start_matches('[').trim_end_matches(']');
-                let (k, v) = l.split_once(' ')?;
-                Some((k.to_owned(), v.trim_matches('"').to_owned()))
-            })
-            .collect();
-        out.push((tags, moves.to_owned()));
-    }
-    out
-}
+use epd_testkit::pgn_games as games;
 
 fn tag<'a>(g: &'a (Vec<(String, String)>, String), k: &str) -> &'a str {
     g.0.iter().find(|(n, _)| n == k).map_or("", |(_, v)| v.as_str())

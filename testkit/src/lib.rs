@@ -299,6 +299,27 @@ pub fn random_positions(seed: u64, games: usize, plies: usize) -> Vec<epd_core::
     out
 }
 
+/// The games of a PGN text as (tags in their order, movetext): for tests
+/// that read back what a referee or a match wrote.
+#[must_use]
+pub fn pgn_games(pgn: &str) -> Vec<(Vec<(String, String)>, String)> {
+    let mut out = Vec::new();
+    for block in pgn.split("\n\n[").filter(|b| !b.trim().is_empty()) {
+        let block = block.trim_start_matches('[');
+        let (head, moves) = block.split_once("\n\n").unwrap_or((block, ""));
+        let tags = head
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start_matches('[').trim_end_matches(']');
+                let (k, v) = l.split_once(' ')?;
+                Some((k.to_owned(), v.trim_matches('"').to_owned()))
+            })
+            .collect();
+        out.push((tags, moves.to_owned()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
