@@ -13,7 +13,16 @@
 //!   read from its journal, which keeps each move's time to the
 //!   nanosecond (its PGN rounds them, so that the clocks add up);
 //! - the manager's own CPU time per ply (user + system of its process,
-//!   its engines excluded), sampled from /proc every 5 ms.
+//!   its engines excluded), sampled from /proc every 5 ms;
+//! - with `EPD_BENCH_LATENCY=1`, from each manager's `-show-latency` lines (`Engine sf8 latency: -1ms
+//!   (elapsed: 2, reported: 3)`, both in whole milliseconds): the time
+//!   the engine itself reported at its `bestmove` (its last `info ...
+//!   time`), and the latency, the move time less that: what the manager
+//!   and the machine added to the engine's own search. The engines'
+//!   reported time grows when their searches overlap on a busy machine,
+//!   the latency when the manager is slow to write `go` or to read
+//!   `bestmove`. Off by default: fastchess writes these lines through
+//!   its `info` log level, which raises its CPU per ply.
 //!
 //! Then `epd match` is killed with SIGKILL mid-match and run again with
 //! `--resume`: every game finished before the kill is in the final PGN
@@ -42,6 +51,26 @@ struct Figures {
     move_time: f64,
     /// Manager CPU seconds per ply.
     cpu_per_ply: f64,
+    /// Mean milliseconds the engine reported at its `bestmove`.
+    reported: f64,
+    /// Mean milliseconds of latency (elapsed less reported).
+    latency: f64,
+}
+
+/// The `(latency, reported)` milliseconds of each `-show-latency` line
+/// of `log` (fastchess's and `epd match`'s lines read alike).
+fn latencies(log: &Path) -> Vec<(f64, f64)> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let number = |s: &str| s.trim_end_matches(['m', 's', ',', ')']).parse::<f64>().ok();
+    text.lines()
+        .filter_map(|line| {
+            let rest = &line[line.find(" latency: ")? + 10..];
+            let mut words = rest.split_whitespace();
+            let latency = number(words.next()?)?;
+            let reported = rest.split("reported: ").nth(1).and_then(number)?;
+            Some((latency, reported))
+        })
+        .collect()
 }
 
 /// The games of a PGN (tags and movetext) in file order.
@@ -106,12 +135,16 @@ fn figures(dir: &Path, wall: Duration, cpu: Duration) -> Figures {
     let written = || g.iter().flat_map(|(_, m)| move_times(m)).collect();
     let times: Vec<f64> = journal_move_times(&dir.join("referee.journal")).unwrap_or_else(written);
     let plies = times.len();
+    let lat = latencies(&dir.join("latency.log"));
+    let mean = |f: fn(&(f64, f64)) -> f64| lat.iter().map(f).sum::<f64>() / lat.len().max(1) as f64;
     Figures {
         games: g.len(),
         plies,
         wall: wall.as_secs_f64(),
         move_time: times.iter().sum::<f64>() / plies.max(1) as f64,
         cpu_per_ply: cpu.as_secs_f64() / plies.max(1) as f64,
+        reported: mean(|l| l.1),
+        latency: mean(|l| l.0),
     }
 }
 
@@ -234,6 +267,7 @@ fn main() {
     };
     let games: usize = std::env::var("EPD_BENCH_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
     let runs: usize = std::env::var("EPD_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let latency = std::env::var_os("EPD_BENCH_LATENCY").is_some_and(|v| v == "1");
     let stockfish = "/usr/games/stockfish";
     let dir = std::env::temp_dir().join(format!("epd-match-vs-fastchess-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -270,18 +304,27 @@ fn main() {
         });
     }
     println!("{games} games a match, {runs} runs, interleaved; medians (range)");
+    let (extra, rule) = if latency { (" engine-reported ms | latency ms |", "---|---|") } else { ("", "") };
     println!(
-        "| case | concurrency | manager | games | plies | wall s | move time per ply ms (whole ms) | manager CPU per ply µs |"
+        "| case | concurrency | manager | games | plies | wall s | move time per ply ms (whole ms) | manager CPU per \
+         ply µs |{extra}"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|{rule}");
     for (k, case) in cases.iter().enumerate() {
         let args = args_of(case, games);
         let mut fc = Vec::new();
         let mut ep = Vec::new();
         for r in 0..runs {
-            fc.push(run(&fastchess, &args, &dir.join(format!("fc-{k}-{r}")), &book));
+            let mut a = args.clone();
+            if latency {
+                a.extend(["-show-latency", "-log", "file=latency.log", "level=info"].map(str::to_owned));
+            }
+            fc.push(run(&fastchess, &a, &dir.join(format!("fc-{k}-{r}")), &book));
             let mut a = vec!["match".to_owned()];
             a.extend(args.iter().cloned());
+            if latency {
+                a.extend(["-show-latency", "-log", "file=latency.log"].map(str::to_owned));
+            }
             if let Ok(sync) = std::env::var("EPD_BENCH_JOURNAL_SYNC") {
                 a.extend(["--journal-sync".to_owned(), sync]);
             }
@@ -296,15 +339,20 @@ fn main() {
             };
             let games: Vec<String> = f.iter().map(|x| x.games.to_string()).collect();
             let plies: Vec<String> = f.iter().map(|x| x.plies.to_string()).collect();
+            let lat = if latency {
+                format!(" {} | {} |", col(|x| x.reported, 1.0), col(|x| x.latency, 1.0))
+            } else {
+                String::new()
+            };
             println!(
-                "| {} | {} | {who} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {who} | {} | {} | {} | {} | {} |{lat}",
                 case.name,
                 case.concurrency,
                 games.join(", "),
                 plies.join(", "),
                 col(|x| x.wall, 1.0),
                 col(|x| x.move_time, 1e3),
-                col(|x| x.cpu_per_ply, 1e6)
+                col(|x| x.cpu_per_ply, 1e6),
             );
         }
     }

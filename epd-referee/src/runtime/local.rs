@@ -636,7 +636,7 @@ impl Driven {
     }
 
     /// Asks the engine to search the game from `start` with `moves`: the
-    /// search under way, and when its `go` was written.
+    /// search under way, and when the write of its `go` returned.
     async fn ask(
         &mut self,
         start: &Position,
@@ -644,11 +644,12 @@ impl Driven {
         limits: &Limits,
     ) -> Result<(UciSearch, Instant), EngineError> {
         let (command, pos) = self.last.update(start, moves, self.chess960);
-        let asked = Instant::now();
-        let (search, text) = UciSearch::start(command, pos, limits, asked);
+        let (search, text) = UciSearch::start(command, pos, limits, Instant::now());
         self.reported_ms = None;
         self.write(&text).await?;
-        Ok((search, asked))
+        // The clock starts once the `go` is written, where fastchess
+        // starts its own.
+        Ok((search, Instant::now()))
     }
 
     /// Follows `search` to its `bestmove`: the analysis, and when the
