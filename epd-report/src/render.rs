@@ -11,7 +11,7 @@ use crate::report::{Comparison, Report};
 use crate::run::{verdict_str, IdList, Judged, RunStats};
 use crate::stats::Summary;
 
-pub use crate::html::{html, write_html, CE_EDGES};
+pub use crate::html::{html, write_html, CE_EDGES, HTML_ISSUES};
 
 /// Every run's themes, in order of first appearance, run by run.
 pub(crate) fn theme_order(runs: &[RunStats]) -> Vec<&str> {

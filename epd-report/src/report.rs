@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::fields::Fields;
 use crate::key::{KeyBook, Solution};
 use crate::measure::{measure, Measured};
-use crate::run::{Brief, Effort, EffortKind, Grouping, IdList, Judged, Objective, RunStats};
+use crate::run::{Brief, Effort, EffortKind, Grouping, IdList, Issues, Judged, Objective, RunStats};
 use crate::spool::{At, Item, Spool};
 use crate::stats::{binomial_two_sided, Distribution, FastHash};
 
@@ -77,6 +77,13 @@ pub struct Options {
     /// thread each, share them. The report is the same whatever their
     /// number.
     pub jobs: usize,
+    /// The issues kept with their messages: the first this many of each
+    /// run in line order, the others counted ([`Issues::first`]: what a
+    /// text or HTML report shows); `None`, the default, keeps them all
+    /// (JSON lists them all).
+    pub issues_kept: Option<usize>,
+    /// The same for each run's missed ids (what a text report shows).
+    pub missed_kept: Option<usize>,
 }
 
 impl Options {
@@ -700,6 +707,12 @@ fn read_run(
     let mode = if options.strict { ParseMode::Strict } else { ParseMode::Lenient };
     let mut stats = RunStats::new(&input.label, &input.file);
     stats.want_time_scores = options.time_scores;
+    if let Some(n) = options.issues_kept {
+        stats.issues = Issues::first(n);
+    }
+    if let Some(n) = options.missed_kept {
+        stats.missed_ids = IdList::first(n);
+    }
     let worker = Measure {
         key: options.key.as_ref(),
         grouping: &options.grouping,
@@ -1050,6 +1063,10 @@ fn resolve(run: &mut RunStats, mut mine: Vec<&mut Comparison>, source: &Source) 
     let mut wanted: Spool<Want> = Spool::default();
     // The id is read at the first line; `first` holds the duplicate's.
     run.duplicates(|at, line| wanted.push(Want { at, list: 1, first: line }))?;
+    // Those of the first issues, where only they are kept.
+    for (line, at) in run.issues.take_unread() {
+        wanted.push(Want { at, list: 1, first: line })?;
+    }
     for (k, c) in mine.iter_mut().enumerate() {
         let k = 2 + 2 * k as u32;
         for (spool, list) in [(&mut c.solved_lines, k), (&mut c.failed_lines, k + 1)] {
@@ -1233,6 +1250,59 @@ pub fn copy_records(input: Input<'_>, options: &Options, want: Verdict, out: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The issues of a run read with `options`: how many, and the text
+    /// of those kept; and its missed ids, how many and those kept.
+    #[allow(clippy::type_complexity)]
+    fn lists_of(text: &[u8], options: &Options) -> ((u64, Vec<(u64, String, String)>), (u64, Vec<String>)) {
+        let input = Input { label: "r".into(), file: "r.epd".into(), reader: Box::new(text), path: None };
+        let report = build(vec![input], options, None, &mut |_, _| {}).unwrap();
+        let run = &report.runs[0];
+        let kept = run.issues.iter().map(|i| i.map(|i| (i.line, i.kind.to_owned(), i.message)).unwrap()).collect();
+        let missed = run.missed_ids.iter().map(Result::unwrap).collect();
+        ((run.issues.len(), kept), (run.missed_ids.len(), missed))
+    }
+
+    #[test]
+    fn a_report_that_keeps_the_first_of_its_lists_keeps_those_of_the_whole_lists() {
+        // 64 positions (kings apart), 700 ids, 3,000 records, an invalid
+        // line now and then: every kind of duplicate, out of line order
+        // by hash, and issues found as the records are read.
+        let mut text = String::new();
+        for i in 0..3000u32 {
+            if i % 97 == 13 {
+                text.push_str("not a record\n");
+                continue;
+            }
+            let (w, b) = ((i * 7) % 8, (i * 3 / 8) % 8);
+            let rank = |f: u32, k: char| format!("{}{k}{}", if f > 0 { f.to_string() } else { String::new() }, 7 - f);
+            let fen = format!("{}/8/8/8/8/8/8/{}", rank(b, 'k'), rank(w, 'K')).replace('0', "");
+            // The king up a square is the key; every third record plays
+            // it, the others a square aside; some have no id.
+            let file = |f: u32| char::from(b'a' + f as u8);
+            let bm = format!("K{}2", file(w));
+            let pm = if i % 3 == 0 { bm.clone() } else { format!("K{}1", file(if w == 0 { 1 } else { w - 1 })) };
+            let id = if i % 5 == 4 { String::new() } else { format!("id \"t.{:03}\"; ", (i * 11) % 700) };
+            text.push_str(&format!("{fen} w - - acd 3; bm {bm}; {id}pm {pm};\n"));
+        }
+        let (all, missed) = lists_of(text.as_bytes(), &Options { jobs: 2, ..Options::default() });
+        assert!(all.0 > 2000, "{} issues", all.0);
+        assert!(missed.0 > 1500 && missed.1.iter().any(|m| m.starts_with("line ")), "{missed:?}");
+        let kinds: std::collections::BTreeSet<&str> = all.1.iter().map(|i| i.1.as_str()).collect();
+        for kind in ["invalid", "duplicate-id", "duplicate-position"] {
+            assert!(kinds.contains(kind), "{kinds:?}");
+        }
+        for n in [0, 1, 2, 7, 30, 500, 5000] {
+            for jobs in [1, 2] {
+                let options = Options { jobs, issues_kept: Some(n), missed_kept: Some(n), ..Options::default() };
+                let (first, first_missed) = lists_of(text.as_bytes(), &options);
+                assert_eq!(first.0, all.0, "n {n}, -j {jobs}: every issue counted");
+                assert_eq!(first.1[..], all.1[..n.min(all.1.len())], "n {n}, -j {jobs}");
+                assert_eq!(first_missed.0, missed.0, "n {n}, -j {jobs}: every missed id counted");
+                assert_eq!(first_missed.1[..], missed.1[..n.min(missed.1.len())], "n {n}, -j {jobs}");
+            }
+        }
+    }
 
     #[test]
     fn ids_are_read_again_at_their_offsets() {

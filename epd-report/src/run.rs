@@ -685,8 +685,8 @@ impl RunStats {
             Verdict::Solved => self.solved += 1,
             Verdict::Missed => {
                 self.missed += 1;
-                let name = m.id.as_deref().map_or_else(|| format!("line {line}"), str::to_owned);
-                if let Err(e) = self.missed_ids.push(line, name) {
+                let name = || m.id.as_deref().map_or_else(|| format!("line {line}"), str::to_owned);
+                if let Err(e) = self.missed_ids.push_with(line, name) {
                     self.spool_error.get_or_insert(e);
                 }
             }
@@ -862,36 +862,63 @@ impl RunStats {
     /// # Errors
     /// Reading or writing a spool failed.
     pub(crate) fn duplicates(&mut self, mut dup_id: impl FnMut(At, u64) -> io::Result<()>) -> io::Result<()> {
-        let mut seen = std::mem::take(&mut self.seen_positions);
-        seen.seal();
-        let mut first: Option<Seen> = None;
-        for s in seen.iter() {
-            let s = s?;
-            match first {
-                Some(f) if f.hash == s.hash => {
-                    if let Err(e) = self.issues.push_duplicate_position(s.line(), f.line()) {
-                        self.spool_error.get_or_insert(e);
+        let mut positions = std::mem::take(&mut self.seen_positions);
+        let mut ids = std::mem::take(&mut self.seen_ids);
+        positions.seal();
+        ids.seal();
+        // The two merges on two threads: the positions' duplicates go to
+        // the issues, the ids' to `dup_id`, or, where only the first
+        // issues are kept, to issues of their own, joined after.
+        let mut id_issues = self.issues.0.kept().map(Issues::first);
+        let (issues, spool_error) = (&mut self.issues, &mut self.spool_error);
+        let by_position = move || -> io::Result<()> {
+            let mut first: Option<Seen> = None;
+            for s in positions.iter() {
+                let s = s?;
+                match first {
+                    Some(f) if f.hash == s.hash => {
+                        if let Err(e) = issues.push_duplicate_position(s.line(), f.line()) {
+                            spool_error.get_or_insert(e);
+                        }
+                    }
+                    _ => first = Some(s),
+                }
+            }
+            Ok(())
+        };
+        let by_id = std::thread::scope(|scope| {
+            let other = scope.spawn(by_position);
+            let mut first: Option<Seen> = None;
+            let mut by_id = || -> io::Result<()> {
+                for s in ids.iter() {
+                    let s = s?;
+                    match first {
+                        // The first line as the hash, the duplicate's
+                        // line, and where the id is in the first line: the
+                        // id is read there (ids of one hash are one id), so
+                        // a run that repeats itself reads each id once.
+                        // Where only the first issues are kept, only theirs
+                        // are read, once the rest are in.
+                        Some(f) if f.hash == s.hash => {
+                            let at = At { line: f.line(), offset: f.offset() };
+                            match id_issues.as_mut() {
+                                None => dup_id(at, s.line())?,
+                                Some(kept) => kept.push_unread_duplicate_id(s.line(), at)?,
+                            }
+                        }
+                        _ => first = Some(s),
                     }
                 }
-                _ => first = Some(s),
-            }
+                Ok(())
+            };
+            let done = by_id();
+            let positions = other.join().unwrap_or_else(|_| Err(io::Error::other("finding duplicates panicked")));
+            done.and(positions)
+        });
+        if let Some(kept) = id_issues {
+            self.issues.0.join(kept.0);
         }
-        drop(seen);
-        let mut seen = std::mem::take(&mut self.seen_ids);
-        seen.seal();
-        let mut first: Option<Seen> = None;
-        for s in seen.iter() {
-            let s = s?;
-            match first {
-                // The first line as the hash, the duplicate's line, and
-                // where the id is in the first line: the id is read there
-                // (ids of one hash are one id), so a run that repeats
-                // itself reads each id once.
-                Some(f) if f.hash == s.hash => dup_id(At { line: f.line(), offset: f.offset() }, s.line())?,
-                _ => first = Some(s),
-            }
-        }
-        Ok(())
+        by_id
     }
 
     /// The objective a tuner maximises: the points percentage where the
@@ -961,6 +988,13 @@ pub fn cumulative(d: &Distribution) -> Vec<(i64, u64)> {
 pub struct IdList(pub(crate) Spool<Text>);
 
 impl IdList {
+    /// A list of which only the first `n` ids in line order are kept,
+    /// and the rest counted: what the text report shows.
+    #[must_use]
+    pub fn first(n: usize) -> IdList {
+        IdList(Spool::first(n))
+    }
+
     /// How many.
     #[must_use]
     pub fn len(&self) -> u64 {
@@ -985,6 +1019,13 @@ impl IdList {
 
     pub(crate) fn push(&mut self, line: u64, id: String) -> io::Result<()> {
         self.0.push(Text { line, tag: 0, text: id })
+    }
+
+    /// Adds the id `id` makes, at `line`; made only if it is kept.
+    pub(crate) fn push_with(&mut self, line: u64, id: impl FnOnce() -> String) -> io::Result<()> {
+        let text = Text { line, tag: 0, text: String::new() };
+        let at = (text.key(), text.tiebreak());
+        self.0.push_with(at, || Text { text: id(), ..text })
     }
 }
 
@@ -1042,6 +1083,10 @@ pub(crate) struct KeptIssue {
     first: u64,
     /// The message; a duplicate id's id.
     text: String,
+    /// A duplicate id whose id is not read yet: where it is in the first
+    /// line. Only a spool of the first issues ([`Issues::first`]) holds
+    /// such, in memory, until the run's file is read again.
+    unread: Option<u32>,
 }
 
 impl KeptIssue {
@@ -1064,6 +1109,7 @@ impl Item for KeptIssue {
         std::mem::size_of::<Self>() + self.text.len()
     }
     fn encode(&self, out: &mut Vec<u8>) {
+        debug_assert!(self.unread.is_none(), "an id not read is never written out");
         out.extend_from_slice(&self.line.to_le_bytes());
         out.push(self.tag);
         out.extend_from_slice(&self.first.to_le_bytes());
@@ -1081,11 +1127,19 @@ impl Item for KeptIssue {
         let mut text = vec![0; usize::try_from(number(17)).map_err(|_| bad())?];
         input.read_exact(&mut text)?;
         let text = String::from_utf8(text).map_err(|_| bad())?;
-        Ok(Some(KeptIssue { line: number(0), tag, first: number(9), text }))
+        Ok(Some(KeptIssue { line: number(0), tag, first: number(9), text, unread: None }))
     }
 }
 
 impl Issues {
+    /// Issues of which only the first `n` in line order are kept, with
+    /// their messages, and the rest counted: what the text and HTML
+    /// reports show.
+    #[must_use]
+    pub fn first(n: usize) -> Issues {
+        Issues(Spool::first(n))
+    }
+
     /// How many.
     #[must_use]
     pub fn len(&self) -> u64 {
@@ -1108,17 +1162,38 @@ impl Issues {
     fn push(&mut self, line: u64, kind: &'static str, message: String) -> io::Result<()> {
         let tag = ISSUE_KINDS.iter().position(|&k| k == kind).expect("a known kind of issue") as u8;
         debug_assert!(tag != DUPLICATE_ID && tag != DUPLICATE_POSITION, "a duplicate is pushed as one");
-        self.0.push(KeptIssue { line, tag, first: 0, text: message })
+        self.0.push(KeptIssue { line, tag, first: 0, text: message, unread: None })
     }
 
     /// Line `line` holds the position of line `first` again.
     fn push_duplicate_position(&mut self, line: u64, first: u64) -> io::Result<()> {
-        self.0.push(KeptIssue { line, tag: DUPLICATE_POSITION, first, text: String::new() })
+        self.0.push(KeptIssue { line, tag: DUPLICATE_POSITION, first, text: String::new(), unread: None })
     }
 
     /// Line `line` holds the id of line `first`, `id`, again.
     pub(crate) fn push_duplicate_id(&mut self, line: u64, first: u64, id: String) -> io::Result<()> {
-        self.0.push(KeptIssue { line, tag: DUPLICATE_ID, first, text: id })
+        self.0.push(KeptIssue { line, tag: DUPLICATE_ID, first, text: id, unread: None })
+    }
+
+    /// Line `line` holds the id at `first` again, not read yet: with
+    /// [`Issues::first`], where only the ids of the issues kept are read.
+    fn push_unread_duplicate_id(&mut self, line: u64, first: At) -> io::Result<()> {
+        let offset = Some(first.offset);
+        self.0.push(KeptIssue { line, tag: DUPLICATE_ID, first: first.line, text: String::new(), unread: offset })
+    }
+
+    /// Takes out the duplicate ids kept whose ids are not read yet: (the
+    /// duplicate's line, where the id is), to be pushed again with
+    /// [`Issues::push_duplicate_id`] once read.
+    pub(crate) fn take_unread(&mut self) -> Vec<(u64, At)> {
+        if self.0.keeps_all() {
+            return Vec::new();
+        }
+        self.0
+            .take_where(|i| i.unread.is_some())
+            .into_iter()
+            .filter_map(|i| Some((i.line, At { line: i.first, offset: i.unread? })))
+            .collect()
     }
 
     pub(crate) fn seal(&mut self) {

@@ -39,7 +39,10 @@ pub trait Item: Sized {
     fn decode(input: &mut impl BufRead) -> io::Result<Option<Self>>;
 }
 
-/// An item list kept sorted by key, spilling to disk past [`MEMORY`].
+/// An item list kept sorted by key, spilling to disk past [`MEMORY`];
+/// or, made with [`Spool::first`], keeping only its first items by key
+/// (what a report shows of a long list), in memory, and counting the
+/// rest.
 #[derive(Debug)]
 pub struct Spool<T> {
     memory: Vec<T>,
@@ -50,11 +53,28 @@ pub struct Spool<T> {
     len: u64,
     sorted: bool,
     limit: usize,
+    /// Only the first this many items are kept.
+    first: Option<usize>,
+    /// With `first`, once that many are kept: the (key, tiebreak) of the
+    /// last of them. An item that sorts after it is only counted (one
+    /// that ties with it is kept until the next trim, which leaves the
+    /// later pushed out).
+    cut: Option<(u64, u64)>,
 }
 
 impl<T> Default for Spool<T> {
     fn default() -> Spool<T> {
-        Spool { memory: Vec::new(), bytes: 0, chunks: Vec::new(), file: None, len: 0, sorted: true, limit: MEMORY }
+        Spool {
+            memory: Vec::new(),
+            bytes: 0,
+            chunks: Vec::new(),
+            file: None,
+            len: 0,
+            sorted: true,
+            limit: MEMORY,
+            first: None,
+            cut: None,
+        }
     }
 }
 
@@ -63,6 +83,41 @@ impl<T: Item> Spool<T> {
     #[must_use]
     pub fn with_limit(limit: usize) -> Spool<T> {
         Spool { limit, ..Spool::default() }
+    }
+
+    /// A spool that keeps only its first `n` items by key (items of one
+    /// key in push order, as a spool reads them), in memory, and counts
+    /// the others: [`Spool::len`] is every item pushed, [`Spool::iter`]
+    /// reads those `n`.
+    #[must_use]
+    pub fn first(n: usize) -> Spool<T> {
+        Spool { first: Some(n), ..Spool::default() }
+    }
+
+    /// Every item is kept (not a spool of [`Spool::first`]).
+    #[must_use]
+    pub fn keeps_all(&self) -> bool {
+        self.first.is_none()
+    }
+
+    /// How many items a spool of [`Spool::first`] keeps.
+    #[must_use]
+    pub fn kept(&self) -> Option<usize> {
+        self.first
+    }
+
+    /// Adds the items of `other`, a spool of [`Spool::first`] that
+    /// keeps as many as this one, pushed after this one's: those it kept,
+    /// and the count of those it left out (which sort after them, so they
+    /// are left out here too).
+    pub(crate) fn join(&mut self, other: Spool<T>) {
+        debug_assert!(self.first.is_some() && other.first == self.first, "two spools of the first items");
+        let left_out = other.len - other.memory.len() as u64;
+        for item in other.memory {
+            // Never fails: a spool of the first items never writes.
+            let _ = self.push(item);
+        }
+        self.len += left_out;
     }
 
     /// Items pushed.
@@ -89,6 +144,20 @@ impl<T: Item> Spool<T> {
     /// # Errors
     /// Writing a chunk to the temporary file failed.
     pub fn push(&mut self, item: T) -> io::Result<()> {
+        if let Some(n) = self.first {
+            self.len += 1;
+            if self.cut.is_some_and(|cut| (item.key(), item.tiebreak()) > cut) {
+                return Ok(());
+            }
+            if let Some(last) = self.memory.last() {
+                self.sorted &= last.key() <= item.key();
+            }
+            self.memory.push(item);
+            if self.memory.len() >= n.saturating_mul(2).max(64) {
+                self.trim(n);
+            }
+            return Ok(());
+        }
         if let Some(last) = self.memory.last() {
             self.sorted &= last.key() <= item.key();
         }
@@ -101,7 +170,49 @@ impl<T: Item> Spool<T> {
         Ok(())
     }
 
+    /// Keeps the first `n` items in memory, sorted, and notes where they
+    /// end.
+    fn trim(&mut self, n: usize) {
+        // Stable: items that tie on key and tiebreak keep their order,
+        // so the one pushed later is the one left out.
+        self.memory.sort_by_key(|i| (i.key(), i.tiebreak()));
+        self.sorted = true;
+        if self.memory.len() >= n {
+            self.memory.truncate(n);
+            self.cut = self.memory.last().map(|i| (i.key(), i.tiebreak()));
+        }
+    }
+
+    /// Takes out the items `take` picks (a spool of [`Spool::first`],
+    /// which never writes to disk): to be pushed again once completed.
+    pub(crate) fn take_where(&mut self, take: impl Fn(&T) -> bool) -> Vec<T> {
+        debug_assert!(self.first.is_some() && self.chunks.is_empty(), "only a spool of the first items");
+        let (out, kept): (Vec<T>, Vec<T>) = std::mem::take(&mut self.memory).into_iter().partition(|i| take(i));
+        self.memory = kept;
+        // They sort no later than the cut, so they come back in.
+        self.len -= out.len() as u64;
+        out
+    }
+
+    /// Adds the item `make` makes, whose (key, tiebreak) is `at`; a
+    /// spool of [`Spool::first`] that would leave it out only counts it,
+    /// without making it.
+    ///
+    /// # Errors
+    /// As [`Spool::push`].
+    pub fn push_with(&mut self, at: (u64, u64), make: impl FnOnce() -> T) -> io::Result<()> {
+        if self.cut.is_some_and(|cut| at > cut) {
+            self.len += 1;
+            return Ok(());
+        }
+        self.push(make())
+    }
+
     fn sort(&mut self) {
+        if let Some(n) = self.first {
+            self.trim(n);
+            return;
+        }
         if !self.sorted {
             // Equal keys keep the order they came in, by the tiebreak.
             self.memory.sort_unstable_by_key(|i| (i.key(), i.tiebreak()));

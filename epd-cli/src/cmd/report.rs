@@ -286,8 +286,22 @@ pub fn run(args: Args, color: ColorChoice, stdout: &mut dyn Write) -> anyhow::Re
         inputs.push(Input { label, file: names[i].clone(), reader, path });
     }
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
-    let options =
-        Options { key, grouping, strict: args.strict, time_scores: args.time_scores, jobs: args.jobs.unwrap_or(0) };
+    // Each format keeps the issues and missed ids it shows (JSON lists
+    // them all, HTML every missed id).
+    let (issues_kept, missed_kept) = match args.format {
+        ReportFormat::Text => (Some(render::TEXT_LIST), Some(render::TEXT_LIST)),
+        ReportFormat::Html => (Some(render::HTML_ISSUES as usize), None),
+        ReportFormat::Json | ReportFormat::Csv => (None, None),
+    };
+    let options = Options {
+        key,
+        grouping,
+        strict: args.strict,
+        time_scores: args.time_scores,
+        jobs: args.jobs.unwrap_or(0),
+        issues_kept,
+        missed_kept,
+    };
     let writes_back = args.write_missed.is_some() || args.write_solved.is_some() || args.write_regressions.is_some();
     if writes_back && args.files.last().is_some_and(|f| f == "-") {
         bail!("--write-missed, --write-solved and --write-regressions read the last run again: it must be a file");
