@@ -198,8 +198,14 @@ pub extern "C" fn epd_report_run_json(
                 path: Some(path.clone()),
             });
         }
-        let options =
-            Options { key, grouping: c.grouping.clone(), strict: c.strict, time_scores: c.time_scores, jobs: 0 };
+        // JSON: every issue and missed id kept.
+        let options = Options {
+            key,
+            grouping: c.grouping.clone(),
+            strict: c.strict,
+            time_scores: c.time_scores,
+            ..Options::default()
+        };
         let report = epd_report::build(inputs, &options, None, &mut |_, _| {})
             .map_err(|e| Error::io(format!("report: {e}"), &e))?;
         let json = epd_report::render::json(&report).map_err(|e| Error::io(format!("report: {e}"), &e))?.into_bytes();
