@@ -886,7 +886,7 @@ impl RunStats {
             }
             Ok(())
         };
-        let by_id = std::thread::scope(|scope| {
+        let found = std::thread::scope(|scope| {
             let other = scope.spawn(by_position);
             let mut first: Option<Seen> = None;
             let mut by_id = || -> io::Result<()> {
@@ -918,7 +918,7 @@ impl RunStats {
         if let Some(kept) = id_issues {
             self.issues.0.join(kept.0);
         }
-        by_id
+        found
     }
 
     /// The objective a tuner maximises: the points percentage where the
@@ -1186,7 +1186,7 @@ impl Issues {
     /// duplicate's line, where the id is), to be pushed again with
     /// [`Issues::push_duplicate_id`] once read.
     pub(crate) fn take_unread(&mut self) -> Vec<(u64, At)> {
-        if self.0.keeps_all() {
+        if self.0.kept().is_none() {
             return Vec::new();
         }
         self.0

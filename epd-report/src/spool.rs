@@ -94,13 +94,8 @@ impl<T: Item> Spool<T> {
         Spool { first: Some(n), ..Spool::default() }
     }
 
-    /// Every item is kept (not a spool of [`Spool::first`]).
-    #[must_use]
-    pub fn keeps_all(&self) -> bool {
-        self.first.is_none()
-    }
-
-    /// How many items a spool of [`Spool::first`] keeps.
+    /// How many items a spool of [`Spool::first`] keeps; `None`: every
+    /// item.
     #[must_use]
     pub fn kept(&self) -> Option<usize> {
         self.first
