@@ -44,7 +44,6 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "EngineWhiteName, EngineWhiteAuthor, EngineBlackName, EngineBlackAuthor",
         "fastchess copies each engine's `id name` and `id author`; epd match writes none",
     ),
-    ("ECO, Opening", "fastchess's opening table, which epd match does not have"),
     ("Round", "fastchess writes the round (`1`), epd match the round and game (`1.2`)"),
     ("Event", "the default: `Fastchess Tournament` and `epd match`; a given -event is the same"),
     (
@@ -55,7 +54,8 @@ const DIFFERENCES: &[(&str, &str)] = &[
     ),
     (
         "tag order",
-        "fastchess ends with PlyCount, Termination, TimeControl; epd match with TimeControl, Termination, PlyCount",
+        "fastchess ends with PlyCount, Termination, TimeControl, ECO, Opening; epd match with TimeControl, \
+         Termination, PlyCount, ECO, Opening",
     ),
     (
         "move comments",
@@ -326,8 +326,6 @@ fn compare_tags(k: &(u32, String, String), f: &Game, e: &Game, fail: &mut impl F
         "EngineWhiteAuthor",
         "EngineBlackName",
         "EngineBlackAuthor",
-        "ECO",
-        "Opening",
         "Round",
     ];
     let kept = |g: &Game| -> BTreeMap<String, String> {

@@ -13,7 +13,8 @@
 //!   agreement, resignation, flag fall (a draw when the opponent cannot
 //!   mate), disconnection and adjudication;
 //! - [`pgn`] writes a finished game with the Seven Tag Roster,
-//!   `TimeControl`, `Termination`, `PlyCount`, `FEN`/`SetUp` and
+//!   `TimeControl`, `Termination`, `PlyCount`, `FEN`/`SetUp`, the
+//!   opening's `ECO` and `Opening` ([`eco`]) and
 //!   `[%clk]`/`[%emt]` after every move;
 //! - [`Event`] is the event file (TOML) and its schedule;
 //! - [`Standings`] are the results: points, a crosstable, and Elo
@@ -33,6 +34,7 @@ pub mod book;
 pub mod client;
 mod clock;
 pub mod director;
+pub mod eco;
 mod event;
 mod game;
 pub mod journal;

@@ -2,7 +2,9 @@
 //! Tag Roster, then `Variant "Chess960"` for a Chess960 game, `SetUp` and
 //! `FEN` (X-FEN castling) when the game did not start from the standard
 //! position or is Chess960, `TimeControl`, `Termination` and `PlyCount`
-//! (the opening book's moves counted); an opening book's moves (a PGN
+//! (the opening book's moves counted), `ECO` and `Opening` where the
+//! table of named openings knows a position of the game ([`crate::eco`],
+//! not for Chess960); an opening book's moves (a PGN
 //! book's) as the game's first moves, each followed by `{book}` as
 //! fastchess writes them; each other
 //! move followed by `{[%clk h:mm:ss] [%emt h:mm:ss]}` (the mover's time
@@ -112,6 +114,12 @@ pub fn write(tags: &Tags, game: &Game) -> String {
     let termination = game.ended().map_or("unterminated", |e| e.termination.pgn_tag());
     let _ = writeln!(out, "[Termination \"{termination}\"]");
     let _ = writeln!(out, "[PlyCount \"{}\"]", game.moves().len());
+    if !tags.chess960 {
+        if let Some(opening) = crate::eco::classify(start, game.moves().iter().map(|m| m.mv)) {
+            let _ = writeln!(out, "[ECO \"{}\"]", opening.eco);
+            let _ = writeln!(out, "[Opening \"{}\"]", tag_value(opening.name));
+        }
+    }
     out.push('\n');
     let mut lines = Lines { text: String::new(), line: 0 };
     let mut number = start.fullmoves();

@@ -33,26 +33,37 @@ fn random_games_from(starts: &[Position], count: usize, seed: u64) -> (Vec<Game>
 /// As [`random_games_from`], each game beginning with up to `book` plies
 /// of random moves as its opening book's (none when `book` is 0).
 fn random_games_with_books(starts: &[Position], book: usize, count: usize, seed: u64) -> (Vec<Game>, TimeControl) {
-    let tc: TimeControl = "60+1".parse().unwrap();
     let mut rng = XorShift::new(seed);
-    let mut games = Vec::new();
-    for i in 0..count {
-        let start = starts[i % starts.len()];
-        let mut opening = Opening::from(start);
-        if book > 0 {
-            let mut pos = start;
-            for _ in 0..rng.below(book + 1) {
-                let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
-                let m = moves[rng.below(moves.len())];
-                let mut after = pos;
-                after.play_unchecked(m);
-                if after.status() != epd_core::Status::Ongoing {
-                    break;
+    let openings = (0..count)
+        .map(|i| {
+            let start = starts[i % starts.len()];
+            let mut opening = Opening::from(start);
+            if book > 0 {
+                let mut pos = start;
+                for _ in 0..rng.below(book + 1) {
+                    let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+                    let m = moves[rng.below(moves.len())];
+                    let mut after = pos;
+                    after.play_unchecked(m);
+                    if after.status() != epd_core::Status::Ongoing {
+                        break;
+                    }
+                    pos = after;
+                    opening.moves.push(m);
                 }
-                pos = after;
-                opening.moves.push(m);
             }
-        }
+            opening
+        })
+        .collect();
+    random_games_after(openings, starts.len() > 1, &mut rng)
+}
+
+/// Random games (as [`random_games`]) each from one of `openings`, its
+/// moves as the book's; `castle` plays castling whenever it can.
+fn random_games_after(openings: Vec<Opening>, castle: bool, rng: &mut XorShift) -> (Vec<Game>, TimeControl) {
+    let tc: TimeControl = "60+1".parse().unwrap();
+    let mut games = Vec::new();
+    for (i, opening) in openings.into_iter().enumerate() {
         let mut g = Game::from_opening(&opening, &tc, &tc);
         let plies = 10 + rng.below(390);
         while g.ended().is_none() && g.moves().len() < plies {
@@ -60,7 +71,7 @@ fn random_games_with_books(starts: &[Position], book: usize, count: usize, seed:
             let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
             let captures: Vec<_> = moves.iter().copied().filter(|&m| pos.is_capture(m)).collect();
             let castles: Vec<_> = moves.iter().copied().filter(|m| m.is_castle()).collect();
-            let pool = if starts.len() > 1 && !castles.is_empty() {
+            let pool = if castle && !castles.is_empty() {
                 &castles
             } else if !captures.is_empty() && rng.below(2) == 0 {
                 &captures
@@ -105,8 +116,19 @@ fn python_chess() -> bool {
 const CHECK: &str = r#"
 import sys, chess, chess.pgn
 games = 0
-pgn = open(sys.argv[1])
+pgn = open(sys.argv[1], encoding="utf-8")
 expected = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+# The named openings: each line's position, the first line naming it.
+table = {}
+for volume in "abcde":
+    for line in open(f"{sys.argv[3]}/{volume}.tsv", encoding="utf-8").read().splitlines()[1:]:
+        eco, name, moves = line.split("\t")
+        b = chess.Board()
+        for word in moves.split():
+            if not word[0].isdigit():
+                b.push_san(word)
+        table.setdefault(b.epd(), (eco, name))
+named = 0
 while True:
     game = chess.pgn.read_game(pgn)
     if game is None:
@@ -119,10 +141,13 @@ while True:
     if (game.headers.get("Variant") == "Chess960") != board.chess960:
         sys.exit(f"game {games}: Variant {game.headers.get('Variant')} but chess960 {board.chess960}")
     clocks, emts = [], []
+    opening = None if board.chess960 else table.get(board.epd())
     for node in game.mainline():
         if not board.is_legal(node.move):
             sys.exit(f"game {games}: illegal {node.move}")
         board.push(node.move)
+        if not board.chess960:
+            opening = table.get(board.epd(), opening)
         if node.comment.split(" ")[0] == "book":
             # An opening book's move: no clock, no time (the game's
             # closing comment joins the last one's when the players made
@@ -138,6 +163,10 @@ while True:
         sys.exit(f"game {games}: final {board.fen(en_passant='fen')} != {exp[0]}")
     if " ".join(clocks) != exp[1] or " ".join(emts) != exp[2]:
         sys.exit(f"game {games}: clocks differ")
+    tagged = (game.headers["ECO"], game.headers["Opening"]) if "ECO" in game.headers else None
+    if tagged != opening:
+        sys.exit(f"game {games}: ECO and Opening {tagged} where the table names {opening}")
+    named += opening is not None
     result = game.headers["Result"]
     if result != exp[3] or int(game.headers["PlyCount"]) != len(clocks):
         sys.exit(f"game {games}: result or PlyCount")
@@ -148,7 +177,7 @@ while True:
             sys.exit(f"game {games}: {outcome} but {result} {term}")
     elif term == "normal" and "resigns" not in exp[4] and "agreed" not in exp[4]:
         sys.exit(f"game {games}: ended normally with no reason on the board: {exp[4]}")
-print(games)
+print(games, named)
 "#;
 
 #[test]
@@ -209,6 +238,54 @@ fn python_chess_reads_games_with_book_moves() {
     check_games(&games, false);
 }
 
+/// Games that follow a line of the table of named openings (one line in
+/// four cut short, some from a named position further in) and go on at
+/// random: their `ECO` and `Opening` are python-chess's walk over the
+/// same table, the deep names and transpositions included.
+#[test]
+fn python_chess_names_the_openings_of_games_along_the_tables_lines() {
+    if !python_chess() {
+        return;
+    }
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings");
+    let lines: Vec<String> = "abcde"
+        .chars()
+        .flat_map(|v| {
+            let text = std::fs::read_to_string(format!("{dir}/{v}.tsv")).unwrap();
+            text.lines().skip(1).map(|l| l.split('\t').nth(2).unwrap().to_owned()).collect::<Vec<_>>()
+        })
+        .collect();
+    let mut rng = XorShift::new(0x0EC0_0EC0);
+    let openings = (0..60)
+        .map(|i| {
+            let line = &lines[rng.below(lines.len())];
+            let mut opening = Opening::from(Position::startpos());
+            let mut pos = Position::startpos();
+            let words: Vec<&str> =
+                line.split_ascii_whitespace().filter(|w| !w.starts_with(|c: char| c.is_ascii_digit())).collect();
+            let keep = if i % 4 == 0 { rng.below(words.len()) } else { words.len() };
+            for w in &words[..keep] {
+                let m = pos.parse_san(w.as_bytes(), epd_core::SanMode::Strict).unwrap();
+                let mut after = pos;
+                after.play_unchecked(m);
+                // Fool's mate is a named line: the players need a move.
+                if after.status() != epd_core::Status::Ongoing {
+                    break;
+                }
+                pos = after;
+                opening.moves.push(m);
+            }
+            // A game from the named position itself, one in five.
+            if i % 5 == 1 {
+                opening = Opening::from(pos);
+            }
+            opening
+        })
+        .collect();
+    let (games, _control) = random_games_after(openings, false, &mut rng);
+    check_games(&games, false);
+}
+
 fn check_games(games: &[Game], chess960: bool) {
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
@@ -244,7 +321,12 @@ fn check_games(games: &[Game], chess960: bool) {
             e.termination.describe(e.result)
         );
     }
-    assert!(text.lines().all(|l| l.len() < 80), "export format: lines under 80 columns");
+    // Tag pairs are a line each, whatever their length (an opening's
+    // name may take 99 characters).
+    assert!(
+        text.lines().filter(|l| !l.starts_with('[')).all(|l| l.len() < 80),
+        "export format: movetext lines under 80 columns"
+    );
     let kinds: std::collections::HashSet<&str> =
         games.iter().map(|g| g.ended().unwrap().termination.pgn_tag()).collect();
     assert!(kinds.len() >= 3, "{kinds:?}");
@@ -254,9 +336,20 @@ fn check_games(games: &[Game], chess960: bool) {
     std::fs::write(&exp_path, &expected).unwrap();
     let script = dir.path().join("check.py");
     std::fs::write(&script, CHECK).unwrap();
-    let out = Command::new("python3").arg(&script).arg(&pgn_path).arg(&exp_path).output().unwrap();
+    let table = concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings");
+    let out = Command::new("python3").arg(&script).arg(&pgn_path).arg(&exp_path).arg(table).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "60");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (read, named) = stdout.trim().split_once(' ').unwrap();
+    assert_eq!(read, "60");
+    let named: usize = named.parse().unwrap();
+    // The standard games are nearly all named (most first moves are),
+    // Chess960's never.
+    if chess960 {
+        assert_eq!(named, 0);
+    } else {
+        assert!(named >= 30, "named games: {named}");
+    }
 
     // pgn-extract reads them too, all 60, without complaint.
     if std::path::Path::new("/usr/games/pgn-extract").is_file() {
