@@ -42,20 +42,28 @@ fn random_games_with_books(starts: &[Position], book: usize, count: usize, seed:
                 let mut pos = start;
                 for _ in 0..rng.below(book + 1) {
                     let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
-                    let m = moves[rng.below(moves.len())];
-                    let mut after = pos;
-                    after.play_unchecked(m);
-                    if after.status() != epd_core::Status::Ongoing {
+                    if !book_move(&mut opening, &mut pos, moves[rng.below(moves.len())]) {
                         break;
                     }
-                    pos = after;
-                    opening.moves.push(m);
                 }
             }
             opening
         })
         .collect();
     random_games_after(openings, starts.len() > 1, &mut rng)
+}
+
+/// Adds `m`, played from `pos`, to the book's moves, unless it ends the
+/// game (the players need a move to make); `false` then.
+fn book_move(opening: &mut Opening, pos: &mut Position, m: epd_core::Move) -> bool {
+    let mut after = *pos;
+    after.play_unchecked(m);
+    if after.status() != epd_core::Status::Ongoing {
+        return false;
+    }
+    *pos = after;
+    opening.moves.push(m);
+    true
 }
 
 /// Random games (as [`random_games`]) each from one of `openings`, its
@@ -266,14 +274,10 @@ fn python_chess_names_the_openings_of_games_along_the_tables_lines() {
             let keep = if i % 4 == 0 { rng.below(words.len()) } else { words.len() };
             for w in &words[..keep] {
                 let m = pos.parse_san(w.as_bytes(), epd_core::SanMode::Strict).unwrap();
-                let mut after = pos;
-                after.play_unchecked(m);
                 // Fool's mate is a named line: the players need a move.
-                if after.status() != epd_core::Status::Ongoing {
+                if !book_move(&mut opening, &mut pos, m) {
                     break;
                 }
-                pos = after;
-                opening.moves.push(m);
             }
             // A game from the named position itself, one in five.
             if i % 5 == 1 {
