@@ -173,6 +173,9 @@ def stage_workspace(workspace: Path, dst: Path) -> None:
         shutil.copytree(src / "src", out / "src", ignore=shutil.ignore_patterns("*.rs.bk", "__pycache__"))
         if (src / "build.rs").is_file():
             shutil.copy2(src / "build.rs", out / "build.rs")
+        # Data a crate compiles in (epd-referee's opening names).
+        if (src / "data").is_dir():
+            shutil.copytree(src / "data", out / "data")
         (out / "Cargo.toml").write_text(_without_dev_sections((src / "Cargo.toml").read_text()))
     manifest = str(dst / "Cargo.toml")
     # Resolving the smaller workspace rewrites the lock without the
